@@ -1,0 +1,36 @@
+// Package kit models a retry policy one device at a time, so that a fleet of
+// devices running the same policy can be checked and replayed.
+//
+// A [Policy] is the schedule of one device: each call to Next returns the
+// delay before its next retry, or [ErrStop] when it gives up. A [Factory]
+// makes one Policy per [Device] from the device's identity: its id and the
+// instant it booted. Everything jitterkit checks is a Factory, whatever the
+// policy's source: one of the four built-in strategies described by a
+// [Spec], a retry library wrapped by an adapter ([FromNextBackOff],
+// [FromNext], [FromBackoffDelay], [FromFunc]), or recorded delays.
+//
+// # The four strategies
+//
+// With base b, cap c, multiplier m and n counting retries from 0, the window
+// is min(c, b·mⁿ) and the n-th delay is
+//
+//	none          window
+//	full          uniform(0, window)
+//	equal         window/2 + uniform(0, window/2)
+//	decorrelated  min(c, uniform(b, 3·previous)), previous starting at b
+//
+// Decorrelated jitter grows from the previous delay rather than from n; its
+// factor is the multiplier when one is set and 3 otherwise.
+//
+// # Seeding
+//
+// Each device draws from its own PCG generator ([math/rand/v2.PCG]). By
+// default the generator is seeded from a stable hash of the device id: h is
+// the 64-bit FNV-1a hash of the id's bytes, and the PCG state is
+// (h, splitmix64(h)). The hash depends on nothing but the id, so the same id
+// gives the same delays in every process, on every machine and after every
+// restart, while ids that differ in one character draw independent
+// sequences. [SeedClock] and [SeedConstant] reproduce the two mistakes the
+// checks exist to catch: seeding from the boot second, which devices powered
+// on together share, and seeding every device alike.
+package kit

@@ -1,0 +1,126 @@
+package kit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A SpecError reports the part of a policy spec that could not be parsed.
+type SpecError struct {
+	Spec string // the whole spec as given
+	Part string // the offending part: a strategy, a key or a key=value pair
+	Err  error  // what is wrong with it
+}
+
+func (e *SpecError) Error() string {
+	return fmt.Sprintf("policy spec %q: %s: %v", e.Spec, e.Part, e.Err)
+}
+
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// ParseSpec parses a policy spec of the form STRATEGY[:key=value,...], for
+// example "full:base=100ms,cap=10s" or "decorrelated:base=1s,cap=300s".
+//
+// The strategy is none, full, equal or decorrelated. The keys are base and
+// cap (Go durations such as 100ms or 1m30s), multiplier (a number, default 2,
+// or 3 for decorrelated) and seed (device, clock or constant; default
+// device). Each key may appear once. The error, a [*SpecError], names the
+// part that is wrong.
+func ParseSpec(text string) (Spec, error) {
+	fail := func(part string, format string, args ...any) (Spec, error) {
+		return Spec{}, &SpecError{Spec: text, Part: part, Err: fmt.Errorf(format, args...)}
+	}
+	name, rest, hasKeys := strings.Cut(strings.TrimSpace(text), ":")
+	s := Spec{Strategy: Strategy(strings.TrimSpace(name))}
+	switch s.Strategy {
+	case None, Full, Equal, Decorrelated:
+	case "":
+		return fail("strategy", "missing (want none, full, equal or decorrelated)")
+	default:
+		return fail(string(s.Strategy), "unknown strategy (want none, full, equal or decorrelated)")
+	}
+	seen := map[string]bool{}
+	if hasKeys {
+		for _, pair := range strings.Split(rest, ",") {
+			key, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+			if !ok || key == "" {
+				return fail(pair, "want key=value")
+			}
+			if seen[key] {
+				return fail(key, "given more than once")
+			}
+			seen[key] = true
+			switch key {
+			case "base", "cap":
+				d, err := time.ParseDuration(value)
+				if err != nil {
+					return fail(key, "%q is not a duration (e.g. 100ms, 10s, 1m30s)", value)
+				}
+				if d <= 0 {
+					return fail(key, "%v is not positive", d)
+				}
+				if key == "base" {
+					s.Base = d
+				} else {
+					s.Cap = d
+				}
+			case "multiplier":
+				m, err := strconv.ParseFloat(value, 64)
+				if err != nil {
+					return fail(key, "%q is not a number", value)
+				}
+				if !(m >= 1) || m > 1e6 {
+					return fail(key, "%v is not in [1, 1e6]", value)
+				}
+				s.Multiplier = m
+			case "seed":
+				switch Seed(value) {
+				case SeedDevice, SeedClock, SeedConstant:
+					s.Seed = Seed(value)
+				default:
+					return fail(key, "%q is not a seed source (want device, clock or constant)", value)
+				}
+			default:
+				return fail(key, "unknown key (want base, cap, multiplier or seed)")
+			}
+		}
+	}
+	if s.Cap == 0 && s.Base > DefaultCap {
+		return fail("cap", "missing, and base %v is above the default cap %v", s.Base, DefaultCap)
+	}
+	if err := s.Validate(); err != nil {
+		return fail(text, "%v", err)
+	}
+	return s, nil
+}
+
+// String returns s in the form [ParseSpec] reads, with its defaults written
+// out except for the multiplier and seed when they are the defaults.
+func (s Spec) String() string {
+	d := s.withDefaults()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:base=%s,cap=%s", d.Strategy, FormatDuration(d.Base), FormatDuration(d.Cap))
+	if def := (Spec{Strategy: d.Strategy}).withDefaults().Multiplier; d.Multiplier != def {
+		fmt.Fprintf(&b, ",multiplier=%v", strconv.FormatFloat(d.Multiplier, 'g', -1, 64))
+	}
+	if d.Seed != SeedDevice {
+		fmt.Fprintf(&b, ",seed=%s", d.Seed)
+	}
+	return b.String()
+}
+
+// FormatDuration writes d as time.Duration.String does, without the zero
+// units it appends: 5m rather than 5m0s, 1h30m rather than 1h30m0s.
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

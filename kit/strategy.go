@@ -1,0 +1,165 @@
+package kit
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// A Strategy is one of the four ways to turn a backoff window into a delay.
+type Strategy string
+
+// The four strategies of the field guide.
+const (
+	None         Strategy = "none"
+	Full         Strategy = "full"
+	Equal        Strategy = "equal"
+	Decorrelated Strategy = "decorrelated"
+)
+
+// Strategies returns the four strategies, the weakest first.
+func Strategies() []Strategy {
+	return []Strategy{None, Full, Equal, Decorrelated}
+}
+
+// A Seed says where each device's generator takes its seed from.
+type Seed string
+
+// The seed sources. Only SeedDevice de-synchronises a fleet; the other two
+// exist so that reports can show what the common mistakes do.
+const (
+	// SeedDevice seeds from a stable hash of the device id (the default).
+	SeedDevice Seed = "device"
+	// SeedClock seeds from the second the device booted.
+	SeedClock Seed = "clock"
+	// SeedConstant gives every device the same seed.
+	SeedConstant Seed = "constant"
+)
+
+// Defaults for the fields of a [Spec] left zero.
+const (
+	DefaultBase       = 100 * time.Millisecond
+	DefaultCap        = 10 * time.Second
+	DefaultMultiplier = 2.0
+	// DecorrelatedMultiplier is decorrelated jitter's default growth factor:
+	// each delay is drawn from [base, 3·previous].
+	DecorrelatedMultiplier = 3.0
+)
+
+// A Spec describes a built-in policy: a strategy, its backoff parameters and
+// its seed source. Zero fields take the defaults above; the zero Seed is
+// [SeedDevice]. Its text form is parsed by [ParseSpec] and written by
+// [Spec.String].
+type Spec struct {
+	Strategy   Strategy
+	Base       time.Duration
+	Cap        time.Duration
+	Multiplier float64
+	Seed       Seed
+}
+
+// withDefaults returns s with its zero fields set to their defaults.
+func (s Spec) withDefaults() Spec {
+	if s.Base == 0 {
+		s.Base = DefaultBase
+	}
+	if s.Cap == 0 {
+		s.Cap = max(DefaultCap, s.Base)
+	}
+	if s.Multiplier == 0 {
+		s.Multiplier = DefaultMultiplier
+		if s.Strategy == Decorrelated {
+			s.Multiplier = DecorrelatedMultiplier
+		}
+	}
+	if s.Seed == "" {
+		s.Seed = SeedDevice
+	}
+	return s
+}
+
+// Validate reports the first field of s, after defaults, that is out of range.
+func (s Spec) Validate() error {
+	s = s.withDefaults()
+	switch {
+	case s.Strategy != None && s.Strategy != Full && s.Strategy != Equal && s.Strategy != Decorrelated:
+		return fmt.Errorf("unknown strategy %q (want none, full, equal or decorrelated)", string(s.Strategy))
+	case s.Base < 0:
+		return fmt.Errorf("base %v is negative", s.Base)
+	case s.Cap < s.Base:
+		return fmt.Errorf("cap %v is below base %v", s.Cap, s.Base)
+	case !(s.Multiplier >= 1) || s.Multiplier > 1e6:
+		return fmt.Errorf("multiplier %v is not in [1, 1e6]", s.Multiplier)
+	case s.Seed != SeedDevice && s.Seed != SeedClock && s.Seed != SeedConstant:
+		return fmt.Errorf("unknown seed %q (want device, clock or constant)", string(s.Seed))
+	}
+	return nil
+}
+
+// Window returns min(cap, base·multiplierⁿ), the backoff window of the n-th
+// retry counting from 0, after defaults. Decorrelated jitter has no window
+// of its own; for it Window bounds the delays the same way.
+func (s Spec) Window(n int) time.Duration {
+	s = s.withDefaults()
+	w := float64(s.Base)
+	for range n {
+		w *= s.Multiplier
+		if w >= float64(s.Cap) {
+			return s.Cap
+		}
+	}
+	return min(time.Duration(w), s.Cap)
+}
+
+// Factory returns the factory of the policy s describes. It panics if s is
+// not valid; [ParseSpec] returns only valid specs.
+func (s Spec) Factory() Factory {
+	if err := s.Validate(); err != nil {
+		panic("kit: " + err.Error())
+	}
+	p := params{spec: s.withDefaults()}
+	p.base, p.cap, p.mult = float64(p.spec.Base), float64(p.spec.Cap), p.spec.Multiplier
+	return func(d Device) Policy {
+		return &strategyPolicy{params: &p, rng: newSource(p.spec.Seed, d), window: p.base, prev: p.base}
+	}
+}
+
+// params holds what every device of one spec shares.
+type params struct {
+	spec            Spec
+	base, cap, mult float64 // nanoseconds, nanoseconds, factor
+}
+
+// strategyPolicy is one device's state under a built-in strategy.
+type strategyPolicy struct {
+	*params
+	rng    rand.PCG
+	window float64 // the current window in nanoseconds, before the cap
+	prev   float64 // the previous delay in nanoseconds (decorrelated)
+}
+
+func (p *strategyPolicy) Next() (time.Duration, error) {
+	w := min(p.window, p.cap)
+	if p.window < p.cap {
+		p.window *= p.mult
+	}
+	var d float64
+	switch p.spec.Strategy {
+	case None:
+		d = w
+	case Full:
+		d = p.uniform(0, w)
+	case Equal:
+		d = w/2 + p.uniform(0, w/2)
+	case Decorrelated:
+		d = min(p.cap, p.uniform(p.base, p.prev*p.mult))
+		p.prev = d
+	}
+	return time.Duration(d), nil
+}
+
+// uniform returns a draw from [lo, hi).
+func (p *strategyPolicy) uniform(lo, hi float64) float64 {
+	u := float64(p.rng.Uint64()>>11) / (1 << 53)
+	return lo + u*(hi-lo)
+}
