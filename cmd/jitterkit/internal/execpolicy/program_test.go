@@ -1,0 +1,445 @@
+package execpolicy
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// start starts command with a short timeout and grace, and closes it when
+// the test ends.
+func start(t *testing.T, command string, opt Options) *Program {
+	t.Helper()
+	if opt.Timeout == 0 {
+		opt.Timeout = 2 * time.Second
+	}
+	if opt.Grace == 0 {
+		opt.Grace = 100 * time.Millisecond
+	}
+	opt.Dir = t.TempDir()
+	p, err := Start(context.Background(), command, opt)
+	if err != nil {
+		t.Fatalf("Start(%q): %v", command, err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// next is one result of Policy.Next.
+type next struct {
+	d   time.Duration
+	err string // "" for none
+}
+
+// drain calls Next up to n times and records what it returned, stopping
+// after the first error.
+func drain(p kit.Policy, n int) []next {
+	var out []next
+	for range n {
+		d, err := p.Next()
+		if err != nil {
+			out = append(out, next{err: err.Error()})
+			if !errors.As(err, new(*kit.DelayError)) {
+				break
+			}
+			continue
+		}
+		out = append(out, next{d: d})
+	}
+	return out
+}
+
+func TestDelays(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		attempt int
+		want    []next
+	}{{
+		name:    "whole reply then a repeat ask",
+		command: `while read -r line; do echo '[0.042, 0.171,0.305]'; done`,
+		attempt: 3,
+		// All three asked for came back, so the policy asks for six and
+		// the program's shorter answer ends the schedule.
+		want: []next{{d: 42 * time.Millisecond}, {d: 171 * time.Millisecond}, {d: 305 * time.Millisecond}, {err: "policy stops retrying"}},
+	}, {
+		name:    "too few numbers stop the policy",
+		command: `while read -r line; do echo '[1.5]'; done`,
+		attempt: 5,
+		want:    []next{{d: 1500 * time.Millisecond}, {err: "policy stops retrying"}},
+	}, {
+		name:    "an empty array stops at once",
+		command: `while read -r line; do printf '[]\r\n'; done`,
+		attempt: 5,
+		want:    []next{{err: "policy stops retrying"}},
+	}, {
+		name:    "non-finite and negative delays are the policy's defect",
+		command: `while read -r line; do echo '[NaN,Infinity,-Infinity,-0.5,1e400,1e10]'; done`,
+		attempt: 8,
+		want: []next{
+			{err: "delay NaN s is not a duration"},
+			{err: "delay +Inf s is not a duration"},
+			{err: "delay -Inf s is not a duration"},
+			{d: -500 * time.Millisecond},
+			{err: "delay +Inf s is not a duration"},
+			{err: "delay 1e+10 s is not a duration"},
+			{err: "policy stops retrying"},
+		},
+	}, {
+		name:    "a last line without its newline",
+		command: `read -r line; printf '[2]'`,
+		attempt: 4,
+		want:    []next{{d: 2 * time.Second}, {err: "policy stops retrying"}},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := start(t, tt.command, Options{Attempts: tt.attempt})
+			got := drain(p.Factory()(kit.Device{ID: "dev-000017"}), 10)
+			if !equalNexts(got, tt.want) {
+				t.Errorf("delays = %v; want %v", got, tt.want)
+			}
+			if err := p.Err(); err != nil {
+				t.Errorf("Err() = %v; want nil", err)
+			}
+		})
+	}
+}
+
+func equalNexts(a, b []next) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRequests checks the request lines and the re-ask of a device that
+// uses every delay it was given: the program echoes each request and
+// answers as many delays as asked, each the attempt number in seconds.
+func TestRequests(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "requests")
+	p := start(t, `exec python3 -c '
+import json, sys
+log = open(sys.argv[1], "w")
+for line in sys.stdin:
+    log.write(line); log.flush()
+    req = json.loads(line)
+    print(json.dumps([float(i + 1) for i in range(req["attempts"])]), flush=True)
+' `+log, Options{Attempts: 2})
+	pl := p.Factory()(kit.Device{ID: `dev-"<7>"`})
+	for i := 1; i <= 5; i++ {
+		d, err := pl.Next()
+		if err != nil || d != time.Duration(i)*time.Second {
+			t.Fatalf("Next() #%d = %v, %v; want %ds, nil", i, d, err, i)
+		}
+	}
+	p.Close()
+	got, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"device":"dev-\"\u003c7\u003e\"","attempts":2}
+{"device":"dev-\"\u003c7\u003e\"","attempts":4}
+{"device":"dev-\"\u003c7\u003e\"","attempts":8}
+`
+	if string(got) != want {
+		t.Errorf("requests:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestConcurrent uses one program from several goroutines: requests are
+// serialised and each device gets its own answer.
+func TestConcurrent(t *testing.T) {
+	// The reply is the device number in seconds, read from the id's digits.
+	p := start(t, `while read -r line; do n=${line#*dev-}; n=${n%%\"*}; echo "[$n]"; done`, Options{})
+	f := p.Factory()
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := range 40 {
+		wg.Go(func() {
+			d, err := f(kit.Device{ID: "dev-" + strconv.Itoa(i)}).Next()
+			if err != nil || d != time.Duration(i)*time.Second {
+				errs <- errors.New("dev-" + strconv.Itoa(i) + ": " + d.String())
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestProtocolErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		attempt int
+		want    string
+	}{{
+		name:    "garbage",
+		command: `while read -r line; do echo 'hello'; done`,
+		want:    `exec "while read -r line; do echo 'hello'; done": device "dev-000017": reply not a JSON array of numbers: "hello"`,
+	}, {
+		name:    "a string in the array",
+		command: `while read -r line; do echo '[0.1, "0.2"]'; done`,
+		want:    `exec "while read -r line; do echo '[0.1, \"0.2\"]'; done": device "dev-000017": reply element 2 is not a number: "[0.1, \"0.2\"]"`,
+	}, {
+		name:    "a JSON object",
+		command: `while read -r line; do echo '{"delays":[1]}'; done`,
+		want:    `exec "while read -r line; do echo '{\"delays\":[1]}'; done": device "dev-000017": reply not a JSON array of numbers: "{\"delays\":[1]}"`,
+	}, {
+		name:    "too many numbers",
+		command: `while read -r line; do echo '[1,2,3,4]'; done`,
+		attempt: 3,
+		want:    `exec "while read -r line; do echo '[1,2,3,4]'; done": device "dev-000017": reply more than the 3 numbers asked for: "[1,2,3,4]"`,
+	}, {
+		name:    "an empty line",
+		command: `while read -r line; do echo; done`,
+		want:    `exec "while read -r line; do echo; done": device "dev-000017": reply not a JSON array of numbers`,
+	}, {
+		name:    "exits early",
+		command: `read -r line; exit 3`,
+		want:    `exec "read -r line; exit 3": device "dev-000017": it exited (exit status 3) without answering`,
+	}, {
+		name:    "exits at once, with a message on stderr",
+		command: `echo "policy.py: no module named numpy" >&2; exit 1`,
+		want: `exec "echo \"policy.py: no module named numpy\" >&2; exit 1": device "dev-000017": it exited (exit status 1) without answering
+its standard error ends with:
+	policy.py: no module named numpy`,
+	}, {
+		name:    "a program that does not exist",
+		command: `./no-such-policy`,
+		want: `exec "./no-such-policy": device "dev-000017": it exited (exit status 127) without answering
+its standard error ends with:
+	sh: 1: ./no-such-policy: not found`,
+	}, {
+		name:    "never answers",
+		command: `while read -r line; do :; done`,
+		want:    `exec "while read -r line; do :; done": device "dev-000017": no reply in time: it did not answer within 300ms`,
+	}, {
+		name:    "stderr is kept, its last lines shown",
+		command: `for i in $(seq 1 30); do echo "warning $i" >&2; done; read -r line; echo nope`,
+		want: `exec "for i in $(seq 1 30); do echo \"warning $i\" >&2; done; read -r line; echo nope": device "dev-000017": reply not a JSON array of numbers: "nope"
+its standard error ends with:
+	warning 21
+	warning 22
+	warning 23
+	warning 24
+	warning 25
+	warning 26
+	warning 27
+	warning 28
+	warning 29
+	warning 30`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := start(t, tt.command, Options{Attempts: tt.attempt, Timeout: 300 * time.Millisecond})
+			f := p.Factory()
+			_, err := f(kit.Device{ID: "dev-000017"}).Next()
+			var pe *ProtocolError
+			if !errors.As(err, &pe) {
+				t.Fatalf("Next() error = %v; want a *ProtocolError", err)
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("Next() error:\n%s\nwant:\n%s", got, tt.want)
+			}
+			// The program is stopped: every later request fails alike.
+			if _, err2 := f(kit.Device{ID: "dev-000018"}).Next(); err2 != err {
+				t.Errorf("later Next() error = %v; want the first error again", err2)
+			}
+			if p.Err() != err {
+				t.Errorf("Err() = %v; want the first error", p.Err())
+			}
+		})
+	}
+}
+
+// TestNoProcessLeftBehind stops programs that try to outlive the kit and
+// checks through their pid files that no process survives.
+func TestNoProcessLeftBehind(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		timeout bool // the request times out rather than being answered
+	}{{
+		name:    "ignores the end of its input",
+		command: `echo $$ > pids; read -r line; echo '[1]'; while :; do sleep 0.05; done`,
+	}, {
+		name:    "ignores the end of its input and SIGTERM",
+		command: `trap '' TERM; echo $$ > pids; read -r line; echo '[1]'; while :; do sleep 0.05; done`,
+	}, {
+		name:    "starts children",
+		command: `sleep 1000 & echo $! > pids; (trap '' TERM; while :; do sleep 0.05; done) & echo $! >> pids; while read -r line; do echo '[1]'; done`,
+	}, {
+		name:    "starts a child that holds its output",
+		command: `sh -c 'trap "" TERM; echo $$ >> pids; while :; do sleep 0.05; done' & echo $$ >> pids; read -r line; echo '[1]'; exit 0`,
+	}, {
+		name:    "never answers and starts children",
+		command: `sleep 1000 & echo $! > pids; echo $$ >> pids; while read -r line; do :; done`,
+		timeout: true,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := start(t, tt.command, Options{Timeout: time.Second})
+			_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
+			if tt.timeout != errors.Is(err, ErrTimeout) {
+				t.Fatalf("Next() error = %v; want timeout %v", err, tt.timeout)
+			}
+			if err := p.Close(); err != nil {
+				t.Fatalf("Close() = %v", err)
+			}
+			b, err := os.ReadFile(filepath.Join(p.opt.Dir, "pids"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pids := strings.Fields(string(b))
+			if len(pids) == 0 {
+				t.Fatal("no pids written")
+			}
+			for _, s := range pids {
+				pid, _ := strconv.Atoi(s)
+				if !eventuallyDead(pid, 2*time.Second) {
+					t.Errorf("process %d still runs after Close", pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
+	}
+}
+
+// eventuallyDead reports whether process pid has ended, or become a zombie
+// waiting for its parent, within d.
+func eventuallyDead(pid int, d time.Duration) bool {
+	for end := time.Now().Add(d); ; {
+		if !running(pid) {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// running reports whether process pid exists and is not a zombie. Zombies
+// count as ended: an orphan waits as one until init reaps it.
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+func TestClosedProgram(t *testing.T) {
+	p := start(t, `while read -r line; do echo '[1]'; done`, Options{})
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatalf("second Close() = %v", err)
+	}
+	if _, err := p.Factory()(kit.Device{ID: "a"}).Next(); err == nil || err.Error() != "execpolicy: program closed" {
+		t.Errorf("Next() after Close = %v; want execpolicy: program closed", err)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := Start(ctx, `while read -r line; do :; done`, Options{Timeout: time.Minute, Grace: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	time.AfterFunc(50*time.Millisecond, cancel)
+	began := time.Now()
+	_, err = p.Factory()(kit.Device{ID: "a"}).Next()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Next() = %v; want context.Canceled", err)
+	}
+	// The wait is interrupted, not served to its minute-long timeout.
+	if waited := time.Since(began); waited > 10*time.Second {
+		t.Errorf("Next() returned after %v", waited)
+	}
+}
+
+func TestStartFailure(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := Start(context.Background(), "true", Options{})
+	if !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("Start without sh = %v; want exec.ErrNotFound", err)
+	}
+}
+
+func TestPythonPolicy(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	// Full jitter seeded from the device id, written as a user would, with
+	// Python's json writing NaN for a bad cap.
+	p := start(t, `exec python3 -c '
+import hashlib, json, random, sys
+for line in sys.stdin:
+    req = json.loads(line)
+    rng = random.Random(int(hashlib.sha256(req["device"].encode()).hexdigest(), 16))
+    cap = float("nan") if req["device"] == "dev-bad" else 10.0
+    print(json.dumps([rng.uniform(0, min(cap, 0.1 * 2**n)) for n in range(req["attempts"])]), flush=True)
+'`, Options{Attempts: 5})
+	f := p.Factory()
+	a, err := kit.Delays(f(kit.Device{ID: "dev-000001"}), 5)
+	if err != nil || len(a) != 5 {
+		t.Fatalf("Delays(dev-000001) = %v, %v", a, err)
+	}
+	for n, d := range a {
+		if d < 0 || float64(d) > 0.1*math.Pow(2, float64(n))*1e9 {
+			t.Errorf("delay %d = %v; want in [0, %v]", n, d, 0.1*math.Pow(2, float64(n)))
+		}
+	}
+	again, _ := kit.Delays(f(kit.Device{ID: "dev-000001"}), 5)
+	other, _ := kit.Delays(f(kit.Device{ID: "dev-000002"}), 5)
+	if !equalDurations(a, again) {
+		t.Errorf("same id gave %v then %v", a, again)
+	}
+	if equalDurations(a, other) {
+		t.Errorf("two ids gave the same delays %v", a)
+	}
+	_, err = f(kit.Device{ID: "dev-bad"}).Next()
+	if !errors.As(err, new(*kit.DelayError)) {
+		t.Errorf("Next() on a NaN delay = %v; want a *kit.DelayError", err)
+	}
+}
+
+func equalDurations(a, b []time.Duration) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
