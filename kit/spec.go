@@ -47,7 +47,7 @@ func ParseSpec(text string) (Spec, error) {
 			key, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
 			key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 			if !ok || key == "" {
-				return fail(pair, "want key=value")
+				return fail(strconv.Quote(strings.TrimSpace(pair)), "want key=value")
 			}
 			if seen[key] {
 				return fail(key, "given more than once")
@@ -90,6 +90,9 @@ func ParseSpec(text string) (Spec, error) {
 	}
 	if s.Cap == 0 && s.Base > DefaultCap {
 		return fail("cap", "missing, and base %v is above the default cap %v", s.Base, DefaultCap)
+	}
+	if d := s.withDefaults(); d.Cap < d.Base {
+		return fail("cap", "%v is below base %v", d.Cap, d.Base)
 	}
 	if err := s.Validate(); err != nil {
 		return fail(text, "%v", err)

@@ -1,0 +1,192 @@
+package kit
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestParseSpec(t *testing.T) {
+	tests := []struct {
+		text   string
+		want   Spec
+		String string // what Spec.String writes back
+	}{
+		{"full:base=100ms,cap=10s", Spec{Strategy: Full, Base: 100 * time.Millisecond, Cap: 10 * time.Second}, "full:base=100ms,cap=10s"},
+		{"decorrelated:base=1s,cap=300s", Spec{Strategy: Decorrelated, Base: time.Second, Cap: 300 * time.Second}, "decorrelated:base=1s,cap=5m"},
+		{"none:base=1s,cap=30s", Spec{Strategy: None, Base: time.Second, Cap: 30 * time.Second}, "none:base=1s,cap=30s"},
+		{"equal", Spec{Strategy: Equal}, "equal:base=100ms,cap=10s"},
+		{"decorrelated", Spec{Strategy: Decorrelated}, "decorrelated:base=100ms,cap=10s"},
+		{"  full : base = 1s , cap = 2s ", Spec{Strategy: Full, Base: time.Second, Cap: 2 * time.Second}, "full:base=1s,cap=2s"},
+		{"equal:multiplier=1.5,seed=constant", Spec{Strategy: Equal, Multiplier: 1.5, Seed: SeedConstant}, "equal:base=100ms,cap=10s,multiplier=1.5,seed=constant"},
+		{"full:seed=clock", Spec{Strategy: Full, Seed: SeedClock}, "full:base=100ms,cap=10s,seed=clock"},
+		{"full:seed=device,multiplier=2", Spec{Strategy: Full, Multiplier: 2, Seed: SeedDevice}, "full:base=100ms,cap=10s"},
+		{"decorrelated:multiplier=2", Spec{Strategy: Decorrelated, Multiplier: 2}, "decorrelated:base=100ms,cap=10s,multiplier=2"},
+		{"full:cap=1h30m,base=90m", Spec{Strategy: Full, Base: 90 * time.Minute, Cap: 90 * time.Minute}, "full:base=1h30m,cap=1h30m"},
+		{"full:base=1ns,cap=1ns", Spec{Strategy: Full, Base: 1, Cap: 1}, "full:base=1ns,cap=1ns"},
+		{"full:base=20s,cap=1m", Spec{Strategy: Full, Base: 20 * time.Second, Cap: time.Minute}, "full:base=20s,cap=1m"},
+		{"full:multiplier=1e6", Spec{Strategy: Full, Multiplier: 1e6}, "full:base=100ms,cap=10s,multiplier=1e+06"},
+		{"none:cap=10s", Spec{Strategy: None, Cap: 10 * time.Second}, "none:base=100ms,cap=10s"},
+	}
+	for _, tt := range tests {
+		got, err := ParseSpec(tt.text)
+		if err != nil {
+			t.Errorf("ParseSpec(%q): %v", tt.text, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("ParseSpec(%q) = %#v; want %#v", tt.text, got, tt.want)
+		}
+		if s := got.String(); s != tt.String {
+			t.Errorf("ParseSpec(%q).String() = %q; want %q", tt.text, s, tt.String)
+		}
+		again, err := ParseSpec(got.String())
+		if err != nil {
+			t.Errorf("ParseSpec(%q), the String of ParseSpec(%q): %v", got.String(), tt.text, err)
+		} else if again.withDefaults() != got.withDefaults() {
+			t.Errorf("ParseSpec(%q) = %#v; want %#v, the spec it was written from", got.String(), again, got)
+		}
+	}
+}
+
+func TestParseSpecErrors(t *testing.T) {
+	tests := []struct {
+		text string
+		part string
+		want string
+	}{
+		{"full:base=1s,cap=soon", "cap", `policy spec "full:base=1s,cap=soon": cap: "soon" is not a duration (e.g. 100ms, 10s, 1m30s)`},
+		{"", "strategy", `policy spec "": strategy: missing (want none, full, equal or decorrelated)`},
+		{"  ", "strategy", `policy spec "  ": strategy: missing (want none, full, equal or decorrelated)`},
+		{":base=1s", "strategy", `policy spec ":base=1s": strategy: missing (want none, full, equal or decorrelated)`},
+		{"bogus", "bogus", `policy spec "bogus": bogus: unknown strategy (want none, full, equal or decorrelated)`},
+		{"Full", "Full", `policy spec "Full": Full: unknown strategy (want none, full, equal or decorrelated)`},
+		{"full:", `""`, `policy spec "full:": "": want key=value`},
+		{"full:base=1s,", `""`, `policy spec "full:base=1s,": "": want key=value`},
+		{"full:base", `"base"`, `policy spec "full:base": "base": want key=value`},
+		{"full:=1s", `"=1s"`, `policy spec "full:=1s": "=1s": want key=value`},
+		{"full:base=1s,base=2s", "base", `policy spec "full:base=1s,base=2s": base: given more than once`},
+		{"full:base=1s:cap=2s", "base", `policy spec "full:base=1s:cap=2s": base: "1s:cap=2s" is not a duration (e.g. 100ms, 10s, 1m30s)`},
+		{"full:base=10", "base", `policy spec "full:base=10": base: "10" is not a duration (e.g. 100ms, 10s, 1m30s)`},
+		{"full:base=0s", "base", `policy spec "full:base=0s": base: 0s is not positive`},
+		{"full:base=-1s", "base", `policy spec "full:base=-1s": base: -1s is not positive`},
+		{"full:cap=1s,base=2s", "cap", `policy spec "full:cap=1s,base=2s": cap: 1s is below base 2s`},
+		{"full:cap=50ms", "cap", `policy spec "full:cap=50ms": cap: 50ms is below base 100ms`},
+		{"full:base=20s", "cap", `policy spec "full:base=20s": cap: missing, and base 20s is above the default cap 10s`},
+		{"full:multiplier=x", "multiplier", `policy spec "full:multiplier=x": multiplier: "x" is not a number`},
+		{"full:multiplier=0.5", "multiplier", `policy spec "full:multiplier=0.5": multiplier: 0.5 is not in [1, 1e6]`},
+		{"full:multiplier=NaN", "multiplier", `policy spec "full:multiplier=NaN": multiplier: NaN is not in [1, 1e6]`},
+		{"full:multiplier=+Inf", "multiplier", `policy spec "full:multiplier=+Inf": multiplier: +Inf is not in [1, 1e6]`},
+		{"full:multiplier=2e6", "multiplier", `policy spec "full:multiplier=2e6": multiplier: 2e6 is not in [1, 1e6]`},
+		{"full:seed=random", "seed", `policy spec "full:seed=random": seed: "random" is not a seed source (want device, clock or constant)`},
+		{"full:jitter=0.5", "jitter", `policy spec "full:jitter=0.5": jitter: unknown key (want base, cap, multiplier or seed)`},
+	}
+	for _, tt := range tests {
+		_, err := ParseSpec(tt.text)
+		if err == nil {
+			t.Errorf("ParseSpec(%q) succeeded; want %s", tt.text, tt.want)
+			continue
+		}
+		if err.Error() != tt.want {
+			t.Errorf("ParseSpec(%q) error:\ngot  %s\nwant %s", tt.text, err, tt.want)
+		}
+		var se *SpecError
+		if !errors.As(err, &se) || se.Part != tt.part || se.Spec != tt.text {
+			t.Errorf("ParseSpec(%q) error = %#v; want a *SpecError with Part %q", tt.text, err, tt.part)
+		}
+	}
+}
+
+func TestSpecValidate(t *testing.T) {
+	tests := []struct {
+		spec Spec
+		want string // empty: valid
+	}{
+		{Spec{Strategy: Full}, ""},
+		{Spec{Strategy: "jittery"}, `unknown strategy "jittery" (want none, full, equal or decorrelated)`},
+		{Spec{}, `unknown strategy "" (want none, full, equal or decorrelated)`},
+		{Spec{Strategy: Full, Base: -time.Second}, "base -1s is negative"},
+		{Spec{Strategy: Full, Base: time.Second, Cap: time.Millisecond}, "cap 1ms is below base 1s"},
+		{Spec{Strategy: Full, Multiplier: 0.5}, "multiplier 0.5 is not in [1, 1e6]"},
+		{Spec{Strategy: Full, Seed: "time"}, `unknown seed "time" (want device, clock or constant)`},
+	}
+	for _, tt := range tests {
+		err := tt.spec.Validate()
+		if got := errString(err); got != tt.want {
+			t.Errorf("%#v.Validate() = %q; want %q", tt.spec, got, tt.want)
+		}
+	}
+}
+
+func TestSpecFactoryPanicsOnAnInvalidSpec(t *testing.T) {
+	defer func() {
+		r := recover()
+		if r != "kit: cap 1ms is below base 1s" {
+			t.Errorf("Factory of an invalid spec panicked with %v; want %q", r, "kit: cap 1ms is below base 1s")
+		}
+	}()
+	Spec{Strategy: Full, Base: time.Second, Cap: time.Millisecond}.Factory()
+}
+
+func TestFormatDuration(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{5 * time.Minute, "5m"},
+		{90 * time.Minute, "1h30m"},
+		{time.Hour, "1h"},
+		{time.Hour + time.Second, "1h0m1s"},
+		{100 * time.Millisecond, "100ms"},
+		{1500 * time.Microsecond, "1.5ms"},
+		{0, "0s"},
+	}
+	for _, tt := range tests {
+		if got := FormatDuration(tt.d); got != tt.want {
+			t.Errorf("FormatDuration(%d) = %q; want %q", int64(tt.d), got, tt.want)
+		}
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{
+		"full:base=100ms,cap=10s",
+		"decorrelated:base=1s,cap=300s",
+		"equal:multiplier=1.5,seed=constant",
+		"none",
+		"full:base=1s,cap=soon",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := ParseSpec(text)
+		if err != nil {
+			var se *SpecError
+			if !errors.As(err, &se) {
+				t.Fatalf("ParseSpec(%q) error %v is a %T; want a *SpecError", text, err, err)
+			}
+			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("ParseSpec(%q) = %#v, which is not valid: %v", text, s, err)
+		}
+		again, err := ParseSpec(s.String())
+		if err != nil {
+			t.Fatalf("ParseSpec(%q) = %#v, whose String %q does not parse: %v", text, s, s.String(), err)
+		}
+		if again.withDefaults() != s.withDefaults() {
+			t.Fatalf("ParseSpec(%q) = %#v; its String %q parses to %#v", text, s, s.String(), again)
+		}
+		// The spec makes a policy that runs.
+		if _, err := Delays(s.Factory()(Device{ID: text}), 3); err != nil {
+			t.Fatalf("%s: Delays: %v", s, err)
+		}
+	})
+}
