@@ -1,0 +1,80 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Advise returns what to change in the policy, one sentence per problem,
+// from the checks that failed or warned and from the replay. It reads the
+// checks by their names (spread, clusters, frozen clock, reproducibility,
+// cap phase, bounds, conformance; case, hyphens and underscores aside) and
+// quotes their figures. A check of another name that fails is passed on with
+// its detail. Advise returns nil when there is nothing to change.
+func Advise(r Report) []string {
+	var advice []string
+	add := func(format string, args ...any) {
+		s := fmt.Sprintf(format, args...)
+		for _, a := range advice {
+			if a == s {
+				return
+			}
+		}
+		advice = append(advice, s)
+	}
+	for _, c := range r.Checks {
+		if c.Status != Fail && c.Status != Warn {
+			continue
+		}
+		switch checkKey(c.Name) {
+		case "spread":
+			if c.Figure == 0 {
+				add("Use full or decorrelated jitter: every device waits the same delays (CV %s, want at least %s).",
+					num(c.Figure), num(c.Threshold))
+			} else {
+				add("Use more jitter, full or decorrelated: the first delays hardly differ across devices (CV %s, want at least %s; full jitter gives 0.577).",
+					num(c.Figure), num(c.Threshold))
+			}
+		case "clusters", "id populations":
+			add("Seed each device's generator from a stable hash of its whole id, not a constant or part of the id: groups of devices walk in lockstep (%s).",
+				c.Detail)
+		case "frozen clock":
+			add("Seed from the device id, not the clock: devices that boot in the same second draw the same delays.")
+		case "reproducibility":
+			add("Seed from the device id, so that a device draws the same delays after a restart and a failure can be replayed.")
+		case "cap phase":
+			if c.Figure == 0 {
+				add("The jitter vanishes at the cap: apply it after capping (cap the window, then draw the delay within it).")
+			} else {
+				add("The jitter becomes negligible at later attempts (CV %s, want at least %s): draw it within the whole window, as full or equal jitter do, rather than adding a fixed amount.",
+					num(c.Figure), num(c.Threshold))
+			}
+		case "bounds":
+			add("Return finite delays between 0 and the cap, and never panic: %s.", strings.TrimSuffix(c.Detail, "."))
+		case "conformance":
+			add("The delays do not follow the declared strategy (p-value %s, want at least %s): check the formula against the spec.",
+				num(c.Figure), num(c.Threshold))
+		default:
+			if c.Status == Fail {
+				add("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, "."))
+			}
+		}
+	}
+	if p := r.Replay; p != nil {
+		ratio := p.Summary.PeakRatio.Median
+		if p.Status == Fail || (r.Scenario.Threshold > 0 && ratio > r.Scenario.Threshold) {
+			add("Raise the cap or use more jitter (peak ratio %s > %s): the fleet's retries crowd the server after it recovers.",
+				num(ratio), num(r.Scenario.Threshold))
+		}
+		if g := p.Summary.GaveUp.Median; g > 0 {
+			add("Allow more retries or a longer horizon: %s devices gave up before they were served (median over the runs).", num(g))
+		}
+	}
+	return advice
+}
+
+// checkKey folds a check's name to the form Advise matches on.
+func checkKey(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	return strings.NewReplacer("-", " ", "_", " ").Replace(name)
+}

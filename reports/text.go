@@ -1,0 +1,127 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes the terminal summary of r: the verdict first, then a
+// table of the checks with the evidence of each failure, the replay's
+// figures, and what to change.
+func WriteText(w io.Writer, r Report) error {
+	return write(w, r, renderText)
+}
+
+func renderText(r Report) ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s  %s\n", strings.ToUpper(string(r.Verdict)), policyLine(r.Policy))
+	fmt.Fprintf(&b, "      %s\n", scenarioLine(r.Scenario))
+	fmt.Fprintf(&b, "      seed %d, jitterkit %s\n", r.Seed, r.KitVersion)
+
+	if len(r.Checks) > 0 {
+		fmt.Fprintf(&b, "\nchecks\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  status\tcheck\tfigure\tthreshold\tdetail\n")
+		for _, c := range r.Checks {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", strings.ToUpper(string(c.Status)), c.Name, num(c.Figure), num(c.Threshold), c.Detail)
+		}
+		tw.Flush()
+		for _, c := range r.Checks {
+			if x := c.Counterexample; x != nil && c.Status != Pass {
+				fmt.Fprintf(&b, "\n  %s: %s\n", c.Name, counterexampleHead(x))
+				n, more := cut(len(x.Devices))
+				for _, d := range x.Devices[:n] {
+					fmt.Fprintf(&b, "    %s\n", deviceLine(d))
+				}
+				if more != "" {
+					fmt.Fprintf(&b, "    %s\n", more)
+				}
+				if x.Replay != "" {
+					fmt.Fprintf(&b, "    replay: %s\n", x.Replay)
+				}
+			}
+		}
+	}
+
+	if p := r.Replay; p != nil {
+		fmt.Fprintf(&b, "\nreplay  %s  %s\n", strings.ToUpper(string(p.Status)), p.Detail)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  figure\tmedian\t%s interval\t\n", level(p.Summary.Level))
+		for _, f := range summaryFigures(p.Summary) {
+			fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\t\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
+		}
+		tw.Flush()
+	}
+
+	if c := r.Comparison; c != nil && len(c.Rows) > 0 {
+		label, unit := figureLabel(c.Figure)
+		fmt.Fprintf(&b, "\ncomparison: %s, median [interval]\n", withUnit(label, unitWord(unit)))
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  clients\t%s\t\n", strings.Join(c.Policies, "\t"))
+		for _, row := range c.Rows {
+			cells := make([]string, len(row.Cells))
+			for i, iv := range row.Cells {
+				cells[i] = interval(iv, "")
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t\n", num(float64(row.Clients)), strings.Join(cells, "\t"))
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintf(&b, "\nwhat to change\n")
+	if len(r.Advice) == 0 {
+		fmt.Fprintf(&b, "  nothing: the policy passed every check and the replay\n")
+	}
+	for _, a := range r.Advice {
+		fmt.Fprintf(&b, "  - %s\n", a)
+	}
+	return b.Bytes(), nil
+}
+
+// counterexampleHead introduces a counterexample's devices.
+func counterexampleHead(x *Counterexample) string {
+	head := fmt.Sprintf("%d devices", len(x.Devices))
+	if len(x.Devices) == 1 {
+		head = "1 device"
+	}
+	if x.Attempt > 0 {
+		head += fmt.Sprintf(", %s delay", ordinal(x.Attempt))
+	}
+	return head
+}
+
+// deviceLine writes a device's id and delays: dev-000017: 0.1s 0.2s 0.4s.
+func deviceLine(d DeviceDelays) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q:", d.ID)
+	n, more := cut(len(d.DelaysS))
+	for _, s := range d.DelaysS[:n] {
+		b.WriteString(" " + seconds(s))
+	}
+	if more != "" {
+		b.WriteString(" " + more)
+	}
+	if d.Err != "" {
+		b.WriteString(" (" + d.Err + ")")
+	}
+	return b.String()
+}
+
+// level formats a confidence level: 0.95 → 95%.
+func level(l float64) string {
+	if l <= 0 {
+		return "min–max"
+	}
+	return num(l*100) + "%"
+}
+
+// unitWord names a unit in a heading.
+func unitWord(unit string) string {
+	if unit == "s" {
+		return "(s)"
+	}
+	return unit
+}
