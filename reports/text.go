@@ -93,21 +93,28 @@ func counterexampleHead(x *Counterexample) string {
 	return head
 }
 
-// deviceLine writes a device's id and delays: dev-000017: 0.1s 0.2s 0.4s.
+// deviceLine writes a device's id and delays: "dev-000017": 0.1s 0.2s 0.4s.
 func deviceLine(d DeviceDelays) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%q:", d.ID)
+	return fmt.Sprintf("%q: %s", d.ID, delayList(d))
+}
+
+// delayList writes a device's delays, cut at ten, and its error.
+func delayList(d DeviceDelays) string {
 	n, more := cut(len(d.DelaysS))
+	var parts []string
 	for _, s := range d.DelaysS[:n] {
-		b.WriteString(" " + seconds(s))
+		parts = append(parts, seconds(s))
 	}
 	if more != "" {
-		b.WriteString(" " + more)
+		parts = append(parts, more)
 	}
 	if d.Err != "" {
-		b.WriteString(" (" + d.Err + ")")
+		parts = append(parts, "("+d.Err+")")
 	}
-	return b.String()
+	if len(parts) == 0 {
+		return "no delays"
+	}
+	return strings.Join(parts, " ")
 }
 
 // level formats a confidence level: 0.95 → 95%.

@@ -1,0 +1,143 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteJUnit writes r as JUnit XML, so that CI systems list the checks: one
+// test case per check and one for the replay. A failed check or replay is a
+// failure carrying its detail and counterexample; a warning passes and
+// carries its detail as output. The suite's properties hold the policy,
+// scenario and seed.
+func WriteJUnit(w io.Writer, r Report) error {
+	return write(w, r, renderJUnit)
+}
+
+type (
+	junitSuites struct {
+		XMLName  xml.Name     `xml:"testsuites"`
+		Name     string       `xml:"name,attr"`
+		Tests    int          `xml:"tests,attr"`
+		Failures int          `xml:"failures,attr"`
+		Suites   []junitSuite `xml:"testsuite"`
+	}
+	junitSuite struct {
+		Name       string          `xml:"name,attr"`
+		Tests      int             `xml:"tests,attr"`
+		Failures   int             `xml:"failures,attr"`
+		Errors     int             `xml:"errors,attr"`
+		Skipped    int             `xml:"skipped,attr"`
+		Properties []junitProperty `xml:"properties>property"`
+		Cases      []junitCase     `xml:"testcase"`
+	}
+	junitProperty struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	}
+	junitCase struct {
+		Name      string        `xml:"name,attr"`
+		Classname string        `xml:"classname,attr"`
+		Failure   *junitFailure `xml:"failure,omitempty"`
+		SystemOut *junitText    `xml:"system-out,omitempty"`
+	}
+	junitFailure struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",cdata"`
+	}
+	junitText struct {
+		Text string `xml:",cdata"`
+	}
+)
+
+func renderJUnit(r Report) ([]byte, error) {
+	suite := junitSuite{
+		Name: "jitterkit " + policyLine(r.Policy),
+		Properties: []junitProperty{
+			{"policy", policyLine(r.Policy)},
+			{"scenario", scenarioLine(r.Scenario)},
+			{"seed", fmt.Sprint(r.Seed)},
+			{"kit_version", r.KitVersion},
+			{"verdict", string(r.Verdict)},
+		},
+	}
+	if r.Policy.Command != "" {
+		suite.Properties = append(suite.Properties, junitProperty{"command", r.Policy.Command})
+	}
+	for _, c := range r.Checks {
+		tc := junitCase{Name: c.Name, Classname: "jitterkit.check"}
+		text := fmt.Sprintf("%s\nfigure %s, threshold %s\nwhy: %s", c.Detail, num(c.Figure), num(c.Threshold), c.Why)
+		if x := c.Counterexample; x != nil {
+			var lines []string
+			n, more := cut(len(x.Devices))
+			for _, d := range x.Devices[:n] {
+				lines = append(lines, "  "+deviceLine(d))
+			}
+			if more != "" {
+				lines = append(lines, "  "+more)
+			}
+			text += "\ncounterexample: " + counterexampleHead(x) + "\n" + strings.Join(lines, "\n")
+			if x.Replay != "" {
+				text += "\nreplay: " + x.Replay
+			}
+		}
+		switch c.Status {
+		case Fail:
+			tc.Failure = &junitFailure{Message: xmlSafe(c.Detail), Type: "fail", Text: xmlSafe(text)}
+		case Warn:
+			tc.SystemOut = &junitText{xmlSafe("warning: " + text)}
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
+	if p := r.Replay; p != nil {
+		tc := junitCase{Name: "replay " + r.Scenario.Name, Classname: "jitterkit.replay"}
+		var lines []string
+		lines = append(lines, p.Detail, scenarioLine(r.Scenario))
+		for _, f := range summaryFigures(p.Summary) {
+			lines = append(lines, fmt.Sprintf("%s: %s", f.label, interval(f.iv, f.unit)))
+		}
+		text := strings.Join(lines, "\n")
+		switch p.Status {
+		case Fail:
+			tc.Failure = &junitFailure{Message: xmlSafe(p.Detail), Type: "fail", Text: xmlSafe(text)}
+		default:
+			tc.SystemOut = &junitText{xmlSafe(text)}
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
+	suite.Tests = len(suite.Cases)
+	for _, tc := range suite.Cases {
+		if tc.Failure != nil {
+			suite.Failures++
+		}
+	}
+	doc := junitSuites{Name: "jitterkit", Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
+	var b bytes.Buffer
+	b.WriteString(xml.Header)
+	enc := xml.NewEncoder(&b)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	b.WriteString("\n")
+	return b.Bytes(), nil
+}
+
+// xmlSafe replaces the characters that XML 1.0 cannot hold, which a CDATA
+// section would otherwise pass through, with U+FFFD.
+func xmlSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return '\uFFFD'
+	}, s)
+}

@@ -1,0 +1,136 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes r as Markdown for a pull request or a design
+// document: the verdict, the checks with their counterexamples, the replay's
+// figures, the comparison with other policies, and what to change. Strings
+// from r are escaped, so an id or a command cannot break a table.
+func WriteMarkdown(w io.Writer, r Report) error {
+	return write(w, r, renderMarkdown)
+}
+
+func renderMarkdown(r Report) ([]byte, error) {
+	var b bytes.Buffer
+	name := r.Policy.Name
+	if name == "" {
+		name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})
+	}
+	fmt.Fprintf(&b, "# jitterkit: %s for %s\n\n", strings.ToUpper(string(r.Verdict)), mdText(name))
+	fmt.Fprintf(&b, "- **Verdict:** %s\n", strings.ToUpper(string(r.Verdict)))
+	fmt.Fprintf(&b, "- **Policy:** %s\n", mdText(policyLine(r.Policy)))
+	if r.Policy.Command != "" {
+		fmt.Fprintf(&b, "- **Command:** %s\n", mdCode(r.Policy.Command))
+	}
+	fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(scenarioLine(r.Scenario)))
+	fmt.Fprintf(&b, "- **Seed:** %d · jitterkit %s · schema %s\n", r.Seed, mdText(r.KitVersion), mdText(r.Schema))
+
+	if len(r.Checks) > 0 {
+		fmt.Fprintf(&b, "\n## Checks\n\n")
+		fmt.Fprintf(&b, "| Status | Check | Figure | Threshold | Detail |\n|---|---|--:|--:|---|\n")
+		for _, c := range r.Checks {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdStatus(c.Status), mdText(c.Name),
+				num(c.Figure), num(c.Threshold), mdText(c.Detail))
+		}
+		for _, c := range r.Checks {
+			x := c.Counterexample
+			if x == nil || c.Status == Pass {
+				continue
+			}
+			fmt.Fprintf(&b, "\n**%s**, counterexample: %s\n\n", mdText(c.Name), counterexampleHead(x))
+			n, more := cut(len(x.Devices))
+			for _, d := range x.Devices[:n] {
+				fmt.Fprintf(&b, "- %s: %s\n", mdCode(d.ID), mdText(delayList(d)))
+			}
+			if more != "" {
+				fmt.Fprintf(&b, "- %s\n", more)
+			}
+			if x.Replay != "" {
+				fmt.Fprintf(&b, "\nReplay: %s\n", mdCode(x.Replay))
+			}
+		}
+	}
+
+	if p := r.Replay; p != nil {
+		fmt.Fprintf(&b, "\n## Replay\n\n%s: %s\n\n", mdStatus(p.Status), mdText(p.Detail))
+		fmt.Fprintf(&b, "| Figure | Median | %s interval |\n|---|--:|--:|\n", level(p.Summary.Level))
+		for _, f := range summaryFigures(p.Summary) {
+			fmt.Fprintf(&b, "| %s | %s | [%s, %s] |\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
+		}
+		fmt.Fprintf(&b, "\n%d runs, seeds %s. The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.\n",
+			len(p.Runs), seedList(p.Runs), num(p.Histogram.Budget))
+	}
+
+	if c := r.Comparison; c != nil && len(c.Rows) > 0 {
+		label, unit := figureLabel(c.Figure)
+		fmt.Fprintf(&b, "\n## Comparison\n\n%s, median [interval], on %s.\n\n", upperFirst(withUnit(label, unitWord(unit))), mdText(scenarioLine(c.Scenario)))
+		fmt.Fprintf(&b, "| Clients |")
+		for _, p := range c.Policies {
+			fmt.Fprintf(&b, " %s |", mdText(p))
+		}
+		fmt.Fprintf(&b, "\n|--:|%s\n", strings.Repeat("--:|", len(c.Policies)))
+		for _, row := range c.Rows {
+			fmt.Fprintf(&b, "| %s |", num(float64(row.Clients)))
+			for _, iv := range row.Cells {
+				fmt.Fprintf(&b, " %s |", interval(iv, ""))
+			}
+			fmt.Fprintf(&b, "\n")
+		}
+	}
+
+	fmt.Fprintf(&b, "\n## What to change\n\n")
+	if len(r.Advice) == 0 {
+		fmt.Fprintf(&b, "Nothing: the policy passed every check and the replay.\n")
+	}
+	for _, a := range r.Advice {
+		fmt.Fprintf(&b, "- %s\n", mdText(a))
+	}
+	return b.Bytes(), nil
+}
+
+// mdStatus writes a status in bold capitals.
+func mdStatus(s Status) string {
+	return "**" + strings.ToUpper(string(s)) + "**"
+}
+
+// mdText escapes s for Markdown text and table cells: the characters that
+// start markup, the table's bars, and line breaks.
+func mdText(s string) string {
+	return mdEscaper.Replace(s)
+}
+
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "|", `\|`, "<", `\<`, ">", `\>`, "*", `\*`, "_", `\_`,
+	"`", "\\`", "[", `\[`, "]", `\]`, "#", `\#`, "\r\n", " ", "\n", " ", "\r", " ",
+)
+
+// mdCode writes s as a code span, fenced with more backticks than it holds.
+func mdCode(s string) string {
+	s = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// seedList lists the runs' seeds, cut at ten.
+func seedList(runs []Run) string {
+	n, more := cut(len(runs))
+	var seeds []string
+	for _, r := range runs[:n] {
+		seeds = append(seeds, fmt.Sprint(r.Seed))
+	}
+	if more != "" {
+		seeds = append(seeds, more)
+	}
+	return strings.Join(seeds, ", ")
+}
