@@ -1,0 +1,73 @@
+package properties
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// bounds holds every delay of every device to be finite, not negative, and
+// not above the declared cap, and reports every panic, hang and delay that
+// is not a duration with its device and attempt.
+func (r *runner) bounds() Result {
+	res := Result{Name: NameBounds}
+	type finding struct {
+		dev     device
+		attempt int
+		text    string
+	}
+	var found []finding
+	for _, d := range r.main.devices {
+		if d.fault != nil && d.fault.defect {
+			text := fmt.Sprintf("device %q attempt %d: %s", d.id, d.fault.attempt, d.fault.msg)
+			if d.fault.attempt == 0 {
+				text = fmt.Sprintf("device %q: %s", d.id, d.fault.msg)
+			}
+			found = append(found, finding{d, d.fault.attempt, text})
+			continue
+		}
+		for a, v := range d.delays {
+			switch {
+			case v < 0:
+				found = append(found, finding{d, a + 1, fmt.Sprintf("delays(%q)[%d] = %s", d.id, a, kit.FormatDuration(v))})
+			case r.cfg.Cap > 0 && v > r.cfg.Cap:
+				found = append(found, finding{d, a + 1, fmt.Sprintf("delays(%q)[%d] = %s", d.id, a, kit.FormatDuration(v))})
+			default:
+				continue
+			}
+			break
+		}
+	}
+	want := "want every delay finite and ≥ 0"
+	if r.cfg.Cap > 0 {
+		want = "want every delay in [0, " + kit.FormatDuration(r.cfg.Cap) + "] (the declared cap)"
+	}
+	res.Figure = float64(len(found))
+	if len(found) == 0 {
+		res.Status = Pass
+		if r.main.stopped != "" {
+			res.Status = Warn
+			res.Detail = fmt.Sprintf("collection %s; the %d devices read are in bounds", r.main.stopped, len(r.main.devices))
+			return res
+		}
+		res.Detail = fmt.Sprintf("all delays of %d devices over up to %d attempts in bounds; %s", len(r.main.devices), r.cfg.CapAttempts, want)
+		return res
+	}
+	res.Status = Fail
+	slices.SortFunc(found, func(a, b finding) int { return strings.Compare(a.dev.id, b.dev.id) })
+	devs := make([]device, len(found))
+	for i, f := range found {
+		devs[i] = f.dev
+	}
+	res.Counterexample = &Counterexample{Attempt: found[0].attempt, Devices: shown(devs, r.cfg.CapAttempts), Replay: r.replay()}
+	res.Detail = fmt.Sprintf("%s, and %d of %d devices in all; %s", found[0].text, len(found), r.main.total, want)
+	if len(found) == 1 {
+		res.Detail = fmt.Sprintf("%s, the only device of %d; %s", found[0].text, r.main.total, want)
+	}
+	if r.main.stopped != "" {
+		res.Detail += "; collection " + r.main.stopped
+	}
+	return res
+}

@@ -1,0 +1,483 @@
+package properties
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/properties/internal/stats"
+)
+
+// The names of the checks, in the order a run reports them.
+const (
+	NameSpread          = "spread"
+	NameClusters        = "clusters"
+	NameIDPopulations   = "id-populations"
+	NameFrozenClock     = "frozen-clock"
+	NameReproducibility = "reproducibility"
+	NameCapPhase        = "cap-phase"
+	NameBounds          = "bounds"
+	NameConformance     = "conformance"
+)
+
+// why says why each check matters to a fleet.
+var why = map[string]string{
+	NameSpread:          "Devices that draw the same delay retry in the same instant, so a fleet that failed together hits the server together again.",
+	NameClusters:        "Devices that walk through identical delays, or whose retries land in one window, form a synchronised wave even when the fleet as a whole looks spread.",
+	NameIDPopulations:   "Fleets are named by serials, MAC addresses and shared prefixes, and a seed taken from a weak function of the id puts similarly named devices in lockstep.",
+	NameFrozenClock:     "Devices powered on by one relay share the clock, so a policy seeded from the time gives them all the same delays.",
+	NameReproducibility: "A device whose delays cannot be replayed from its id cannot be debugged, or simulated before a rollout.",
+	NameCapPhase:        "After a long outage every device sits at the cap, and jitter that vanishes there makes the whole fleet retry in unison once per cap interval.",
+	NameBounds:          "A negative, infinite or over-cap delay, a panic or a hang turns a retry loop into a busy loop, a stuck device or a crash.",
+	NameConformance:     "A policy that does not follow the strategy it claims makes every capacity estimate built on that strategy wrong.",
+}
+
+// Run runs the whole suite on the policy f makes, over the population cfg
+// describes, and returns every check's result. It never panics on a policy
+// that panics, and never waits on a policy call longer than cfg.CallTimeout
+// or on the run longer than cfg.Timeout: such calls are reported by the
+// bounds check with the device and the attempt, and the other checks run on
+// the devices that answered. A call that never returns leaves its goroutine
+// behind.
+//
+// Run draws rapid's id populations with the seed cfg.Seed and with rapid's
+// fail files turned off, through rapid's settings in the standard flag set;
+// outside go test it first parses that flag set with no arguments, so a
+// program that calls Run keeps its own flags on a flag set of its own.
+func Run(ctx context.Context, f kit.Factory, cfg Config) Outcome {
+	return run(ctx, f, cfg, nil)
+}
+
+// A bubble runs fn inside a testing/synctest bubble and reports whether it
+// could.
+type bubble func(fn func()) bool
+
+// run is Run with an optional bubble for the frozen-clock check.
+func run(ctx context.Context, f kit.Factory, cfg Config, frozen bubble) Outcome {
+	if f == nil {
+		panic("properties: nil factory")
+	}
+	cfg = cfg.withDefaults()
+	r := &runner{cfg: cfg, f: f, seed: resolveSeed(cfg.Seed)}
+	r.ids = cfg.IDs
+	if len(r.ids) == 0 {
+		r.ids = population(r.seed, cfg.Devices)
+	}
+	r.main = collect(ctx, f, r.ids, cfg.Boot, cfg.CapAttempts, cfg)
+	r.clean = cleanDevices(r.main)
+
+	var out Outcome
+	out.Err = sourceErrors(r.main)
+	out.Results = []Result{
+		r.spread(),
+		r.clusters(),
+		r.idPopulations(),
+		r.frozenClock(frozen),
+		r.reproducibility(ctx),
+		r.capPhase(),
+		r.bounds(),
+		r.conformance(),
+	}
+	for i := range out.Results {
+		out.Results[i].Why = why[out.Results[i].Name]
+	}
+	out.EarlyDelays = make([][]time.Duration, cfg.Attempts)
+	for a := range out.EarlyDelays {
+		for _, d := range r.clean {
+			if a < len(d.delays) {
+				out.EarlyDelays[a] = append(out.EarlyDelays[a], d.delays[a])
+			}
+		}
+	}
+	return out
+}
+
+// A runner holds what the checks of one run share.
+type runner struct {
+	cfg   Config
+	f     kit.Factory
+	seed  uint64
+	ids   []string
+	main  sample
+	clean []device // devices of main without a fault
+}
+
+func (r *runner) replay() string {
+	return fmt.Sprintf("Config.Seed = %d (jitterkit check --seed %d)", r.seed, r.seed)
+}
+
+// cleanDevices returns the devices of s without a fault.
+func cleanDevices(s sample) []device {
+	var out []device
+	for _, d := range s.devices {
+		if d.fault == nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// sourceErrors joins the source failures of s, each with its device and
+// attempt, cut at ten.
+func sourceErrors(s sample) error {
+	var errs []error
+	n := 0
+	for _, d := range s.devices {
+		if d.fault == nil || d.fault.defect {
+			continue
+		}
+		if n++; n <= maxShown {
+			errs = append(errs, fmt.Errorf("device %q attempt %d: %s", d.id, d.fault.attempt, d.fault.msg))
+		}
+	}
+	if n > maxShown {
+		errs = append(errs, fmt.Errorf("... and %d more devices", n-maxShown))
+	}
+	if s.canceled != nil {
+		errs = append(errs, fmt.Errorf("%s", s.stopped))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("properties: the policy's source failed: %w", errors.Join(errs...))
+}
+
+// seconds returns d in seconds.
+func seconds(d time.Duration) float64 { return d.Seconds() }
+
+// column returns the delays at attempt a (0-based) of the devices that
+// reached it, and those devices.
+func column(devs []device, a int) ([]float64, []device) {
+	var x []float64
+	var who []device
+	for _, d := range devs {
+		if a < len(d.delays) {
+			x = append(x, seconds(d.delays[a]))
+			who = append(who, d)
+		}
+	}
+	return x, who
+}
+
+// spreadFigure is the lowest CV across devices over attempts [from, to).
+type spreadFigure struct {
+	cv       float64
+	attempt  int // 0-based attempt of the lowest CV; -1 when none examined
+	devices  int // devices that reached it
+	examined int // attempts examined
+}
+
+func lowestCV(devs []device, from, to, minDevices int) spreadFigure {
+	sf := spreadFigure{cv: math.Inf(1), attempt: -1}
+	for a := from; a < to; a++ {
+		x, _ := column(devs, a)
+		if len(x) < minDevices {
+			continue
+		}
+		sf.examined++
+		if cv := stats.CV(x); cv < sf.cv {
+			sf.cv, sf.attempt, sf.devices = cv, a, len(x)
+		}
+	}
+	return sf
+}
+
+// spreadFailure writes the detail and counterexample of a lack of spread at
+// attempt a: the largest group of devices that drew one identical delay,
+// or, when no two did, the two devices that bound the narrow range all
+// others lie in.
+func (r *runner) spreadFailure(devs []device, a int, cv float64, want string) (string, *Counterexample) {
+	x, who := column(devs, a)
+	groups := map[time.Duration][]device{}
+	var mode time.Duration
+	for _, d := range who {
+		v := d.delays[a]
+		groups[v] = append(groups[v], d)
+		if len(groups[v]) > len(groups[mode]) || (len(groups[v]) == len(groups[mode]) && v < mode) {
+			mode = v
+		}
+	}
+	ce := &Counterexample{Attempt: a + 1, Replay: r.replay()}
+	limit := r.cfg.Attempts
+	if a >= limit {
+		limit = a + 1
+	}
+	if g := groups[mode]; len(g) >= 2 {
+		ce.Devices = shown(g, limit)
+		return fmt.Sprintf("delays(%q)[%d] = %s for %d of %d devices; want %s (CV ≥ %g)",
+			ce.Devices[0].ID, a, kit.FormatDuration(mode), len(g), len(x), want, r.cfg.Thresholds.MinCV), ce
+	}
+	lo, hi := who[0], who[0]
+	for _, d := range who {
+		if d.delays[a] < lo.delays[a] {
+			lo = d
+		}
+		if d.delays[a] > hi.delays[a] {
+			hi = d
+		}
+	}
+	ce.Devices = shown([]device{lo, hi}, limit)
+	return fmt.Sprintf("delays[%d] of all %d devices lie in [%s, %s] (delays(%q) and delays(%q)): CV %.3g; want %s (CV ≥ %g)",
+		a, len(x), kit.FormatDuration(lo.delays[a]), kit.FormatDuration(hi.delays[a]), lo.id, hi.id, cv, want, r.cfg.Thresholds.MinCV), ce
+}
+
+// shown returns up to maxShown of devs, sorted by id, with their first
+// limit delays.
+func shown(devs []device, limit int) []DeviceDelays {
+	devs = slices.Clone(devs)
+	slices.SortFunc(devs, func(a, b device) int { return strings.Compare(a.id, b.id) })
+	var out []DeviceDelays
+	for i, d := range devs {
+		if i == maxShown {
+			break
+		}
+		dd := DeviceDelays{ID: d.id, Delays: slices.Clone(d.delays[:min(limit, len(d.delays))])}
+		if d.fault != nil {
+			dd.Err = d.fault.msg
+		}
+		out = append(out, dd)
+	}
+	return out
+}
+
+// notEnough is the result of a check that had too few devices to judge.
+func (r *runner) notEnough(name string, reached int, what string) Result {
+	detail := fmt.Sprintf("%d of %d devices %s; want at least %d to judge", reached, r.main.total, what, r.cfg.Thresholds.MinDevices)
+	if r.main.stopped != "" {
+		detail += " (collection " + r.main.stopped + ")"
+	}
+	return Result{Name: name, Status: Warn, Detail: detail}
+}
+
+func (r *runner) spread() Result {
+	res := Result{Name: NameSpread, Threshold: r.cfg.Thresholds.MinCV}
+	sf := lowestCV(r.clean, 0, r.cfg.Attempts, r.cfg.Thresholds.MinDevices)
+	if sf.examined == 0 {
+		x, _ := column(r.clean, 0)
+		return r.notEnough(NameSpread, len(x), "gave a first delay")
+	}
+	res.Figure = sf.cv
+	if sf.cv < r.cfg.Thresholds.MinCV {
+		res.Status = Fail
+		res.Detail, res.Counterexample = r.spreadFailure(r.clean, sf.attempt, sf.cv, "spread")
+		return res
+	}
+	res.Status = Pass
+	res.Detail = fmt.Sprintf("lowest CV %.3g at delays[%d] across %d devices; want ≥ %g", sf.cv, sf.attempt, sf.devices, r.cfg.Thresholds.MinCV)
+	return res
+}
+
+func (r *runner) capPhase() Result {
+	res := Result{Name: NameCapPhase, Threshold: r.cfg.Thresholds.MinCV}
+	sf := lowestCV(r.clean, r.cfg.Attempts, r.cfg.CapAttempts, r.cfg.Thresholds.MinDevices)
+	if sf.examined == 0 {
+		res.Status = Pass
+		res.Detail = fmt.Sprintf("fewer than %d devices retry beyond attempt %d: no cap phase to judge", r.cfg.Thresholds.MinDevices, r.cfg.Attempts)
+		return res
+	}
+	res.Figure = sf.cv
+	if sf.cv < r.cfg.Thresholds.MinCV {
+		res.Status = Fail
+		res.Detail, res.Counterexample = r.spreadFailure(r.clean, sf.attempt, sf.cv, "spread at the cap")
+		return res
+	}
+	res.Status = Pass
+	res.Detail = fmt.Sprintf("lowest CV %.3g at delays[%d] across %d devices, over delays[%d:%d]; want ≥ %g",
+		sf.cv, sf.attempt, sf.devices, r.cfg.Attempts, r.cfg.Attempts+sf.examined, r.cfg.Thresholds.MinCV)
+	return res
+}
+
+// stopped marks the end of a sequence when the collision probability of an
+// attempt is estimated: a device that stopped draws this value.
+const stopped = time.Duration(math.MinInt64)
+
+// chance holds per-attempt collision probabilities: q[a] is the chance that
+// two devices draw the same delay at attempt a, or both have stopped.
+type chance []float64
+
+func chanceOf(devs []device, attempts int) chance {
+	q := make(chance, attempts)
+	col := make([]time.Duration, len(devs))
+	for a := range attempts {
+		for i, d := range devs {
+			col[i] = stopped
+			if a < len(d.delays) {
+				col[i] = d.delays[a]
+			}
+		}
+		q[a] = stats.CollisionProb(col)
+	}
+	return q
+}
+
+// expectedPairs returns how many pairs of n independent devices chance
+// makes share all of the first k delays.
+func (q chance) expectedPairs(n, k int) float64 {
+	p := float64(n) * float64(n-1) / 2
+	for _, v := range q[:k] {
+		p *= v
+	}
+	return p
+}
+
+// groups returns the devices grouped by their first k delays (all when k
+// is negative), largest group first, and the number of identical pairs.
+func groups(devs []device, k int) ([][]device, float64) {
+	byKey := map[string][]device{}
+	var keys []string
+	var b strings.Builder
+	for _, d := range devs {
+		b.Reset()
+		ds := d.delays
+		if k >= 0 && k < len(ds) {
+			ds = ds[:k]
+		}
+		for _, v := range ds {
+			fmt.Fprintf(&b, "%d,", int64(v))
+		}
+		key := b.String()
+		if _, ok := byKey[key]; !ok {
+			keys = append(keys, key)
+		}
+		byKey[key] = append(byKey[key], d)
+	}
+	out := make([][]device, 0, len(keys))
+	sizes := make([]int, 0, len(keys))
+	for _, key := range keys {
+		out = append(out, byKey[key])
+		sizes = append(sizes, len(byKey[key]))
+	}
+	slices.SortStableFunc(out, func(a, b []device) int { return len(b) - len(a) })
+	return out, stats.Pairs(sizes)
+}
+
+func (r *runner) clusters() Result {
+	th := r.cfg.Thresholds
+	res := Result{Name: NameClusters}
+	n := len(r.clean)
+	if n < th.MinDevices {
+		return r.notEnough(NameClusters, n, "answered without a fault")
+	}
+	gs, pairs := groups(r.clean, -1)
+	want := r.chanceLimit(chanceOf(r.clean, r.cfg.CapAttempts), n, r.cfg.CapAttempts)
+	res.Figure, res.Threshold = pairs, want.critical
+	if pairs >= want.critical {
+		g := gs[0]
+		res.Status = Fail
+		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Replay: r.replay()}
+		res.Detail = fmt.Sprintf("delays(%q) = %s for %d of %d devices, %.0f identical pairs in all; want fewer than %.0f (chance expects %.3g)",
+			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, pairs, want.critical, want.expected)
+		return res
+	}
+	arr := r.arrivals()
+	if arr.ratio > th.ArrivalRatio {
+		res.Status = Fail
+		res.Figure, res.Threshold = arr.ratio, th.ArrivalRatio
+		res.Counterexample = &Counterexample{Attempt: arr.attempt, Devices: shown(arr.devices, arr.attempt), Replay: r.replay()}
+		res.Detail = fmt.Sprintf("retry %d of %d of %d devices lands in one %s window at %s; want at most %g× the %.3g that independent devices put in one window",
+			arr.attempt, arr.count, arr.n, kit.FormatDuration(arr.width), kit.FormatDuration(arr.at), th.ArrivalRatio, arr.reference)
+		return res
+	}
+	res.Status = Pass
+	res.Detail = fmt.Sprintf("largest group sharing all delays: %d of %d devices, %.0f identical pairs; want fewer than %.0f (chance expects %.3g); busiest arrival window %.2g× independent devices'",
+		len(gs[0]), n, pairs, want.critical, want.expected, arr.ratio)
+	return res
+}
+
+// A limit is what chance allows of identical pairs.
+type limit struct{ expected, critical float64 }
+
+func (r *runner) chanceLimit(q chance, n, k int) limit {
+	th := r.cfg.Thresholds
+	e := q.expectedPairs(n, k)
+	return limit{expected: e, critical: math.Max(2, stats.PoissonCritical(th.ClusterAlpha, th.ClusterSlack*e))}
+}
+
+// arrivalFigure is the worst arrival clustering over the early retries.
+type arrivalFigure struct {
+	ratio     float64
+	attempt   int // 1-based retry
+	count, n  int
+	reference float64 // mean busiest-window count of the shuffled fleets
+	width, at time.Duration
+	devices   []device
+}
+
+// arrivalShuffles is how many independent fleets the busiest window is
+// compared against.
+const arrivalShuffles = 3
+
+// arrivals compares, for each of the first Attempts retries, the busiest
+// window of the fleet's arrival times (the sum of a device's delays so far)
+// with that of independent fleets: the same delays per attempt, shuffled
+// across devices.
+func (r *runner) arrivals() arrivalFigure {
+	var worst arrivalFigure
+	rng := rand.New(rand.NewPCG(r.seed, 0x617272))
+	for k := 1; k <= r.cfg.Attempts; k++ {
+		var devs []device
+		for _, d := range r.clean {
+			if len(d.delays) >= k {
+				devs = append(devs, d)
+			}
+		}
+		n := len(devs)
+		if n < r.cfg.Thresholds.MinDevices {
+			break
+		}
+		obs := make([]float64, n)
+		for i, d := range devs {
+			for _, v := range d.delays[:k] {
+				obs[i] += seconds(v)
+			}
+		}
+		var ref float64
+		var width float64
+		shuffled := make([]float64, n)
+		perm := make([]int, n)
+		for s := range arrivalShuffles {
+			clear(shuffled)
+			for a := range k {
+				for i := range perm {
+					perm[i] = i
+				}
+				rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+				for i, p := range perm {
+					shuffled[i] += seconds(devs[p].delays[a])
+				}
+			}
+			slices.Sort(shuffled)
+			if s == 0 {
+				width = (shuffled[n*95/100] - shuffled[n*5/100]) / float64(n)
+				if width <= 0 {
+					break
+				}
+			}
+			c, _ := stats.MaxWindow(width, shuffled)
+			ref += float64(c) / arrivalShuffles
+		}
+		if width <= 0 {
+			continue
+		}
+		sorted := slices.Clone(obs)
+		slices.Sort(sorted)
+		c, at := stats.MaxWindow(width, sorted)
+		if ratio := float64(c) / ref; ratio > worst.ratio {
+			worst = arrivalFigure{ratio: ratio, attempt: k, count: c, n: n, reference: ref,
+				width: time.Duration(width * 1e9), at: time.Duration(at * 1e9)}
+			worst.devices = nil
+			for i, t := range obs {
+				if t >= at && t < at+width {
+					worst.devices = append(worst.devices, devs[i])
+				}
+			}
+		}
+	}
+	return worst
+}

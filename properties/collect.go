@@ -1,0 +1,220 @@
+package properties
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// A device is what one device's policy gave.
+type device struct {
+	index  int
+	id     string
+	delays []time.Duration
+	fault  *fault
+}
+
+// A fault is what went wrong with one device's policy.
+type fault struct {
+	attempt int    // the 1-based attempt, 0 for the factory call
+	msg     string // what happened, e.g. "panic: boom"
+	defect  bool   // the policy's defect (bounds fails); else a source failure
+}
+
+// A sample holds the delays of a population of devices.
+type sample struct {
+	devices  []device // in population order; only the examined ones
+	total    int      // size of the population asked for
+	hangs    int
+	stopped  string // why collection stopped early, if it did
+	canceled error  // the context's error, when it ended the run
+}
+
+// maxHangs is how many devices may hang before a collection stops: each
+// hang costs a CallTimeout, and a policy that hangs three times will hang
+// again.
+const maxHangs = 3
+
+// collect reads up to n delays from the policy of each device, in order.
+// Panics, delays that are not durations, source errors and calls that do
+// not return within cfg.CallTimeout are recorded on the device; the
+// collection goes on with the next device until cfg.Timeout, ctx or
+// maxHangs ends it.
+func collect(ctx context.Context, f kit.Factory, ids []string, boot time.Time, n int, cfg Config) sample {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	s := sample{total: len(ids), devices: make([]device, 0, len(ids))}
+	tick := time.NewTicker(cfg.CallTimeout / 4)
+	defer tick.Stop()
+	from := 0
+	for from < len(ids) {
+		w := startWorker(f, ids, from, boot, n)
+		var last int64 = -1
+		idle := 0
+	watch:
+		for {
+			select {
+			case d := <-w.out:
+				s.devices = append(s.devices, d)
+			case <-w.done:
+				for len(w.out) > 0 {
+					s.devices = append(s.devices, <-w.out)
+				}
+				from = len(ids)
+				break watch
+			case <-tick.C:
+				if p := w.progress.Load(); p != last {
+					last, idle = p, 0
+					continue
+				}
+				if idle++; idle < 4 {
+					continue
+				}
+				w.abandoned.Store(true)
+				hung := int(w.current.Load())
+				for len(w.out) > 0 {
+					if d := <-w.out; d.index < hung {
+						s.devices = append(s.devices, d)
+					}
+				}
+				attempt := int(w.attempt.Load())
+				s.devices = append(s.devices, device{index: hung, id: ids[hung], delays: w.partial(hung), fault: &fault{
+					attempt: attempt,
+					msg:     fmt.Sprintf("%s did not return within %v", callName(attempt), cfg.CallTimeout),
+					defect:  true,
+				}})
+				s.hangs++
+				from = hung + 1
+				if s.hangs == maxHangs && from < len(ids) {
+					s.stopped = fmt.Sprintf("stopped after %d devices: %d hung", from, s.hangs)
+					from = len(ids)
+				}
+				break watch
+			case <-ctx.Done():
+				w.abandoned.Store(true)
+				hung := int(w.current.Load())
+				for len(w.out) > 0 {
+					if d := <-w.out; d.index < hung {
+						s.devices = append(s.devices, d)
+					}
+				}
+				if parent := context.Cause(ctx); errors.Is(parent, context.DeadlineExceeded) {
+					s.stopped = fmt.Sprintf("stopped after %d of %d devices: the run took longer than %v", hung, len(ids), cfg.Timeout)
+				} else {
+					s.stopped = fmt.Sprintf("stopped after %d of %d devices: %v", hung, len(ids), parent)
+					s.canceled = parent
+				}
+				return s
+			}
+		}
+	}
+	return s
+}
+
+// callName names the call a hang happened in.
+func callName(attempt int) string {
+	if attempt == 0 {
+		return "the factory"
+	}
+	return "Next"
+}
+
+// A worker reads the devices of a population from one index on, in its own
+// goroutine, so that a call that never returns can be left behind.
+type worker struct {
+	out       chan device
+	done      chan struct{}
+	progress  atomic.Int64 // calls started so far
+	current   atomic.Int64 // index of the device being read
+	attempt   atomic.Int64 // attempt being read, 0 for the factory
+	abandoned atomic.Bool
+	delays    atomic.Pointer[[]time.Duration] // delays of the current device so far
+}
+
+func startWorker(f kit.Factory, ids []string, from int, boot time.Time, n int) *worker {
+	w := &worker{out: make(chan device, len(ids)-from), done: make(chan struct{})}
+	w.current.Store(int64(from))
+	go func() {
+		for i := from; i < len(ids); i++ {
+			w.current.Store(int64(i))
+			d := readDevice(f, kit.Device{ID: ids[i], Boot: boot}, n, w)
+			if w.abandoned.Load() {
+				return
+			}
+			d.index = i
+			w.out <- d
+		}
+		close(w.done)
+	}()
+	return w
+}
+
+// partial returns a copy of the delays the worker had read from device i
+// when it hung.
+func (w *worker) partial(i int) []time.Duration {
+	if int(w.current.Load()) != i {
+		return nil
+	}
+	if p := w.delays.Load(); p != nil {
+		return append([]time.Duration(nil), (*p)...)
+	}
+	return nil
+}
+
+// readDevice reads up to n delays from the policy of dev. A nil w reads
+// without a watch, as inside a testing/synctest bubble.
+func readDevice(f kit.Factory, dev kit.Device, n int, w *worker) (d device) {
+	d.id = dev.ID
+	attempt := 0
+	mark := func() {
+		if w != nil {
+			w.attempt.Store(int64(attempt))
+			snapshot := d.delays[:len(d.delays):len(d.delays)]
+			w.delays.Store(&snapshot)
+			w.progress.Add(1)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			d.fault = &fault{attempt: attempt, msg: fmt.Sprintf("%s panicked: %v", callName(attempt), r), defect: true}
+		}
+	}()
+	mark()
+	p := f(dev)
+	if p == nil {
+		d.fault = &fault{msg: "the factory returned a nil policy", defect: true}
+		return d
+	}
+	for attempt = 1; attempt <= n; attempt++ {
+		mark()
+		v, err := p.Next()
+		var de *kit.DelayError
+		switch {
+		case errors.Is(err, kit.ErrStop):
+			return d
+		case errors.As(err, &de):
+			d.fault = &fault{attempt: attempt, msg: de.Error(), defect: true}
+			return d
+		case err != nil:
+			d.fault = &fault{attempt: attempt, msg: err.Error()}
+			return d
+		}
+		d.delays = append(d.delays, v)
+	}
+	return d
+}
+
+// collectSync reads the devices one after another in the calling goroutine,
+// with panics recovered but no watch for hangs.
+func collectSync(f kit.Factory, ids []string, boot time.Time, n int) sample {
+	s := sample{total: len(ids), devices: make([]device, len(ids))}
+	for i, id := range ids {
+		s.devices[i] = readDevice(f, kit.Device{ID: id, Boot: boot}, n, nil)
+		s.devices[i].index = i
+	}
+	return s
+}

@@ -1,0 +1,141 @@
+package properties
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/properties/internal/stats"
+)
+
+// conformanceTolerance is how far a delay of the none strategy may be from
+// its window: delays stored in whole milliseconds still conform.
+const conformanceTolerance = time.Millisecond
+
+// conformance tests, at each early attempt, that the delays follow the
+// distribution of the claimed strategy: each delay is mapped through the
+// claim's CDF given the device's previous delay (the probability integral
+// transform), which makes conforming delays uniform on [0, 1), and the
+// mapped values are held to the uniform distribution by a one-sample
+// Kolmogorov–Smirnov test.
+func (r *runner) conformance() Result {
+	res := Result{Name: NameConformance, Threshold: r.cfg.Thresholds.KSAlpha}
+	if r.cfg.Claim == nil {
+		res.Status = Pass
+		res.Detail = "not run: no strategy claimed (Config.Claim is nil)"
+		return res
+	}
+	claim := *r.cfg.Claim
+	if err := claim.Validate(); err != nil {
+		res.Status = Fail
+		res.Detail = fmt.Sprintf("claimed spec %s: %v", claim, err)
+		return res
+	}
+	// Spec.Window applies the defaults; the rest of the claim is read from
+	// its text form, which writes them out.
+	claim, err := kit.ParseSpec(claim.String())
+	if err != nil {
+		res.Status = Fail
+		res.Detail = fmt.Sprintf("claimed spec %s: %v", claim, err)
+		return res
+	}
+	rng := rand.New(rand.NewPCG(r.seed, 0x6b73))
+	base, cap := claim.Window(0).Seconds(), claim.Window(1<<20).Seconds()
+	mult := claim.Multiplier
+	if mult == 0 {
+		mult = kit.DefaultMultiplier
+		if claim.Strategy == kit.Decorrelated {
+			mult = kit.DecorrelatedMultiplier
+		}
+	}
+	worst := struct {
+		p, d    float64
+		attempt int
+		n       int
+	}{p: 2}
+	for a := range r.cfg.Attempts {
+		w := claim.Window(a)
+		var u []float64
+		var off []device
+		for _, d := range r.clean {
+			if a >= len(d.delays) {
+				continue
+			}
+			v := d.delays[a]
+			x := v.Seconds()
+			switch claim.Strategy {
+			case kit.None:
+				if diff := v - w; diff > conformanceTolerance || diff < -conformanceTolerance {
+					off = append(off, d)
+				}
+				continue
+			case kit.Full:
+				u = append(u, clamp01(x/w.Seconds()))
+			case kit.Equal:
+				half := w.Seconds() / 2
+				u = append(u, clamp01((x-half)/half))
+			case kit.Decorrelated:
+				prev := base
+				if a > 0 {
+					prev = d.delays[a-1].Seconds()
+				}
+				hi := prev * mult
+				switch {
+				case hi <= base:
+					u = append(u, rng.Float64()) // a point mass: nothing to test
+				case x >= cap && hi > cap:
+					below := (cap - base) / (hi - base)
+					u = append(u, below+rng.Float64()*(1-below))
+				default:
+					u = append(u, clamp01((x-base)/(hi-base)))
+				}
+			}
+		}
+		if claim.Strategy == kit.None {
+			if len(off) > 0 {
+				res.Status = Fail
+				res.Figure, res.Threshold = float64(len(off)), 0
+				res.Counterexample = &Counterexample{Attempt: a + 1, Devices: shown(off, a+1), Replay: r.replay()}
+				res.Detail = fmt.Sprintf("delays(%q)[%d] = %s, and %d of %d devices off the window; want %s (claim %s)",
+					res.Counterexample.Devices[0].ID, a, kit.FormatDuration(res.Counterexample.Devices[0].Delays[a]), len(off), len(r.clean), kit.FormatDuration(w), claim)
+				return res
+			}
+			continue
+		}
+		if len(u) < r.cfg.Thresholds.MinDevices {
+			continue
+		}
+		d, p := stats.KSUniform(u)
+		if p < worst.p {
+			worst.p, worst.d, worst.attempt, worst.n = p, d, a, len(u)
+		}
+	}
+	if claim.Strategy == kit.None {
+		res.Status = Pass
+		res.Detail = fmt.Sprintf("delays[0:%d] of %d devices equal the windows of %s to within %s", r.cfg.Attempts, len(r.clean), claim, conformanceTolerance)
+		return res
+	}
+	if worst.p > 1 {
+		return r.notEnough(NameConformance, len(r.clean), "answered without a fault")
+	}
+	res.Figure = worst.p
+	text := fmt.Sprintf("delays[%d] of %d devices against %s: KS D = %.3g, p = %.3g; want p ≥ %g", worst.attempt, worst.n, claim, worst.d, worst.p, r.cfg.Thresholds.KSAlpha)
+	if worst.p < r.cfg.Thresholds.KSAlpha {
+		res.Status = Fail
+		res.Detail = text
+		res.Counterexample = &Counterexample{Attempt: worst.attempt + 1, Replay: r.replay()}
+		return res
+	}
+	res.Status = Pass
+	res.Detail = "lowest p-value " + text
+	return res
+}
+
+func clamp01(x float64) float64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return math.Min(1, math.Max(0, x))
+}

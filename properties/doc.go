@@ -1,0 +1,40 @@
+// Package properties checks that a retry policy's jitter de-synchronises a
+// fleet, over a population of a thousand devices and more.
+//
+// A policy is a [kit.Factory]: one [kit.Policy] per device. [Run] reads the
+// first delays of every device and runs the suite; each check returns a
+// [Result] with a short name, one sentence on why it matters to a fleet, a
+// verdict (pass, fail or warn), the measured figure against its threshold,
+// and the smallest set of devices that shows a failure:
+//
+//	spread           the first delays (default three) vary across devices:
+//	                 coefficient of variation ≥ Thresholds.MinCV
+//	clusters         no group of devices shares an identical sequence, and no
+//	                 window holds the k-th retry of more devices, beyond what
+//	                 chance gives from the observed delays
+//	id-populations   rapid draws populations of real id shapes (serials, MAC
+//	                 addresses, UUIDs, long shared prefixes, ids one character
+//	                 apart, very short ids) and shrinks a failure to the fewest
+//	                 ids
+//	frozen-clock     devices made at one frozen instant still spread
+//	reproducibility  the same id gives the same delays again, in this process
+//	                 and from a second one (a warning unless required)
+//	cap-phase        delays long after the window reaches the cap still spread
+//	bounds           every delay finite, ≥ 0 and ≤ the declared cap; panics and
+//	                 hangs named with their device and attempt
+//	conformance      delays follow the distribution of the claimed strategy
+//	                 (Kolmogorov–Smirnov)
+//
+// [Check] is the same suite for go test: each check is a subtest, a failure
+// is a t.Error with the detail, the counterexample and how to replay it, and
+// the frozen-clock check runs inside a testing/synctest bubble.
+//
+// The thresholds live in [Thresholds], each with the derivation of its
+// default: a policy that must pass fails fewer than one run in 10,000 with
+// random seeds.
+//
+// Every run has a seed ([Config.Seed]) that draws the population and rapid's
+// id populations; every failure prints it. rapid may write fail files under
+// a test's testdata/rapid/ when a user runs rapid's own checks; the checks
+// of this package turn rapid's fail files off.
+package properties

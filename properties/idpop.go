@@ -1,0 +1,103 @@
+package properties
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"pgregory.net/rapid"
+)
+
+// maxDrawn is the largest population rapid draws for id populations: large
+// enough for weak seeds to collide, small enough to shrink quickly.
+const maxDrawn = 64
+
+// A drawnFailure is the last population rapid found sharing sequences.
+type drawnFailure struct {
+	shape    idShape
+	ids      []string
+	group    []device
+	pairs    float64
+	limit    limit
+	attempts int
+}
+
+// idPopulations has rapid draw populations of each real id shape and holds
+// each to what chance allows of identical early sequences, with the chance
+// of equal delays at each attempt estimated from the whole population.
+// rapid shrinks a failing population to the fewest, simplest ids that still
+// fail.
+func (r *runner) idPopulations() Result {
+	res := Result{Name: NameIDPopulations}
+	if r.main.hangs > 0 || r.main.stopped != "" {
+		res.Status = Warn
+		res.Detail = "not run: the policy did not answer every device of the population (see bounds)"
+		return res
+	}
+	if len(r.clean) < r.cfg.Thresholds.MinDevices {
+		return r.notEnough(NameIDPopulations, len(r.clean), "answered without a fault")
+	}
+	k := r.cfg.Attempts
+	q := chanceOf(r.clean, k)
+	var last *drawnFailure
+	var cases int
+	tb := &rapidTB{name: "properties/" + NameIDPopulations}
+	withRapid(r.seed, func() {
+		rapid.Check(tb, func(t *rapid.T) {
+			cases++
+			shape := idShape(rapid.IntRange(0, int(numShapes)-1).Draw(t, "shape"))
+			n := rapid.IntRange(2, maxDrawn).Draw(t, "devices")
+			start := rapid.IntRange(0, 999999-maxDrawn).Draw(t, "start")
+			seed := rapid.Uint64().Draw(t, "seed")
+			ids := shapeIDs(shape, n, start, seed)
+			var devs []device
+			for _, id := range ids {
+				if d := readDevice(r.f, kit.Device{ID: id, Boot: r.cfg.Boot}, k, nil); d.fault == nil {
+					devs = append(devs, d)
+				}
+			}
+			if len(devs) < 2 {
+				return
+			}
+			gs, pairs := groups(devs, k)
+			lim := r.chanceLimit(q, len(devs), k)
+			if pairs >= lim.critical {
+				last = &drawnFailure{shape: shape, ids: ids, group: gs[0], pairs: pairs, limit: lim, attempts: k}
+				t.Fatalf("%d identical pairs among %d %s; chance allows fewer than %.0f", int(pairs), len(devs), shape, lim.critical)
+			}
+		})
+	})
+	if !tb.failed {
+		res.Status = Pass
+		res.Detail = fmt.Sprintf("%d populations of up to %d ids of every shape drawn by rapid: no group sharing delays[0:%d] beyond chance", cases, maxDrawn, k)
+		return res
+	}
+	if last == nil {
+		res.Status = Fail
+		res.Detail = "rapid failed without a population: " + strings.Join(tb.errors, "; ")
+		return res
+	}
+	res.Status = Fail
+	res.Figure, res.Threshold = last.pairs, last.limit.critical
+	res.Counterexample = &Counterexample{Devices: shown(last.group, k), Replay: fmt.Sprintf("%s or -rapid.seed=%d", r.replay(), r.seed)}
+	res.Detail = fmt.Sprintf("delays(%q)[0:%d] = %s for %d of %d %s (shrunk by rapid: %s), %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
+		res.Counterexample.Devices[0].ID, k, formatDelays(last.group[0].delays), len(last.group), len(last.ids), last.shape,
+		idList(last.ids), last.pairs, last.limit.critical, last.limit.expected)
+	return res
+}
+
+// idList writes ids as a quoted list, cut at ten.
+func idList(ids []string) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i == maxShown {
+			fmt.Fprintf(&b, " ... %d more", len(ids)-maxShown)
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%q", id)
+	}
+	return b.String()
+}

@@ -1,0 +1,151 @@
+// Package stats holds the numeric helpers of the property checks: the
+// coefficient of variation, the collision expectations that chance gives,
+// and a one-sample Kolmogorov–Smirnov test against the uniform distribution.
+//
+// Like gonum's stat package, the functions take slices and return scalars,
+// scalars before data, with their special cases documented.
+package stats
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// CV returns the coefficient of variation of x: its sample standard
+// deviation over the absolute value of its mean. It returns 0 when x has
+// fewer than two values or all its values are equal (including all zero),
+// and +Inf when the mean is zero but the values differ.
+func CV(x []float64) float64 {
+	if len(x) < 2 {
+		return 0
+	}
+	mean, sd := stat.MeanStdDev(x, nil)
+	switch {
+	case sd == 0 || math.IsNaN(sd):
+		return 0
+	case mean == 0:
+		return math.Inf(1)
+	}
+	return sd / math.Abs(mean)
+}
+
+// CollisionProb returns the unbiased estimate, from the values x, of the
+// probability that two distinct draws from their distribution are equal:
+// Σ c(c−1) / (n(n−1)) over the counts c of each distinct value, n = len(x).
+// It returns 1 when x has fewer than two values.
+func CollisionProb[V comparable](x []V) float64 {
+	n := len(x)
+	if n < 2 {
+		return 1
+	}
+	counts := make(map[V]int, n)
+	for _, v := range x {
+		counts[v]++
+	}
+	var pairs float64
+	for _, c := range counts {
+		pairs += float64(c) * float64(c-1)
+	}
+	return pairs / (float64(n) * float64(n-1))
+}
+
+// Pairs returns the number of unordered pairs among groups of the given
+// sizes: Σ c(c−1)/2.
+func Pairs(sizes []int) float64 {
+	var p float64
+	for _, c := range sizes {
+		p += float64(c) * float64(c-1) / 2
+	}
+	return p
+}
+
+// PoissonCritical returns the smallest count k ≥ 1 such that a Poisson
+// variable of mean lambda reaches k or more with probability below alpha:
+// the fewest events that chance alone explains with probability under
+// alpha. lambda = 0 gives 1. It panics if alpha is not in (0, 1) or lambda
+// is negative or NaN.
+func PoissonCritical(alpha, lambda float64) float64 {
+	if !(alpha > 0 && alpha < 1) {
+		panic("stats: alpha not in (0, 1)")
+	}
+	if !(lambda >= 0) {
+		panic("stats: negative or NaN Poisson mean")
+	}
+	if lambda == 0 {
+		return 1
+	}
+	p := distuv.Poisson{Lambda: lambda}
+	// Survival(k) is P(X > k), so P(X ≥ k) = Survival(k−1). Start near the
+	// mean and walk up; the tail falls faster than geometrically.
+	k := math.Max(1, math.Floor(lambda))
+	for p.Survival(k-1) >= alpha {
+		k++
+	}
+	return k
+}
+
+// KSUniform returns the one-sample Kolmogorov–Smirnov statistic D of u
+// against the uniform distribution on [0, 1], and its asymptotic p-value.
+// u is sorted in place. An empty u gives D = 0 and p = 1.
+//
+// The p-value is Q(λ) = 2 Σ_{k≥1} (−1)^{k−1} exp(−2k²λ²) with
+// λ = (√n + 0.12 + 0.11/√n)·D, Stephens' approximation, accurate for
+// n ≥ 5 to about two significant digits in the tails that matter here.
+func KSUniform(u []float64) (d, p float64) {
+	n := len(u)
+	if n == 0 {
+		return 0, 1
+	}
+	slices.Sort(u)
+	unif := distuv.Uniform{Min: 0, Max: 1}
+	for i, x := range u {
+		f := unif.CDF(x)
+		d = math.Max(d, math.Max(float64(i+1)/float64(n)-f, f-float64(i)/float64(n)))
+	}
+	rn := math.Sqrt(float64(n))
+	return d, KolmogorovQ((rn + 0.12 + 0.11/rn) * d)
+}
+
+// KolmogorovQ returns the survival function of the Kolmogorov
+// distribution, Q(λ) = 2 Σ_{k≥1} (−1)^{k−1} exp(−2k²λ²), clamped to [0, 1].
+// Q(λ) is 1 for λ ≤ 0.
+func KolmogorovQ(lambda float64) float64 {
+	if lambda < 0.2 {
+		return 1
+	}
+	var sum float64
+	for k := 1; k <= 100; k++ {
+		term := math.Exp(-2 * float64(k*k) * lambda * lambda)
+		if k%2 == 0 {
+			sum -= term
+		} else {
+			sum += term
+		}
+		if term < 1e-16*sum {
+			break
+		}
+	}
+	return math.Min(1, math.Max(0, 2*sum))
+}
+
+// MaxWindow returns the largest number of the sorted values x that lie in
+// one half-open window [a, a+width), and the start a of the first such
+// window. It returns 0 and 0 for an empty x. It panics if width is negative.
+func MaxWindow(width float64, x []float64) (count int, at float64) {
+	if width < 0 {
+		panic("stats: negative window")
+	}
+	j := 0
+	for i := range x {
+		for x[i]-x[j] >= width && j < i {
+			j++
+		}
+		if c := i - j + 1; c > count {
+			count, at = c, x[j]
+		}
+	}
+	return count, at
+}

@@ -1,0 +1,132 @@
+package properties
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// A Status is the verdict of one check or of a whole run.
+type Status string
+
+// The three verdicts. Warn is a finding that does not fail the policy
+// unless the user asks it to, or a check that could not run.
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	Warn Status = "warn"
+)
+
+// A Result is the outcome of one check.
+type Result struct {
+	// Name is the check's short name, such as "spread".
+	Name string
+	// Why says in one sentence why the property matters to a fleet.
+	Why string
+	// Status is the verdict.
+	Status Status
+	// Detail states what was measured, got before want, for example
+	// `delays("dev-000017")[2] = 10s for 1000 of 1000 devices; want spread (CV ≥ 0.05)`.
+	Detail string
+	// Figure is the measured figure and Threshold the limit it is held to,
+	// for the checks that have one (both zero otherwise).
+	Figure, Threshold float64
+	// Counterexample is the smallest set of devices that shows a failure or
+	// a warning, or nil.
+	Counterexample *Counterexample
+}
+
+// A Counterexample is the smallest set of devices that shows a finding.
+type Counterexample struct {
+	// Attempt is the 1-based attempt the finding is about, 0 for the whole
+	// sequence.
+	Attempt int
+	// Devices are the devices that show it, sorted by id.
+	Devices []DeviceDelays
+	// Replay says how to run the same check again.
+	Replay string
+}
+
+// DeviceDelays are the delays one device drew, and what went wrong with it.
+type DeviceDelays struct {
+	ID     string
+	Delays []time.Duration
+	// Err describes the device's fault: a panic, a hang, a delay that is
+	// not a duration. It is empty for a sound device.
+	Err string
+}
+
+// An Outcome is the result of a whole run.
+type Outcome struct {
+	// Results holds one Result per check, in the order of the suite.
+	Results []Result
+	// EarlyDelays[a][d] is the delay before retry a+1 of device d, for the
+	// first Attempts attempts, for charts. A device that stopped or failed
+	// earlier has no entry at that attempt.
+	EarlyDelays [][]time.Duration
+	// Err reports failures of the policy's source, such as an external
+	// program that stopped answering, with the device and attempt; the
+	// checks then ran on the devices that answered. It is nil when the
+	// source answered every call.
+	Err error
+}
+
+// Status returns the verdict of the run: Fail if any check failed, else
+// Warn if any warned, else Pass.
+func (o Outcome) Status() Status {
+	s := Pass
+	for _, r := range o.Results {
+		switch r.Status {
+		case Fail:
+			return Fail
+		case Warn:
+			s = Warn
+		}
+	}
+	return s
+}
+
+// String writes the counterexample as the lines a failing test prints: one
+// line per device, cut at ten, and the replay.
+func (c *Counterexample) String() string {
+	var b strings.Builder
+	for i, d := range c.Devices {
+		if i == maxShown {
+			fmt.Fprintf(&b, "\t... and %d more devices\n", len(c.Devices)-maxShown)
+			break
+		}
+		fmt.Fprintf(&b, "\t%q: %s", d.ID, formatDelays(d.Delays))
+		if d.Err != "" {
+			fmt.Fprintf(&b, " (%s)", d.Err)
+		}
+		b.WriteByte('\n')
+	}
+	if c.Replay != "" {
+		fmt.Fprintf(&b, "\treplay: %s\n", c.Replay)
+	}
+	return b.String()
+}
+
+// maxShown is how many devices or values a message lists before it says how
+// many more there are.
+const maxShown = 10
+
+// formatDelays writes delays as [1s 2.5s 4s], cut at ten.
+func formatDelays(ds []time.Duration) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, d := range ds {
+		if i == maxShown {
+			fmt.Fprintf(&b, " ... %d more", len(ds)-maxShown)
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(kit.FormatDuration(d))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
