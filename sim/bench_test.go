@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// labAt is the lab's experiment scaled to n devices: the server accepts
+// n/8 requests per second (125,000 for a million devices; 50 for the lab's
+// 400) and is down for 2s.
+func labAt(n int) Scenario {
+	return Scenario{Clients: n, AcceptRate: float64(n) / 8}
+}
+
+// BenchmarkReplay replays the lab's experiment under full jitter at four
+// fleet sizes, one run per iteration, and reports the cost per attempt and
+// the bytes allocated per device beyond the policies' own (the fleet's ids
+// and policies, measured alone).
+//
+//	go test -run='^$' -bench=Replay -benchtime=3x -count=3 ./sim
+func BenchmarkReplay(b *testing.B) {
+	f := kit.Spec{Strategy: kit.Full}.Factory()
+	for _, n := range []int{10_000, 100_000, 1_000_000, 10_000_000} {
+		b.Run(fmt.Sprintf("lab/full/devices=%d", n), func(b *testing.B) {
+			if testing.Short() && n > 100_000 {
+				b.Skip("large fleets are skipped under -short")
+			}
+			benchReplay(b, f, labAt(n), func(ctx context.Context, s Scenario) (Run, error) {
+				r, err := Replay(ctx, f, s, Config{Runs: 1, Workers: 1})
+				if err != nil {
+					return Run{}, err
+				}
+				return r.Runs[0], nil
+			})
+		})
+	}
+}
+
+// BenchmarkHeap replays the same experiment with the obvious design, one
+// priority queue of every pending arrival (heapReplay), for comparison
+// with the calendar of seconds that Replay uses.
+//
+//	go test -run='^$' -bench='Replay|Heap' -benchtime=3x -count=3 ./sim
+func BenchmarkHeap(b *testing.B) {
+	f := kit.Spec{Strategy: kit.Full}.Factory()
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("lab/full/devices=%d", n), func(b *testing.B) {
+			if testing.Short() && n > 100_000 {
+				b.Skip("large fleets are skipped under -short")
+			}
+			benchReplay(b, f, labAt(n), func(_ context.Context, s Scenario) (Run, error) {
+				return heapReplay(f, s, 0), nil
+			})
+		})
+	}
+}
+
+func benchReplay(b *testing.B, f kit.Factory, s Scenario, replay func(context.Context, Scenario) (Run, error)) {
+	n := s.Clients
+	policyBytes := allocated(func() {
+		ps := make([]kit.Policy, n)
+		prefix := devicePrefix(0)
+		for i := range ps {
+			ps[i] = f(kit.Device{ID: deviceID(prefix, i), Boot: epoch})
+		}
+		runtime.KeepAlive(ps)
+	})
+	var attempts int
+	var bytes uint64
+	b.ResetTimer()
+	for range b.N {
+		bytes += allocated(func() {
+			r, err := replay(context.Background(), s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			attempts += r.Attempts
+		})
+	}
+	b.StopTimer()
+	ns := float64(b.Elapsed().Nanoseconds())
+	b.ReportMetric(ns/float64(attempts), "ns/attempt")
+	b.ReportMetric(float64(attempts)/float64(b.N)/float64(n), "attempts/device")
+	b.ReportMetric(float64(bytes)/float64(b.N)/float64(n)-float64(policyBytes)/float64(n), "B/device")
+	b.ReportMetric(float64(policyBytes)/float64(n), "policy-B/device")
+}
+
+// allocated returns the bytes f allocates on the heap.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}

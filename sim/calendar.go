@@ -1,0 +1,161 @@
+package sim
+
+import (
+	"cmp"
+	"slices"
+)
+
+// The calendar holds every device's pending arrival, bucketed by whole
+// second. The lab server only needs to know which arrivals of a second come
+// first, so a second's bucket is never kept in order: the engine selects the
+// first ones when it reaches the second, or sorts the bucket when the server
+// needs every arrival in order. An event packs the arrival's nanoseconds
+// within its second (under 2³⁰) above the device's number, so that ordering
+// events orders arrivals by time, and equal times by device.
+//
+// The buckets of the next ringSize seconds are a ring; arrivals further
+// ahead wait in an unordered list and move into the ring each time the ring
+// turns.
+const (
+	ringBits = 12
+	ringSize = 1 << ringBits
+	// ringBytes is the size of the ring's bucket headers.
+	ringBytes = ringSize * 24
+	nsPerSec  = int64(1e9)
+)
+
+type calendar struct {
+	ring   [][]uint64
+	far    []farEvent
+	cur    int64 // the next second to take
+	n      int   // pending events, in the ring and far
+	inRing int
+	pool   [][]uint64
+}
+
+type farEvent struct {
+	t   int64
+	dev uint32
+}
+
+func newCalendar() *calendar {
+	return &calendar{ring: make([][]uint64, ringSize)}
+}
+
+func packEvent(t int64, dev uint32) uint64 {
+	return uint64(t%nsPerSec)<<32 | uint64(dev)
+}
+
+// add schedules dev's arrival at t, which must not be before the next
+// second to take.
+func (c *calendar) add(t int64, dev uint32) {
+	sec := t / nsPerSec
+	if sec < c.cur {
+		panic("sim: an arrival was scheduled in a second already taken")
+	}
+	c.n++
+	if sec-c.cur >= ringSize {
+		c.far = append(c.far, farEvent{t, dev})
+		return
+	}
+	i := sec & (ringSize - 1)
+	b := c.ring[i]
+	if b == nil && len(c.pool) > 0 {
+		b = c.pool[len(c.pool)-1]
+		c.pool = c.pool[:len(c.pool)-1]
+	}
+	c.ring[i] = append(b, packEvent(t, dev))
+	c.inRing++
+}
+
+// take returns the next second that has arrivals, and its bucket, which the
+// caller hands back with recycle. ok is false when nothing is pending.
+func (c *calendar) take() (sec int64, bucket []uint64, ok bool) {
+	for c.n > 0 {
+		if c.inRing == 0 {
+			next := c.far[0].t / nsPerSec
+			for _, e := range c.far[1:] {
+				next = min(next, e.t/nsPerSec)
+			}
+			c.cur = next
+			c.flush()
+		}
+		i := c.cur & (ringSize - 1)
+		b := c.ring[i]
+		c.ring[i] = nil
+		c.inRing -= len(b)
+		c.n -= len(b)
+		sec = c.cur
+		c.cur++
+		if c.cur&(ringSize-1) == 0 {
+			c.flush()
+		}
+		if len(b) > 0 {
+			return sec, b, true
+		}
+	}
+	return 0, nil, false
+}
+
+// recycle keeps a taken bucket's storage for later seconds.
+func (c *calendar) recycle(b []uint64) {
+	c.pool = append(c.pool, b[:0])
+}
+
+// flush moves the far arrivals that now fall within the ring into it.
+func (c *calendar) flush() {
+	keep := c.far[:0]
+	for _, e := range c.far {
+		if e.t/nsPerSec-c.cur < ringSize {
+			c.n--
+			c.add(e.t, e.dev)
+		} else {
+			keep = append(keep, e)
+		}
+	}
+	clear(c.far[len(keep):])
+	c.far = keep
+}
+
+// selectFirst reorders b so that its k smallest events come first, in no
+// particular order: a quickselect with the median of three as pivot.
+func selectFirst[T cmp.Ordered](b []T, k int) {
+	lo, hi := 0, len(b)-1
+	for hi-lo > 16 {
+		mid := lo + (hi-lo)/2
+		if b[mid] < b[lo] {
+			b[mid], b[lo] = b[lo], b[mid]
+		}
+		if b[hi] < b[lo] {
+			b[hi], b[lo] = b[lo], b[hi]
+		}
+		if b[hi] < b[mid] {
+			b[hi], b[mid] = b[mid], b[hi]
+		}
+		pivot := b[mid]
+		i, j := lo, hi
+		for i <= j {
+			for b[i] < pivot {
+				i++
+			}
+			for b[j] > pivot {
+				j--
+			}
+			if i <= j {
+				b[i], b[j] = b[j], b[i]
+				i++
+				j--
+			}
+		}
+		// Now b[lo..j] ≤ pivot ≤ b[i..hi], and b[j+1..i-1] = pivot.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+	slices.Sort(b[lo : hi+1])
+}

@@ -1,0 +1,28 @@
+package sim
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// Check replays s with the policies f makes and fails t when the median
+// peak ratio is over the scenario's threshold, or when the replay cannot
+// run; the message carries the figures (see [Result.Detail]). A warning is
+// logged. It returns the result for further checks.
+func Check(t testing.TB, f kit.Factory, s Scenario, cfg Config) Result {
+	t.Helper()
+	r, err := Replay(context.Background(), f, s, cfg)
+	if err != nil {
+		t.Errorf("sim.Check: %v", err)
+		return r
+	}
+	switch r.Status() {
+	case Fail:
+		t.Errorf("sim.Check: %s", r.Detail())
+	case Warn:
+		t.Logf("sim.Check: warning: %s", r.Detail())
+	}
+	return r
+}

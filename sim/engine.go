@@ -1,0 +1,541 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// An engine replays one run: one fleet, one seed.
+type engine struct {
+	s       Scenario // with defaults
+	f       kit.Factory
+	run     int
+	seed    uint64
+	prefix  string // device ids are prefix + serial
+	boot    time.Time
+	rng     rand.PCG
+	n       int
+	horizon int64
+	down    int64
+	win     int64
+	periodic,
+	hinted bool // rejections carry a Retry-After hint
+
+	pol  []kit.Policy
+	att  []uint32
+	cal  *calendar
+	heap []uint64 // arrivals within the second being processed (ordered mode)
+
+	// Periodic kinds: each device's offset and current firing.
+	phase  []int64
+	firing []uint32
+
+	// The server.
+	inline   bool  // the current bucket rejects every arrival after its first pass
+	accepted int64 // accepted in the current second
+	quota    int64 // accepted allowed in the current second
+	tokens   float64
+	tokensAt int64
+	bucketUp bool // the token bucket has been filled
+
+	// Figures.
+	hist, rhist             []int32
+	success                 []int64
+	attempts                int64
+	served, gaveUp, pending int
+	limited                 int
+	last                    int64
+
+	err error
+}
+
+func newEngine(f kit.Factory, s Scenario, run int, seed uint64) *engine {
+	e := &engine{
+		s:        s,
+		f:        f,
+		run:      run,
+		seed:     seed,
+		prefix:   devicePrefix(seed),
+		boot:     bootTime(seed),
+		rng:      *rand.NewPCG(seed, splitmix64(seed)),
+		n:        s.Clients,
+		horizon:  int64(s.Horizon),
+		down:     int64(s.Down),
+		win:      int64(s.Window),
+		periodic: s.Kind == Periodic || s.Kind == PeriodicAligned,
+		hinted:   s.Server == RetryAfter,
+	}
+	e.hist = make([]int32, 0, 64)
+	e.rhist = make([]int32, 0, 64)
+	return e
+}
+
+// epoch is the boot time of every fleet, give or take a day: the devices of
+// one run boot in the same second, as devices powered on by one relay do.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func bootTime(seed uint64) time.Time {
+	return epoch.Add(time.Duration(seed%86400) * time.Second)
+}
+
+// devicePrefix returns the prefix of the ids of a run's fleet: its serial
+// range, taken from the run's seed.
+func devicePrefix(seed uint64) string {
+	return fmt.Sprintf("dev-%08x-", uint32(seed>>32^seed))
+}
+
+// DeviceID returns the id of device i in the run whose seed is seed: "dev-",
+// eight hex digits taken from the seed, "-", and i in seven or more digits,
+// such as "dev-5f0e2a91-0000017". Each run replays a different fleet: the
+// same policy seeded by device id draws different delays in every run.
+func DeviceID(seed uint64, i int) string {
+	return deviceID(devicePrefix(seed), i)
+}
+
+func deviceID(prefix string, i int) string {
+	b := make([]byte, 0, len(prefix)+10)
+	b = append(b, prefix...)
+	for p := 1_000_000; p > 1 && i < p; p /= 10 {
+		b = append(b, '0')
+	}
+	return string(strconv.AppendInt(b, int64(i), 10))
+}
+
+// newPolicy makes the policy of device i, reporting a panic or a nil policy
+// as the device's error.
+func (e *engine) newPolicy(i int) (p kit.Policy) {
+	id := deviceID(e.prefix, i)
+	defer func() {
+		if r := recover(); r != nil {
+			e.fail(i, 0, PolicyPanic, fmt.Errorf("the factory panicked: %v", r))
+			p = nil
+		}
+	}()
+	p = e.f(kit.Device{ID: id, Boot: e.boot})
+	if p == nil {
+		e.fail(i, 0, SourceError, errors.New("the factory returned a nil policy"))
+	}
+	return p
+}
+
+// fail records the first error of the run.
+func (e *engine) fail(dev, attempt int, cause Cause, err error) {
+	if e.err == nil {
+		e.err = &DeviceError{Run: e.run, Seed: e.seed, Device: deviceID(e.prefix, dev), Attempt: attempt, Cause: cause, Err: err}
+	}
+}
+
+// offset returns a uniform draw from [0, spread).
+func (e *engine) offset(spread time.Duration) int64 {
+	if spread <= 0 {
+		return 0
+	}
+	return int64(e.rng.Uint64() % uint64(spread))
+}
+
+// replay runs the outage and periodic kinds.
+func (e *engine) replay(ctx context.Context) error {
+	n := e.n
+	e.pol = make([]kit.Policy, n)
+	e.att = make([]uint32, n)
+	e.cal = newCalendar()
+	if e.periodic {
+		e.phase = make([]int64, n)
+		e.firing = make([]uint32, n)
+	} else {
+		e.success = make([]int64, 0, n)
+	}
+	for i := range n {
+		if i&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return e.stopped(ctx, fmt.Sprintf("making the policies of %d devices, %d made", n, i))
+			}
+		}
+		e.pol[i] = e.newPolicy(i)
+		if e.err != nil {
+			return e.err
+		}
+		t := e.offset(e.s.StartSpread)
+		if e.s.Kind == Periodic {
+			t = int64(kit.HashID(deviceID(e.prefix, i)) % uint64(e.s.Period))
+		}
+		if e.periodic {
+			e.phase[i] = t
+		}
+		if t >= e.horizon {
+			continue
+		}
+		e.cal.add(t, uint32(i))
+	}
+	for {
+		sec, b, ok := e.cal.take()
+		if !ok {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return e.stopped(ctx, fmt.Sprintf("at simulated second %d", sec))
+		}
+		e.bucket(sec, b)
+		if e.err != nil {
+			return e.err
+		}
+		e.cal.recycle(b)
+	}
+	return nil
+}
+
+// stopped reports where a cancelled run stopped.
+func (e *engine) stopped(ctx context.Context, where string) error {
+	return fmt.Errorf("sim: run %d (seed %d) stopped %s, after %d attempts: %w", e.run, e.seed, where, e.attempts, context.Cause(ctx))
+}
+
+// bucket processes the arrivals of one second.
+func (e *engine) bucket(sec int64, b []uint64) {
+	start, end := sec*nsPerSec, (sec+1)*nsPerSec
+	e.accepted = 0
+	e.quota = int64(math.Floor(float64(sec+1)*e.s.AcceptRate) - math.Floor(float64(sec)*e.s.AcceptRate))
+	lab := e.s.Server != TokenBucket && !e.periodic
+	switch {
+	case lab && end <= e.down:
+		// The server is down all second: every arrival is rejected, and
+		// so is every retry that comes back within the second.
+		e.inline = true
+		for _, ev := range b {
+			t, dev := start+int64(ev>>32), uint32(ev)
+			e.arrive(dev, t)
+			e.retry(dev, t, end)
+			if e.err != nil {
+				return
+			}
+		}
+	case lab && start >= e.down:
+		// The server is up all second: the first quota arrivals are
+		// accepted, found by selection rather than by sorting. Once the
+		// quota is used, every retry that comes back within the second is
+		// rejected too.
+		e.inline = true
+		k := len(b)
+		if int64(k) > e.quota {
+			k = int(e.quota)
+			selectFirst(b, k)
+		}
+		for _, ev := range b[:k] {
+			t, dev := start+int64(ev>>32), uint32(ev)
+			e.arrive(dev, t)
+			e.serve(dev, t, end)
+		}
+		for _, ev := range b[k:] {
+			t, dev := start+int64(ev>>32), uint32(ev)
+			e.arrive(dev, t)
+			e.retry(dev, t, end)
+			if e.err != nil {
+				return
+			}
+		}
+	default:
+		e.ordered(start, end, b)
+	}
+}
+
+// ordered processes the arrivals of one second in the order of time,
+// merging the retries that come back within the second.
+func (e *engine) ordered(start, end int64, b []uint64) {
+	e.inline = false
+	slices.Sort(b)
+	e.heap = e.heap[:0]
+	i := 0
+	for (i < len(b) || len(e.heap) > 0) && e.err == nil {
+		var ev uint64
+		if len(e.heap) > 0 && (i == len(b) || e.heap[0] < b[i]) {
+			ev = e.popHeap()
+		} else {
+			ev = b[i]
+			i++
+		}
+		t, dev := start+int64(ev>>32), uint32(ev)
+		e.arrive(dev, t)
+		if e.accept(t) {
+			e.serve(dev, t, end)
+		} else {
+			e.retry(dev, t, end)
+		}
+	}
+}
+
+// accept says whether the server accepts an arrival at t, in time order.
+func (e *engine) accept(t int64) bool {
+	if t < e.down {
+		return false
+	}
+	if e.s.Server == TokenBucket {
+		if !e.bucketUp {
+			e.tokens, e.tokensAt, e.bucketUp = e.s.Burst, e.down, true
+		}
+		e.tokens = min(e.s.Burst, e.tokens+float64(t-e.tokensAt)*e.s.AcceptRate/1e9)
+		e.tokensAt = t
+		if e.tokens >= 1 {
+			e.tokens--
+			return true
+		}
+		return false
+	}
+	if e.accepted < e.quota {
+		e.accepted++
+		return true
+	}
+	return false
+}
+
+// arrive counts dev's attempt at t.
+func (e *engine) arrive(dev uint32, t int64) {
+	e.att[dev]++
+	e.attempts++
+	w := int(t / e.win)
+	if w >= len(e.hist) {
+		e.hist = grow(e.hist, w)
+		e.rhist = grow(e.rhist, w)
+	}
+	e.hist[w]++
+	if e.att[dev] > 1 {
+		e.rhist[w]++
+	}
+}
+
+func grow(h []int32, w int) []int32 {
+	if w < cap(h) {
+		return h[:w+1]
+	}
+	return append(h[:cap(h)], make([]int32, max(w+1, 2*cap(h))-cap(h))...)[:w+1]
+}
+
+// serve records that dev was served at t.
+func (e *engine) serve(dev uint32, t, end int64) {
+	e.served++
+	e.last = max(e.last, t)
+	if !e.periodic {
+		e.success = append(e.success, t)
+		return
+	}
+	e.success = append(e.success, t-e.firingAt(dev, e.firing[dev]))
+	if next, ok := e.nextFiring(dev); ok {
+		e.schedule(dev, next, end)
+	}
+}
+
+// retry handles the rejection of dev's attempt at t: it finds the device's
+// next arrival and schedules it. In inline mode the arrivals that come back
+// within the second are rejected on the spot.
+func (e *engine) retry(dev uint32, t, end int64) {
+	for {
+		if int(e.att[dev]) >= e.s.MaxAttempts {
+			e.limited++
+			e.gaveUp++
+			return
+		}
+		next, ok := e.next(dev, t)
+		if !ok {
+			return
+		}
+		if next >= end || !e.inline {
+			e.schedule(dev, next, end)
+			return
+		}
+		e.arrive(dev, next)
+		t = next
+	}
+}
+
+// schedule puts dev's next arrival at t in the calendar, or in the current
+// second's heap.
+func (e *engine) schedule(dev uint32, t, end int64) {
+	if t >= end {
+		e.cal.add(t, dev)
+		return
+	}
+	e.pushHeap(packEvent(t, dev))
+}
+
+// next returns the time of dev's next arrival after a rejection at t, and
+// false when the device has none: its policy stopped, the horizon came, or
+// the policy failed (e.err is set).
+func (e *engine) next(dev uint32, t int64) (int64, bool) {
+	var d int64
+	if e.hinted {
+		d = int64(e.s.RetryAfter)
+	} else {
+		attempt := int(e.att[dev]) + 1
+		delay, err := callPolicy(e.pol[dev])
+		switch {
+		case errors.Is(err, kit.ErrStop):
+			e.gaveUp++
+			if e.periodic {
+				return e.nextFiring(dev)
+			}
+			return 0, false
+		case err == nil && delay < 0:
+			err = negativeDelay(delay)
+			fallthrough
+		case err != nil:
+			e.fail(int(dev), attempt, causeOf(err), err)
+			return 0, false
+		}
+		d = int64(delay)
+	}
+	if d >= e.horizon-t {
+		e.pending++
+		return 0, false
+	}
+	next := t + d
+	if e.periodic && next >= e.firingAt(dev, e.firing[dev]+1) {
+		// The next firing supersedes the retry.
+		e.gaveUp++
+		return e.nextFiring(dev)
+	}
+	return next, true
+}
+
+type panicError struct{ value any }
+
+func (p *panicError) Error() string { return fmt.Sprintf("the policy panicked: %v", p.value) }
+
+// firingAt returns the time of dev's k-th timer firing.
+func (e *engine) firingAt(dev uint32, k uint32) int64 {
+	return e.phase[dev] + int64(k)*int64(e.s.Period)
+}
+
+// nextFiring moves dev to its next timer firing and returns its time, or
+// false when it falls beyond the horizon.
+func (e *engine) nextFiring(dev uint32) (int64, bool) {
+	e.firing[dev]++
+	t := e.firingAt(dev, e.firing[dev])
+	return t, t < e.horizon
+}
+
+func (e *engine) pushHeap(ev uint64) {
+	e.heap = append(e.heap, ev)
+	h := e.heap
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p] <= h[i] {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func (e *engine) popHeap() uint64 {
+	h := e.heap
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if r := l + 1; r < n && h[r] < h[l] {
+			l = r
+		}
+		if h[i] <= h[l] {
+			break
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+	e.heap = h
+	return top
+}
+
+// storm runs the Storm kind: every device's first attempt and Retries
+// retries, counted into the histograms; nothing is served.
+func (e *engine) storm(ctx context.Context) error {
+	for i := range e.n {
+		if i&0xfff == 0 {
+			if err := ctx.Err(); err != nil {
+				return e.stopped(ctx, fmt.Sprintf("at device %d of %d", i, e.n))
+			}
+		}
+		p := e.newPolicy(i)
+		if e.err != nil {
+			return e.err
+		}
+		t := e.offset(e.s.StartSpread)
+		e.count(t, false)
+		for k := 1; k <= e.s.Retries; k++ {
+			d, err := callPolicy(p)
+			if errors.Is(err, kit.ErrStop) {
+				e.gaveUp++
+				break
+			}
+			if err == nil && d < 0 {
+				err = negativeDelay(d)
+			}
+			if err != nil {
+				e.fail(i, k+1, causeOf(err), err)
+				return e.err
+			}
+			if int64(d) >= e.horizon-t {
+				e.pending++
+				break
+			}
+			t += int64(d)
+			e.count(t, true)
+		}
+	}
+	return nil
+}
+
+// callPolicy asks p for its next delay, turning a panic into an error.
+func callPolicy(p kit.Policy) (d time.Duration, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &panicError{r}
+		}
+	}()
+	return p.Next()
+}
+
+// badDelayError is a negative delay: a policy's defect.
+type badDelayError struct{ d time.Duration }
+
+func negativeDelay(d time.Duration) error { return &badDelayError{d} }
+
+func (b *badDelayError) Error() string { return fmt.Sprintf("delay %v is negative", b.d) }
+
+// causeOf classifies an error of a policy.
+func causeOf(err error) Cause {
+	var pe *panicError
+	var de *kit.DelayError
+	var be *badDelayError
+	switch {
+	case errors.As(err, &pe):
+		return PolicyPanic
+	case errors.As(err, &de), errors.As(err, &be):
+		return BadDelay
+	}
+	return SourceError
+}
+
+// count adds one arrival at t to the histograms.
+func (e *engine) count(t int64, retry bool) {
+	e.attempts++
+	w := int(t / e.win)
+	if w >= len(e.hist) {
+		e.hist = grow(e.hist, w)
+		e.rhist = grow(e.rhist, w)
+	}
+	e.hist[w]++
+	if retry {
+		e.rhist[w]++
+	}
+}

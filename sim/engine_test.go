@@ -1,0 +1,125 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// drawFactory draws a policy: a built-in strategy, one that never waits
+// (to reach MaxAttempts), or one that stops after three retries.
+func drawFactory(t *rapid.T) (string, kit.Factory) {
+	switch kind := rapid.SampledFrom([]string{"spec", "spec", "spec", "zero", "stops"}).Draw(t, "policy"); kind {
+	case "zero":
+		return kind, func(kit.Device) kit.Policy {
+			return kit.FromFunc(func(int) time.Duration { return 0 })
+		}
+	case "stops":
+		return kind, func(kit.Device) kit.Policy {
+			return kit.FromSlice([]time.Duration{300 * time.Millisecond, time.Second, 2 * time.Second})
+		}
+	default:
+		base := time.Duration(rapid.Int64Range(int64(time.Millisecond), int64(time.Second)).Draw(t, "base"))
+		spec := kit.Spec{
+			Strategy: rapid.SampledFrom(kit.Strategies()).Draw(t, "strategy"),
+			Base:     base,
+			Cap:      base * time.Duration(rapid.SampledFrom([]int64{1, 10, 100}).Draw(t, "capTimesBase")),
+		}
+		return spec.String(), spec.Factory()
+	}
+}
+
+// TestReplayMatchesHeap checks the calendar engine against heapReplay, the
+// plain priority-queue replay, on drawn scenarios and policies: every figure
+// of the run must be equal.
+func TestReplayMatchesHeap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := Scenario{
+			Kind:        rapid.SampledFrom([]Kind{Outage, LongOutage}).Draw(t, "kind"),
+			Server:      rapid.SampledFrom(Servers()).Draw(t, "server"),
+			Clients:     rapid.IntRange(1, 300).Draw(t, "clients"),
+			AcceptRate:  rapid.Float64Range(0.3, 200).Draw(t, "acceptRate"),
+			Burst:       rapid.SampledFrom([]float64{0, 1, 2.5, 20}).Draw(t, "burst"),
+			Down:        time.Duration(rapid.Int64Range(1, 5e9).Draw(t, "down")),
+			StartSpread: time.Duration(rapid.Int64Range(1, 3e9).Draw(t, "startSpread")),
+			Window:      rapid.SampledFrom([]time.Duration{100 * time.Millisecond, time.Second, 2500 * time.Millisecond}).Draw(t, "window"),
+			Horizon:     rapid.SampledFrom([]time.Duration{30 * time.Second, time.Hour}).Draw(t, "horizon"),
+			RetryAfter:  rapid.SampledFrom([]time.Duration{300 * time.Millisecond, time.Second, 5 * time.Second}).Draw(t, "retryAfter"),
+			MaxAttempts: rapid.IntRange(0, 40).Draw(t, "maxAttempts"),
+		}
+		name, f := drawFactory(t)
+		seed := rapid.Uint64().Draw(t, "seed")
+		res, err := Replay(context.Background(), f, s, Config{Runs: 1, Seed: seed})
+		if err != nil {
+			t.Fatalf("Replay(%s, %+v) = %v", name, s, err)
+		}
+		got, want := res.Runs[0], heapReplay(f, s, seed)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Replay(%s, %+v): the calendar and the heap differ\n got  %s\n want %s", name, s, brief(got), brief(want))
+		}
+	})
+}
+
+// brief writes a run's figures without its histograms, then its
+// histograms.
+func brief(r Run) string {
+	a, ra := r.Arrivals, r.RetryArrivals
+	r.Arrivals, r.RetryArrivals = nil, nil
+	return fmt.Sprintf("%+v\n  arrivals %v\n  retries  %v", r, a, ra)
+}
+
+// TestCalendarFar replays delays longer than the calendar's ring, so that
+// arrivals wait in its far list and move into the ring as it turns: the
+// figures must match the heap's.
+func TestCalendarFar(t *testing.T) {
+	f := func(d kit.Device) kit.Policy {
+		// Every device waits 1h30m, then 3h, then 20s forever: beyond
+		// the ring (68 minutes), then within it.
+		return kit.FromFunc(func(n int) time.Duration {
+			switch n {
+			case 1:
+				return 90 * time.Minute
+			case 2:
+				return 3 * time.Hour
+			}
+			return 20 * time.Second
+		})
+	}
+	s := Scenario{Clients: 500, AcceptRate: 40, Down: 4 * time.Hour, Horizon: 6 * time.Hour, StartSpread: 20 * time.Minute}
+	res, err := Replay(context.Background(), f, s, Config{Runs: 1, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := res.Runs[0], heapReplay(f, s, 7)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the calendar and the heap differ\n got  %s\n want %s", brief(got), brief(want))
+	}
+	if got.Served != 500 {
+		t.Errorf("served %d of 500; want all", got.Served)
+	}
+}
+
+func TestSelectFirst(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		x := rapid.SliceOfN(rapid.Uint64Range(0, 50), 1, 200).Draw(t, "x")
+		k := rapid.IntRange(0, len(x)-1).Draw(t, "k")
+		y := append([]uint64(nil), x...)
+		selectFirst(y, k)
+		for i := range k {
+			if y[i] > y[k] {
+				t.Fatalf("after selectFirst(%v, %d): y[%d] = %d > y[%d] = %d", x, k, i, y[i], k, y[k])
+			}
+		}
+		for i := k + 1; i < len(y); i++ {
+			if y[i] < y[k] {
+				t.Fatalf("after selectFirst(%v, %d): y[%d] = %d < y[%d] = %d", x, k, i, y[i], k, y[k])
+			}
+		}
+	})
+}

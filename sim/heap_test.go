@@ -1,0 +1,164 @@
+package sim
+
+import (
+	"container/heap"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// heapReplay is the obvious design of the replay, written as plainly as the
+// lab's script: one priority queue of every pending arrival, popped in
+// order of time (then device), and a server that decides each arrival in
+// that order. It replays the Outage and LongOutage kinds on every server,
+// with the same fleet, offsets and figures as Replay's run with the given
+// seed, so it is both the oracle the calendar engine is tested against and
+// the baseline of its benchmark. Policies must not fail.
+func heapReplay(f kit.Factory, s Scenario, seed uint64) Run {
+	s = s.WithDefaults()
+	n := s.Clients
+	prefix, boot := devicePrefix(seed), bootTime(seed)
+	rng := rand.NewPCG(seed, splitmix64(seed))
+	pol := make([]kit.Policy, n)
+	att := make([]int, n)
+	q := make(eventHeap, 0, n)
+	for i := range n {
+		pol[i] = f(kit.Device{ID: deviceID(prefix, i), Boot: boot})
+		var t int64
+		if s.StartSpread > 0 {
+			t = int64(rng.Uint64() % uint64(s.StartSpread))
+		}
+		if t < int64(s.Horizon) {
+			q = append(q, heapEvent{t, i})
+		}
+	}
+	heap.Init(&q)
+
+	var r Run
+	r.Seed = seed
+	var hist, rhist []int
+	var success []int64
+	acceptedIn := map[int64]int64{}
+	tokens, tokensAt, filled := 0.0, int64(0), false
+	accept := func(t int64) bool {
+		if t < int64(s.Down) {
+			return false
+		}
+		if s.Server == TokenBucket {
+			if !filled {
+				tokens, tokensAt, filled = s.Burst, int64(s.Down), true
+			}
+			tokens = min(s.Burst, tokens+float64(t-tokensAt)*s.AcceptRate/1e9)
+			tokensAt = t
+			if tokens >= 1 {
+				tokens--
+				return true
+			}
+			return false
+		}
+		sec := t / 1e9
+		quota := int64(math.Floor(float64(sec+1)*s.AcceptRate) - math.Floor(float64(sec)*s.AcceptRate))
+		if acceptedIn[sec] >= quota {
+			return false
+		}
+		acceptedIn[sec]++
+		return true
+	}
+	for q.Len() > 0 {
+		ev := heap.Pop(&q).(heapEvent)
+		t, dev := ev.t, ev.dev
+		att[dev]++
+		r.Attempts++
+		w := int(t / int64(s.Window))
+		for len(hist) <= w {
+			hist, rhist = append(hist, 0), append(rhist, 0)
+		}
+		hist[w]++
+		if att[dev] > 1 {
+			rhist[w]++
+		}
+		if accept(t) {
+			r.Served++
+			success = append(success, t)
+			r.AllServed = max(r.AllServed, time.Duration(t))
+			continue
+		}
+		if att[dev] >= s.MaxAttempts {
+			r.GaveUp++
+			r.AttemptLimited++
+			continue
+		}
+		d := s.RetryAfter
+		if s.Server != RetryAfter {
+			var err error
+			d, err = pol[dev].Next()
+			if errors.Is(err, kit.ErrStop) {
+				r.GaveUp++
+				continue
+			}
+			if err != nil || d < 0 {
+				panic("heapReplay: the policy failed")
+			}
+		}
+		if int64(d) >= int64(s.Horizon)-t {
+			r.Pending++
+			continue
+		}
+		heap.Push(&q, heapEvent{t + int64(d), dev})
+	}
+	for len(hist) > 0 && hist[len(hist)-1] == 0 {
+		hist, rhist = hist[:len(hist)-1], rhist[:len(rhist)-1]
+	}
+	for len(rhist) > 0 && rhist[len(rhist)-1] == 0 {
+		rhist = rhist[:len(rhist)-1]
+	}
+	r.Arrivals, r.RetryArrivals = hist, rhist
+	if r.Arrivals == nil {
+		r.Arrivals = []int{}
+	}
+	if r.RetryArrivals == nil {
+		r.RetryArrivals = []int{}
+	}
+	r.BusiestWindowArrivals, r.PeakRetryArrivals = maxOf(hist), maxOf(rhist)
+	r.PeakRatio = float64(r.PeakRetryArrivals) / (s.AcceptRate * s.Window.Seconds())
+	if len(success) > 0 {
+		slices.Sort(success)
+		rank := func(q float64) time.Duration {
+			return time.Duration(success[int(math.Ceil(q*float64(len(success))))-1])
+		}
+		r.P50, r.P99 = rank(0.5), rank(0.99)
+	}
+	return r
+}
+
+func maxOf(x []int) int {
+	m := 0
+	for _, v := range x {
+		m = max(m, v)
+	}
+	return m
+}
+
+type heapEvent struct {
+	t   int64
+	dev int
+}
+
+type eventHeap []heapEvent
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	return h[i].t < h[j].t || h[i].t == h[j].t && h[i].dev < h[j].dev
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(heapEvent)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

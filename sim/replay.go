@@ -1,0 +1,289 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// Config sets the replications of a replay.
+type Config struct {
+	// Runs is the number of runs; default 20.
+	Runs int
+	// Seed is the seed every run's seed derives from. Run 0's seed is Seed
+	// itself, and run i's is a hash of Seed and i, so any run replays
+	// alone with Config{Runs: 1, Seed: run.Seed}.
+	Seed uint64
+	// Workers is the number of runs replayed at once; default the number
+	// of CPUs. The figures do not depend on it.
+	Workers int
+	// Level is the confidence level of the summary's intervals; default
+	// 0.95.
+	Level float64
+	// Resamples is the number of bootstrap resamples behind each
+	// interval; default 2,000.
+	Resamples int
+}
+
+// Defaults of Config.
+const (
+	DefaultRuns      = 20
+	DefaultLevel     = 0.95
+	DefaultResamples = 2000
+)
+
+func (c Config) withDefaults() Config {
+	if c.Runs == 0 {
+		c.Runs = DefaultRuns
+	}
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	if c.Level == 0 {
+		c.Level = DefaultLevel
+	}
+	if c.Resamples == 0 {
+		c.Resamples = DefaultResamples
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Runs < 0:
+		return fmt.Errorf("sim: runs %d is negative", c.Runs)
+	case c.Runs > 1_000_000:
+		return fmt.Errorf("sim: runs %d is more than 1,000,000", c.Runs)
+	case c.Workers < 0:
+		return fmt.Errorf("sim: workers %d is negative", c.Workers)
+	case !(c.Level > 0 && c.Level < 1):
+		return fmt.Errorf("sim: confidence level %v is not between 0 and 1", c.Level)
+	case c.Resamples < 0 || c.Resamples > 1_000_000:
+		return fmt.Errorf("sim: resamples %d is not between 0 and 1,000,000", c.Resamples)
+	}
+	return nil
+}
+
+// RunSeed returns the seed of run i of a replay seeded with seed.
+func RunSeed(seed uint64, i int) uint64 {
+	if i == 0 {
+		return seed
+	}
+	return splitmix64(seed ^ splitmix64(uint64(i)))
+}
+
+// splitmix64 is the output function of SplitMix64.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// A Run holds the figures of one replication. Times are measured from t0,
+// the instant the fleet fails; in the periodic kinds a time to success is
+// measured from the timer's firing.
+type Run struct {
+	// Seed is the run's seed: it chooses the fleet's ids ([DeviceID]) and
+	// the offsets of the first attempts.
+	Seed uint64
+	// AllServed is when the last device was served (the last firing, in
+	// the periodic kinds). Every device was served only if Served equals
+	// the scenario's Clients.
+	AllServed time.Duration
+	// BusiestWindowArrivals is the most arrivals in one window, first
+	// attempts included.
+	BusiestWindowArrivals int
+	// PeakRetryArrivals is the most retry arrivals in one window: every
+	// arrival but each device's first.
+	PeakRetryArrivals int
+	// PeakRatio is PeakRetryArrivals over the window's accept budget,
+	// AcceptRate·Window.
+	PeakRatio float64
+	// Attempts counts every attempt, first ones included.
+	Attempts int
+	// Served counts the devices served (the firings served, in the
+	// periodic kinds).
+	Served int
+	// GaveUp counts the devices whose policy stopped, or that reached
+	// MaxAttempts, before they were served; in the periodic kinds, the
+	// firings whose retries the policy stopped or the next firing cut short.
+	GaveUp int
+	// AttemptLimited counts those of GaveUp that reached MaxAttempts.
+	AttemptLimited int
+	// Pending counts the devices (firings) still retrying at the horizon.
+	Pending int
+	// P50 and P99 are the median and 99th percentile of the time to
+	// success of the served devices (nearest rank).
+	P50, P99 time.Duration
+	// Arrivals counts all arrivals per window: window i covers
+	// [i·Window, (i+1)·Window). Trailing empty windows are left off.
+	Arrivals []int
+	// RetryArrivals counts the retry arrivals per window.
+	RetryArrivals []int
+}
+
+// A Cause says what went wrong with a device's policy.
+type Cause int
+
+// The causes of a [DeviceError].
+const (
+	// PolicyPanic: the policy or its factory panicked.
+	PolicyPanic Cause = iota + 1
+	// BadDelay: the policy returned a negative delay, or one a
+	// time.Duration cannot hold ([*kit.DelayError]).
+	BadDelay
+	// SourceError: the policy's source failed, for example an external
+	// program that stopped answering, or the factory returned no policy.
+	SourceError
+)
+
+func (c Cause) String() string {
+	switch c {
+	case PolicyPanic:
+		return "panic"
+	case BadDelay:
+		return "bad delay"
+	case SourceError:
+		return "source error"
+	}
+	return fmt.Sprintf("Cause(%d)", int(c))
+}
+
+// A DeviceError reports the device and the attempt at which a replay
+// stopped because of its policy.
+type DeviceError struct {
+	Run    int    // the run's number, from 0
+	Seed   uint64 // the run's seed
+	Device string // the device's id
+	// Attempt is the attempt whose delay was asked for, counting the
+	// first attempt as 1; 0 when making the device's policy failed.
+	Attempt int
+	Cause   Cause
+	Err     error
+}
+
+func (e *DeviceError) Error() string {
+	if e.Attempt == 0 {
+		return fmt.Sprintf("sim: run %d (seed %d): device %s: making its policy: %v", e.Run, e.Seed, e.Device, e.Err)
+	}
+	return fmt.Sprintf("sim: run %d (seed %d): device %s: delay before attempt %d: %v", e.Run, e.Seed, e.Device, e.Attempt, e.Err)
+}
+
+func (e *DeviceError) Unwrap() error { return e.Err }
+
+// PolicyDefect reports whether the error is the policy's own defect (a
+// panic or a bad delay) rather than a failure of its source.
+func (e *DeviceError) PolicyDefect() bool { return e.Cause == PolicyPanic || e.Cause == BadDelay }
+
+// Replay replays the scenario s cfg.Runs times, each run with its own fleet
+// of s.Clients devices whose policies f makes, and returns every run's
+// figures and their summary. Runs are replayed in parallel, and the result
+// depends only on f, s and cfg.Seed.
+//
+// Replay returns an error, and no result, when s or cfg is out of range
+// (see [Scenario.Validate]), when a policy fails (a [*DeviceError] naming
+// the run, the device and the attempt), or when ctx is done (saying where
+// the replay stopped).
+func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
+	if f == nil {
+		panic("sim: Replay with a nil factory")
+	}
+	if err := s.Validate(); err != nil {
+		return Result{}, err
+	}
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return Result{}, err
+	}
+	s = s.WithDefaults()
+	workers := min(cfg.Workers, cfg.Runs)
+	if need := s.Memory(); need > 0 {
+		workers = max(1, min(workers, int(s.MemoryLimit/need)))
+	}
+	runs := make([]Run, cfg.Runs)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i := range cfg.Runs {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			r, err := replayRun(gctx, f, s, i, RunSeed(cfg.Seed, i))
+			runs[i] = r
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("sim: replay stopped before its first run: %w", context.Cause(ctx))
+	}
+	return Result{Scenario: s, Config: cfg, Runs: runs, Summary: summarize(runs, s, cfg)}, nil
+}
+
+// replayRun replays run i, whose seed is seed.
+func replayRun(ctx context.Context, f kit.Factory, s Scenario, i int, seed uint64) (Run, error) {
+	e := newEngine(f, s, i, seed)
+	var err error
+	if s.Kind == Storm {
+		err = e.storm(ctx)
+	} else {
+		err = e.replay(ctx)
+	}
+	if err != nil {
+		return Run{}, err
+	}
+	return e.result(), nil
+}
+
+// result returns the figures of a finished run.
+func (e *engine) result() Run {
+	r := Run{
+		Seed:           e.seed,
+		AllServed:      time.Duration(e.last),
+		Attempts:       int(e.attempts),
+		Served:         e.served,
+		GaveUp:         e.gaveUp,
+		AttemptLimited: e.limited,
+		Pending:        e.pending,
+	}
+	r.Arrivals, r.BusiestWindowArrivals = trimmed(e.hist)
+	r.RetryArrivals, r.PeakRetryArrivals = trimmed(e.rhist)
+	r.PeakRatio = float64(r.PeakRetryArrivals) / e.s.budget()
+	if n := len(e.success); n > 0 {
+		r.P50 = time.Duration(nearestRank(e.success, 0.50))
+		r.P99 = time.Duration(nearestRank(e.success, 0.99))
+	}
+	return r
+}
+
+// trimmed returns h as ints without its trailing zeros, and its largest
+// count.
+func trimmed(h []int32) ([]int, int) {
+	n := len(h)
+	for n > 0 && h[n-1] == 0 {
+		n--
+	}
+	out, peak := make([]int, n), 0
+	for i, c := range h[:n] {
+		out[i] = int(c)
+		peak = max(peak, int(c))
+	}
+	return out, peak
+}
+
+// nearestRank returns the q-quantile of x by nearest rank, reordering x.
+func nearestRank(x []int64, q float64) int64 {
+	k := int(math.Ceil(float64(len(x))*q)) - 1
+	k = min(max(k, 0), len(x)-1)
+	selectFirst(x, k)
+	return x[k]
+}

@@ -1,0 +1,212 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Schema names the version of the replay's JSON shape.
+const Schema = "jitterkit.replay/v1"
+
+// A Result holds every run of a replay and the summary of their figures.
+type Result struct {
+	// Scenario is the replayed scenario, with its defaults filled in.
+	Scenario Scenario
+	// Config is the replications' configuration, with its defaults.
+	Config Config
+	// Runs are the runs, in the order of their number.
+	Runs []Run
+	// Summary maps each figure's name (see [Figures]) to its median over
+	// the runs and the confidence interval at Config.Level.
+	Summary map[string]Estimate
+	// Policy names the replayed policy in the JSON, such as a spec; Replay
+	// leaves it empty.
+	Policy string
+}
+
+// A Status is the outcome of a replay judged against its threshold.
+type Status string
+
+// The outcomes.
+const (
+	// Pass: the median peak ratio, and its interval, are within the
+	// threshold, and no device was still retrying at the horizon.
+	Pass Status = "pass"
+	// Fail: the median peak ratio is over the threshold.
+	Fail Status = "fail"
+	// Warn: the median is within the threshold but its interval reaches
+	// over it, or devices were still retrying at the horizon, so the
+	// figures may understate the load.
+	Warn Status = "warn"
+)
+
+// Status judges the median peak ratio against the scenario's threshold.
+func (r Result) Status() Status {
+	p := r.Summary["peak_ratio"]
+	switch {
+	case p.Median > r.Scenario.Threshold:
+		return Fail
+	case p.High > r.Scenario.Threshold || r.Summary["pending"].Median > 0:
+		return Warn
+	}
+	return Pass
+}
+
+// Passed reports whether the replay did not fail: its status is Pass or
+// Warn.
+func (r Result) Passed() bool { return r.Status() != Fail }
+
+// Detail says what was judged and what the fleet did, got before want:
+//
+//	peak ratio 39.62 [38.10, 40.70] > threshold 0.6: up to 1,981 retries in one 1s window against a budget of 50 (median of 20 runs, 95% CI); busiest window 1,981 arrivals; all served after 14.8s; 3,103 attempts; 400 of 400 served
+func (r Result) Detail() string {
+	s, sum := r.Scenario, r.Summary
+	p := sum["peak_ratio"]
+	op := "≤"
+	if p.Median > s.Threshold {
+		op = ">"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "peak ratio %.2f [%.2f, %.2f] %s threshold %v: up to %s retries in one %v window against a budget of %s (median of %d runs, %g%% CI)",
+		p.Median, p.Low, p.High, op, s.Threshold, count(sum["peak_retry_arrivals"].Median), s.Window,
+		count(s.budget()), len(r.Runs), 100*r.Config.Level)
+	fmt.Fprintf(&b, "; busiest window %s arrivals", count(sum["busiest_window_arrivals"].Median))
+	if s.Kind != Storm {
+		fmt.Fprintf(&b, "; all served after %.1fs", sum["all_served_s"].Median)
+	}
+	fmt.Fprintf(&b, "; %s attempts", count(sum["attempts"].Median))
+	if s.Kind == Storm {
+		return b.String()
+	}
+	if s.Kind == Periodic || s.Kind == PeriodicAligned {
+		fmt.Fprintf(&b, "; %s firings served", count(sum["served"].Median))
+	} else {
+		fmt.Fprintf(&b, "; %s of %s served", count(sum["served"].Median), count(float64(s.Clients)))
+	}
+	if g := sum["gave_up"].Median; g > 0 {
+		fmt.Fprintf(&b, "; %s gave up", count(g))
+	}
+	if n := sum["pending"].Median; n > 0 {
+		fmt.Fprintf(&b, "; %s still retrying at the %v horizon", count(n), s.Horizon)
+	}
+	return b.String()
+}
+
+// count writes x with thousands separators, and with one decimal when it
+// is not whole (a median of an even number of runs).
+func count(x float64) string {
+	if x != math.Trunc(x) || math.Abs(x) >= 1e15 {
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	s := strconv.FormatInt(int64(x), 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// MarshalJSON writes the result in the replay's JSON shape: "schema",
+// "scenario", "policy", "config", "status", "detail", "runs" and "summary".
+func (r Result) MarshalJSON() ([]byte, error) {
+	runs := r.Runs
+	if runs == nil {
+		runs = []Run{}
+	}
+	return json.Marshal(resultJSON{
+		Schema:   Schema,
+		Scenario: r.Scenario,
+		Policy:   r.Policy,
+		Config:   configJSON{Runs: r.Config.Runs, Seed: r.Config.Seed, Level: r.Config.Level, Resamples: r.Config.Resamples},
+		Status:   r.Status(),
+		Detail:   r.Detail(),
+		Runs:     runs,
+		Summary:  r.Summary,
+	})
+}
+
+// WriteJSON writes r's JSON, indented, naming policy as the replayed
+// policy.
+func (r Result) WriteJSON(w io.Writer, policy string) error {
+	r.Policy = policy
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+type resultJSON struct {
+	Schema   string              `json:"schema"`
+	Scenario Scenario            `json:"scenario"`
+	Policy   string              `json:"policy"`
+	Config   configJSON          `json:"config"`
+	Status   Status              `json:"status"`
+	Detail   string              `json:"detail"`
+	Runs     []Run               `json:"runs"`
+	Summary  map[string]Estimate `json:"summary"`
+}
+
+type configJSON struct {
+	Runs      int     `json:"runs"`
+	Seed      uint64  `json:"seed"`
+	Level     float64 `json:"level"`
+	Resamples int     `json:"resamples"`
+}
+
+// MarshalJSON writes the run's figures, with times in seconds.
+func (r Run) MarshalJSON() ([]byte, error) {
+	arrivals, retries := r.Arrivals, r.RetryArrivals
+	if arrivals == nil {
+		arrivals = []int{}
+	}
+	if retries == nil {
+		retries = []int{}
+	}
+	return json.Marshal(runJSON{
+		Seed:                  r.Seed,
+		AllServedS:            r.AllServed.Seconds(),
+		BusiestWindowArrivals: r.BusiestWindowArrivals,
+		PeakRetryArrivals:     r.PeakRetryArrivals,
+		PeakRatio:             r.PeakRatio,
+		Attempts:              r.Attempts,
+		Served:                r.Served,
+		GaveUp:                r.GaveUp,
+		AttemptLimited:        r.AttemptLimited,
+		Pending:               r.Pending,
+		P50ServedS:            r.P50.Seconds(),
+		P99ServedS:            r.P99.Seconds(),
+		Arrivals:              arrivals,
+		RetryArrivals:         retries,
+	})
+}
+
+type runJSON struct {
+	Seed                  uint64  `json:"seed"`
+	AllServedS            float64 `json:"all_served_s"`
+	BusiestWindowArrivals int     `json:"busiest_window_arrivals"`
+	PeakRetryArrivals     int     `json:"peak_retry_arrivals"`
+	PeakRatio             float64 `json:"peak_ratio"`
+	Attempts              int     `json:"attempts"`
+	Served                int     `json:"served"`
+	GaveUp                int     `json:"gave_up"`
+	AttemptLimited        int     `json:"attempt_limited"`
+	Pending               int     `json:"pending"`
+	P50ServedS            float64 `json:"p50_served_s"`
+	P99ServedS            float64 `json:"p99_served_s"`
+	Arrivals              []int   `json:"arrivals"`
+	RetryArrivals         []int   `json:"retry_arrivals"`
+}

@@ -1,0 +1,350 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+)
+
+// A Kind is the shape of a scenario: how the fleet's attempts begin.
+type Kind string
+
+// The scenarios.
+const (
+	// Outage: every device fails together at t0 and retries until it is
+	// served, its policy stops or the horizon ends. The server is down for
+	// the first Down seconds. This is the lab's experiment.
+	Outage Kind = "outage"
+	// LongOutage is an Outage whose server stays down long enough (an hour
+	// by default) for every device to reach its cap, as after a site loses
+	// its uplink for an afternoon: a fleet without jitter then retries in
+	// perfect unison at the cap.
+	LongOutage Kind = "long-outage"
+	// Storm: every device fails at once and keeps failing for Retries
+	// retries, whatever the server. Nothing is served; the replay counts
+	// arrivals only, and the peak is the largest number of retries in one
+	// window.
+	Storm Kind = "storm"
+	// Periodic: each device fires a timer every Period (a sync window, an
+	// update poll, a metric push), offset by a stable per-device value: the
+	// 64-bit FNV-1a hash of its id ([kit.HashID]) modulo the period. A
+	// rejected firing is retried on the device's policy until it is served,
+	// the policy stops, or the next firing supersedes it.
+	Periodic Kind = "periodic"
+	// PeriodicAligned is Periodic without the per-device offset: every
+	// timer fires on the period's boundary (within StartSpread), as a fleet
+	// configured to sync "every hour on the hour" does.
+	PeriodicAligned Kind = "periodic-aligned"
+)
+
+// Kinds returns the scenarios, in the order of their constants.
+func Kinds() []Kind { return []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned} }
+
+// A Server is the model of the server the fleet retries against.
+type Server string
+
+// The server models.
+const (
+	// Lab is the lab's server: it accepts at most AcceptRate requests in
+	// each whole second (the first ones to arrive) and none while it is
+	// down. A request that is not accepted is rejected at once.
+	Lab Server = "lab"
+	// TokenBucket accepts a request when a token is free. Tokens refill
+	// continuously at AcceptRate per second up to Burst; the bucket is full
+	// when the server comes up, and accepts nothing while it is down.
+	TokenBucket Server = "token-bucket"
+	// RetryAfter accepts as Lab does, but answers every rejection, while
+	// down too, with a fixed Retry-After hint of RetryAfter that the
+	// clients obey exactly instead of asking their policy, as
+	// cenkalti/backoff v5's RetryAfterError and gRPC's pushback do. It shows
+	// how a constant hint puts a jittered fleet back in lockstep.
+	RetryAfter Server = "retry-after"
+)
+
+// Servers returns the server models, in the order of their constants.
+func Servers() []Server { return []Server{Lab, TokenBucket, RetryAfter} }
+
+// Limits beyond which a scenario is refused.
+const (
+	// MaxClients is the largest fleet a replay holds: devices are numbered
+	// with 32 bits.
+	MaxClients = math.MaxUint32
+	// MaxHorizon is the longest stretch of simulated time a replay covers.
+	MaxHorizon = 31 * 24 * time.Hour
+	// DefaultMemoryLimit is the default of Scenario.MemoryLimit.
+	DefaultMemoryLimit = 4 << 30
+)
+
+// A Scenario describes one fleet replay. Every field left zero takes the
+// default given beside it; negative values are refused by
+// [Scenario.Validate]. Times are measured from t0, the instant the fleet
+// fails.
+type Scenario struct {
+	// Kind is the scenario; default Outage.
+	Kind Kind
+	// Server is the server model; default Lab. Storm has no server.
+	Server Server
+	// Clients is the number of devices; default 400.
+	Clients int
+	// AcceptRate is the number of requests the server accepts per second;
+	// default 50. In a Storm it only sets the budget that PeakRatio is
+	// measured against.
+	AcceptRate float64
+	// Burst is the TokenBucket's capacity; default AcceptRate (one second's
+	// worth), and at least 1.
+	Burst float64
+	// Down is how long the server is down from t0; default 2s for Outage,
+	// 1h for LongOutage, and no outage for the other kinds.
+	Down time.Duration
+	// Window is the width of the histogram's windows and of the peaks;
+	// default 1s.
+	Window time.Duration
+	// StartSpread is the window over which the devices' first attempts
+	// (first timer firings in PeriodicAligned) are spread, uniformly at
+	// random; default 10ms, and none for Storm.
+	StartSpread time.Duration
+	// Horizon is when the replay stops: a device that would retry later is
+	// counted as pending. Default 1h for Outage and Storm, Down+1h for
+	// LongOutage, and 5 periods for the periodic kinds; at most MaxHorizon.
+	Horizon time.Duration
+	// RetryAfter is the RetryAfter server's hint; default 1s.
+	RetryAfter time.Duration
+	// Retries is the number of retries of each device in a Storm
+	// (K in the study); default 10.
+	Retries int
+	// Period is the timer period of the periodic kinds; default 1m.
+	Period time.Duration
+	// Threshold is the highest peak ratio that passes; default 0.6, the
+	// field guide's "comfortable".
+	Threshold float64
+	// MaxAttempts bounds the attempts of one device: a device that reaches
+	// it gives up, so that a policy returning zero delays cannot hold the
+	// replay in one instant. Default 10,000.
+	MaxAttempts int
+	// MemoryLimit is the most memory, in bytes, that one run may need, by
+	// the estimate of [Scenario.Memory]; default DefaultMemoryLimit (4 GiB).
+	// Replay runs fewer runs at once when several would not fit.
+	MemoryLimit int64
+}
+
+// Defaults.
+const (
+	DefaultClients     = 400
+	DefaultAcceptRate  = 50.0
+	DefaultDown        = 2 * time.Second
+	DefaultLongDown    = time.Hour
+	DefaultWindow      = time.Second
+	DefaultStartSpread = 10 * time.Millisecond
+	DefaultHorizon     = time.Hour
+	DefaultRetryAfter  = time.Second
+	DefaultRetries     = 10
+	DefaultPeriod      = time.Minute
+	DefaultThreshold   = 0.6
+	DefaultMaxAttempts = 10000
+)
+
+// WithDefaults returns s with every zero field set to its default.
+func (s Scenario) WithDefaults() Scenario {
+	if s.Kind == "" {
+		s.Kind = Outage
+	}
+	if s.Server == "" {
+		s.Server = Lab
+	}
+	if s.Clients == 0 {
+		s.Clients = DefaultClients
+	}
+	if s.AcceptRate == 0 {
+		s.AcceptRate = DefaultAcceptRate
+	}
+	if s.Burst == 0 {
+		s.Burst = max(1, s.AcceptRate)
+	}
+	if s.Down == 0 {
+		switch s.Kind {
+		case Outage:
+			s.Down = DefaultDown
+		case LongOutage:
+			s.Down = DefaultLongDown
+		}
+	}
+	if s.Window == 0 {
+		s.Window = DefaultWindow
+	}
+	if s.StartSpread == 0 && s.Kind != Storm {
+		s.StartSpread = DefaultStartSpread
+	}
+	if s.Period == 0 {
+		s.Period = DefaultPeriod
+	}
+	if s.Horizon == 0 {
+		switch s.Kind {
+		case LongOutage:
+			s.Horizon = s.Down + DefaultHorizon
+		case Periodic, PeriodicAligned:
+			s.Horizon = 5 * s.Period
+		default:
+			s.Horizon = DefaultHorizon
+		}
+	}
+	if s.RetryAfter == 0 {
+		s.RetryAfter = DefaultRetryAfter
+	}
+	if s.Retries == 0 {
+		s.Retries = DefaultRetries
+	}
+	if s.Threshold == 0 {
+		s.Threshold = DefaultThreshold
+	}
+	if s.MaxAttempts == 0 {
+		s.MaxAttempts = DefaultMaxAttempts
+	}
+	if s.MemoryLimit == 0 {
+		s.MemoryLimit = DefaultMemoryLimit
+	}
+	return s
+}
+
+// Validate reports the first field of s, after defaults, that is out of
+// range, and refuses a scenario whose run would need more memory than its
+// MemoryLimit, saying how much it would need.
+func (s Scenario) Validate() error {
+	s = s.WithDefaults()
+	switch {
+	case s.Kind != Outage && s.Kind != LongOutage && s.Kind != Storm && s.Kind != Periodic && s.Kind != PeriodicAligned:
+		return fmt.Errorf("sim: unknown scenario %q (want outage, long-outage, storm, periodic or periodic-aligned)", string(s.Kind))
+	case s.Server != Lab && s.Server != TokenBucket && s.Server != RetryAfter:
+		return fmt.Errorf("sim: unknown server %q (want lab, token-bucket or retry-after)", string(s.Server))
+	case s.Clients < 0:
+		return fmt.Errorf("sim: clients %d is negative", s.Clients)
+	case s.Clients > MaxClients:
+		return fmt.Errorf("sim: clients %d is more than a replay holds (%d)", s.Clients, MaxClients)
+	case !(s.AcceptRate > 0) || math.IsInf(s.AcceptRate, 0):
+		return fmt.Errorf("sim: accept rate %v per second is not a positive number", s.AcceptRate)
+	case s.AcceptRate > 1e12:
+		return fmt.Errorf("sim: accept rate %v per second is beyond 1e12", s.AcceptRate)
+	case !(s.Burst >= 1) || math.IsInf(s.Burst, 0):
+		return fmt.Errorf("sim: burst %v is not a number of at least 1", s.Burst)
+	case s.Down < 0:
+		return fmt.Errorf("sim: down %v is negative", s.Down)
+	case s.Window < 0:
+		return fmt.Errorf("sim: window %v is negative", s.Window)
+	case s.StartSpread < 0:
+		return fmt.Errorf("sim: start spread %v is negative", s.StartSpread)
+	case s.Horizon < 0:
+		return fmt.Errorf("sim: horizon %v is negative", s.Horizon)
+	case s.Horizon > MaxHorizon:
+		return fmt.Errorf("sim: horizon %v is beyond the longest replay, %v (%d days)", s.Horizon, MaxHorizon, MaxHorizon/(24*time.Hour))
+	case s.RetryAfter < 0:
+		return fmt.Errorf("sim: retry-after %v is negative", s.RetryAfter)
+	case s.Retries < 0:
+		return fmt.Errorf("sim: retries %d is negative", s.Retries)
+	case s.Period < 0:
+		return fmt.Errorf("sim: period %v is negative", s.Period)
+	case !(s.Threshold > 0) || math.IsInf(s.Threshold, 0):
+		return fmt.Errorf("sim: threshold %v is not a positive number", s.Threshold)
+	case s.MaxAttempts < 0:
+		return fmt.Errorf("sim: max attempts %d is negative", s.MaxAttempts)
+	case s.MemoryLimit < 0:
+		return fmt.Errorf("sim: memory limit %d is negative", s.MemoryLimit)
+	}
+	if need := s.Memory(); need > s.MemoryLimit {
+		return fmt.Errorf("sim: one run of %d clients over %v in %v windows would need about %s, above the limit of %s: lower Clients or Horizon, widen Window, or raise MemoryLimit",
+			s.Clients, s.Horizon, s.Window, formatBytes(need), formatBytes(s.MemoryLimit))
+	}
+	return nil
+}
+
+// Bytes the memory estimate counts per device: the engine's own state
+// (policy interface, attempt counter, pending event with its share of the
+// calendar's spare capacity, time of success) and an allowance for a
+// policy's state, which the built-in strategies keep under.
+const (
+	engineBytesPerDevice   = 16 + 4 + 16 + 8
+	periodicBytesPerDevice = 8 + 4
+	policyBytesAllowance   = 96
+)
+
+// Memory estimates the bytes one run of s needs, after defaults: the state
+// of every device, an allowance for each device's policy, and the two
+// histograms over the horizon.
+func (s Scenario) Memory() int64 {
+	s = s.WithDefaults()
+	perDevice := int64(engineBytesPerDevice + policyBytesAllowance)
+	switch s.Kind {
+	case Storm:
+		perDevice = policyBytesAllowance
+	case Periodic, PeriodicAligned:
+		perDevice += periodicBytesPerDevice + 8*int64(max(1, s.Horizon/max(s.Period, 1)))
+	}
+	windows := int64(1)
+	if s.Window > 0 {
+		windows += int64(s.Horizon / s.Window)
+	}
+	return satMul(int64(s.Clients), perDevice) + satMul(windows, 2*4) + ringBytes
+}
+
+// satMul returns a·b, or MaxInt64 when it overflows.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// formatBytes writes n in binary units: 512 B, 1.5 KiB, 12.0 GiB.
+func formatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n), -1
+	for f >= unit && i < 5 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, "KMGTPE"[i])
+}
+
+// budget returns the number of requests the server accepts in one window
+// while it is up.
+func (s Scenario) budget() float64 { return s.AcceptRate * s.Window.Seconds() }
+
+// MarshalJSON writes s after defaults, with times in seconds.
+func (s Scenario) MarshalJSON() ([]byte, error) {
+	d := s.WithDefaults()
+	return json.Marshal(scenarioJSON{
+		Kind:         d.Kind,
+		Server:       d.Server,
+		Clients:      d.Clients,
+		AcceptRate:   d.AcceptRate,
+		Burst:        d.Burst,
+		DownS:        d.Down.Seconds(),
+		WindowS:      d.Window.Seconds(),
+		StartSpreadS: d.StartSpread.Seconds(),
+		HorizonS:     d.Horizon.Seconds(),
+		RetryAfterS:  d.RetryAfter.Seconds(),
+		Retries:      d.Retries,
+		PeriodS:      d.Period.Seconds(),
+		Threshold:    d.Threshold,
+		MaxAttempts:  d.MaxAttempts,
+	})
+}
+
+type scenarioJSON struct {
+	Kind         Kind    `json:"kind"`
+	Server       Server  `json:"server"`
+	Clients      int     `json:"clients"`
+	AcceptRate   float64 `json:"accept_rate"`
+	Burst        float64 `json:"burst"`
+	DownS        float64 `json:"down_s"`
+	WindowS      float64 `json:"window_s"`
+	StartSpreadS float64 `json:"start_spread_s"`
+	HorizonS     float64 `json:"horizon_s"`
+	RetryAfterS  float64 `json:"retry_after_s"`
+	Retries      int     `json:"retries"`
+	PeriodS      float64 `json:"period_s"`
+	Threshold    float64 `json:"threshold"`
+	MaxAttempts  int     `json:"max_attempts"`
+}

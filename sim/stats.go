@@ -1,0 +1,166 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// An Estimate is the median of one figure over the runs, with a
+// bias-corrected and accelerated (BCa) bootstrap confidence interval.
+type Estimate struct {
+	Median float64 `json:"median"`
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+}
+
+// A figure is one number of a Run, named as in its JSON.
+type figure struct {
+	name  string
+	value func(Run, Scenario) float64
+}
+
+// figures are the figures the summary estimates, in a fixed order.
+var figures = []figure{
+	{"all_served_s", func(r Run, _ Scenario) float64 { return r.AllServed.Seconds() }},
+	{"busiest_window_arrivals", func(r Run, _ Scenario) float64 { return float64(r.BusiestWindowArrivals) }},
+	{"peak_retry_arrivals", func(r Run, _ Scenario) float64 { return float64(r.PeakRetryArrivals) }},
+	{"peak_ratio", func(r Run, _ Scenario) float64 { return r.PeakRatio }},
+	{"attempts", func(r Run, _ Scenario) float64 { return float64(r.Attempts) }},
+	{"attempts_per_device", func(r Run, s Scenario) float64 { return float64(r.Attempts) / float64(s.Clients) }},
+	{"served", func(r Run, _ Scenario) float64 { return float64(r.Served) }},
+	{"gave_up", func(r Run, _ Scenario) float64 { return float64(r.GaveUp) }},
+	{"pending", func(r Run, _ Scenario) float64 { return float64(r.Pending) }},
+	{"p50_served_s", func(r Run, _ Scenario) float64 { return r.P50.Seconds() }},
+	{"p99_served_s", func(r Run, _ Scenario) float64 { return r.P99.Seconds() }},
+}
+
+// Figures returns the names of the figures in a Result's Summary, as they
+// appear in a Run's JSON.
+func Figures() []string {
+	names := make([]string, len(figures))
+	for i, f := range figures {
+		names[i] = f.name
+	}
+	return names
+}
+
+// summarize estimates the median of every figure over the runs. Each
+// figure's bootstrap draws from its own generator, seeded from cfg.Seed and
+// the figure's place, so the summary depends on nothing else.
+func summarize(runs []Run, s Scenario, cfg Config) map[string]Estimate {
+	out := make(map[string]Estimate, len(figures))
+	x := make([]float64, len(runs))
+	for i, f := range figures {
+		for j, r := range runs {
+			x[j] = f.value(r, s)
+		}
+		src := rand.NewPCG(cfg.Seed, splitmix64(uint64(i)+1))
+		out[f.name] = bootstrapMedian(cfg.Level, cfg.Resamples, src, x)
+	}
+	return out
+}
+
+// bootstrapMedian returns the median of x and its BCa bootstrap interval
+// at the given level (Efron, 1987), from resamples drawn with src. The bias
+// correction z₀ counts the resampled medians below the median, ties counted
+// half; the acceleration comes from the jackknife medians. When every
+// value is equal, or x holds fewer than two values, or resamples is 0, the
+// interval is the median itself. When z₀ cannot be estimated (every
+// resampled median on one side) the interval falls back to the resamples'
+// range.
+func bootstrapMedian(level float64, resamples int, src rand.Source, x []float64) Estimate {
+	n := len(x)
+	if n == 0 {
+		return Estimate{}
+	}
+	sorted := slices.Clone(x)
+	slices.Sort(sorted)
+	m := median(sorted)
+	if n < 2 || sorted[0] == sorted[n-1] || resamples == 0 {
+		return Estimate{m, m, m}
+	}
+	rng := rand.New(src)
+	boot := make([]float64, resamples)
+	buf := make([]float64, n)
+	for b := range boot {
+		for i := range buf {
+			buf[i] = sorted[rng.IntN(n)]
+		}
+		slices.Sort(buf)
+		boot[b] = median(buf)
+	}
+	slices.Sort(boot)
+
+	var below float64
+	for _, v := range boot {
+		switch {
+		case v < m:
+			below++
+		case v == m:
+			below += 0.5
+		}
+	}
+	p := below / float64(resamples)
+	if p <= 0 || p >= 1 {
+		return Estimate{m, boot[0], boot[resamples-1]}
+	}
+	z0 := distuv.UnitNormal.Quantile(p)
+
+	// Jackknife: the median of sorted without its i-th value.
+	jack := make([]float64, n)
+	for i := range jack {
+		jack[i] = medianWithout(sorted, i)
+	}
+	mean := stat.Mean(jack, nil)
+	var num, den float64
+	for _, j := range jack {
+		d := mean - j
+		num += d * d * d
+		den += d * d
+	}
+	a := 0.0
+	if den > 0 {
+		a = num / (6 * math.Pow(den, 1.5))
+	}
+
+	alpha := (1 - level) / 2
+	adjusted := func(q float64) float64 {
+		z := z0 + distuv.UnitNormal.Quantile(q)
+		if 1-a*z <= 0 {
+			return q
+		}
+		return distuv.UnitNormal.CDF(z0 + z/(1-a*z))
+	}
+	lo := stat.Quantile(adjusted(alpha), stat.Empirical, boot, nil)
+	hi := stat.Quantile(adjusted(1-alpha), stat.Empirical, boot, nil)
+	return Estimate{m, lo, hi}
+}
+
+// median returns the median of sorted: the middle value, or the mean of the
+// two middle values.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// medianWithout returns the median of sorted without its i-th value.
+func medianWithout(sorted []float64, i int) float64 {
+	at := func(j int) float64 {
+		if j < i {
+			return sorted[j]
+		}
+		return sorted[j+1]
+	}
+	n := len(sorted) - 1
+	if n%2 == 1 {
+		return at(n / 2)
+	}
+	return (at(n/2-1) + at(n/2)) / 2
+}
