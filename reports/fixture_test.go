@@ -2,10 +2,12 @@ package reports_test
 
 import (
 	"container/heap"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -210,9 +212,32 @@ func labSpec(st kit.Strategy) kit.Spec {
 	return kit.Spec{Strategy: st, Base: 100 * time.Millisecond, Cap: 10 * time.Second}
 }
 
-// failingReport is the gate of no jitter on the lab's scenario: the checks
+// failingReport and passingReport return copies of the fixtures, built
+// once: a test may change its copy.
+func failingReport() reports.Report { return clone(builtFailing()) }
+func passingReport() reports.Report { return clone(builtPassing()) }
+
+var (
+	builtFailing = sync.OnceValue(buildFailingReport)
+	builtPassing = sync.OnceValue(buildPassingReport)
+)
+
+// clone copies r deeply through its JSON, which holds every field exactly.
+func clone(r reports.Report) reports.Report {
+	b, err := json.Marshal(r)
+	if err != nil {
+		panic(err)
+	}
+	var c reports.Report
+	if err := json.Unmarshal(b, &c); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// buildFailingReport is the gate of no jitter on the lab's scenario: the checks
 // that fail for it, its replay, the comparison and its advice.
-func failingReport() reports.Report {
+func buildFailingReport() reports.Report {
 	spec := labSpec(kit.None)
 	r := reports.Report{
 		Policy:     reports.Policy{Name: spec.String(), Spec: spec.String(), Source: "spec"},
@@ -273,10 +298,10 @@ func failingReport() reports.Report {
 	return r
 }
 
-// passingReport is the gate of decorrelated jitter (base 1 s, cap 60 s) on
+// buildPassingReport is the gate of decorrelated jitter (base 1 s, cap 60 s) on
 // the lab's fleet against a server sized for it, 500 accepted per second:
 // every check passes and the median peak ratio, 0.474, is under 0.6.
-func passingReport() reports.Report {
+func buildPassingReport() reports.Report {
 	spec := kit.Spec{Strategy: kit.Decorrelated, Base: time.Second, Cap: time.Minute}
 	s := lab
 	s.AcceptRate = 500

@@ -27,25 +27,17 @@ var writers = []struct {
 	{"txt", reports.WriteText},
 }
 
-// fixtures are the reports the golden files hold, by name.
-func fixtures() []struct {
+type fixture struct {
 	name string
 	r    reports.Report
-} {
-	return []struct {
-		name string
-		r    reports.Report
-	}{
-		{"lab-none", failingReport()},
-		{"lab-decorrelated", passingReport()},
-	}
 }
 
 // TestGolden renders each fixture in each format twice, from reports built
 // twice: the bytes must be the same both times, and the same as the golden
 // file.
 func TestGolden(t *testing.T) {
-	first, second := fixtures(), fixtures()
+	first := []fixture{{"lab-none", failingReport()}, {"lab-decorrelated", passingReport()}}
+	second := []fixture{{"lab-none", buildFailingReport()}, {"lab-decorrelated", buildPassingReport()}}
 	for i, fx := range first {
 		for _, w := range writers {
 			name := fx.name + "." + w.ext

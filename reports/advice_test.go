@@ -1,0 +1,119 @@
+package reports_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/jitterkit/jitterkit/reports"
+)
+
+func TestAdvise(t *testing.T) {
+	check := func(name string, status reports.Status, figure, threshold float64) reports.Check {
+		return reports.Check{Name: name, Status: status, Figure: figure, Threshold: threshold, Detail: "what was measured"}
+	}
+	replay := func(status reports.Status, ratio, gaveUp float64) *reports.Replay {
+		return &reports.Replay{Status: status, Summary: reports.Summary{
+			PeakRatio: reports.Interval{Median: ratio, Low: ratio, High: ratio},
+			GaveUp:    reports.Interval{Median: gaveUp, Low: gaveUp, High: gaveUp},
+		}}
+	}
+	scenario := reports.Scenario{Threshold: 0.6}
+	tests := []struct {
+		name string
+		r    reports.Report
+		want []string
+	}{
+		{
+			name: "nothing fails",
+			r: reports.Report{Scenario: scenario, Replay: replay(reports.Pass, 0.47, 0),
+				Checks: []reports.Check{check("spread", reports.Pass, 0.577, 0.1), check("cap phase", reports.Pass, 0.577, 0.1)}},
+			want: nil,
+		},
+		{
+			name: "no jitter",
+			r:    reports.Report{Checks: []reports.Check{check("spread", reports.Fail, 0, 0.1)}},
+			want: []string{"Use full or decorrelated jitter: every device waits the same delays (CV 0, want at least 0.1)."},
+		},
+		{
+			name: "too little jitter",
+			r:    reports.Report{Checks: []reports.Check{check("spread", reports.Fail, 0.0058, 0.1)}},
+			want: []string{"Use more jitter, full or decorrelated: the first delays hardly differ across devices (CV 0.0058, want at least 0.1; full jitter gives 0.577)."},
+		},
+		{
+			name: "jitter that vanishes at the cap",
+			r:    reports.Report{Checks: []reports.Check{check("cap phase", reports.Fail, 0, 0.1)}},
+			want: []string{"The jitter vanishes at the cap: apply it after capping (cap the window, then draw the delay within it)."},
+		},
+		{
+			name: "added jitter that becomes negligible",
+			r:    reports.Report{Checks: []reports.Check{check("cap-phase", reports.Fail, 0.002, 0.1)}},
+			want: []string{"The jitter becomes negligible at later attempts (CV 0.002, want at least 0.1): draw it within the whole window, as full or equal jitter do, rather than adding a fixed amount."},
+		},
+		{
+			name: "seeded from the clock",
+			r:    reports.Report{Checks: []reports.Check{check("Frozen_Clock", reports.Fail, 1, 0.01)}},
+			want: []string{"Seed from the device id, not the clock: devices that boot in the same second draw the same delays."},
+		},
+		{
+			name: "a warning advises too",
+			r:    reports.Report{Checks: []reports.Check{check("reproducibility", reports.Warn, 0.5, 1)}},
+			want: []string{"Seed from the device id, so that a device draws the same delays after a restart and a failure can be replayed."},
+		},
+		{
+			name: "lockstep groups",
+			r:    reports.Report{Checks: []reports.Check{check("clusters", reports.Fail, 0.25, 0.01)}},
+			want: []string{"Seed each device's generator from a stable hash of its whole id, not a constant or part of the id: groups of devices walk in lockstep (what was measured)."},
+		},
+		{
+			name: "bad delays",
+			r:    reports.Report{Checks: []reports.Check{check("bounds", reports.Fail, 3, 0)}},
+			want: []string{"Return finite delays between 0 and the cap, and never panic: what was measured."},
+		},
+		{
+			name: "not the declared strategy",
+			r:    reports.Report{Checks: []reports.Check{check("conformance", reports.Fail, 0.0001, 0.001)}},
+			want: []string{"The delays do not follow the declared strategy (p-value 0.0001, want at least 0.001): check the formula against the spec."},
+		},
+		{
+			name: "a check of another name",
+			r:    reports.Report{Checks: []reports.Check{check("latency", reports.Fail, 9, 1), check("jitter budget", reports.Warn, 9, 1)}},
+			want: []string{`Fix "latency": what was measured.`},
+		},
+		{
+			name: "the replay storms",
+			r:    reports.Report{Scenario: scenario, Replay: replay(reports.Fail, 0.93, 0)},
+			want: []string{"Raise the cap or use more jitter (peak ratio 0.93 > 0.6): the fleet's retries crowd the server after it recovers."},
+		},
+		{
+			name: "over the threshold though judged a pass",
+			r:    reports.Report{Scenario: scenario, Replay: replay(reports.Pass, 1.5, 0)},
+			want: []string{"Raise the cap or use more jitter (peak ratio 1.5 > 0.6): the fleet's retries crowd the server after it recovers."},
+		},
+		{
+			name: "devices give up",
+			r:    reports.Report{Scenario: scenario, Replay: replay(reports.Pass, 0.4, 12)},
+			want: []string{"Allow more retries or a longer horizon: 12 devices gave up before they were served (median over the runs)."},
+		},
+		{
+			name: "one sentence once, in the order of the checks",
+			r: reports.Report{Scenario: scenario, Replay: replay(reports.Fail, 24, 0), Checks: []reports.Check{
+				check("spread", reports.Fail, 0, 0.1),
+				check("cap phase", reports.Fail, 0, 0.1),
+				check("spread", reports.Fail, 0, 0.1),
+			}},
+			want: []string{
+				"Use full or decorrelated jitter: every device waits the same delays (CV 0, want at least 0.1).",
+				"The jitter vanishes at the cap: apply it after capping (cap the window, then draw the delay within it).",
+				"Raise the cap or use more jitter (peak ratio 24 > 0.6): the fleet's retries crowd the server after it recovers.",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := reports.Advise(tt.r)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Advise() = %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
