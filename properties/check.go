@@ -20,10 +20,7 @@ import (
 // run with its own flags; the checks themselves turn them off.
 func Check(t *testing.T, f kit.Factory, cfg Config) {
 	t.Helper()
-	out := run(t.Context(), f, cfg, func(fn func()) bool {
-		synctest.Test(t, func(*testing.T) { fn() })
-		return true
-	})
+	out := run(t.Context(), f, cfg, synctestBubble(t))
 	if out.Err != nil {
 		t.Error(out.Err)
 	}
@@ -32,6 +29,15 @@ func Check(t *testing.T, f kit.Factory, cfg Config) {
 			t.Helper()
 			report(t, r)
 		})
+	}
+}
+
+// synctestBubble returns the bubble that runs fn inside testing/synctest,
+// reporting to t.
+func synctestBubble(t *testing.T) bubble {
+	return func(fn func()) bool {
+		synctest.Test(t, func(*testing.T) { fn() })
+		return true
 	}
 }
 

@@ -385,8 +385,11 @@ func (r *runner) clusters() Result {
 		return res
 	}
 	res.Status = Pass
-	res.Detail = fmt.Sprintf("largest group sharing all delays: %d of %d devices, %.0f identical pairs; want fewer than %.0f (chance expects %.3g); busiest arrival window %.2g× independent devices'",
-		len(gs[0]), n, pairs, want.critical, want.expected, arr.ratio)
+	res.Detail = fmt.Sprintf("largest group sharing all delays: %d of %d devices, %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
+		len(gs[0]), n, pairs, want.critical, want.expected)
+	if arr.ratio > 0 {
+		res.Detail += fmt.Sprintf("; busiest arrival window %.2g× that of independent devices (retry %d)", arr.ratio, arr.attempt)
+	}
 	return res
 }
 

@@ -1,0 +1,178 @@
+package properties
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+func spec(t testing.TB, text string) kit.Factory {
+	t.Helper()
+	s, err := kit.ParseSpec(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Factory()
+}
+
+// statuses returns the status of each check by name.
+func statuses(out Outcome) map[string]Status {
+	m := map[string]Status{}
+	for _, r := range out.Results {
+		m[r.Name] = r.Status
+	}
+	return m
+}
+
+// logOutcome writes every check's figure, for the record of a run.
+func logOutcome(t *testing.T, out Outcome) {
+	t.Helper()
+	for _, r := range out.Results {
+		t.Logf("%-15s %-4s figure %-10.4g threshold %-10.4g %s", r.Name, r.Status, r.Figure, r.Threshold, r.Detail)
+	}
+}
+
+func TestMustFail(t *testing.T) {
+	claimFull := &kit.Spec{Strategy: kit.Full}
+	tests := []struct {
+		name string
+		f    kit.Factory
+		cfg  Config
+		fail []string // checks that must fail; the run must fail
+	}{
+		{"no jitter", spec(t, "none"), Config{}, []string{NameSpread, NameFrozenClock, NameCapPhase}},
+		{"seeded from the boot second", spec(t, "full:seed=clock"), Config{}, []string{NameSpread, NameFrozenClock, NameCapPhase}},
+		{"constant seed", spec(t, "full:seed=constant"), Config{}, []string{NameSpread, NameFrozenClock, NameCapPhase}},
+		{"seed from the sum of the id's bytes", jittered(byteSum, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}},
+		{"seed from the id's prefix", jittered(prefix, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}},
+		{"seed from the id's last character", jittered(lastChar, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}},
+		{"±1% jitter", jittered(perDevice, onePercent), Config{}, []string{NameSpread, NameFrozenClock, NameCapPhase}},
+		{"jitter that vanishes at the cap", jittered(perDevice, vanishingAtCap), Config{}, []string{NameCapPhase}},
+		{"added jitter negligible at later attempts", negligibleJitter(), Config{}, []string{NameCapPhase}},
+		{"retries realigned to a fixed instant", realignedRetries(), Config{}, []string{NameClusters}},
+		{"negative delay", faulty("dev-100017", 2, func() (time.Duration, error) { return -time.Second, nil }), Config{IDs: serials(1000)}, []string{NameBounds}},
+		{"NaN delay", faulty("dev-100017", 2, func() (time.Duration, error) { return kit.Seconds(math.NaN()) }), Config{IDs: serials(1000)}, []string{NameBounds}},
+		{"absurd delay", faulty("dev-100017", 3, func() (time.Duration, error) { return kit.Seconds(1e12) }), Config{IDs: serials(1000)}, []string{NameBounds}},
+		{"over the declared cap", overCap(), Config{Cap: testCap}, []string{NameBounds}},
+		{"panic in Next", faulty("dev-100017", 2, func() (time.Duration, error) { panic("index out of range") }), Config{IDs: serials(1000)}, []string{NameBounds}},
+		{"equal jitter claiming full", spec(t, "equal"), Config{Claim: claimFull}, []string{NameConformance}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := Run(context.Background(), tt.f, tt.cfg)
+			logOutcome(t, out)
+			if out.Status() != Fail {
+				t.Errorf("Status() = %s; want fail", out.Status())
+			}
+			got := statuses(out)
+			for _, name := range tt.fail {
+				if got[name] != Fail {
+					t.Errorf("%s: %s; want fail", name, got[name])
+				}
+			}
+			if out.Err != nil {
+				t.Errorf("Err = %v; want nil (a defect of the policy, not of its source)", out.Err)
+			}
+		})
+	}
+}
+
+func TestMustPass(t *testing.T) {
+	tests := []struct {
+		name string
+		f    kit.Factory
+		cfg  Config
+		warn []string // checks that warn; all others pass
+	}{
+		{"full", spec(t, "full"), Config{Claim: &kit.Spec{Strategy: kit.Full}}, nil},
+		{"equal", spec(t, "equal"), Config{Claim: &kit.Spec{Strategy: kit.Equal}}, nil},
+		{"decorrelated", spec(t, "decorrelated"), Config{Claim: &kit.Spec{Strategy: kit.Decorrelated}}, nil},
+		{"decorrelated base 1s cap 300s", spec(t, "decorrelated:base=1s,cap=300s"), Config{Claim: &kit.Spec{Strategy: kit.Decorrelated, Base: time.Second, Cap: 300 * time.Second}}, nil},
+		{"full from one shared generator", sharedGenerator(), Config{}, []string{NameReproducibility}},
+		{"full rounded to ms", roundedMS(spec(t, "full")), Config{Claim: &kit.Spec{Strategy: kit.Full}}, nil},
+		{"equal rounded to ms", roundedMS(spec(t, "equal")), Config{Claim: &kit.Spec{Strategy: kit.Equal}}, nil},
+		{"decorrelated rounded to ms", roundedMS(spec(t, "decorrelated")), Config{Claim: &kit.Spec{Strategy: kit.Decorrelated}}, nil},
+		{"full within the declared cap", spec(t, "full"), Config{Cap: testCap}, nil},
+		{"none claiming none", spec(t, "none"), Config{Claim: &kit.Spec{Strategy: kit.None}}, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "none claiming none" {
+				// Conformance alone: none spreads nothing, but follows its claim.
+				out := Run(context.Background(), tt.f, tt.cfg)
+				if got := statuses(out)[NameConformance]; got != Pass {
+					t.Errorf("conformance: %s; want pass", got)
+				}
+				return
+			}
+			out := Run(context.Background(), tt.f, tt.cfg)
+			logOutcome(t, out)
+			warn := map[string]bool{}
+			for _, name := range tt.warn {
+				warn[name] = true
+			}
+			for _, r := range out.Results {
+				want := Pass
+				if warn[r.Name] {
+					want = Warn
+				}
+				if r.Status != want {
+					t.Errorf("%s: %s; want %s: %s", r.Name, r.Status, want, r.Detail)
+				}
+			}
+			if out.Err != nil {
+				t.Errorf("Err = %v; want nil", out.Err)
+			}
+		})
+	}
+}
+
+// serials returns n sequential serial ids from dev-100000.
+func serials(n int) []string { return shapeIDs(shapeSerial, n, 100000, 0) }
+
+func TestRequireReproducible(t *testing.T) {
+	out := Run(context.Background(), sharedGenerator(), Config{RequireReproducible: true})
+	if got := statuses(out)[NameReproducibility]; got != Fail {
+		t.Errorf("reproducibility: %s; want fail when required", got)
+	}
+}
+
+func TestSecondProcess(t *testing.T) {
+	// A second process whose devices draw from other seeds: the same ids,
+	// different delays.
+	second := jittered(func(d kit.Device) uint64 { return kit.HashID(d.ID) + 1 }, fullJitter)
+	out := Run(context.Background(), jittered(perDevice, fullJitter), Config{Second: second})
+	r := out.Results[4]
+	if r.Name != NameReproducibility || r.Status != Warn {
+		t.Fatalf("%s: %s; want reproducibility warn", r.Name, r.Status)
+	}
+	if r.Counterexample == nil || r.Counterexample.Devices[1].Err != "from a second process" {
+		t.Errorf("counterexample = %v; want the device from a second process", r.Counterexample)
+	}
+	same := Run(context.Background(), jittered(perDevice, fullJitter), Config{Second: jittered(perDevice, fullJitter)})
+	if got := statuses(same)[NameReproducibility]; got != Pass {
+		t.Errorf("same policy in a second process: reproducibility %s; want pass", got)
+	}
+}
+
+func TestFrozenClockInSynctest(t *testing.T) {
+	// Under Run the wall clock runs and the clock-seeded policy spreads;
+	// inside the bubble every call sees one instant and it collapses.
+	out := Run(context.Background(), nowSeeded(), Config{})
+	if got := statuses(out)[NameFrozenClock]; got != Pass {
+		t.Errorf("Run: frozen-clock %s; want pass (the wall clock is not frozen outside a bubble)", got)
+	}
+	frozen := run(context.Background(), nowSeeded(), Config{}, synctestBubble(t))
+	r := frozen.Results[3]
+	if r.Name != NameFrozenClock || r.Status != Fail {
+		t.Fatalf("%s: %s; want frozen-clock fail", r.Name, r.Status)
+	}
+	t.Log(r.Detail)
+	fine := run(context.Background(), spec(t, "full"), Config{}, synctestBubble(t))
+	if got := statuses(fine)[NameFrozenClock]; got != Pass {
+		t.Errorf("full in the bubble: frozen-clock %s; want pass", got)
+	}
+}
