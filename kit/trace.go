@@ -40,7 +40,9 @@ func (e *TraceError) Unwrap() error { return e.Err }
 
 // ReadTrace reads a trace: CSV with the header device,attempt,delay_s and
 // one record per delay, the attempts of each device numbered from 1 in order
-// (records of different devices may interleave). Delays are seconds.
+// (records of different devices may interleave). Delays are seconds. A
+// leading byte-order mark and blank lines are ignored, and fields may be
+// quoted as CSV allows.
 //
 // NaN, infinities and negative delays are read as they are: they are the
 // recorded policy's defect, and surface from its Next as a [*DelayError] or
