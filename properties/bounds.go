@@ -62,6 +62,11 @@ func (r *runner) bounds() Result {
 		devs[i] = f.dev
 	}
 	res.Counterexample = &Counterexample{Attempt: found[0].attempt, Devices: shown(devs, r.cfg.CapAttempts), Replay: r.replay()}
+	for i := range res.Counterexample.Devices {
+		if f := found[i]; f.dev.fault == nil {
+			res.Counterexample.Devices[i].Err = "out of bounds: " + f.text
+		}
+	}
 	res.Detail = fmt.Sprintf("%s, and %d of %d devices in all; %s", found[0].text, len(found), r.main.total, want)
 	if len(found) == 1 {
 		res.Detail = fmt.Sprintf("%s, the only device of %d; %s", found[0].text, r.main.total, want)
