@@ -27,7 +27,7 @@ func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, fmt.Sprint(args.
 
 func TestReportFailsOnlyOnFailure(t *testing.T) {
 	for _, tt := range []struct {
-		status         Status
+		status       Status
 		errors, logs int
 	}{{Pass, 0, 0}, {Warn, 0, 1}, {Fail, 1, 0}} {
 		rec := &recorder{TB: t}
