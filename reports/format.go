@@ -115,7 +115,7 @@ func scenarioLine(s Scenario) string {
 	if s.RetryAfterS > 0 {
 		parts = append(parts, "Retry-After "+seconds(s.RetryAfterS))
 	}
-	parts = append(parts, fmt.Sprintf("%d runs", s.Runs), fmt.Sprintf("threshold %s", num(s.Threshold)))
+	parts = append(parts, plural(s.Runs, "run"), fmt.Sprintf("threshold %s", num(s.Threshold)))
 	name := s.Name
 	if name == "" {
 		name = "scenario"

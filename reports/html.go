@@ -93,7 +93,7 @@ func renderHTML(r Report) ([]byte, error) {
 		v.Checks = append(v.Checks, hc)
 	}
 	if p := r.Replay; p != nil {
-		hr := &htmlReplay{Status: p.Status, Detail: p.Detail, Level: level(p.Summary.Level), Seed: p.Histogram.Seed}
+		hr := &htmlReplay{Status: p.Status, Detail: p.Detail, Level: upperFirst(intervalHeading(p.Summary.Level)), Seed: p.Histogram.Seed}
 		for _, f := range summaryFigures(p.Summary) {
 			hr.Figures = append(hr.Figures, htmlFigure{
 				Label:    f.label,

@@ -58,12 +58,12 @@ func renderMarkdown(r Report) ([]byte, error) {
 
 	if p := r.Replay; p != nil {
 		fmt.Fprintf(&b, "\n## Replay\n\n%s: %s\n\n", mdStatus(p.Status), mdText(p.Detail))
-		fmt.Fprintf(&b, "| Figure | Median | %s interval |\n|---|--:|--:|\n", level(p.Summary.Level))
+		fmt.Fprintf(&b, "| Figure | Median | %s |\n|---|--:|--:|\n", upperFirst(intervalHeading(p.Summary.Level)))
 		for _, f := range summaryFigures(p.Summary) {
 			fmt.Fprintf(&b, "| %s | %s | [%s, %s] |\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
 		}
-		fmt.Fprintf(&b, "\n%d runs, seeds %s. The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.\n",
-			len(p.Runs), seedList(p.Runs), num(p.Histogram.Budget))
+		fmt.Fprintf(&b, "\n%s (%s). The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.\n",
+			plural(len(p.Runs), "run"), seedList(p.Runs), num(p.Histogram.Budget))
 	}
 
 	if c := r.Comparison; c != nil && len(c.Rows) > 0 {
@@ -122,7 +122,7 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
-// seedList lists the runs' seeds, cut at ten.
+// seedList lists the runs' seeds, cut at ten: "seeds 1, 2, 3".
 func seedList(runs []Run) string {
 	n, more := cut(len(runs))
 	var seeds []string
@@ -132,5 +132,8 @@ func seedList(runs []Run) string {
 	if more != "" {
 		seeds = append(seeds, more)
 	}
-	return strings.Join(seeds, ", ")
+	if len(runs) == 1 {
+		return "seed " + seeds[0]
+	}
+	return "seeds " + strings.Join(seeds, ", ")
 }

@@ -49,9 +49,9 @@ func renderText(r Report) ([]byte, error) {
 	if p := r.Replay; p != nil {
 		fmt.Fprintf(&b, "\nreplay  %s  %s\n", strings.ToUpper(string(p.Status)), p.Detail)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  figure\tmedian\t%s interval\t\n", level(p.Summary.Level))
+		fmt.Fprintf(tw, "  figure\tmedian\t%s\n", intervalHeading(p.Summary.Level))
 		for _, f := range summaryFigures(p.Summary) {
-			fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\t\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
+			fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
 		}
 		tw.Flush()
 	}
@@ -60,13 +60,13 @@ func renderText(r Report) ([]byte, error) {
 		label, unit := figureLabel(c.Figure)
 		fmt.Fprintf(&b, "\ncomparison: %s, median [interval]\n", withUnit(label, unitWord(unit)))
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  clients\t%s\t\n", strings.Join(c.Policies, "\t"))
+		fmt.Fprintf(tw, "  clients\t%s\n", strings.Join(c.Policies, "\t"))
 		for _, row := range c.Rows {
 			cells := make([]string, len(row.Cells))
 			for i, iv := range row.Cells {
 				cells[i] = interval(iv, "")
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t\n", num(float64(row.Clients)), strings.Join(cells, "\t"))
+			fmt.Fprintf(tw, "  %s\t%s\n", num(float64(row.Clients)), strings.Join(cells, "\t"))
 		}
 		tw.Flush()
 	}
@@ -83,10 +83,7 @@ func renderText(r Report) ([]byte, error) {
 
 // counterexampleHead introduces a counterexample's devices.
 func counterexampleHead(x *Counterexample) string {
-	head := fmt.Sprintf("%d devices", len(x.Devices))
-	if len(x.Devices) == 1 {
-		head = "1 device"
-	}
+	head := plural(len(x.Devices), "device")
 	if x.Attempt > 0 {
 		head += fmt.Sprintf(", %s delay", ordinal(x.Attempt))
 	}
@@ -117,12 +114,21 @@ func delayList(d DeviceDelays) string {
 	return strings.Join(parts, " ")
 }
 
-// level formats a confidence level: 0.95 → 95%.
-func level(l float64) string {
+// intervalHeading names the intervals of a confidence level: 0.95 → "95%
+// interval"; a level of 0 is not known.
+func intervalHeading(l float64) string {
 	if l <= 0 {
-		return "min–max"
+		return "interval"
 	}
-	return num(l*100) + "%"
+	return num(l*100) + "% interval"
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return num(float64(n)) + " " + noun + "s"
 }
 
 // unitWord names a unit in a heading.

@@ -1,0 +1,184 @@
+//go:build unix
+
+package reports_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jitterkit/jitterkit/reports"
+)
+
+// measure is added to a copy of the page under test: it writes the drawn
+// size and the number of shapes and labels of each chart into the DOM, for
+// --dump-dom to show.
+const measure = `<script>
+for (const f of document.querySelectorAll("figure.chart")) {
+  const s = f.querySelector("svg"), r = s.getBoundingClientRect();
+  const p = document.createElement("pre");
+  p.className = "measured";
+  p.textContent = [f.id, Math.round(r.width), Math.round(r.height),
+    s.querySelectorAll("path").length, s.querySelectorAll("text").length].join(" ");
+  document.body.appendChild(p);
+}
+</script>`
+
+var measured = regexp.MustCompile(`<pre class="measured">(\S+) (\d+) (\d+) (\d+) (\d+)</pre>`)
+
+// TestHTMLInBrowser renders report.html in headless Chromium and checks
+// that the three charts are drawn: each SVG laid out at a readable size,
+// with its bars, lines and labels. A screenshot of the page must hold the
+// charts' colours. It is skipped when no browser is installed.
+func TestHTMLInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser; skipped under -short")
+	}
+	browser := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("no Chromium installed (apt-get install -y chromium)")
+	}
+	dir := t.TempDir()
+	var page bytes.Buffer
+	if err := reports.WriteHTML(&page, failingReport()); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "report.html")
+	probe := filepath.Join(dir, "probe.html")
+	if err := os.WriteFile(plain, page.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(probe, bytes.Replace(page.Bytes(), []byte("</body>"), []byte(measure+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	dom := runBrowser(t, browser, dir, "--dump-dom", "file://"+probe)
+	want := map[string]struct{ paths, texts int }{
+		// The histogram: about 70 one-second bars twice, the down period,
+		// the two lines; the spread: three boxes; the comparison: four
+		// lines with their points and error bars. Labels: title, axes,
+		// ticks and legend.
+		"histogram-chart":  {paths: 100, texts: 10},
+		"spread-chart":     {paths: 12, texts: 8},
+		"comparison-chart": {paths: 16, texts: 10},
+	}
+	found := 0
+	for _, m := range measured.FindAllStringSubmatch(dom, -1) {
+		id := m[1]
+		w, _ := strconv.Atoi(m[2])
+		h, _ := strconv.Atoi(m[3])
+		paths, _ := strconv.Atoi(m[4])
+		texts, _ := strconv.Atoi(m[5])
+		min, ok := want[id]
+		if !ok {
+			t.Errorf("unexpected chart %q", id)
+			continue
+		}
+		found++
+		t.Logf("%s: %d×%d px, %d paths, %d labels", id, w, h, paths, texts)
+		if w < 600 || h < 250 {
+			t.Errorf("%s is drawn %d×%d px; want at least 600×250", id, w, h)
+		}
+		if paths < min.paths || texts < min.texts {
+			t.Errorf("%s has %d paths and %d labels; want at least %d and %d", id, paths, texts, min.paths, min.texts)
+		}
+	}
+	if found != len(want) {
+		t.Fatalf("measured %d charts; want %d. DOM:\n%s", found, len(want), dom)
+	}
+
+	shot := filepath.Join(dir, "report.png")
+	runBrowser(t, browser, dir, "--window-size=1100,3400", "--screenshot="+shot, "file://"+plain)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	// The retry bars' orange and the verdict's red must be on screen.
+	for name, c := range map[string]color.RGBA{
+		"retry bars":   {R: 0xd9, G: 0x5f, B: 0x2b, A: 0xff},
+		"FAIL verdict": {R: 0xc6, G: 0x28, B: 0x28, A: 0xff},
+	} {
+		if n := countColor(img, c); n < 200 {
+			t.Errorf("the screenshot has %d pixels of the %s' colour; want at least 200", n, name)
+		}
+	}
+	if out := os.Getenv("JITTERKIT_SCREENSHOT"); out != "" {
+		b, _ := os.ReadFile(shot)
+		os.WriteFile(out, b, 0o644)
+	}
+}
+
+// runBrowser runs headless Chromium with args and returns its standard
+// output. It kills the browser's whole process group when it is done or
+// after a minute.
+func runBrowser(t *testing.T, browser, dir string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	profile, err := os.MkdirTemp(dir, "profile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, browser, append([]string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+		"--user-data-dir=" + profile,
+	}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", browser, strings.Join(args, " "), err, lastLines(stderr.String(), 10))
+	}
+	return stdout.String()
+}
+
+func countColor(img image.Image, c color.RGBA) int {
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if uint8(r>>8) == c.R && uint8(g>>8) == c.G && uint8(bl>>8) == c.B {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("… %d lines", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,75 @@
+package reports_test
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jitterkit/jitterkit/reports"
+)
+
+// hostile puts markup into every string of a report that a user or a policy
+// provides.
+func hostile() reports.Report {
+	const (
+		script = `<script>alert(1)</script>`
+		img    = `"><img src=x onerror=alert(2)>`
+	)
+	r := failingReport()
+	r.Policy = reports.Policy{Name: img, Spec: img + "spec", Command: `sh -c '` + script + `'`, Source: script}
+	r.Scenario.Name = script
+	r.KitVersion = img
+	r.Checks[0].Name = script
+	r.Checks[0].Why = img
+	r.Checks[0].Detail = script
+	r.Checks[0].Counterexample.Devices[0].ID = script
+	r.Checks[0].Counterexample.Devices[1].ID = img
+	r.Checks[0].Counterexample.Devices[1].Err = script
+	r.Checks[0].Counterexample.Replay = img
+	r.Replay.Detail = script
+	r.Comparison.Policies[0] = script
+	r.Comparison.Policies[1] = img
+	r.Comparison.Scenario.Name = img
+	r.Advice = append(r.Advice, script, img)
+	return r
+}
+
+var tagName = regexp.MustCompile(`<([a-zA-Z][a-zA-Z0-9-]*)`)
+
+// TestHTMLEscapes renders a report whose ids, names and commands hold
+// markup: the page must hold only the elements the template and the charts
+// make, and the strings as text.
+func TestHTMLEscapes(t *testing.T) {
+	var b bytes.Buffer
+	if err := reports.WriteHTML(&b, hostile()); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	allowed := map[string]bool{}
+	for _, tag := range strings.Fields(`html head meta title style body main h1 h2 p span code table thead tbody tr th td
+		strong br details summary ul li figure figcaption svg g path text`) {
+		allowed[tag] = true
+	}
+	for _, m := range tagName.FindAllStringSubmatch(page, -1) {
+		if !allowed[strings.ToLower(m[1])] {
+			t.Errorf("report.html holds a <%s> element", m[1])
+		}
+	}
+	for _, s := range []string{"onerror=alert(2)>", "<script", "<img"} {
+		if strings.Contains(page, s) {
+			t.Errorf("report.html holds %q unescaped", s)
+		}
+	}
+	// The strings are there, as text: in the page, and in the chart's
+	// legend, which plot writes.
+	for _, s := range []string{
+		"&lt;script&gt;alert(1)&lt;/script&gt;",
+		"&#34;&gt;&lt;img src=x onerror=alert(2)&gt;",
+		">&lt;script&gt;alert(1)&lt;/script&gt;</text>",
+	} {
+		if !strings.Contains(page, s) {
+			t.Errorf("report.html lacks the escaped text %q", s)
+		}
+	}
+}
