@@ -7,7 +7,7 @@
 // instant it booted. Everything jitterkit checks is a Factory, whatever the
 // policy's source: one of the four built-in strategies described by a
 // [Spec], a retry library wrapped by an adapter ([FromNextBackOff],
-// [FromNext], [FromBackoffDelay], [FromFunc]), or recorded delays.
+// [FromNext], [FromBackoffDelay], [FromFunc]), or delays recorded from real devices ([ReadTrace]).
 //
 // # The four strategies
 //
