@@ -15,7 +15,9 @@ import (
 //
 // The buckets of the next ringSize seconds are a ring; arrivals further
 // ahead wait in an unordered list and move into the ring each time the ring
-// turns.
+// turns. A bucket is a list of fixed-size chunks drawn from a shared free
+// list, so that buckets that grow and empty again reuse the same memory;
+// a taken bucket is copied into one scratch slice for selection.
 const (
 	ringBits = 12
 	ringSize = 1 << ringBits
@@ -25,12 +27,14 @@ const (
 )
 
 type calendar struct {
-	ring   [][]uint64
-	far    []farEvent
-	cur    int64 // the next second to take
-	n      int   // pending events, in the ring and far
-	inRing int
-	pool   [][]uint64
+	ring    [][][]uint64 // per second, its chunks
+	far     []farEvent
+	cur     int64 // the next second to take
+	n       int   // pending events, in the ring and far
+	inRing  int
+	chunk   int        // events per chunk
+	free    [][]uint64 // empty chunks
+	scratch []uint64   // the bucket last taken
 }
 
 type farEvent struct {
@@ -38,8 +42,11 @@ type farEvent struct {
 	dev uint32
 }
 
-func newCalendar() *calendar {
-	return &calendar{ring: make([][]uint64, ringSize)}
+// newCalendar returns a calendar for a fleet of n devices. Chunks hold
+// n/1024 events (at least 32, at most 4096), so that even a ring whose
+// every second is pending wastes at most four events' room per device.
+func newCalendar(n int) *calendar {
+	return &calendar{ring: make([][][]uint64, ringSize), chunk: min(max(n/1024, 32), 4096)}
 }
 
 func packEvent(t int64, dev uint32) uint64 {
@@ -58,18 +65,25 @@ func (c *calendar) add(t int64, dev uint32) {
 		c.far = append(c.far, farEvent{t, dev})
 		return
 	}
-	i := sec & (ringSize - 1)
-	b := c.ring[i]
-	if b == nil && len(c.pool) > 0 {
-		b = c.pool[len(c.pool)-1]
-		c.pool = c.pool[:len(c.pool)-1]
+	chunks := c.ring[sec&(ringSize-1)]
+	last := len(chunks) - 1
+	if last < 0 || len(chunks[last]) == cap(chunks[last]) {
+		var ch []uint64
+		if k := len(c.free); k > 0 {
+			ch, c.free = c.free[k-1], c.free[:k-1]
+		} else {
+			ch = make([]uint64, 0, c.chunk)
+		}
+		chunks = append(chunks, ch)
+		c.ring[sec&(ringSize-1)] = chunks
+		last++
 	}
-	c.ring[i] = append(b, packEvent(t, dev))
+	chunks[last] = append(chunks[last], packEvent(t, dev))
 	c.inRing++
 }
 
-// take returns the next second that has arrivals, and its bucket, which the
-// caller hands back with recycle. ok is false when nothing is pending.
+// take returns the next second that has arrivals, and its events, which
+// stay valid until the next call. ok is false when nothing is pending.
 func (c *calendar) take() (sec int64, bucket []uint64, ok bool) {
 	for c.n > 0 {
 		if c.inRing == 0 {
@@ -81,25 +95,26 @@ func (c *calendar) take() (sec int64, bucket []uint64, ok bool) {
 			c.flush()
 		}
 		i := c.cur & (ringSize - 1)
-		b := c.ring[i]
-		c.ring[i] = nil
-		c.inRing -= len(b)
-		c.n -= len(b)
+		chunks := c.ring[i]
+		c.scratch = c.scratch[:0]
+		for j, ch := range chunks {
+			c.scratch = append(c.scratch, ch...)
+			c.free = append(c.free, ch[:0])
+			chunks[j] = nil
+		}
+		c.ring[i] = chunks[:0]
+		c.inRing -= len(c.scratch)
+		c.n -= len(c.scratch)
 		sec = c.cur
 		c.cur++
 		if c.cur&(ringSize-1) == 0 {
 			c.flush()
 		}
-		if len(b) > 0 {
-			return sec, b, true
+		if len(c.scratch) > 0 {
+			return sec, c.scratch, true
 		}
 	}
 	return 0, nil, false
-}
-
-// recycle keeps a taken bucket's storage for later seconds.
-func (c *calendar) recycle(b []uint64) {
-	c.pool = append(c.pool, b[:0])
 }
 
 // flush moves the far arrivals that now fall within the ring into it.

@@ -146,7 +146,7 @@ func (e *engine) replay(ctx context.Context) error {
 	n := e.n
 	e.pol = make([]kit.Policy, n)
 	e.att = make([]uint32, n)
-	e.cal = newCalendar()
+	e.cal = newCalendar(n)
 	if e.periodic {
 		e.phase = make([]int64, n)
 		e.firing = make([]uint32, n)
@@ -187,7 +187,6 @@ func (e *engine) replay(ctx context.Context) error {
 		if e.err != nil {
 			return e.err
 		}
-		e.cal.recycle(b)
 	}
 	return nil
 }

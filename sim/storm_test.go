@@ -1,0 +1,81 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// The retry-storm study (seed 000) does not give its base, cap, window or
+// number of retries. The storm tests take base 1s, cap 30s, ten retries
+// and 20ms windows. The peak comes from the first retries, so it depends
+// on the window over the base (1/50 here) and hardly at all on the cap or
+// the number of retries; 1/50 brings full, equal and decorrelated jitter
+// within a few percent of the study's cells at every scale.
+var (
+	stormBase   = time.Second
+	stormCap    = 30 * time.Second
+	stormWindow = 20 * time.Millisecond
+)
+
+func stormScenario(n int) Scenario {
+	return Scenario{Kind: Storm, Clients: n, Window: stormWindow, Retries: 10}
+}
+
+func stormPolicy(st kit.Strategy) kit.Factory {
+	return kit.Spec{Strategy: st, Base: stormBase, Cap: stormCap}.Factory()
+}
+
+// The study's medians of the peak retries in one window.
+var stormPublished = map[int]map[kit.Strategy]float64{
+	1_000:   {kit.None: 1_000, kit.Full: 39, kit.Equal: 51, kit.Decorrelated: 20},
+	10_000:  {kit.None: 10_000, kit.Full: 327, kit.Equal: 438, kit.Decorrelated: 150},
+	100_000: {kit.None: 100_000, kit.Full: 3_148, kit.Equal: 4_111, kit.Decorrelated: 1_347},
+}
+
+// TestStorm reproduces the study's claims at each of its scales: without
+// jitter every run peaks at exactly N; decorrelated < full < equal < none,
+// each comparison beyond the medians' 95% intervals; and an order of
+// magnitude or more between none and any jitter. The 100,000 row is
+// skipped under -short.
+func TestStorm(t *testing.T) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
+			if testing.Short() && n > 10_000 {
+				t.Skip("the 100,000-device storm is skipped under -short")
+			}
+			runs := 20
+			if n == 100_000 {
+				runs = 10
+			}
+			peak := map[kit.Strategy]Estimate{}
+			for _, st := range kit.Strategies() {
+				r, err := Replay(context.Background(), stormPolicy(st), stormScenario(n), Config{Runs: runs, Seed: 0})
+				if err != nil {
+					t.Fatal(err)
+				}
+				peak[st] = r.Summary["peak_retry_arrivals"]
+				if st == kit.None {
+					for _, run := range r.Runs {
+						if run.PeakRetryArrivals != n {
+							t.Errorf("no jitter, run seed %d: peak %d retries in one window; want exactly N = %d", run.Seed, run.PeakRetryArrivals, n)
+						}
+					}
+				}
+				t.Logf("%-12s peak %8.1f [%.0f, %.0f]   study %v", st, peak[st].Median, peak[st].Low, peak[st].High, stormPublished[n][st])
+			}
+			d, f, e, no := peak[kit.Decorrelated], peak[kit.Full], peak[kit.Equal], peak[kit.None]
+			if !(d.High < f.Low && f.High < e.Low && e.High < no.Low) {
+				t.Errorf("peaks: decorrelated %v, full %v, equal %v, none %v; want decorrelated < full < equal < none, intervals apart", d, f, e, no)
+			}
+			for _, st := range []kit.Strategy{kit.Full, kit.Equal, kit.Decorrelated} {
+				if ratio := no.Median / peak[st].High; ratio < 10 {
+					t.Errorf("no jitter peaks only %.1f times higher than %s jitter (%v against %v); want an order of magnitude", ratio, st, no.Median, peak[st])
+				}
+			}
+		})
+	}
+}
