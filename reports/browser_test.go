@@ -57,8 +57,9 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Skip("no Chromium installed (apt-get install -y chromium)")
 	}
 	dir := t.TempDir()
+	r := failingReport()
 	var page bytes.Buffer
-	if err := reports.WriteHTML(&page, failingReport()); err != nil {
+	if err := reports.WriteHTML(&page, r); err != nil {
 		t.Fatal(err)
 	}
 	plain := filepath.Join(dir, "report.html")
@@ -71,12 +72,16 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 
 	dom := runBrowser(t, browser, dir, "--dump-dom", "file://"+probe)
+	bars := 0
+	for i, n := range r.Replay.Histogram.Arrivals {
+		bars += min(n, 1) + min(r.Replay.Histogram.Retries[i], 1)
+	}
 	want := map[string]struct{ paths, texts int }{
-		// The histogram: about 70 one-second bars twice, the down period,
-		// the two lines; the spread: three boxes; the comparison: four
-		// lines with their points and error bars. Labels: title, axes,
-		// ticks and legend.
-		"histogram-chart":  {paths: 100, texts: 10},
+		// The histogram: a bar per window that has arrivals and one per
+		// window that has retries, the down period, the two lines; the
+		// spread: three boxes; the comparison: four lines with their
+		// points and error bars. Labels: title, axes, ticks and legend.
+		"histogram-chart":  {paths: bars + 3, texts: 10},
 		"spread-chart":     {paths: 12, texts: 8},
 		"comparison-chart": {paths: 16, texts: 10},
 	}

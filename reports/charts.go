@@ -124,6 +124,9 @@ func histogramChart(s Scenario, h Histogram) ([]byte, error) {
 	bars := func(counts []int, fill color.Color) *plotter.Histogram {
 		hist := &plotter.Histogram{Width: w, FillColor: fill}
 		for i, n := range counts {
+			if n == 0 {
+				continue // an empty bar draws nothing, and costs bytes
+			}
 			hist.Bins = append(hist.Bins, plotter.HistogramBin{Min: float64(i) * w, Max: float64(i+1) * w, Weight: float64(n)})
 		}
 		hist.LineStyle.Width = vg.Points(0.3)
@@ -289,7 +292,7 @@ func comparisonChart(c *Comparison) ([]byte, error) {
 		p.Y.Min = math.Min(0, lo)
 		p.Y.Max = hi + (hi-p.Y.Min)*0.35 // headroom for the legend
 	} else {
-		p.Y.Max = hi * 8
+		p.Y.Min, p.Y.Max = lo/2, hi*8 // room below the lowest interval, and for the legend above
 	}
 	return svg(p, "Comparison of policies by fleet size")
 }

@@ -323,3 +323,28 @@ func buildPassingReport() reports.Report {
 	r.Advice = reports.Advise(r)
 	return r
 }
+
+// stormComparison is seed 000's published table: peak retries in one window
+// for 1,000, 10,000 and 100,000 clients under the four strategies, median
+// [95% BCa interval], the report that jitterkit compare writes.
+func stormComparison() reports.Report {
+	s := reports.Scenario{Name: "storm", Clients: 1000, WindowS: 1, Runs: 30, Threshold: 0.6}
+	iv := func(m, lo, hi float64) reports.Interval { return reports.Interval{Median: m, Low: lo, High: hi} }
+	return reports.Report{
+		Verdict:    reports.Pass,
+		Policy:     reports.Policy{Name: "the four strategies", Source: "spec"},
+		Scenario:   s,
+		KitVersion: "v0.1.0",
+		Seed:       0,
+		Comparison: &reports.Comparison{
+			Figure:   "peak_retry_arrivals",
+			Scenario: s,
+			Policies: []string{"none", "full", "equal", "decorrelated"},
+			Rows: []reports.ComparisonRow{
+				{Clients: 1000, Cells: []reports.Interval{iv(1000, 1000, 1000), iv(39, 37, 42), iv(51, 48, 51), iv(20, 18, 20)}},
+				{Clients: 10000, Cells: []reports.Interval{iv(10000, 10000, 10000), iv(327, 314, 327), iv(438, 431, 439), iv(150, 142, 152)}},
+				{Clients: 100000, Cells: []reports.Interval{iv(100000, 100000, 100000), iv(3148, 3113, 3155), iv(4111, 4100, 4114), iv(1347, 1327, 1357)}},
+			},
+		},
+	}
+}

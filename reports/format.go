@@ -109,9 +109,11 @@ func scenarioLine(s Scenario) string {
 	parts := []string{
 		fmt.Sprintf("%s clients", num(float64(s.Clients))),
 		fmt.Sprintf("accept rate %s", perSecond(s.AcceptRate)),
-		fmt.Sprintf("down %s", seconds(s.DownS)),
-		fmt.Sprintf("window %s", seconds(s.WindowS)),
 	}
+	if s.DownS > 0 {
+		parts = append(parts, fmt.Sprintf("down %s", seconds(s.DownS)))
+	}
+	parts = append(parts, fmt.Sprintf("window %s", seconds(s.WindowS)))
 	if s.RetryAfterS > 0 {
 		parts = append(parts, "Retry-After "+seconds(s.RetryAfterS))
 	}
@@ -173,4 +175,17 @@ func cut(n int) (shown int, more string) {
 		return n, ""
 	}
 	return 10, fmt.Sprintf("… and %d more", n-10)
+}
+
+// nothingToChange says why a report has no advice.
+func nothingToChange(r Report) string {
+	switch {
+	case len(r.Checks) == 0 && r.Replay == nil:
+		return "nothing judged: the report holds no checks and no replay"
+	case r.Replay == nil:
+		return "nothing: the policy passed every check"
+	case len(r.Checks) == 0:
+		return "nothing: the policy passed the replay"
+	}
+	return "nothing: the policy passed every check and the replay"
 }

@@ -31,6 +31,7 @@ type (
 	htmlView struct {
 		R          Report
 		Name       string
+		Nothing    string
 		Policy     string
 		Scenario   string
 		Checks     []htmlCheck
@@ -68,7 +69,7 @@ type (
 )
 
 func renderHTML(r Report) ([]byte, error) {
-	v := htmlView{R: r, Name: r.Policy.Name, Policy: policyLine(r.Policy), Scenario: scenarioLine(r.Scenario)}
+	v := htmlView{R: r, Name: r.Policy.Name, Nothing: upperFirst(nothingToChange(r)) + ".", Policy: policyLine(r.Policy), Scenario: scenarioLine(r.Scenario)}
 	if v.Name == "" {
 		v.Name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})
 	}

@@ -85,7 +85,7 @@ func renderMarkdown(r Report) ([]byte, error) {
 
 	fmt.Fprintf(&b, "\n## What to change\n\n")
 	if len(r.Advice) == 0 {
-		fmt.Fprintf(&b, "Nothing: the policy passed every check and the replay.\n")
+		fmt.Fprintf(&b, "%s.\n", upperFirst(nothingToChange(r)))
 	}
 	for _, a := range r.Advice {
 		fmt.Fprintf(&b, "- %s\n", mdText(a))

@@ -73,7 +73,7 @@ func renderText(r Report) ([]byte, error) {
 
 	fmt.Fprintf(&b, "\nwhat to change\n")
 	if len(r.Advice) == 0 {
-		fmt.Fprintf(&b, "  nothing: the policy passed every check and the replay\n")
+		fmt.Fprintf(&b, "  %s\n", nothingToChange(r))
 	}
 	for _, a := range r.Advice {
 		fmt.Fprintf(&b, "  - %s\n", a)
