@@ -60,6 +60,11 @@ type bubble func(fn func()) bool
 
 // run is Run with an optional bubble for the frozen-clock check.
 func run(ctx context.Context, f kit.Factory, cfg Config, frozen bubble) Outcome {
+	return newRunner(ctx, f, cfg).outcome(ctx, frozen)
+}
+
+// newRunner reads the population's delays for the checks to share.
+func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
 	if f == nil {
 		panic("properties: nil factory")
 	}
@@ -71,7 +76,11 @@ func run(ctx context.Context, f kit.Factory, cfg Config, frozen bubble) Outcome 
 	}
 	r.main = collect(ctx, f, r.ids, cfg.Boot, cfg.CapAttempts, cfg)
 	r.clean = cleanDevices(r.main)
+	return r
+}
 
+// outcome runs every check.
+func (r *runner) outcome(ctx context.Context, frozen bubble) Outcome {
 	var out Outcome
 	out.Err = sourceErrors(r.main)
 	out.Results = []Result{
@@ -87,7 +96,7 @@ func run(ctx context.Context, f kit.Factory, cfg Config, frozen bubble) Outcome 
 	for i := range out.Results {
 		out.Results[i].Why = why[out.Results[i].Name]
 	}
-	out.EarlyDelays = make([][]time.Duration, cfg.Attempts)
+	out.EarlyDelays = make([][]time.Duration, r.cfg.Attempts)
 	for a := range out.EarlyDelays {
 		for _, d := range r.clean {
 			if a < len(d.delays) {
