@@ -1,0 +1,133 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// badAt returns a factory whose device number dev answers its n-th call of
+// Next with bad(n), and whose other devices wait a second each time.
+func badAt(seed uint64, dev, n int, bad func() (time.Duration, error)) kit.Factory {
+	id := DeviceID(seed, dev)
+	return func(d kit.Device) kit.Policy {
+		calls := 0
+		return policyFunc(func() (time.Duration, error) {
+			calls++
+			if d.ID == id && calls == n {
+				return bad()
+			}
+			return time.Second, nil
+		})
+	}
+}
+
+type policyFunc func() (time.Duration, error)
+
+func (f policyFunc) Next() (time.Duration, error) { return f() }
+
+var errUnreachable = errors.New("the program stopped answering")
+
+// TestHostilePolicies replays policies that panic, return bad delays or
+// fail, in every kind, and checks that the replay returns a *DeviceError
+// naming the run, the device and the attempt, word for word, instead of
+// crashing.
+func TestHostilePolicies(t *testing.T) {
+	const seed = 5
+	id := DeviceID(seed, 17)
+	for _, c := range []struct {
+		name   string
+		f      kit.Factory
+		cause  Cause
+		defect bool
+		want   string
+	}{
+		{"panic", badAt(seed, 17, 3, func() (time.Duration, error) { panic("boom") }), PolicyPanic, true,
+			"sim: run 0 (seed 5): device " + id + ": delay before attempt 4: the policy panicked: boom"},
+		{"negative delay", badAt(seed, 17, 2, func() (time.Duration, error) { return -time.Second, nil }), BadDelay, true,
+			"sim: run 0 (seed 5): device " + id + ": delay before attempt 3: delay -1s is negative"},
+		{"NaN delay", badAt(seed, 17, 1, func() (time.Duration, error) { return 0, &kit.DelayError{Seconds: math.NaN()} }), BadDelay, true,
+			"sim: run 0 (seed 5): device " + id + ": delay before attempt 2: delay NaN s is not a duration"},
+		{"source error", badAt(seed, 17, 2, func() (time.Duration, error) { return 0, errUnreachable }), SourceError, false,
+			"sim: run 0 (seed 5): device " + id + ": delay before attempt 3: the program stopped answering"},
+		{"factory panic", func(d kit.Device) kit.Policy {
+			if d.ID == id {
+				panic("no policy for you")
+			}
+			return kit.FromFunc(func(int) time.Duration { return time.Second })
+		}, PolicyPanic, true, "sim: run 0 (seed 5): device " + id + ": making its policy: the factory panicked: no policy for you"},
+		{"nil policy", func(d kit.Device) kit.Policy {
+			if d.ID == id {
+				return nil
+			}
+			return kit.FromFunc(func(int) time.Duration { return time.Second })
+		}, SourceError, false, "sim: run 0 (seed 5): device " + id + ": making its policy: the factory returned a nil policy"},
+	} {
+		for _, kind := range Kinds() {
+			t.Run(c.name+"/"+string(kind), func(t *testing.T) {
+				s := Scenario{Kind: kind, Clients: 40, AcceptRate: 1, Period: 10 * time.Second}
+				if kind == PeriodicAligned || kind == Periodic {
+					// A rejected firing retries: make every firing
+					// rejected so that device 17 reaches its n-th delay.
+					s.AcceptRate = 1e-9
+				}
+				_, err := Replay(context.Background(), c.f, s, Config{Runs: 3, Seed: seed, Workers: 1})
+				var de *DeviceError
+				if !errors.As(err, &de) {
+					t.Fatalf("Replay() error = %v; want a *DeviceError", err)
+				}
+				if err.Error() != c.want {
+					t.Errorf("Replay() error:\n got  %s\n want %s", err, c.want)
+				}
+				if de.Cause != c.cause || de.PolicyDefect() != c.defect {
+					t.Errorf("cause %v, defect %v; want %v, %v", de.Cause, de.PolicyDefect(), c.cause, c.defect)
+				}
+				if c.cause == SourceError && c.name == "source error" && !errors.Is(err, errUnreachable) {
+					t.Errorf("errors.Is(%v, the source's error) = false; want true", err)
+				}
+			})
+		}
+	}
+}
+
+// TestReplayCancel cancels a replay from inside a policy, after 5,000
+// delays of a 200,000-delay run, and checks that it stops promptly with an
+// error that says where.
+func TestReplayCancel(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	var calls atomic.Int64
+	stop := errors.New("interrupted")
+	f := func(kit.Device) kit.Policy {
+		return kit.FromFunc(func(int) time.Duration {
+			if calls.Add(1) == 5000 {
+				cancel(stop)
+			}
+			return time.Duration(calls.Load()%7+1) * 100 * time.Millisecond
+		})
+	}
+	s := Scenario{Clients: 20_000, AcceptRate: 50}
+	_, err := Replay(ctx, f, s, Config{Runs: 1})
+	if !errors.Is(err, stop) {
+		t.Fatalf("Replay() error = %v; want it to wrap the cancellation's cause", err)
+	}
+	if !strings.HasPrefix(err.Error(), "sim: run 0 (seed 0) stopped at simulated second ") {
+		t.Errorf("Replay() error = %q; want it to say where it stopped", err)
+	}
+	if n := calls.Load(); n > 200_000 {
+		t.Errorf("the policies were asked %d delays; want the replay stopped soon after 5,000", n)
+	}
+
+	done, cancelDone := context.WithCancel(context.Background())
+	cancelDone()
+	_, err = Replay(done, kit.Spec{Strategy: kit.Full}.Factory(), Scenario{}, Config{})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Replay(a done context) error = %v; want context.Canceled", err)
+	}
+}

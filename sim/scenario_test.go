@@ -1,0 +1,203 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// TestValidate refuses absurd scenarios with the reason, or with the
+// memory the run would need, word for word.
+func TestValidate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    Scenario
+		want string
+	}{
+		{"negative clients", Scenario{Clients: -1}, "sim: clients -1 is negative"},
+		{"ten billion clients", Scenario{Clients: 1e10}, "sim: clients 10000000000 is more than a replay holds (4294967295)"},
+		{"a billion clients", Scenario{Clients: 1e9},
+			"sim: one run of 1000000000 clients over 1h0m0s in 1s windows would need about 130.4 GiB, above the limit of 4.0 GiB: lower Clients or Horizon, widen Window, or raise MemoryLimit"},
+		{"negative accept rate", Scenario{AcceptRate: -5}, "sim: accept rate -5 per second is not a positive number"},
+		{"NaN accept rate", Scenario{AcceptRate: math.NaN()}, "sim: accept rate NaN per second is not a positive number"},
+		{"infinite accept rate", Scenario{AcceptRate: math.Inf(1)}, "sim: accept rate +Inf per second is not a positive number"},
+		{"horizon of years", Scenario{Horizon: 3 * 365 * 24 * time.Hour}, "sim: horizon 26280h0m0s is beyond the longest replay, 744h0m0s (31 days)"},
+		{"nanosecond windows over a month", Scenario{Window: time.Nanosecond, Horizon: MaxHorizon},
+			"sim: one run of 400 clients over 744h0m0s in 1ns windows would need about 19.0 PiB, above the limit of 4.0 GiB: lower Clients or Horizon, widen Window, or raise MemoryLimit"},
+		{"unknown kind", Scenario{Kind: "flood"}, `sim: unknown scenario "flood" (want outage, long-outage, storm, periodic or periodic-aligned)`},
+		{"unknown server", Scenario{Server: "queue"}, `sim: unknown server "queue" (want lab, token-bucket or retry-after)`},
+		{"negative down", Scenario{Down: -time.Second}, "sim: down -1s is negative"},
+		{"negative threshold", Scenario{Threshold: -0.5}, "sim: threshold -0.5 is not a positive number"},
+		{"burst under one", Scenario{Server: TokenBucket, Burst: 0.5}, "sim: burst 0.5 is not a number of at least 1"},
+		{"negative retries", Scenario{Kind: Storm, Retries: -3}, "sim: retries -3 is negative"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.s.Validate()
+			if err == nil || err.Error() != c.want {
+				t.Errorf("Validate() = %v\nwant %s", err, c.want)
+			}
+			if _, rerr := Replay(context.Background(), kit.Spec{Strategy: kit.Full}.Factory(), c.s, Config{}); rerr == nil || rerr.Error() != c.want {
+				t.Errorf("Replay() error = %v\nwant %s", rerr, c.want)
+			}
+		})
+	}
+	if err := (Scenario{}).Validate(); err != nil {
+		t.Errorf("the default scenario: Validate() = %v; want nil", err)
+	}
+	big := Scenario{Clients: 1e9, MemoryLimit: 1 << 40}
+	if err := big.Validate(); err != nil {
+		t.Errorf("a billion clients within a 1 TiB limit: Validate() = %v; want nil", err)
+	}
+}
+
+// TestReplayWorkers checks that the figures do not depend on the number of
+// runs replayed at once.
+func TestReplayWorkers(t *testing.T) {
+	f := labPolicy(kit.Full)
+	var first Result
+	for i, w := range []int{1, 2, 7} {
+		r, err := Replay(context.Background(), f, Scenario{}, Config{Runs: 9, Seed: 42, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Config.Workers = 0
+		if i == 0 {
+			first = r
+			continue
+		}
+		if !reflect.DeepEqual(r, first) {
+			t.Errorf("Replay with %d workers differs from Replay with 1:\n got  %+v\n want %+v", w, r.Summary, first.Summary)
+		}
+	}
+}
+
+// TestRunSeed checks that any run replays alone from its seed.
+func TestRunSeed(t *testing.T) {
+	f := labPolicy(kit.Equal)
+	all, err := Replay(context.Background(), f, Scenario{}, Config{Runs: 4, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range all.Runs {
+		one, err := Replay(context.Background(), f, Scenario{}, Config{Runs: 1, Seed: run.Seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(one.Runs[0], run) {
+			t.Errorf("run with seed %d replayed alone: %s\nwant %s", run.Seed, brief(one.Runs[0]), brief(run))
+		}
+	}
+	if a, b := all.Runs[0], all.Runs[1]; a.Attempts == b.Attempts && a.AllServed == b.AllServed {
+		t.Errorf("runs 0 and 1 have the same figures (%d attempts, %v); want different fleets", a.Attempts, a.AllServed)
+	}
+}
+
+// TestPeriodic shows why a timer needs a per-device offset: 3,000 devices
+// sync every minute against a server that accepts 200 a second. Aligned,
+// the whole fleet fires again in the same window at each period, so the
+// peak is at least N. Offset by a hash of the id, each second of the
+// period holds a binomial count of firings, N/60 = 50 on average with a
+// standard deviation of 7; the largest of the 60 seconds is about 50 +
+// 2.4·7 ≈ 67, a third of the budget, and reaching the 0.6 threshold (120)
+// would take 10 standard deviations. No firing is rejected, so all are
+// served.
+func TestPeriodic(t *testing.T) {
+	f := kit.Spec{Strategy: kit.Full, Base: time.Second, Cap: 30 * time.Second}.Factory()
+	base := Scenario{Clients: 3000, AcceptRate: 200, Period: time.Minute}
+	aligned, offset := base, base
+	aligned.Kind, offset.Kind = PeriodicAligned, Periodic
+	ra, err := Replay(context.Background(), f, aligned, Config{Runs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := Replay(context.Background(), f, offset, Config{Runs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range ra.Runs {
+		if run.PeakRetryArrivals < 3000 {
+			t.Errorf("aligned timers, run seed %d: peak %d arrivals in one window; want at least the fleet, 3000", run.Seed, run.PeakRetryArrivals)
+		}
+	}
+	if ra.Status() != Fail {
+		t.Errorf("aligned timers: status %s; want fail: %s", ra.Status(), ra.Detail())
+	}
+	if ro.Status() != Pass {
+		t.Errorf("offset timers: status %s; want pass: %s", ro.Status(), ro.Detail())
+	}
+	if got := ro.Summary["served"].Median; got != 5*3000 {
+		t.Errorf("offset timers: %v firings served; want all of 5 periods × 3000", got)
+	}
+	t.Logf("aligned: %s", ra.Detail())
+	t.Logf("offset:  %s", ro.Detail())
+}
+
+// TestRetryAfter shows a constant Retry-After hint putting a jittered fleet
+// back in lockstep: with full jitter the first retries spread over 100ms,
+// so a 10ms window holds a fraction of the fleet; obeying a 1s hint, every
+// device retries exactly 1s after its first attempt, and all 400 first
+// attempts lie within the 10ms start spread, so one window holds all 400.
+func TestRetryAfter(t *testing.T) {
+	f := labPolicy(kit.Full)
+	s := Scenario{Window: 10 * time.Millisecond}
+	lab, err := Replay(context.Background(), f, s, Config{Runs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Server = RetryAfter
+	hinted, err := Replay(context.Background(), f, s, Config{Runs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range hinted.Runs {
+		if run.PeakRetryArrivals != 400 {
+			t.Errorf("Retry-After 1s, run seed %d: peak %d retries in one 10ms window; want the whole fleet, 400", run.Seed, run.PeakRetryArrivals)
+		}
+	}
+	if got := lab.Summary["peak_retry_arrivals"]; got.High >= 400/3 {
+		t.Errorf("full jitter without the hint: peak %v retries in one 10ms window; want under a third of the fleet", got)
+	}
+}
+
+// TestLongOutage: after a minute down every device is at its 10s cap, and
+// stays there for the hour. Without jitter the fleet then retries in
+// unison, the whole fleet in one window every 10s; with full jitter a
+// device retries every 5s on average, so a 1s window holds about a fifth
+// of the fleet, 400 (a Poisson count whose largest of 3,600 windows stays
+// within 400 + 4·√400 = 480), well under a third. The first minute is left
+// out: its first second holds the usual burst of quick retries.
+func TestLongOutage(t *testing.T) {
+	s := Scenario{Kind: LongOutage, Clients: 2000, AcceptRate: 100}
+	atCap := func(r Result) int {
+		peak := 0
+		for _, run := range r.Runs {
+			peak = max(peak, maxOf(run.RetryArrivals[60:]))
+		}
+		return peak
+	}
+	none, err := Replay(context.Background(), labPolicy(kit.None), s, Config{Runs: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Replay(context.Background(), labPolicy(kit.Full), s, Config{Runs: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := atCap(none); got != 2000 {
+		t.Errorf("no jitter at the cap: peak %d retries in one window; want the whole fleet, 2000", got)
+	}
+	if got := atCap(full); got > 2000/3 {
+		t.Errorf("full jitter at the cap: peak %d retries in one window; want about a fifth of the fleet, under a third", got)
+	}
+	if got := none.Summary["served"].Median; got != 2000 {
+		t.Errorf("no jitter: %v served; want all 2000 after the outage", got)
+	}
+	if !strings.Contains(none.Detail(), "2,000 of 2,000 served") {
+		t.Errorf("Detail() = %q; want it to say 2,000 of 2,000 served", none.Detail())
+	}
+}
