@@ -37,6 +37,16 @@ func hostile() reports.Report {
 
 var tagName = regexp.MustCompile(`<([a-zA-Z][a-zA-Z0-9-]*)`)
 
+// allowed are the elements the template and the charts make.
+var allowed = func() map[string]bool {
+	m := map[string]bool{}
+	for _, tag := range strings.Fields(`html head meta title style body main h1 h2 p span code table thead tbody tr th td
+		strong br details summary ul li figure figcaption svg g path text`) {
+		m[tag] = true
+	}
+	return m
+}()
+
 // TestHTMLEscapes renders a report whose ids, names and commands hold
 // markup: the page must hold only the elements the template and the charts
 // make, and the strings as text.
@@ -46,11 +56,6 @@ func TestHTMLEscapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	allowed := map[string]bool{}
-	for _, tag := range strings.Fields(`html head meta title style body main h1 h2 p span code table thead tbody tr th td
-		strong br details summary ul li figure figcaption svg g path text`) {
-		allowed[tag] = true
-	}
 	for _, m := range tagName.FindAllStringSubmatch(page, -1) {
 		if !allowed[strings.ToLower(m[1])] {
 			t.Errorf("report.html holds a <%s> element", m[1])
@@ -72,4 +77,36 @@ func TestHTMLEscapes(t *testing.T) {
 			t.Errorf("report.html lacks the escaped text %q", s)
 		}
 	}
+}
+
+// FuzzHTMLEscapes renders reports whose device id, policy name and command
+// are arbitrary strings: the page must never hold an element the template
+// and the charts do not make.
+func FuzzHTMLEscapes(f *testing.F) {
+	for _, s := range []string{
+		`<script>alert(1)</script>`, `"><img src=x onerror=alert(2)>`, `</text><script>x</script>`,
+		`<svg onload=alert(3)>`, `<!--`, `]]><a href="javascript:x">`, "\x00<\xff>",
+	} {
+		f.Add(s, s, s)
+	}
+	f.Fuzz(func(t *testing.T, id, name, command string) {
+		r := reports.Report{
+			Verdict: reports.Fail,
+			Policy:  reports.Policy{Name: name, Command: command, Source: "exec"},
+			Checks: []reports.Check{{Name: name, Status: reports.Fail, Detail: id,
+				Counterexample: &reports.Counterexample{Devices: []reports.DeviceDelays{{ID: id, DelaysS: []float64{1}, Err: command}}}}},
+			Comparison: &reports.Comparison{Figure: "peak_ratio", Policies: []string{name},
+				Rows: []reports.ComparisonRow{{Clients: 10, Cells: []reports.Interval{{Median: 1, Low: 0.5, High: 2}}}}},
+			Advice: []string{id},
+		}
+		var b bytes.Buffer
+		if err := reports.WriteHTML(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range tagName.FindAllStringSubmatch(b.String(), -1) {
+			if !allowed[strings.ToLower(m[1])] {
+				t.Fatalf("id %q, name %q, command %q: the page holds a <%s> element", id, name, command, m[1])
+			}
+		}
+	})
 }
