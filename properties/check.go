@@ -20,7 +20,7 @@ import (
 // run with its own flags; the checks themselves turn them off.
 func Check(t *testing.T, f kit.Factory, cfg Config) {
 	t.Helper()
-	out := run(t.Context(), f, cfg, synctestBubble(t))
+	out := RunFrozen(t, f, cfg)
 	if out.Err != nil {
 		t.Error(out.Err)
 	}
@@ -30,6 +30,14 @@ func Check(t *testing.T, f kit.Factory, cfg Config) {
 			report(t, r)
 		})
 	}
+}
+
+// RunFrozen is Run as Check runs it: the frozen-clock check makes its
+// devices inside a testing/synctest bubble, where every call to time.Now
+// returns one instant. It returns the outcome and leaves t alone, for tests
+// that assert on the verdicts themselves.
+func RunFrozen(t *testing.T, f kit.Factory, cfg Config) Outcome {
+	return run(t.Context(), f, cfg, synctestBubble(t))
 }
 
 // synctestBubble returns the bubble that runs fn inside testing/synctest,
