@@ -127,7 +127,9 @@ type Counterexample struct {
 // DeviceDelays are the delays one device drew, and the error that ended
 // them, if any.
 type DeviceDelays struct {
-	ID      string    `json:"id"`
+	// ID is the device's id.
+	ID string `json:"id"`
+	// DelaysS are the delays it drew, in seconds, in order.
 	DelaysS []float64 `json:"delays_s"`
 	// Err is the error that ended the device's delays, as text: a panic, a
 	// delay that is not a number, a program that stopped answering.
@@ -179,7 +181,8 @@ type Run struct {
 // A Summary holds the median of each of a Run's figures over the runs, with
 // its confidence interval.
 type Summary struct {
-	// Level is the confidence level of the intervals, such as 0.95.
+	// Level is the confidence level of the intervals, such as 0.95; 0
+	// when it is not known. The other fields are named as in Run.
 	Level                 float64  `json:"level"`
 	AllServedS            Interval `json:"all_served_s"`
 	BusiestWindowArrivals Interval `json:"busiest_window_arrivals"`
@@ -194,9 +197,11 @@ type Summary struct {
 
 // An Interval is a median and the confidence interval around it.
 type Interval struct {
+	// Median is the median over the runs.
 	Median float64 `json:"median"`
-	Low    float64 `json:"low"`
-	High   float64 `json:"high"`
+	// Low and High bound the median's confidence interval.
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
 }
 
 // A Histogram counts the arrivals of one run in consecutive windows; window
@@ -236,6 +241,7 @@ type Comparison struct {
 
 // A ComparisonRow is one fleet size of a Comparison.
 type ComparisonRow struct {
+	// Clients is the fleet size of the row.
 	Clients int `json:"clients"`
 	// Cells holds one interval per policy, in the order of Policies.
 	Cells []Interval `json:"cells"`
