@@ -7,10 +7,13 @@ import (
 
 // Advise returns what to change in the policy, one sentence per problem,
 // from the checks that failed or warned and from the replay. It reads the
-// checks by their names (spread, clusters, frozen clock, reproducibility,
-// cap phase, bounds, conformance; case, hyphens and underscores aside) and
-// quotes their figures. A check of another name that fails is passed on with
-// its detail. Advise returns nil when there is nothing to change.
+// checks by their names (spread, clusters, id populations, frozen clock,
+// reproducibility, cap phase, bounds, conformance; case, hyphens and
+// underscores aside) and quotes their figures or details. A warning is
+// advised on as a failure only for reproducibility, whose finding is a
+// warning by default; any other warning, and a failed check of another
+// name, is passed on with its detail. Advise returns nil when there is
+// nothing to change.
 func Advise(r Report) []string {
 	var advice []string
 	add := func(format string, args ...any) {
@@ -23,10 +26,15 @@ func Advise(r Report) []string {
 		advice = append(advice, s)
 	}
 	for _, c := range r.Checks {
-		if c.Status != Fail && c.Status != Warn {
+		key := checkKey(c.Name)
+		switch {
+		case c.Status == Warn && key != "reproducibility":
+			add("Look into %q, which warned: %s.", c.Name, strings.TrimSuffix(c.Detail, "."))
+			continue
+		case c.Status != Fail && c.Status != Warn:
 			continue
 		}
-		switch checkKey(c.Name) {
+		switch key {
 		case "spread":
 			if c.Figure == 0 {
 				add("Use full or decorrelated jitter: every device waits the same delays (CV %s, want at least %s).",
@@ -52,12 +60,9 @@ func Advise(r Report) []string {
 		case "bounds":
 			add("Return finite delays between 0 and the cap, and never panic: %s.", strings.TrimSuffix(c.Detail, "."))
 		case "conformance":
-			add("The delays do not follow the declared strategy (p-value %s, want at least %s): check the formula against the spec.",
-				num(c.Figure), num(c.Threshold))
+			add("Make the delays follow the declared strategy, or declare the one they follow: %s.", strings.TrimSuffix(c.Detail, "."))
 		default:
-			if c.Status == Fail {
-				add("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, "."))
-			}
+			add("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, "."))
 		}
 	}
 	if p := r.Replay; p != nil {

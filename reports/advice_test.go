@@ -61,7 +61,7 @@ func TestAdvise(t *testing.T) {
 		},
 		{
 			name: "lockstep groups",
-			r:    reports.Report{Checks: []reports.Check{check("clusters", reports.Fail, 0.25, 0.01)}},
+			r:    reports.Report{Checks: []reports.Check{check("clusters", reports.Fail, 0.25, 0.01), check("id-populations", reports.Fail, 9, 3)}},
 			want: []string{"Seed each device's generator from a stable hash of its whole id, not a constant or part of the id: groups of devices walk in lockstep (what was measured)."},
 		},
 		{
@@ -72,12 +72,17 @@ func TestAdvise(t *testing.T) {
 		{
 			name: "not the declared strategy",
 			r:    reports.Report{Checks: []reports.Check{check("conformance", reports.Fail, 0.0001, 0.001)}},
-			want: []string{"The delays do not follow the declared strategy (p-value 0.0001, want at least 0.001): check the formula against the spec."},
+			want: []string{"Make the delays follow the declared strategy, or declare the one they follow: what was measured."},
 		},
 		{
 			name: "a check of another name",
-			r:    reports.Report{Checks: []reports.Check{check("latency", reports.Fail, 9, 1), check("jitter budget", reports.Warn, 9, 1)}},
+			r:    reports.Report{Checks: []reports.Check{check("latency", reports.Fail, 9, 1), check("jitter budget", reports.Pass, 9, 1)}},
 			want: []string{`Fix "latency": what was measured.`},
+		},
+		{
+			name: "a check that warned, not for lack of spread",
+			r:    reports.Report{Checks: []reports.Check{check("spread", reports.Warn, 0, 0.1), check("id-populations", reports.Warn, 0, 0)}},
+			want: []string{`Look into "spread", which warned: what was measured.`, `Look into "id-populations", which warned: what was measured.`},
 		},
 		{
 			name: "the replay storms",
