@@ -60,27 +60,31 @@ type bubble func(fn func()) bool
 
 // run is Run with an optional bubble for the frozen-clock check.
 func run(ctx context.Context, f kit.Factory, cfg Config, frozen bubble) Outcome {
-	return newRunner(ctx, f, cfg).outcome(ctx, frozen)
+	r := newRunner(ctx, f, cfg)
+	defer r.cancel()
+	return r.outcome(frozen)
 }
 
-// newRunner reads the population's delays for the checks to share.
+// newRunner reads the population's delays for the checks to share. The
+// caller calls r.cancel when the run is over.
 func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
 	if f == nil {
 		panic("properties: nil factory")
 	}
 	cfg = cfg.withDefaults()
 	r := &runner{cfg: cfg, f: f, seed: resolveSeed(cfg.Seed)}
+	r.ctx, r.cancel = context.WithTimeout(ctx, cfg.Timeout)
 	r.ids = cfg.IDs
 	if len(r.ids) == 0 {
 		r.ids = population(r.seed, cfg.Devices)
 	}
-	r.main = collect(ctx, f, r.ids, cfg.Boot, cfg.CapAttempts, cfg)
+	r.main = collect(r.ctx, f, r.ids, cfg.Boot, cfg.CapAttempts, cfg)
 	r.clean = cleanDevices(r.main)
 	return r
 }
 
 // outcome runs every check.
-func (r *runner) outcome(ctx context.Context, frozen bubble) Outcome {
+func (r *runner) outcome(frozen bubble) Outcome {
 	var out Outcome
 	out.Err = sourceErrors(r.main)
 	out.Results = []Result{
@@ -88,7 +92,7 @@ func (r *runner) outcome(ctx context.Context, frozen bubble) Outcome {
 		r.clusters(),
 		r.idPopulations(),
 		r.frozenClock(frozen),
-		r.reproducibility(ctx),
+		r.reproducibility(),
 		r.capPhase(),
 		r.bounds(),
 		r.conformance(),
@@ -109,12 +113,14 @@ func (r *runner) outcome(ctx context.Context, frozen bubble) Outcome {
 
 // A runner holds what the checks of one run share.
 type runner struct {
-	cfg   Config
-	f     kit.Factory
-	seed  uint64
-	ids   []string
-	main  sample
-	clean []device // devices of main without a fault
+	ctx    context.Context // ends at the run-wide deadline
+	cancel context.CancelFunc
+	cfg    Config
+	f      kit.Factory
+	seed   uint64
+	ids    []string
+	main   sample
+	clean  []device // devices of main without a fault
 }
 
 func (r *runner) replay() string {

@@ -42,11 +42,9 @@ const maxHangs = 3
 // collect reads up to n delays from the policy of each device, in order.
 // Panics, delays that are not durations, source errors and calls that do
 // not return within cfg.CallTimeout are recorded on the device; the
-// collection goes on with the next device until cfg.Timeout, ctx or
-// maxHangs ends it.
+// collection goes on with the next device until ctx (which carries the
+// run-wide deadline, cfg.Timeout) or maxHangs ends it.
 func collect(ctx context.Context, f kit.Factory, ids []string, boot time.Time, n int, cfg Config) sample {
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
 	s := sample{total: len(ids), devices: make([]device, 0, len(ids))}
 	tick := time.NewTicker(cfg.CallTimeout / 4)
 	defer tick.Stop()

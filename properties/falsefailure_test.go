@@ -50,7 +50,8 @@ func TestFalseFailures(t *testing.T) {
 			for range *falseRuns {
 				seed := seeds.Uint64()
 				r := newRunner(context.Background(), p.f, Config{Seed: seed, Claim: p.claim})
-				out := r.outcome(context.Background(), nil)
+				out := r.outcome(nil)
+				r.cancel()
 				figures["arrivals"] = append(figures["arrivals"], r.arrivals().ratio)
 				for _, r := range out.Results {
 					want := Pass

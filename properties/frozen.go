@@ -1,7 +1,6 @@
 package properties
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -46,7 +45,7 @@ const reproducibleSample = 100
 // reproducibility makes the first devices again, in this process and, when
 // Config.Second is set, from the second process, and compares their early
 // delays with the first time.
-func (r *runner) reproducibility(ctx context.Context) Result {
+func (r *runner) reproducibility() Result {
 	res := Result{Name: NameReproducibility, Threshold: 1}
 	if r.main.hangs > 0 || r.main.stopped != "" {
 		res.Status = Warn
@@ -74,7 +73,7 @@ func (r *runner) reproducibility(ctx context.Context) Result {
 	var bad *Counterexample
 	var badDetail string
 	for _, src := range sources {
-		again := collect(ctx, src.f, ids, r.cfg.Boot, k, r.cfg)
+		again := collect(r.ctx, src.f, ids, r.cfg.Boot, k, r.cfg)
 		byID := map[string]device{}
 		for _, d := range again.devices {
 			byID[d.id] = d

@@ -120,3 +120,25 @@ func TestSourceErrorIsNotADefect(t *testing.T) {
 		t.Errorf("bounds: %s; want pass (a source failure is not the policy's defect)", got)
 	}
 }
+
+func TestHangInDrawnPopulation(t *testing.T) {
+	// The population of the run has no id "0"; rapid's very short ids do.
+	block := make(chan struct{})
+	defer close(block)
+	full := spec(t, "full")
+	f := func(d kit.Device) kit.Policy {
+		if d.ID == "0" {
+			return policyFunc(func() (time.Duration, error) { <-block; return 0, nil })
+		}
+		return full(d)
+	}
+	out := Run(context.Background(), f, Config{IDs: serials(1000), CallTimeout: 100 * time.Millisecond})
+	r := out.Results[2]
+	want := `device "0" attempt 1: Next did not return within 100ms, in a population drawn by rapid`
+	if r.Name != NameIDPopulations || r.Status != Fail || r.Detail != want {
+		t.Errorf("%s: %s %q; want fail %q", r.Name, r.Status, r.Detail, want)
+	}
+	if got := statuses(out)[NameSpread]; got != Pass {
+		t.Errorf("spread: %s; want pass", got)
+	}
+}

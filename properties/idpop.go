@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jitterkit/jitterkit/kit"
 	"pgregory.net/rapid"
 )
 
@@ -40,22 +39,26 @@ func (r *runner) idPopulations() Result {
 	k := r.cfg.Attempts
 	q := chanceOf(r.clean, k)
 	var last *drawnFailure
+	var hung *sample
 	var cases int
 	tb := &rapidTB{name: "properties/" + NameIDPopulations}
 	withRapid(r.seed, func() {
 		rapid.Check(tb, func(t *rapid.T) {
+			if hung != nil {
+				return
+			}
 			cases++
 			shape := idShape(rapid.IntRange(0, int(numShapes)-1).Draw(t, "shape"))
 			n := rapid.IntRange(2, maxDrawn).Draw(t, "devices")
 			start := rapid.IntRange(0, 999999-maxDrawn).Draw(t, "start")
 			seed := rapid.Uint64().Draw(t, "seed")
 			ids := shapeIDs(shape, n, start, seed)
-			var devs []device
-			for _, id := range ids {
-				if d := readDevice(r.f, kit.Device{ID: id, Boot: r.cfg.Boot}, k, nil); d.fault == nil {
-					devs = append(devs, d)
-				}
+			s := collect(r.ctx, r.f, ids, r.cfg.Boot, k, r.cfg)
+			if s.hangs > 0 || s.stopped != "" {
+				hung = &s
+				return
 			}
+			devs := cleanDevices(s)
 			if len(devs) < 2 {
 				return
 			}
@@ -67,6 +70,19 @@ func (r *runner) idPopulations() Result {
 			}
 		})
 	})
+	if hung != nil {
+		res.Status = Warn
+		res.Detail = "a population drawn by rapid " + hung.stopped
+		for _, d := range hung.devices {
+			if d.fault != nil && d.fault.defect {
+				res.Status = Fail
+				res.Detail = fmt.Sprintf("device %q attempt %d: %s, in a population drawn by rapid", d.id, d.fault.attempt, d.fault.msg)
+				res.Counterexample = &Counterexample{Attempt: d.fault.attempt, Devices: shown([]device{d}, k), Replay: fmt.Sprintf("%s or -rapid.seed=%d", r.replay(), r.seed)}
+				break
+			}
+		}
+		return res
+	}
 	if !tb.failed {
 		res.Status = Pass
 		res.Detail = fmt.Sprintf("%d populations of up to %d ids of every shape drawn by rapid: no group sharing delays[0:%d] beyond chance", cases, maxDrawn, k)
