@@ -87,12 +87,16 @@ func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
 func (r *runner) outcome(frozen bubble) Outcome {
 	var out Outcome
 	out.Err = sourceErrors(r.main)
+	// Reproducibility makes devices again before rapid draws its own, so
+	// that what a policy with shared state gives does not depend on how
+	// many populations rapid drew.
+	again := r.reproducibility()
 	out.Results = []Result{
 		r.spread(),
 		r.clusters(),
 		r.idPopulations(),
 		r.frozenClock(frozen),
-		r.reproducibility(),
+		again,
 		r.capPhase(),
 		r.bounds(),
 		r.conformance(),
