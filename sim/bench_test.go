@@ -41,19 +41,30 @@ func BenchmarkReplay(b *testing.B) {
 }
 
 // BenchmarkHeap replays the same experiment with the obvious design, one
-// priority queue of every pending arrival (heapReplay), for comparison
-// with the calendar of seconds that Replay uses.
+// priority queue of every pending arrival, for comparison with the
+// calendar of seconds that Replay uses: "plain" is heapReplay, the test
+// oracle (container/heap, a map of seconds); "tuned" is tunedHeapReplay
+// (a typed heap, the lab server only).
 //
 //	go test -run='^$' -bench='Replay|Heap' -benchtime=3x -count=3 ./sim
 func BenchmarkHeap(b *testing.B) {
 	f := kit.Spec{Strategy: kit.Full}.Factory()
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("lab/full/devices=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("plain/lab/full/devices=%d", n), func(b *testing.B) {
 			if testing.Short() && n > 100_000 {
 				b.Skip("large fleets are skipped under -short")
 			}
 			benchReplay(b, f, labAt(n), func(_ context.Context, s Scenario) (Run, error) {
 				return heapReplay(f, s, 0), nil
+			})
+		})
+		b.Run(fmt.Sprintf("tuned/lab/full/devices=%d", n), func(b *testing.B) {
+			if testing.Short() && n > 100_000 {
+				b.Skip("large fleets are skipped under -short")
+			}
+			benchReplay(b, f, labAt(n), func(_ context.Context, s Scenario) (Run, error) {
+				attempts, last := tunedHeapReplay(f, s, 0)
+				return Run{Attempts: attempts, AllServed: last}, nil
 			})
 		})
 	}

@@ -123,3 +123,21 @@ func TestSelectFirst(t *testing.T) {
 		}
 	})
 }
+
+// TestTunedHeap checks the benchmark's tuned priority queue against Replay,
+// so that the benchmark compares two replays of the same model.
+func TestTunedHeap(t *testing.T) {
+	for _, st := range kit.Strategies() {
+		f := kit.Spec{Strategy: st}.Factory()
+		for _, seed := range []uint64{0, 3} {
+			res, err := Replay(context.Background(), f, Scenario{Clients: 5000, AcceptRate: 625}, Config{Runs: 1, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			attempts, last := tunedHeapReplay(f, Scenario{Clients: 5000, AcceptRate: 625}, seed)
+			if got := res.Runs[0]; got.Attempts != attempts || got.AllServed != last {
+				t.Errorf("%s, seed %d: Replay made %d attempts, all served after %v; the tuned heap %d, %v", st, seed, got.Attempts, got.AllServed, attempts, last)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -125,7 +126,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	if runs == nil {
 		runs = []Run{}
 	}
-	return json.Marshal(resultJSON{
+	return marshal(resultJSON{
 		Schema:   Schema,
 		Scenario: r.Scenario,
 		Policy:   r.Policy,
@@ -141,12 +142,29 @@ func (r Result) MarshalJSON() ([]byte, error) {
 // policy.
 func (r Result) WriteJSON(w io.Writer, policy string) error {
 	r.Policy = policy
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := marshal(r)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = out.WriteTo(w)
 	return err
+}
+
+// marshal is json.Marshal without the escaping of <, > and &, which the
+// replay's text never needs hidden from HTML.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 type resultJSON struct {
@@ -176,7 +194,7 @@ func (r Run) MarshalJSON() ([]byte, error) {
 	if retries == nil {
 		retries = []int{}
 	}
-	return json.Marshal(runJSON{
+	return marshal(runJSON{
 		Seed:                  r.Seed,
 		AllServedS:            r.AllServed.Seconds(),
 		BusiestWindowArrivals: r.BusiestWindowArrivals,

@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// TestWriteJSONGolden pins the replay's JSON, byte for byte, for a small
+// replay of each kind. Rewrite with go test ./sim -run WriteJSONGolden -update.
+func TestWriteJSONGolden(t *testing.T) {
+	spec := kit.Spec{Strategy: kit.Full, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+	for _, c := range []struct {
+		name string
+		s    Scenario
+	}{
+		{"outage", Scenario{Clients: 6, AcceptRate: 2, Down: time.Second}},
+		{"storm", Scenario{Kind: Storm, Clients: 6, Retries: 3, Window: 250 * time.Millisecond}},
+		{"periodic", Scenario{Kind: Periodic, Clients: 6, AcceptRate: 1, Period: 5 * time.Second, Horizon: 12 * time.Second}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Replay(context.Background(), spec.Factory(), c.s, Config{Runs: 3, Seed: 11, Resamples: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := r.WriteJSON(&got, spec.String()); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", "replay-"+c.name+".json")
+			if *update {
+				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to write it)", err)
+			}
+			if diff := lineDiff(string(want), got.String()); diff != "" {
+				t.Errorf("WriteJSON mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// lineDiff returns the lines that differ between want and got, marked -
+// and +, or "" when they are equal.
+func lineDiff(want, got string) string {
+	if want == got {
+		return ""
+	}
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := range max(len(w), len(g)) {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}
+
+// recordingTB records what a check reports.
+type recordingTB struct {
+	testing.TB
+	errors, logs []string
+}
+
+func (r *recordingTB) Helper() {}
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recordingTB) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+
+// TestCheck pins Check's messages word for word: a policy over the
+// threshold fails with its figures, one within it passes silently, and a
+// replay that cannot run fails with the reason.
+func TestCheck(t *testing.T) {
+	t.Run("fail", func(t *testing.T) {
+		rec := &recordingTB{}
+		Check(rec, labPolicy(kit.None), Scenario{}, Config{Runs: 3})
+		want := "sim.Check: peak ratio 24.00 [24.00, 24.00] > threshold 0.6: up to 1,200 retries in one 1s window against a budget of 50 (median of 3 runs, 95% CI); busiest window 1,600 arrivals; all served after 62.7s; 3,800 attempts; 400 of 400 served"
+		if len(rec.errors) != 1 || rec.errors[0] != want {
+			t.Errorf("Check reported %q\nwant [%q]", rec.errors, want)
+		}
+	})
+	t.Run("pass", func(t *testing.T) {
+		// At 5,000 a second the budget dwarfs full jitter's busiest
+		// second of about 1,600 retries (ratio 0.32).
+		rec := &recordingTB{}
+		r := Check(rec, labPolicy(kit.Full), Scenario{AcceptRate: 5000}, Config{Runs: 5})
+		if len(rec.errors)+len(rec.logs) != 0 || r.Status() != Pass {
+			t.Errorf("Check reported %q %q, status %s; want a silent pass: %s", rec.errors, rec.logs, r.Status(), r.Detail())
+		}
+	})
+	t.Run("cannot run", func(t *testing.T) {
+		rec := &recordingTB{}
+		Check(rec, labPolicy(kit.Full), Scenario{Clients: -4}, Config{})
+		want := "sim.Check: sim: clients -4 is negative"
+		if len(rec.errors) != 1 || rec.errors[0] != want {
+			t.Errorf("Check reported %q\nwant [%q]", rec.errors, want)
+		}
+	})
+	t.Run("warn", func(t *testing.T) {
+		// A horizon before the server comes up leaves every device
+		// still retrying: a warning, not a pass.
+		rec := &recordingTB{}
+		r := Check(rec, labPolicy(kit.Full), Scenario{AcceptRate: 5000, Horizon: 1500 * time.Millisecond, Down: time.Hour}, Config{Runs: 3})
+		if len(rec.errors) != 0 || len(rec.logs) != 1 || r.Status() != Warn || !strings.HasPrefix(rec.logs[0], "sim.Check: warning: ") {
+			t.Errorf("Check reported errors %q, logs %q, status %s; want one warning", rec.errors, rec.logs, r.Status())
+		}
+	})
+}
+
+// TestBootstrapMedian checks the BCa interval against cases with known
+// answers: a constant sample, a single value, and a large normal sample
+// whose median's 95% interval is close to the normal theory's, median ±
+// 1.96·1.2533·σ/√n.
+func TestBootstrapMedian(t *testing.T) {
+	if got := bootstrapMedian(0.95, 500, nil, []float64{3, 3, 3}); got != (Estimate{3, 3, 3}) {
+		t.Errorf("constant sample: %v; want {3 3 3}", got)
+	}
+	if got := bootstrapMedian(0.95, 500, nil, []float64{7}); got != (Estimate{7, 7, 7}) {
+		t.Errorf("one value: %v; want {7 7 7}", got)
+	}
+	// The bootstrap's standard error of a median is itself rough, off by
+	// about n^(-1/4) ≈ 22% at n = 401 (Hall and Martin, 1988); the
+	// half-width must fall within twice that of the normal theory's.
+	const n = 401
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	got := bootstrapMedian(0.95, 2000, rand.NewPCG(3, 4), x)
+	want := 1.96 * 1.2533 / math.Sqrt(n)
+	half := (got.High - got.Low) / 2
+	if !(got.Low <= got.Median && got.Median <= got.High) || half < 0.56*want || half > 1.44*want || got.Low > 0 || got.High < 0 {
+		t.Errorf("normal sample of %d: %v, half-width %.4f; want an interval around 0 of half-width %.4f ± 44%%", n, got, half, want)
+	}
+}
