@@ -229,8 +229,8 @@ func (r *runner) spreadFailure(devs []device, a int, cv float64, want string) (s
 	}
 	if g := groups[mode]; len(g) >= 2 {
 		ce.Devices = shown(g, limit)
-		return fmt.Sprintf("delays(%q)[%d] = %s for %d of %d devices; want %s (CV ≥ %g)",
-			ce.Devices[0].ID, a, kit.FormatDuration(mode), len(g), len(x), want, r.cfg.Thresholds.MinCV), ce
+		return fmt.Sprintf("delays(%q)[%d] = %s for %d of %d devices, CV %.3g; want %s (CV ≥ %g)",
+			ce.Devices[0].ID, a, kit.FormatDuration(mode), len(g), len(x), cv, want, r.cfg.Thresholds.MinCV), ce
 	}
 	lo, hi := who[0], who[0]
 	for _, d := range who {

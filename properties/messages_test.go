@@ -43,13 +43,13 @@ func TestMessageWordForWord(t *testing.T) {
 	report(rec, Result{
 		Name:   NameSpread,
 		Status: Fail,
-		Detail: `delays("dev-000017")[2] = 400ms for 1000 of 1000 devices; want spread (CV ≥ 0.05)`,
+		Detail: `delays("dev-000017")[2] = 400ms for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)`,
 		Counterexample: &Counterexample{Attempt: 3, Replay: "Config.Seed = 7 (jitterkit check --seed 7)", Devices: []DeviceDelays{
 			{ID: "dev-000017", Delays: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}},
 			{ID: "dev-000018", Delays: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}, Err: "Next panicked: boom"},
 		}},
 	})
-	want := `spread: delays("dev-000017")[2] = 400ms for 1000 of 1000 devices; want spread (CV ≥ 0.05)
+	want := `spread: delays("dev-000017")[2] = 400ms for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)
 	"dev-000017": [100ms 200ms 400ms]
 	"dev-000018": [100ms 200ms 400ms] (Next panicked: boom)
 	replay: Config.Seed = 7 (jitterkit check --seed 7)

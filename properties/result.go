@@ -28,7 +28,7 @@ type Result struct {
 	// Status is the verdict.
 	Status Status
 	// Detail states what was measured, got before want, for example
-	// `delays("dev-000017")[2] = 10s for 1000 of 1000 devices; want spread (CV ≥ 0.05)`.
+	// `delays("dev-000017")[2] = 10s for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)`.
 	Detail string
 	// Figure is the measured figure and Threshold the limit it is held to,
 	// for the checks that have one (both zero otherwise).
