@@ -13,7 +13,9 @@ import (
 // failure prints the check's detail, its counterexample and how to replay
 // it, and a warning is logged. The frozen-clock check makes the devices
 // inside a testing/synctest bubble, so a policy that seeds from time.Now is
-// caught.
+// caught. The bubble's devices are read only when every device of the run
+// answered in time, and without a watch for hangs: a call blocked inside a
+// bubble cannot be left behind.
 //
 // Check reports a failure of the policy's source (Outcome.Err) as an error
 // of t itself. rapid may write fail files under testdata/rapid/ when it is

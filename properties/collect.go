@@ -46,7 +46,7 @@ const maxHangs = 3
 // run-wide deadline, cfg.Timeout) or maxHangs ends it.
 func collect(ctx context.Context, f kit.Factory, ids []string, boot time.Time, n int, cfg Config) sample {
 	s := sample{total: len(ids), devices: make([]device, 0, len(ids))}
-	tick := time.NewTicker(cfg.CallTimeout / 4)
+	tick := time.NewTicker(max(cfg.CallTimeout/4, time.Millisecond))
 	defer tick.Stop()
 	from := 0
 	for from < len(ids) {

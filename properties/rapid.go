@@ -29,15 +29,18 @@ func resolveSeed(seed uint64) uint64 {
 
 // withRapid runs fn with rapid's seed set to seed and its fail files turned
 // off, and restores rapid's settings afterwards. rapid reads its settings
-// from the standard flag set, and needs the testing flags parsed (it asks
-// testing.Short); outside go test withRapid registers them with
-// testing.Init and parses the standard flag set with no arguments.
+// from the standard flag set, and needs the testing flags registered and
+// parsed (it asks testing.Short); outside go test withRapid registers them
+// with testing.Init and, unless the program has parsed the standard flag
+// set already, parses it with no arguments.
 func withRapid(seed uint64, fn func()) {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
-	if !testing.Testing() && !flag.Parsed() {
-		testing.Init()
-		_ = flag.CommandLine.Parse(nil)
+	if !testing.Testing() {
+		testing.Init() // has no effect once called
+		if !flag.Parsed() {
+			_ = flag.CommandLine.Parse(nil)
+		}
 	}
 	set := map[string]string{"rapid.seed": strconv.FormatUint(seed, 10), "rapid.nofailfile": "true"}
 	old := map[string]string{}
