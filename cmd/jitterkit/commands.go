@@ -1,0 +1,312 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/progress"
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/properties"
+	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
+)
+
+// defaultSeed is the seed of a run given no --seed.
+const defaultSeed = 1
+
+func seedOf(o *options) uint64 {
+	if o.given["seed"] {
+		return o.seed
+	}
+	return defaultSeed
+}
+
+// check runs the property checks on the one policy o names.
+func check(e *env, o *options) error {
+	src, err := openOne(e, o)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	rep := newReport(src, o)
+	out, err := runChecks(e, o, src)
+	if err != nil {
+		return err
+	}
+	addChecks(&rep, out)
+	return finish(e, o, rep)
+}
+
+// replay runs the fleet replay of the one policy o names.
+func replay(e *env, o *options) error {
+	src, err := openOne(e, o)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	rep := newReport(src, o)
+	res, failed, err := runReplay(e, o, src, 0)
+	if err != nil {
+		return err
+	}
+	addReplay(&rep, res, failed)
+	if o.json != "" && failed == nil {
+		if err := writeFileAtomic(o.json, func(f *os.File) error { return res.WriteJSON(f, src.name) }); err != nil {
+			return kitError(fmt.Errorf("--json: %w", err))
+		}
+	}
+	return finish(e, o, rep)
+}
+
+// gate runs the checks and the replay on the one policy o names, compares
+// it with the four built-in strategies, and writes the reports.
+func gate(e *env, o *options) error { return gateOne(e, o, true) }
+
+// gateOne is gate, with the comparison or without it.
+func gateOne(e *env, o *options, withComparison bool) error {
+	src, err := openOne(e, o)
+	if err != nil {
+		return err
+	}
+	defer src.close()
+	rep := newReport(src, o)
+	out, err := runChecks(e, o, src)
+	if err != nil {
+		return err
+	}
+	addChecks(&rep, out)
+	res, failed, err := runReplay(e, o, src, 0)
+	if err != nil {
+		return err
+	}
+	addReplay(&rep, res, failed)
+	if withComparison {
+		cmp, err := builtinComparison(e, o, src, res)
+		if err != nil {
+			return err
+		}
+		rep.Comparison = cmp
+	}
+	return finish(e, o, rep)
+}
+
+// finish judges the report, writes its summary and its files, and returns
+// errFailed when the policy failed.
+func finish(e *env, o *options, rep reports.Report) error {
+	rep.Verdict = verdict(rep)
+	rep.Advice = reports.Advise(rep)
+	if err := reports.WriteText(e.stdout, rep); err != nil {
+		return kitError(err)
+	}
+	if o.report != "" {
+		if err := e.ctx.Err(); err != nil {
+			return &interruptedError{"before writing the report"}
+		}
+		if err := os.MkdirAll(o.report, 0o755); err != nil {
+			return kitError(fmt.Errorf("--report: %w", err))
+		}
+		if err := reports.WriteDir(o.report, rep); err != nil {
+			return kitError(fmt.Errorf("--report: %w", err))
+		}
+		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportFiles(o.report))
+	}
+	if rep.Verdict == reports.Fail {
+		return errFailed
+	}
+	return nil
+}
+
+// reportFiles lists the files WriteDir writes to dir.
+func reportFiles(dir string) string {
+	var names []string
+	for _, f := range reports.Formats() {
+		names = append(names, filepath.Join(dir, string(f)))
+	}
+	return strings.Join(names, ", ")
+}
+
+// verdict is Fail when a check or the replay failed.
+func verdict(rep reports.Report) reports.Status {
+	for _, c := range rep.Checks {
+		if c.Status == reports.Fail {
+			return reports.Fail
+		}
+	}
+	if rep.Replay != nil && rep.Replay.Status == reports.Fail {
+		return reports.Fail
+	}
+	return reports.Pass
+}
+
+// openOne opens the one policy o names.
+func openOne(e *env, o *options) (*source, error) {
+	srcs, err := openSources(e.ctx, o)
+	if err != nil {
+		closeAll(srcs)
+		return nil, err
+	}
+	return srcs[0], nil
+}
+
+// runChecks runs the property suite on src.
+func runChecks(e *env, o *options, src *source) (properties.Outcome, error) {
+	cfg := properties.Config{
+		Devices:             o.devices,
+		IDs:                 src.ids,
+		Cap:                 o.cap,
+		Seed:                seedOf(o),
+		RequireReproducible: o.requireReproducible,
+		Thresholds:          properties.Thresholds{MinCV: o.minCV},
+	}
+	if src.spec != nil {
+		spec := *src.spec
+		cfg.Claim = &spec
+		if cfg.Cap == 0 {
+			cfg.Cap = specCap(spec)
+		}
+	}
+	if src.kind == "exec" {
+		second, err := src.again()
+		if err != nil {
+			return properties.Outcome{}, err
+		}
+		cfg.Second = second.Factory()
+	}
+	bar := progress.Start(e.stderr, "checks: devices", 0)
+	out := properties.Run(e.ctx, counted(src.factory, bar), cfg)
+	bar.Finish()
+	if e.ctx.Err() != nil {
+		return out, &interruptedError{"during the property checks"}
+	}
+	if err := src.protocolError(); err != nil {
+		return out, inputError(err)
+	}
+	if out.Err != nil {
+		return out, inputError(fmt.Errorf("the policy's source failed: %w", out.Err))
+	}
+	return out, nil
+}
+
+// specCap returns the cap of spec after its default.
+func specCap(spec kit.Spec) time.Duration {
+	if spec.Cap > 0 {
+		return spec.Cap
+	}
+	return kit.DefaultCap
+}
+
+// scenario returns the scenario o describes, with clients devices (0 for
+// the default).
+func scenario(o *options, clients int) sim.Scenario {
+	s := sim.Scenario{
+		Kind:        o.scenario,
+		Clients:     clients,
+		AcceptRate:  o.acceptRate,
+		Down:        o.down,
+		Window:      o.window,
+		StartSpread: o.startSpread,
+		Horizon:     o.horizon,
+		Threshold:   o.threshold,
+	}
+	if o.retryAfter > 0 {
+		s.Server, s.RetryAfter = sim.RetryAfter, o.retryAfter
+	}
+	return s
+}
+
+// clientSizes returns the fleet sizes o asks for, or the default.
+func clientSizes(o *options) []int {
+	if len(o.clients) == 0 {
+		return []int{0}
+	}
+	return o.clients
+}
+
+// runReplay replays src on o's scenario with clients devices (0 for o's
+// one size). A policy defect found by the replay is returned as failed,
+// with the result empty; other errors as err.
+func runReplay(e *env, o *options, src *source, clients int) (res sim.Result, failed *sim.DeviceError, err error) {
+	if clients == 0 {
+		clients = clientSizes(o)[0]
+	}
+	f := src.factory
+	s := scenario(o, clients)
+	cfg := sim.Config{Runs: o.runs, Seed: seedOf(o)}
+	if src.ids != nil {
+		if s, f, err = traceFleet(src, s, cfg); err != nil {
+			return res, nil, err
+		}
+	}
+	d := s.WithDefaults()
+	runs := cfg.Runs
+	if runs == 0 {
+		runs = sim.DefaultRuns
+	}
+	bar := progress.Start(e.stderr, "replay: devices", int64(d.Clients)*int64(runs))
+	res, err = sim.Replay(e.ctx, counted(f, bar), s, cfg)
+	bar.Finish()
+	if perr := src.protocolError(); perr != nil {
+		return res, nil, inputError(perr)
+	}
+	var de *sim.DeviceError
+	switch {
+	case e.ctx.Err() != nil:
+		return res, nil, &interruptedError{"during the replay: " + strings.TrimPrefix(errString(err), "sim: ")}
+	case errors.As(err, &de) && de.PolicyDefect():
+		return res, de, nil
+	case errors.As(err, &de):
+		return res, nil, inputError(fmt.Errorf("the policy's source failed: %w", err))
+	case err != nil:
+		return res, nil, kitError(err)
+	}
+	return res, nil, nil
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "stopped"
+	}
+	return err.Error()
+}
+
+// traceFleet gives every run of a replay the trace's devices: device i of
+// each run plays the trace's i-th device, whatever id the run gives it.
+func traceFleet(src *source, s sim.Scenario, cfg sim.Config) (sim.Scenario, kit.Factory, error) {
+	n := len(src.ids)
+	switch {
+	case s.Clients == 0:
+		s.Clients = n
+	case s.Clients > n:
+		return s, nil, usageError("--clients %d: the trace %s holds %d devices", s.Clients, src.name, n)
+	}
+	runs := cfg.Runs
+	if runs == 0 {
+		runs = sim.DefaultRuns
+	}
+	ids := make(map[string]string, s.Clients*runs)
+	for r := range runs {
+		seed := sim.RunSeed(cfg.Seed, r)
+		for i := range s.Clients {
+			ids[sim.DeviceID(seed, i)] = src.ids[i]
+		}
+	}
+	f := src.factory
+	return s, func(d kit.Device) kit.Policy {
+		if id, ok := ids[d.ID]; ok {
+			d.ID = id
+		}
+		return f(d)
+	}, nil
+}
+
+// counted returns f, counting on bar the devices it makes.
+func counted(f kit.Factory, bar *progress.Bar) kit.Factory {
+	return func(d kit.Device) kit.Policy {
+		bar.Add(1)
+		return f(d)
+	}
+}

@@ -1,0 +1,274 @@
+// Command jitterkit proves that a retry policy's jitter de-synchronises a
+// fleet, before the fleet finds out.
+//
+// It runs two checks on a policy and gives one verdict: property checks
+// over a thousand device ids and more (do the devices draw different delays,
+// at every stage of backoff?), and a fleet replay (when every device fails
+// together, do the retries stay under what the server accepts?).
+//
+// Usage:
+//
+//	jitterkit                  a demo: the four strategies compared, then a gate
+//	jitterkit check   [flags]  the property checks on one policy
+//	jitterkit replay  [flags]  the fleet replay of one policy
+//	jitterkit gate    [flags]  both, one verdict, and the reports
+//	jitterkit compare [flags]  policies side by side on one scenario
+//	jitterkit help [command]   help on a command, or on policies
+//
+// A policy comes from a spec (--policy full:base=100ms,cap=10s), from a
+// program in any language that speaks the exec protocol (--exec CMD), from
+// delays recorded on real devices (--trace FILE), or from a YAML file whose
+// keys are the flags' names (--config FILE).
+//
+// The exit code is 0 when the policy passed, 1 when it failed, 2 on bad
+// usage or bad input, 3 when jitterkit itself failed, and 130 when the run
+// was interrupted. Run "jitterkit help COMMAND" for each command's flags and
+// an example; the texts are below.
+package main
+
+// helpMain is the text of "jitterkit help".
+const helpMain = `jitterkit proves that a retry policy's jitter de-synchronises a fleet.
+
+Usage:
+
+  jitterkit                  a demo: the four strategies compared, then a gate
+  jitterkit check   [flags]  the property checks on one policy
+  jitterkit replay  [flags]  the fleet replay of one policy
+  jitterkit gate    [flags]  both, one verdict, and the reports
+  jitterkit compare [flags]  policies side by side on one scenario
+  jitterkit help [command]   help on a command, or on policies
+
+Example, in CI:
+
+  jitterkit gate --policy full:base=10s,cap=120s --clients 50000 \
+      --accept-rate 3000 --down 60s --report out/
+
+Exit codes: 0 the policy passed, 1 it failed, 2 bad usage or input,
+3 jitterkit itself failed, 130 interrupted.
+
+Run "jitterkit help COMMAND" for a command's flags and an example, and
+"jitterkit help policies" for the four ways to give a policy.
+`
+
+// helpPolicies is the text of "jitterkit help policies".
+const helpPolicies = `A policy comes from one of four sources.
+
+--policy SPEC
+  A built-in strategy: STRATEGY[:key=value,...]. Strategies: none, full,
+  equal, decorrelated. Keys: base and cap (durations), multiplier (default
+  2), seed (device, the default; clock; constant). For example
+  full:base=100ms,cap=10s or decorrelated:base=1s,cap=300s.
+
+--exec CMD
+  A program in any language, started once with sh -c CMD. jitterkit writes
+  one JSON request per line to its standard input, and the program answers
+  each with one line, in order: up to "attempts" delays, in seconds.
+
+    jitterkit -> program   {"device":"dev-000017","attempts":5}
+    program -> jitterkit   [0.042,0.171,0.305,0.77,1.2]
+
+  Fewer delays mean the policy stops retrying. NaN, Infinity, -Infinity and
+  negative delays are the policy's defect (exit 1). A reply that is not an
+  array of numbers, a missing reply, a program that exits early or does not
+  answer within --exec-timeout is a protocol error (exit 2). The program and
+  the children it starts are stopped when jitterkit is done with them.
+  Example: --exec 'python3 policy.py'.
+
+--trace FILE
+  Delays recorded on real devices: CSV with the header device,attempt,delay_s,
+  attempts counting from 1. The devices checked and replayed are the
+  trace's. Declare the policy's cap with --cap.
+
+--config FILE
+  A YAML file whose keys are the flags' names, for example:
+
+    policy: full:base=10s,cap=120s
+    clients: 50000
+    accept-rate: 3000
+    down: 60s
+    threshold: 0.6
+
+  A flag given on the command line overrides the file. policy and clients
+  may be lists, for compare.
+`
+
+// helpCheck is the text of "jitterkit help check".
+const helpCheck = `Usage: jitterkit check [flags]
+
+Check runs the property checks on one policy: spread of the early delays
+across devices, clusters of devices in lockstep, id populations, a frozen
+clock, reproducibility, the cap phase, bounds, and conformance to the
+claimed strategy. Warnings do not fail the check.
+
+Example:
+
+  jitterkit check --policy equal:base=1s,cap=60s --devices 5000
+
+Policy (one of):
+  --policy SPEC            a built-in strategy, e.g. full:base=100ms,cap=10s
+  --exec CMD               a program speaking the exec protocol
+  --trace FILE             recorded delays (CSV: device,attempt,delay_s)
+  --config FILE            a YAML file with these flags' names as keys
+  --exec-timeout DURATION  how long the program has to answer (default 5s)
+
+Checks:
+  --cap DURATION           the cap the policy declares; every delay must stay
+                           within it (default: the spec's cap, else none)
+  --devices N              devices examined (default 1000)
+  --seed N                 seed of the device populations (default 1)
+  --min-cv CV              least coefficient of variation across devices
+                           (default 0.05)
+  --require-reproducible   fail, not warn, a policy whose delays a device
+                           cannot reproduce
+
+Output:
+  --report DIR             also write report.json, report.md, report.html
+                           and junit.xml to DIR
+
+Exit codes: 0 pass, 1 a check failed, 2 bad usage or input, 3 jitterkit
+failed. See "jitterkit help policies".
+`
+
+// helpReplay is the text of "jitterkit help replay".
+const helpReplay = `Usage: jitterkit replay [flags]
+
+Replay simulates a fleet of devices that fail together and retry against a
+server that accepts a limited number of requests per second, and judges the
+peak retry arrivals in one window against the window's accept budget.
+
+Example:
+
+  jitterkit replay --policy full:base=100ms,cap=10s --clients 400 \
+      --accept-rate 50 --down 2s --json replay.json
+
+Policy (one of):
+  --policy SPEC            a built-in strategy, e.g. full:base=100ms,cap=10s
+  --exec CMD               a program speaking the exec protocol
+  --trace FILE             recorded delays (CSV: device,attempt,delay_s)
+  --config FILE            a YAML file with these flags' names as keys
+  --exec-timeout DURATION  how long the program has to answer (default 5s)
+
+Scenario:
+  --scenario NAME          outage, long-outage, storm, periodic or
+                           periodic-aligned (default outage)
+  --clients N              devices in the fleet (default 400; a trace's
+                           devices for --trace)
+  --accept-rate N          requests the server accepts per second (default 50)
+  --down DURATION          how long the server is down at first (default 2s;
+                           1h for long-outage)
+  --window DURATION        width of the histogram's windows (default 1s)
+  --start-spread DURATION  spread of the first attempts (default 10ms)
+  --horizon DURATION       when the replay stops (default 1h)
+  --retry-after DURATION   the server answers every rejection with this fixed
+                           Retry-After, which the devices obey
+  --runs N                 replications, each a different fleet (default 20)
+  --seed N                 seed of the replications (default 1)
+  --threshold RATIO        highest peak ratio that passes (default 0.6)
+
+Output:
+  --json FILE              write every run's figures and their summary
+  --report DIR             also write report.json, report.md, report.html
+                           and junit.xml to DIR
+
+Exit codes: 0 pass, 1 the peak ratio is over the threshold or a device's
+policy failed, 2 bad usage or input, 3 jitterkit failed.
+`
+
+// helpGate is the text of "jitterkit help gate".
+const helpGate = `Usage: jitterkit gate [flags]
+
+Gate runs the property checks and the fleet replay on one policy, compares
+it with the four built-in strategies on the same scenario, prints one
+verdict with what to change, and writes the reports. Add it to CI to stop a
+rollout on a policy that would storm.
+
+Example:
+
+  jitterkit gate --policy full:base=10s,cap=120s --clients 50000 \
+      --accept-rate 3000 --down 60s --report out/
+
+Policy (one of):
+  --policy SPEC            a built-in strategy, e.g. full:base=100ms,cap=10s
+  --exec CMD               a program speaking the exec protocol
+  --trace FILE             recorded delays (CSV: device,attempt,delay_s)
+  --config FILE            a YAML file with these flags' names as keys
+  --exec-timeout DURATION  how long the program has to answer (default 5s)
+
+Checks:
+  --cap DURATION           the cap the policy declares (default: the spec's
+                           cap, else none)
+  --devices N              devices examined (default 1000)
+  --min-cv CV              least coefficient of variation across devices
+                           (default 0.05)
+  --require-reproducible   fail, not warn, a policy whose delays a device
+                           cannot reproduce
+
+Scenario:
+  --scenario NAME          outage, long-outage, storm, periodic or
+                           periodic-aligned (default outage)
+  --clients N              devices in the fleet (default 400)
+  --accept-rate N          requests the server accepts per second (default 50)
+  --down DURATION          how long the server is down at first (default 2s)
+  --window DURATION        width of the histogram's windows (default 1s)
+  --start-spread DURATION  spread of the first attempts (default 10ms)
+  --horizon DURATION       when the replay stops (default 1h)
+  --retry-after DURATION   a fixed Retry-After on every rejection
+  --runs N                 replications, each a different fleet (default 20)
+  --seed N                 seed of the checks and the replications (default 1)
+  --threshold RATIO        highest peak ratio that passes (default 0.6)
+
+Output:
+  --report DIR             write report.json, report.md, report.html and
+                           junit.xml to DIR, each replacing the old one whole
+
+Exit codes: 0 pass, 1 the policy failed the gate, 2 bad usage or input,
+3 jitterkit failed.
+`
+
+// helpCompare is the text of "jitterkit help compare".
+const helpCompare = `Usage: jitterkit compare [flags]
+
+Compare replays several policies on one scenario and prints a table: a row
+per fleet size, a column per policy, and in each cell the median over the
+runs with its 95% interval. The figure is the peak retry arrivals in one
+window for storm; the peak ratio and the time until all are served for the
+other scenarios. Without a policy it compares the four built-in strategies
+(base 100ms, cap 10s, or --cap).
+
+Example:
+
+  jitterkit compare --scenario storm --clients 1000,10000,100000
+
+Policies (any number):
+  --policy SPEC[,SPEC...]  built-in strategies; give the flag again for more
+  --exec CMD               a program speaking the exec protocol
+  --trace FILE             recorded delays (CSV: device,attempt,delay_s)
+  --config FILE            a YAML file with these flags' names as keys
+  --exec-timeout DURATION  how long the program has to answer (default 5s)
+  --cap DURATION           the cap of the four built-in strategies (default 10s)
+
+Scenario:
+  --scenario NAME          outage, long-outage, storm, periodic or
+                           periodic-aligned (default outage)
+  --clients N[,N...]       fleet sizes, one row each (default 400)
+  --accept-rate N          requests the server accepts per second (default 50)
+  --down DURATION          how long the server is down at first (default 2s)
+  --window DURATION        width of the histogram's windows (default 1s)
+  --start-spread DURATION  spread of the first attempts (default 10ms)
+  --horizon DURATION       when the replay stops (default 1h)
+  --retry-after DURATION   a fixed Retry-After on every rejection
+  --runs N                 replications per cell (default 20)
+  --seed N                 seed of the replications (default 1)
+  --threshold RATIO        highest peak ratio that passes (default 0.6)
+
+Exit codes: 0 done, 2 bad usage or input, 3 jitterkit failed.
+`
+
+// helps maps the topics of "jitterkit help TOPIC" to their texts.
+var helps = map[string]string{
+	"check":    helpCheck,
+	"replay":   helpReplay,
+	"gate":     helpGate,
+	"compare":  helpCompare,
+	"policies": helpPolicies,
+}

@@ -1,0 +1,117 @@
+// Package progress draws a one-line progress bar on a terminal, for work
+// that takes longer than about a second, and nothing anywhere else.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Delay is how long work runs before its bar appears: shorter work shows
+// none.
+const Delay = time.Second
+
+// IsTerminal reports whether w is a character device, such as a terminal,
+// rather than a file or a pipe.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// A Bar counts work done towards a total, and draws itself on its writer
+// every tenth of a second once Delay has passed. The zero Bar and a nil Bar
+// draw nothing; Add on them only counts.
+type Bar struct {
+	w     io.Writer
+	label string
+	total atomic.Int64
+	done  atomic.Int64
+	start time.Time
+	delay time.Duration
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	drawn bool
+}
+
+// Start returns a bar labelled label that draws on w when w is a terminal,
+// and counts silently otherwise. A total of 0 draws a count without a bar.
+// The caller calls Finish.
+func Start(w io.Writer, label string, total int64) *Bar {
+	return start(w, label, total, Delay)
+}
+
+func start(w io.Writer, label string, total int64, delay time.Duration) *Bar {
+	b := &Bar{label: label, start: time.Now(), delay: delay}
+	b.total.Store(total)
+	if !IsTerminal(w) {
+		return b
+	}
+	b.w = w
+	b.stop = make(chan struct{})
+	b.wg.Add(1)
+	go b.loop()
+	return b
+}
+
+// Add counts n more units of work done.
+func (b *Bar) Add(n int64) {
+	if b != nil {
+		b.done.Add(n)
+	}
+}
+
+// Finish stops drawing and clears the bar's line.
+func (b *Bar) Finish() {
+	if b == nil || b.stop == nil {
+		return
+	}
+	close(b.stop)
+	b.wg.Wait()
+	b.stop = nil
+}
+
+func (b *Bar) loop() {
+	defer b.wg.Done()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.stop:
+			if b.drawn {
+				fmt.Fprint(b.w, "\r\033[K")
+			}
+			return
+		case <-tick.C:
+			if time.Since(b.start) >= b.delay {
+				fmt.Fprint(b.w, "\r"+b.line(time.Since(b.start))+"\033[K")
+				b.drawn = true
+			}
+		}
+	}
+}
+
+// line renders the bar: "replay [=========>          ] 45%  3.1s".
+func (b *Bar) line(elapsed time.Duration) string {
+	const width = 30
+	done, total := b.done.Load(), b.total.Load()
+	secs := fmt.Sprintf("%.1fs", elapsed.Seconds())
+	if total <= 0 {
+		return fmt.Sprintf("%s  %d  %s", b.label, done, secs)
+	}
+	frac := min(float64(done)/float64(total), 1)
+	n := int(frac * width)
+	bar := strings.Repeat("=", n)
+	if n < width {
+		bar += ">" + strings.Repeat(" ", width-n-1)
+	}
+	return fmt.Sprintf("%s [%s] %3.0f%%  %s", b.label, bar, 100*frac, secs)
+}

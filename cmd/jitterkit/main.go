@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes. Scripts depend on them.
+const (
+	exitPass        = 0   // the policy passed
+	exitFail        = 1   // the policy failed the gate
+	exitUsage       = 2   // bad usage or bad input
+	exitKit         = 3   // the kit itself failed
+	exitInterrupted = 130 // stopped by a signal, as shells report SIGINT
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// An exitError carries the exit code of the error it wraps.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError returns a bad usage or bad input error: exit code 2.
+func usageError(format string, args ...any) error {
+	return &exitError{exitUsage, fmt.Errorf(format, args...)}
+}
+
+// inputError marks err as bad input: exit code 2.
+func inputError(err error) error { return &exitError{exitUsage, err} }
+
+// kitError marks err as a failure of the kit itself: exit code 3.
+func kitError(err error) error { return &exitError{exitKit, err} }
+
+// errFailed is returned when the policy failed; the summary on standard
+// output already says why.
+var errFailed = &exitError{exitFail, errors.New("the policy failed the gate")}
+
+// An interruptedError reports a run stopped by a signal, and where.
+type interruptedError struct{ where string }
+
+func (e *interruptedError) Error() string {
+	return "interrupted " + e.where + "; no report was written"
+}
+
+// exitCode writes err to stderr, unless it is nil, and returns its exit
+// code: the code an exitError carries, exitInterrupted for an interrupted
+// run, and exitKit for any other error.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitPass
+	}
+	fmt.Fprintf(stderr, "jitterkit: %v\n", err)
+	var e *exitError
+	switch {
+	case errors.As(err, &e):
+		return e.code
+	case errors.As(err, new(*interruptedError)):
+		return exitInterrupted
+	}
+	return exitKit
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/reports"
+)
+
+// A source is one policy, ready to check or replay.
+type source struct {
+	// name is what the output calls the policy: its spec, its command or
+	// its trace file.
+	name    string
+	kind    string // "spec", "exec" or "trace"
+	factory kit.Factory
+	// spec is the policy's spec, for a built-in strategy; nil otherwise.
+	spec *kit.Spec
+	// ids are the devices of a trace; nil for the other sources.
+	ids []string
+	// program is the running exec program, and again a second instance
+	// of it for the reproducibility check; nil for the other sources.
+	program *execpolicy.Program
+	again   func() (*execpolicy.Program, error)
+	started []*execpolicy.Program
+}
+
+// policyCount returns how many policy sources o names.
+func policyCount(o *options) int {
+	n := len(o.policies)
+	if o.exec != "" {
+		n++
+	}
+	if o.trace != "" {
+		n++
+	}
+	return n
+}
+
+// checkOneSource returns a usage error unless o names exactly one policy.
+func checkOneSource(command string, o *options) error {
+	var given []string
+	if len(o.policies) > 0 {
+		given = append(given, "--policy")
+	}
+	if o.exec != "" {
+		given = append(given, "--exec")
+	}
+	if o.trace != "" {
+		given = append(given, "--trace")
+	}
+	switch {
+	case len(given) == 0:
+		return usageError("%s needs a policy: --policy SPEC, --exec CMD, --trace FILE, or a --config file that names one", command)
+	case len(given) > 1:
+		return usageError("%s checks one policy, got %s", command, strings.Join(given, " and "))
+	case len(o.policies) > 1:
+		return usageError("%s checks one policy, got %d specs (%s); compare takes several", command, len(o.policies), strings.Join(o.policies, "; "))
+	}
+	return nil
+}
+
+// openSources opens every policy o names, specs first, then the program,
+// then the trace. The caller closes them.
+func openSources(ctx context.Context, o *options) ([]*source, error) {
+	var out []*source
+	for i, s := range o.specs {
+		spec := s
+		out = append(out, &source{name: o.policies[i], kind: "spec", factory: spec.Factory(), spec: &spec})
+	}
+	if o.exec != "" {
+		src, err := openExec(ctx, o)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, src)
+	}
+	if o.trace != "" {
+		src, err := openTrace(o.trace)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, src)
+	}
+	return out, nil
+}
+
+func openExec(ctx context.Context, o *options) (*source, error) {
+	opt := execpolicy.Options{Timeout: o.execTimeout}
+	src := &source{name: o.exec, kind: "exec"}
+	src.again = func() (*execpolicy.Program, error) {
+		p, err := execpolicy.Start(ctx, o.exec, opt)
+		if err != nil {
+			return nil, inputError(fmt.Errorf("--exec: %w", err))
+		}
+		src.started = append(src.started, p)
+		return p, nil
+	}
+	p, err := src.again()
+	if err != nil {
+		return nil, err
+	}
+	src.program, src.factory = p, p.Factory()
+	return src, nil
+}
+
+func openTrace(path string) (*source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, inputError(fmt.Errorf("--trace: %w", err))
+	}
+	defer f.Close()
+	t, err := kit.ReadTrace(f)
+	if err != nil {
+		var te *kit.TraceError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil, inputError(fmt.Errorf("%s:%d: %s: %v", path, te.Line, te.Field, te.Err))
+		}
+		if errors.As(err, &te) {
+			return nil, inputError(fmt.Errorf("%s:%d: %v", path, te.Line, te.Err))
+		}
+		return nil, inputError(fmt.Errorf("--trace %s: %w", path, err))
+	}
+	return &source{name: path, kind: "trace", factory: t.Factory(), ids: t.IDs()}, nil
+}
+
+// protocolError returns the first protocol error of an exec source's
+// programs, or nil.
+func (s *source) protocolError() error {
+	for _, p := range s.started {
+		if err := p.Err(); err != nil {
+			var pe *execpolicy.ProtocolError
+			if errors.As(err, &pe) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// close stops the source's programs, if any.
+func (s *source) close() {
+	for _, p := range s.started {
+		p.Close()
+	}
+}
+
+func closeAll(sources []*source) {
+	for _, s := range sources {
+		s.close()
+	}
+}
+
+// reportPolicy describes the source for a report.
+func (s *source) reportPolicy() reports.Policy {
+	p := reports.Policy{Name: s.name, Source: s.kind}
+	switch s.kind {
+	case "spec":
+		p.Spec = s.spec.String()
+	case "exec":
+		p.Command = s.name
+	}
+	return p
+}
