@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
 )
@@ -107,4 +108,33 @@ func allocated(f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// BenchmarkLabScript does the work of the lab's Python script at the given
+// size: the lab's model replayed once each with no, equal and full jitter,
+// on one core. Compare with
+//
+//	python3 retry-storm-no-jitter-versus-full.py --clients 1000000 --capacity 125000
+//
+// against
+//
+//	go test -run='^$' -bench=LabScript -benchtime=1x -count=3 ./sim
+func BenchmarkLabScript(b *testing.B) {
+	for _, n := range []int{400, 1_000_000} {
+		b.Run(fmt.Sprintf("devices=%d", n), func(b *testing.B) {
+			if testing.Short() && n > 100_000 {
+				b.Skip("large fleets are skipped under -short")
+			}
+			s := labAt(n)
+			for range b.N {
+				for _, st := range []kit.Strategy{kit.None, kit.Equal, kit.Full} {
+					f := kit.Spec{Strategy: st, Base: 100 * time.Millisecond, Cap: 10 * time.Second}.Factory()
+					if _, err := Replay(context.Background(), f, s, Config{Runs: 1, Workers: 1}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/script")
+		})
+	}
 }

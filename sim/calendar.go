@@ -174,3 +174,4 @@ func selectFirst[T cmp.Ordered](b []T, k int) {
 	}
 	slices.Sort(b[lo : hi+1])
 }
+

@@ -33,6 +33,12 @@ type engine struct {
 	att  []uint32
 	cal  *calendar
 	heap []uint64 // arrivals within the second being processed (ordered mode)
+	id   []byte   // the buffer device ids are written in
+	sel  []uint64 // a copy of the bucket for selection
+
+	// The device whose policy is being asked for the delay before its
+	// attempt callAttempt, or -1: a panic in the policy names them.
+	calling, callAttempt int
 
 	// Periodic kinds: each device's offset and current firing.
 	phase  []int64
@@ -101,18 +107,22 @@ func DeviceID(seed uint64, i int) string {
 }
 
 func deviceID(prefix string, i int) string {
-	b := make([]byte, 0, len(prefix)+10)
+	return string(appendID(make([]byte, 0, len(prefix)+10), prefix, i))
+}
+
+func appendID(b []byte, prefix string, i int) []byte {
 	b = append(b, prefix...)
 	for p := 1_000_000; p > 1 && i < p; p /= 10 {
 		b = append(b, '0')
 	}
-	return string(strconv.AppendInt(b, int64(i), 10))
+	return strconv.AppendInt(b, int64(i), 10)
 }
 
 // newPolicy makes the policy of device i, reporting a panic or a nil policy
 // as the device's error.
 func (e *engine) newPolicy(i int) (p kit.Policy) {
-	id := deviceID(e.prefix, i)
+	e.id = appendID(e.id[:0], e.prefix, i)
+	id := string(e.id)
 	defer func() {
 		if r := recover(); r != nil {
 			e.fail(i, 0, PolicyPanic, fmt.Errorf("the factory panicked: %v", r))
@@ -183,7 +193,7 @@ func (e *engine) replay(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return e.stopped(ctx, fmt.Sprintf("at simulated second %d", sec))
 		}
-		e.bucket(sec, b)
+		e.protected(sec, b)
 		if e.err != nil {
 			return e.err
 		}
@@ -194,6 +204,21 @@ func (e *engine) replay(ctx context.Context) error {
 // stopped reports where a cancelled run stopped.
 func (e *engine) stopped(ctx context.Context, where string) error {
 	return fmt.Errorf("sim: run %d (seed %d) stopped %s, after %d attempts: %w", e.run, e.seed, where, e.attempts, context.Cause(ctx))
+}
+
+// protected processes the arrivals of one second, turning a panic of a
+// policy into its device's error. Policies are called without a deferred
+// recover of their own, which would cost more than the rest of an attempt.
+func (e *engine) protected(sec int64, b []uint64) {
+	e.calling = -1
+	defer func() {
+		if e.calling >= 0 {
+			if r := recover(); r != nil {
+				e.fail(e.calling, e.callAttempt, PolicyPanic, &panicError{r})
+			}
+		}
+	}()
+	e.bucket(sec, b)
 }
 
 // bucket processes the arrivals of one second.
@@ -219,21 +244,23 @@ func (e *engine) bucket(sec int64, b []uint64) {
 		// The server is up all second: the first quota arrivals are
 		// accepted, found by selection rather than by sorting. Once the
 		// quota is used, every retry that comes back within the second is
-		// rejected too.
+		// rejected too. The selection runs on a copy, so that the bucket
+		// keeps the order it was filled in, close to the order of the
+		// devices, whose state is then read almost sequentially.
 		e.inline = true
-		k := len(b)
-		if int64(k) > e.quota {
-			k = int(e.quota)
-			selectFirst(b, k)
+		all, last := int64(len(b)) <= e.quota, uint64(0)
+		if !all && e.quota > 0 {
+			e.sel = append(e.sel[:0], b...)
+			selectFirst(e.sel, int(e.quota-1))
+			last = e.sel[e.quota-1]
 		}
-		for _, ev := range b[:k] {
+		for _, ev := range b {
 			t, dev := start+int64(ev>>32), uint32(ev)
 			e.arrive(dev, t)
-			e.serve(dev, t, end)
-		}
-		for _, ev := range b[k:] {
-			t, dev := start+int64(ev>>32), uint32(ev)
-			e.arrive(dev, t)
+			if all || e.quota > 0 && ev <= last {
+				e.serve(dev, t, end)
+				continue
+			}
 			e.retry(dev, t, end)
 			if e.err != nil {
 				return
@@ -297,7 +324,12 @@ func (e *engine) accept(t int64) bool {
 func (e *engine) arrive(dev uint32, t int64) {
 	e.att[dev]++
 	e.attempts++
-	w := int(t / e.win)
+	var w int
+	if e.win == nsPerSec {
+		w = int(t / nsPerSec) // a division by a constant: a multiplication
+	} else {
+		w = int(t / e.win)
+	}
 	if w >= len(e.hist) {
 		e.hist = grow(e.hist, w)
 		e.rhist = grow(e.rhist, w)
@@ -371,9 +403,11 @@ func (e *engine) next(dev uint32, t int64) (int64, bool) {
 		d = int64(e.s.RetryAfter)
 	} else {
 		attempt := int(e.att[dev]) + 1
-		delay, err := callPolicy(e.pol[dev])
+		e.calling, e.callAttempt = int(dev), attempt
+		delay, err := e.pol[dev].Next()
+		e.calling = -1
 		switch {
-		case errors.Is(err, kit.ErrStop):
+		case err != nil && errors.Is(err, kit.ErrStop):
 			e.gaveUp++
 			if e.periodic {
 				return e.nextFiring(dev)

@@ -19,7 +19,9 @@ const (
 	// LongOutage is an Outage whose server stays down long enough (an hour
 	// by default) for every device to reach its cap, as after a site loses
 	// its uplink for an afternoon: a fleet without jitter then retries in
-	// perfect unison at the cap.
+	// perfect unison at the cap, the whole fleet in one window every cap,
+	// which Run.RetryArrivals shows window by window. Its peak is often
+	// still the first second's burst of quick retries, as in an Outage.
 	LongOutage Kind = "long-outage"
 	// Storm: every device fails at once and keeps failing for Retries
 	// retries, whatever the server. Nothing is served; the replay counts
@@ -128,7 +130,7 @@ type Scenario struct {
 	MemoryLimit int64
 }
 
-// Defaults.
+// Defaults of the Scenario fields left zero.
 const (
 	DefaultClients     = 400
 	DefaultAcceptRate  = 50.0
