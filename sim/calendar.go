@@ -174,4 +174,3 @@ func selectFirst[T cmp.Ordered](b []T, k int) {
 	}
 	slices.Sort(b[lo : hi+1])
 }
-
