@@ -53,7 +53,7 @@ func replay(e *env, o *options) error {
 	if err != nil {
 		return err
 	}
-	addReplay(&rep, res, failed)
+	addReplay(&rep, o, src, res, failed)
 	if o.json != "" && failed == nil {
 		if err := writeFileAtomic(o.json, func(f *os.File) error { return res.WriteJSON(f, src.name) }); err != nil {
 			return kitError(fmt.Errorf("--json: %w", err))
@@ -83,7 +83,7 @@ func gateOne(e *env, o *options, withComparison bool) error {
 	if err != nil {
 		return err
 	}
-	addReplay(&rep, res, failed)
+	addReplay(&rep, o, src, res, failed)
 	if withComparison {
 		cmp, err := builtinComparison(e, o, src, res)
 		if err != nil {
@@ -115,7 +115,7 @@ func finish(e *env, o *options, rep reports.Report) error {
 		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportFiles(o.report))
 	}
 	if rep.Verdict == reports.Fail {
-		return errFailed
+		return failed(o.command)
 	}
 	return nil
 }
@@ -242,10 +242,7 @@ func runReplay(e *env, o *options, src *source, clients int) (res sim.Result, fa
 		}
 	}
 	d := s.WithDefaults()
-	runs := cfg.Runs
-	if runs == 0 {
-		runs = sim.DefaultRuns
-	}
+	runs := runsOf(o)
 	bar := progress.Start(e.stderr, "replay: devices", int64(d.Clients)*int64(runs))
 	res, err = sim.Replay(e.ctx, counted(f, bar), s, cfg)
 	bar.Finish()

@@ -15,6 +15,8 @@ import (
 
 // options holds a command's flags, after the config file.
 type options struct {
+	command string // check, replay, gate or compare
+
 	policies    []string // --policy, as given; a list for compare
 	specs       []kit.Spec
 	exec        string

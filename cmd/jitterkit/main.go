@@ -46,9 +46,12 @@ func inputError(err error) error { return &exitError{exitUsage, err} }
 // kitError marks err as a failure of the kit itself: exit code 3.
 func kitError(err error) error { return &exitError{exitKit, err} }
 
-// errFailed is returned when the policy failed; the summary on standard
-// output already says why.
-var errFailed = &exitError{exitFail, errors.New("the policy failed the gate")}
+// failed returns the error of a policy that failed command; the summary on
+// standard output already says why.
+func failed(command string) error {
+	what := map[string]string{"check": "a check", "replay": "the replay", "gate": "the gate"}[command]
+	return &exitError{exitFail, fmt.Errorf("the policy failed %s", what)}
+}
 
 // An interruptedError reports a run stopped by a signal, and where.
 type interruptedError struct{ where string }
@@ -74,3 +77,6 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	return exitKit
 }
+
+// asExit reports whether err is an exitError, and sets *target to it.
+func asExit(err error, target **exitError) bool { return errors.As(err, target) }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jitterkit/jitterkit/properties"
@@ -85,13 +87,30 @@ func reportScenario(s sim.Scenario, runs int) reports.Scenario {
 	return r
 }
 
-// addReplay adds the replay's figures, or the policy defect that stopped it.
-func addReplay(rep *reports.Report, res sim.Result, failed *sim.DeviceError) {
-	rep.Scenario = reportScenario(res.Scenario, res.Config.Runs)
+// addReplay adds the replay's figures. A replay that a policy defect
+// stopped adds instead a failed check named replay, with the device and the
+// attempt, and how to replay that run alone.
+func addReplay(rep *reports.Report, o *options, src *source, res sim.Result, failed *sim.DeviceError) {
 	if failed != nil {
-		rep.Replay = &reports.Replay{Status: reports.Fail, Detail: "the replay stopped: " + trimSim(failed.Error())}
+		rep.Scenario = reportScenario(scenario(o, clientSizes(o)[0]), runsOf(o))
+		if src.ids != nil && rep.Scenario.Clients == 0 {
+			rep.Scenario.Clients = len(src.ids)
+		}
+		rep.Checks = append(rep.Checks, reports.Check{
+			Name:   "replay",
+			Why:    "A policy that fails one device in a replay fails it in the field, in the middle of an outage.",
+			Status: reports.Fail,
+			Detail: fmt.Sprintf("the replay stopped at device %q, delay before attempt %d: %v (%s); want every delay finite and ≥ 0",
+				failed.Device, failed.Attempt, failed.Err, failed.Cause),
+			Counterexample: &reports.Counterexample{
+				Attempt: max(failed.Attempt-1, 0), // the delay before attempt n is retry n-1's
+				Devices: []reports.DeviceDelays{{ID: failed.Device, DelaysS: []float64{}, Err: failed.Err.Error()}},
+				Replay:  fmt.Sprintf("jitterkit replay %s --runs 1 --seed %d", sourceFlag(src), failed.Seed),
+			},
+		})
 		return
 	}
+	rep.Scenario = reportScenario(res.Scenario, res.Config.Runs)
 	p := &reports.Replay{
 		Status: reports.Status(res.Status()),
 		Detail: res.Detail(),
@@ -181,4 +200,31 @@ func writeFileAtomic(path string, write func(*os.File) error) error {
 	}
 	ok = true
 	return nil
+}
+
+// runsOf returns the number of runs o asks for, after the default.
+func runsOf(o *options) int {
+	if o.runs > 0 {
+		return o.runs
+	}
+	return sim.DefaultRuns
+}
+
+// sourceFlag writes the flag that names src, quoted for a shell.
+func sourceFlag(src *source) string {
+	switch src.kind {
+	case "exec":
+		return "--exec " + shellQuote(src.name)
+	case "trace":
+		return "--trace " + shellQuote(src.name)
+	}
+	return "--policy " + shellQuote(src.name)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:=/+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

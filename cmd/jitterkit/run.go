@@ -77,7 +77,7 @@ func help(stdout io.Writer, args []string) error {
 // parseCommand parses the flags of command and the config file they name,
 // and checks them, before any work.
 func parseCommand(command string, args []string) (*options, error) {
-	o := &options{}
+	o := &options{command: command}
 	if err := parseFlags(command, args, o); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil, err

@@ -314,7 +314,7 @@ func (p *Program) fetch(id string, n int) ([]float64, error) {
 	}
 	delays, err := DecodeReply(line, n)
 	if err != nil {
-		return fail(line, fmt.Errorf("reply %v", err))
+		return fail(line, err)
 	}
 	return delays, nil
 }

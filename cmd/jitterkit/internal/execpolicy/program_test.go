@@ -194,24 +194,24 @@ func TestProtocolErrors(t *testing.T) {
 	}{{
 		name:    "garbage",
 		command: `while read -r line; do echo 'hello'; done`,
-		want:    `exec "while read -r line; do echo 'hello'; done": device "dev-000017": reply not a JSON array of numbers: "hello"`,
+		want:    `exec "while read -r line; do echo 'hello'; done": device "dev-000017": the reply is not a JSON array of numbers: "hello"`,
 	}, {
 		name:    "a string in the array",
 		command: `while read -r line; do echo '[0.1, "0.2"]'; done`,
-		want:    `exec "while read -r line; do echo '[0.1, \"0.2\"]'; done": device "dev-000017": reply element 2 is not a number: "[0.1, \"0.2\"]"`,
+		want:    `exec "while read -r line; do echo '[0.1, \"0.2\"]'; done": device "dev-000017": the reply's element 2 is not a number: "[0.1, \"0.2\"]"`,
 	}, {
 		name:    "a JSON object",
 		command: `while read -r line; do echo '{"delays":[1]}'; done`,
-		want:    `exec "while read -r line; do echo '{\"delays\":[1]}'; done": device "dev-000017": reply not a JSON array of numbers: "{\"delays\":[1]}"`,
+		want:    `exec "while read -r line; do echo '{\"delays\":[1]}'; done": device "dev-000017": the reply is not a JSON array of numbers: "{\"delays\":[1]}"`,
 	}, {
 		name:    "too many numbers",
 		command: `while read -r line; do echo '[1,2,3,4]'; done`,
 		attempt: 3,
-		want:    `exec "while read -r line; do echo '[1,2,3,4]'; done": device "dev-000017": reply more than the 3 numbers asked for: "[1,2,3,4]"`,
+		want:    `exec "while read -r line; do echo '[1,2,3,4]'; done": device "dev-000017": the reply has more than the 3 numbers asked for: "[1,2,3,4]"`,
 	}, {
 		name:    "an empty line",
 		command: `while read -r line; do echo; done`,
-		want:    `exec "while read -r line; do echo; done": device "dev-000017": reply not a JSON array of numbers`,
+		want:    `exec "while read -r line; do echo; done": device "dev-000017": the reply is not a JSON array of numbers`,
 	}, {
 		name:    "exits early",
 		command: `read -r line; exit 3`,
@@ -235,7 +235,7 @@ its standard error ends with:
 	}, {
 		name:    "stderr is kept, its last lines shown",
 		command: `for i in $(seq 1 30); do echo "warning $i" >&2; done; read -r line; echo nope`,
-		want: `exec "for i in $(seq 1 30); do echo \"warning $i\" >&2; done; read -r line; echo nope": device "dev-000017": reply not a JSON array of numbers: "nope"
+		want: `exec "for i in $(seq 1 30); do echo \"warning $i\" >&2; done; read -r line; echo nope": device "dev-000017": the reply is not a JSON array of numbers: "nope"
 its standard error ends with:
 	warning 21
 	warning 22

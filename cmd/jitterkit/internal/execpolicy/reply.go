@@ -20,7 +20,7 @@ import (
 func DecodeReply(line []byte, attempts int) ([]float64, error) {
 	s := bytes.TrimSpace(line)
 	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
-		return nil, errors.New("not a JSON array of numbers")
+		return nil, errors.New("the reply is not a JSON array of numbers")
 	}
 	body := bytes.TrimSpace(s[1 : len(s)-1])
 	if len(body) == 0 {
@@ -31,10 +31,10 @@ func DecodeReply(line []byte, attempts int) ([]float64, error) {
 		tok = bytes.TrimSpace(tok)
 		v, err := decodeNumber(tok)
 		if err != nil {
-			return nil, fmt.Errorf("element %d %v", i+1, err)
+			return nil, fmt.Errorf("the reply's element %d %v", i+1, err)
 		}
 		if len(out) >= attempts {
-			return nil, fmt.Errorf("more than the %d numbers asked for", attempts)
+			return nil, fmt.Errorf("the reply has more than the %d numbers asked for", attempts)
 		}
 		out = append(out, v)
 	}
