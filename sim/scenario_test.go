@@ -22,7 +22,7 @@ func TestValidate(t *testing.T) {
 		{"negative clients", Scenario{Clients: -1}, "sim: clients -1 is negative"},
 		{"ten billion clients", Scenario{Clients: 1e10}, "sim: clients 10000000000 is more than a replay holds (4294967295)"},
 		{"a billion clients", Scenario{Clients: 1e9},
-			"sim: one run of 1000000000 clients over 1h0m0s in 1s windows would need about 130.4 GiB, above the limit of 4.0 GiB: lower Clients or Horizon, widen Window, or raise MemoryLimit"},
+			"sim: one run of 1000000000 clients over 1h0m0s in 1s windows would need about 156.5 GiB, above the limit of 4.0 GiB: lower Clients or Horizon, widen Window, or raise MemoryLimit"},
 		{"negative accept rate", Scenario{AcceptRate: -5}, "sim: accept rate -5 per second is not a positive number"},
 		{"NaN accept rate", Scenario{AcceptRate: math.NaN()}, "sim: accept rate NaN per second is not a positive number"},
 		{"infinite accept rate", Scenario{AcceptRate: math.Inf(1)}, "sim: accept rate +Inf per second is not a positive number"},
