@@ -215,8 +215,22 @@ func scenario(o *options, clients int) sim.Scenario {
 	if o.retryAfter > 0 {
 		s.Server, s.RetryAfter = sim.RetryAfter, o.retryAfter
 	}
+	if s.Kind == sim.Storm && s.Window == 0 {
+		s.Window = stormWindow
+	}
 	return s
 }
+
+// The storm study (seed 000) gives neither its backoff nor its window. A
+// storm's peak comes from the first retries, so it depends on the window
+// over the base: a storm's default window is 20ms, and compare's built-in
+// strategies in a storm back off from 1s to at most 30s, which brings
+// every cell of the study's table within a few percent.
+const (
+	stormWindow = 20 * time.Millisecond
+	stormBase   = time.Second
+	stormCap    = 30 * time.Second
+)
 
 // clientSizes returns the fleet sizes o asks for, or the default.
 func clientSizes(o *options) []int {

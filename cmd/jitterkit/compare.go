@@ -25,9 +25,13 @@ func headlines(kind sim.Kind) []string {
 }
 
 // builtinSpecs returns the four built-in strategies with the backoff of
-// src when it is a spec, else base 100ms and o's cap or 10s.
+// src when it is a spec, else base 100ms (1s in a storm) and o's cap or 10s
+// (30s in a storm).
 func builtinSpecs(src *source, o *options) []kit.Spec {
 	base, cap := kit.DefaultBase, kit.DefaultCap
+	if o.scenario == sim.Storm {
+		base, cap = stormBase, stormCap
+	}
 	if o.cap > 0 {
 		cap = o.cap
 	}
@@ -143,7 +147,11 @@ func comparisons(e *env, o *options, srcs []*source) ([]*reports.Comparison, err
 // per fleet size and a column per policy.
 func writeComparisons(w io.Writer, o *options, srcs []*source, tables []*reports.Comparison) {
 	s := tables[0].Scenario
-	fmt.Fprintf(w, "%s: %s, %s runs per cell, seed %d\n", s.Name, scenarioWords(s), strconv.Itoa(s.Runs), seedOf(o))
+	fleet := group(strconv.Itoa(s.Clients)) + " clients"
+	if rows := tables[0].Rows; len(rows) > 1 {
+		fleet = fmt.Sprintf("%s to %s clients", group(strconv.Itoa(rows[0].Clients)), group(strconv.Itoa(rows[len(rows)-1].Clients)))
+	}
+	fmt.Fprintf(w, "%s: %s, %s, %d runs per cell, seed %d\n", s.Name, fleet, scenarioWords(s), s.Runs, seedOf(o))
 	headings, note := columnHeadings(srcs)
 	if note != "" {
 		fmt.Fprintf(w, "policies: %s\n", note)
@@ -183,11 +191,12 @@ func columnHeadings(srcs []*source) (headings []string, note string) {
 	return headings, strings.ReplaceAll(backoff, ",", ", ")
 }
 
-// scenarioWords describes a scenario's fleet and server.
+// scenarioWords describes a scenario's server and window. A storm has no
+// server.
 func scenarioWords(s reports.Scenario) string {
-	parts := []string{
-		group(strconv.Itoa(s.Clients)) + " clients",
-		"accept rate " + formatNumber(s.AcceptRate) + "/s",
+	var parts []string
+	if s.Name != string(sim.Storm) {
+		parts = append(parts, "accept rate "+formatNumber(s.AcceptRate)+"/s")
 	}
 	if s.DownS > 0 {
 		parts = append(parts, "down "+kit.FormatDuration(time.Duration(s.DownS*1e9)))
@@ -225,11 +234,16 @@ func formatInterval(figure string, iv reports.Interval) string {
 	return fmt.Sprintf("%s [%s, %s]", f(iv.Median), f(iv.Low), f(iv.High))
 }
 
-// formatNumber writes whole numbers with thousands separators and others
-// with up to three significant digits.
+// formatNumber writes whole numbers with thousands separators, others of
+// 100 or more with one decimal, and smaller ones with up to three
+// significant digits.
 func formatNumber(x float64) string {
-	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+	switch {
+	case x == math.Trunc(x) && math.Abs(x) < 1e15:
 		return group(strconv.FormatFloat(x, 'f', 0, 64))
+	case math.Abs(x) >= 100 && math.Abs(x) < 1e15:
+		whole, frac, _ := strings.Cut(strconv.FormatFloat(x, 'f', 1, 64), ".")
+		return group(whole) + "." + frac
 	}
 	return strconv.FormatFloat(x, 'g', 3, 64)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -30,7 +31,11 @@ func readConfig(r io.Reader, path, command string, o *options) error {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return inputError(fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			return inputError(fmt.Errorf("%s:%s: %s", path, m[1], m[2]))
+		}
+		return inputError(fmt.Errorf("%s: %s", path, msg))
 	}
 	if len(doc.Content) == 0 {
 		return nil // an empty file
@@ -84,6 +89,9 @@ func readConfig(r io.Reader, path, command string, o *options) error {
 	}
 	return nil
 }
+
+// yamlLine matches the line number in a YAML syntax error.
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
 // copyFlag copies the value of the flag name from src to dst.
 func copyFlag(name string, src, dst *options) {

@@ -156,7 +156,8 @@ Scenario:
   --accept-rate N          requests the server accepts per second (default 50)
   --down DURATION          how long the server is down at first (default 2s;
                            1h for long-outage)
-  --window DURATION        width of the histogram's windows (default 1s)
+  --window DURATION        width of the histogram's windows (default 1s;
+                           20ms for storm)
   --start-spread DURATION  spread of the first attempts (default 10ms)
   --horizon DURATION       when the replay stops (default 1h)
   --retry-after DURATION   the server answers every rejection with this fixed
@@ -209,7 +210,8 @@ Scenario:
   --clients N              devices in the fleet (default 400)
   --accept-rate N          requests the server accepts per second (default 50)
   --down DURATION          how long the server is down at first (default 2s)
-  --window DURATION        width of the histogram's windows (default 1s)
+  --window DURATION        width of the histogram's windows (default 1s;
+                           20ms for storm)
   --start-spread DURATION  spread of the first attempts (default 10ms)
   --horizon DURATION       when the replay stops (default 1h)
   --retry-after DURATION   a fixed Retry-After on every rejection
@@ -233,7 +235,8 @@ per fleet size, a column per policy, and in each cell the median over the
 runs with its 95% interval. The figure is the peak retry arrivals in one
 window for storm; the peak ratio and the time until all are served for the
 other scenarios. Without a policy it compares the four built-in strategies
-(base 100ms, cap 10s, or --cap).
+with base 100ms and cap 10s (or --cap); in a storm, base 1s and cap 30s
+over 20ms windows, which reproduce the storm study's table.
 
 Example:
 
@@ -245,7 +248,8 @@ Policies (any number):
   --trace FILE             recorded delays (CSV: device,attempt,delay_s)
   --config FILE            a YAML file with these flags' names as keys
   --exec-timeout DURATION  how long the program has to answer (default 5s)
-  --cap DURATION           the cap of the four built-in strategies (default 10s)
+  --cap DURATION           the cap of the four built-in strategies (default
+                           10s; 30s for storm)
 
 Scenario:
   --scenario NAME          outage, long-outage, storm, periodic or
@@ -253,7 +257,8 @@ Scenario:
   --clients N[,N...]       fleet sizes, one row each (default 400)
   --accept-rate N          requests the server accepts per second (default 50)
   --down DURATION          how long the server is down at first (default 2s)
-  --window DURATION        width of the histogram's windows (default 1s)
+  --window DURATION        width of the histogram's windows (default 1s;
+                           20ms for storm)
   --start-spread DURATION  spread of the first attempts (default 10ms)
   --horizon DURATION       when the replay stops (default 1h)
   --retry-after DURATION   a fixed Retry-After on every rejection

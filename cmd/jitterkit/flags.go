@@ -190,8 +190,11 @@ func parseFlags(command string, args []string, o *options) error {
 			return errHelp
 		}
 		def := lookupFlag(name)
-		if def == nil || !slices.Contains(allowed, name) {
+		if def == nil {
 			return usageError("%s does not take --%s%s", command, name, suggest(name, allowed))
+		}
+		if !slices.Contains(allowed, name) {
+			return usageError("%s does not take --%s (%s)", command, name, takenBy(name))
 		}
 		if !hasValue {
 			if def.arg == "" {
@@ -213,6 +216,22 @@ func parseFlags(command string, args []string, o *options) error {
 		o.given[name] = true
 	}
 	return nil
+}
+
+// takenBy says which commands take the flag name: "gate and replay do".
+func takenBy(name string) string {
+	var cmds []string
+	for _, c := range []string{"check", "replay", "gate", "compare"} {
+		if slices.Contains(commandFlags[c], name) {
+			cmds = append(cmds, c)
+		}
+	}
+	switch len(cmds) {
+	case 1:
+		return cmds[0] + " does"
+	default:
+		return strings.Join(cmds[:len(cmds)-1], ", ") + " and " + cmds[len(cmds)-1] + " do"
+	}
 }
 
 // suggest returns " (did you mean --x?)" for the allowed flag closest to
@@ -261,7 +280,7 @@ func splitSpecs(v string) []string {
 		for _, part := range strings.Split(group, ",") {
 			trimmed := strings.TrimSpace(part)
 			colon, eq := strings.Index(trimmed, ":"), strings.Index(trimmed, "=")
-			startsSpec := eq < 0 || (colon >= 0 && colon < eq)
+			startsSpec := trimmed != "" && (eq < 0 || (colon >= 0 && colon < eq))
 			if startsSpec || len(specs) == 0 {
 				specs = append(specs, trimmed)
 				continue

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestBadInput runs every kind of bad usage and bad input: each exits 2
+// with a message, pinned word for word, that names what is wrong and where
+// (the flag, the file and line, the config key, the device and the reply),
+// and none does any work first.
+func TestBadInput(t *testing.T) {
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{`check`, `--policy`, `full:base=1s,cap=soon`}, 2, `jitterkit: --policy: policy spec "full:base=1s,cap=soon": cap: "soon" is not a duration (e.g. 100ms, 10s, 1m30s) (see "jitterkit help check")`},
+		{[]string{`check`, `--policy`, `fast`}, 2, `jitterkit: --policy: policy spec "fast": fast: unknown strategy (want none, full, equal or decorrelated) (see "jitterkit help check")`},
+		{[]string{`check`, `--policy`, `full:base=1s,,cap=30s`}, 2, `jitterkit: --policy: policy spec "full:base=1s,,cap=30s": "": want key=value (see "jitterkit help check")`},
+		{[]string{`check`, `--policy`, `full:jitter=0.5`}, 2, `jitterkit: --policy: policy spec "full:jitter=0.5": jitter: unknown key (want base, cap, multiplier or seed) (see "jitterkit help check")`},
+		{[]string{`check`}, 2, `jitterkit: check needs a policy: --policy SPEC, --exec CMD, --trace FILE, or a --config file that names one (see "jitterkit help check")`},
+		{[]string{`check`, `--policy`, `full`, `--trace`, `testdata/traces/full-jitter.csv`}, 2, `jitterkit: check checks one policy, got --policy and --trace (see "jitterkit help check")`},
+		{[]string{`check`, `--policy`, `full`, `--policy`, `none`}, 2, `jitterkit: check checks one policy, got 2 specs (full; none); compare takes several (see "jitterkit help check")`},
+		{[]string{`frobnicate`}, 2, `jitterkit: unknown command "frobnicate": want check, replay, gate, compare or help (see "jitterkit help")`},
+		{[]string{`help`, `frobnicate`}, 2, `jitterkit: no help on "frobnicate": want check, replay, gate, compare or policies`},
+		{[]string{`check`, `extra`}, 2, `jitterkit: check takes no arguments, got "extra" (see "jitterkit help check")`},
+		{[]string{`check`, `--dwon`}, 2, `jitterkit: check does not take --dwon (see "jitterkit help check")`},
+		{[]string{`replay`, `--policy`, `full`, `--down`}, 2, `jitterkit: --down needs a value: --down DURATION (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--down`, `soon`}, 2, `jitterkit: --down: "soon" is not a duration (e.g. 100ms, 2s, 1m30s) (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--down`, `-2s`}, 2, `jitterkit: --down: -2s is not positive (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--down`, `2s`, `--down`, `3s`}, 2, `jitterkit: --down is given more than once (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--clients`, `0`}, 2, `jitterkit: --clients: 0 is not a positive number (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--clients`, `lots`}, 2, `jitterkit: --clients: "lots" is not a whole number (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--accept-rate`, `-5`}, 2, `jitterkit: --accept-rate: -5 is not a positive number (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--accept-rate`, `NaN`}, 2, `jitterkit: --accept-rate: NaN is not a positive number (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--clients`, `10000000000`}, 2, `jitterkit: clients 10000000000 is more than a replay holds (4294967295) (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--clients`, `1000000000`}, 2, `jitterkit: one run of 1000000000 clients over 1h0m0s in 1s windows would need about 156.5 GiB, above the limit of 4.0 GiB: lower Clients or Horizon, widen Window, or raise MemoryLimit (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--horizon`, `87600h`}, 2, `jitterkit: horizon 87600h0m0s is beyond the longest replay, 744h0m0s (31 days) (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--runs`, `0`}, 2, `jitterkit: --runs: 0 is not a positive number (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--scenario`, `flood`}, 2, `jitterkit: --scenario: "flood" is not a scenario (want outage, long-outage, storm, periodic, periodic-aligned) (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--seed`, `-1`}, 2, `jitterkit: --seed: "-1" is not a seed (a whole number from 0 to 18446744073709551615) (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--threshold`, `0`}, 2, `jitterkit: --threshold: 0 is not a positive number (see "jitterkit help replay")`},
+		{[]string{`check`, `--policy`, `full`, `--min-cv`, `0`}, 2, `jitterkit: --min-cv: 0 is not a positive number (see "jitterkit help check")`},
+		{[]string{`check`, `--policy`, `full`, `--require-reproducible=maybe`}, 2, `jitterkit: --require-reproducible: "maybe" is not true or false (see "jitterkit help check")`},
+		{[]string{`gate`, `--policy`, `full`, `--clients`, `1000,2000`}, 2, `jitterkit: gate replays one fleet size, got --clients 1000,2000; compare takes several (see "jitterkit help gate")`},
+		{[]string{`compare`, `--report`, `out`}, 2, `jitterkit: compare does not take --report (check, replay and gate do) (see "jitterkit help compare")`},
+		{[]string{`check`, `--trace`, `testdata/traces/missing.csv`}, 2, `jitterkit: --trace: open testdata/traces/missing.csv: no such file or directory`},
+		{[]string{`check`, `--trace`, `testdata/traces/no-header.csv`}, 2, `jitterkit: testdata/traces/no-header.csv:1: got "device,delay_s"; want the header device,attempt,delay_s`},
+		{[]string{`check`, `--trace`, `testdata/traces/bad-number.csv`}, 2, `jitterkit: testdata/traces/bad-number.csv:3: delay_s: "soon" is not a number of seconds`},
+		{[]string{`check`, `--trace`, `testdata/traces/out-of-order.csv`}, 2, `jitterkit: testdata/traces/out-of-order.csv:4: attempt: device "sensor-0001" attempt 3 follows attempt 1 on line 2; want 2`},
+		{[]string{`check`, `--trace`, `testdata/traces/duplicate.csv`}, 2, `jitterkit: testdata/traces/duplicate.csv:4: attempt: device "sensor-0001" attempt 2 repeats line 3`},
+		{[]string{`check`, `--trace`, `testdata/traces/empty.csv`}, 2, `jitterkit: testdata/traces/empty.csv:1: empty file; want the header device,attempt,delay_s`},
+		{[]string{`gate`, `--config`, `testdata/configs/missing.yaml`}, 2, `jitterkit: config: open testdata/configs/missing.yaml: no such file or directory`},
+		{[]string{`gate`, `--config`, `testdata/configs/unknown-key.yaml`}, 2, `jitterkit: testdata/configs/unknown-key.yaml:2: unknown key "dwon" (did you mean down?)`},
+		{[]string{`gate`, `--config`, `testdata/configs/bad-value.yaml`}, 2, `jitterkit: testdata/configs/bad-value.yaml:3: accept-rate: "lots" is not a number`},
+		{[]string{`gate`, `--config`, `testdata/configs/bad-yaml.yaml`}, 2, `jitterkit: testdata/configs/bad-yaml.yaml:1: did not find expected ',' or ']'`},
+		{[]string{`gate`, `--config`, `testdata/configs/repeated-key.yaml`}, 2, `jitterkit: testdata/configs/repeated-key.yaml:2: policy: given again (first on line 1)`},
+		{[]string{`check`, `--policy`, `full:base=1s,,cap=30s`}, 2, `jitterkit: --policy: policy spec "full:base=1s,,cap=30s": "": want key=value (see "jitterkit help check")`},
+		{[]string{`check`, `--json`, `out.json`}, 2, `jitterkit: check does not take --json (replay does) (see "jitterkit help check")`},
+		{[]string{`check`, `--down`, `2s`}, 2, `jitterkit: check does not take --down (replay, gate and compare do) (see "jitterkit help check")`},
+		{[]string{`check`, `--exec`, `read -r line; exit 3`}, 2, `jitterkit: exec "read -r line; exit 3": device "02:1a:7f:01:09:53": it exited (exit status 3) without answering`},
+		{[]string{`check`, `--exec`, `while read -r line; do echo hello; done`}, 2, `jitterkit: exec "while read -r line; do echo hello; done": device "02:1a:7f:01:09:53": the reply is not a JSON array of numbers: "hello"`},
+		{[]string{`check`, `--exec`, `while read -r line; do echo "[0.1, \"0.2\"]"; done`}, 2, `jitterkit: exec "while read -r line; do echo \"[0.1, \\\"0.2\\\"]\"; done": device "02:1a:7f:01:09:53": the reply's element 2 is not a number: "[0.1, \"0.2\"]"`},
+		{[]string{`check`, `--exec`, `while read -r line; do echo "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65]"; done`}, 2, `jitterkit: exec "while read -r line; do echo \"[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65]\"; done": device "02:1a:7f:01:09:53": the reply has more than the 64 numbers asked for: "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65]"`},
+		{[]string{`check`, `--exec`, `echo "Traceback: ModuleNotFoundError: No module named numpy" >&2; exit 1`}, 2, `jitterkit: exec "echo \"Traceback: ModuleNotFoundError: No module named numpy\" >&2; exit 1": device "02:1a:7f:01:09:53": it exited (exit status 1) without answering
+its standard error ends with:
+	Traceback: ModuleNotFoundError: No module named numpy`},
+		{[]string{`check`, `--exec`, `./no-such-policy`}, 2, `jitterkit: exec "./no-such-policy": device "02:1a:7f:01:09:53": it exited (exit status 127) without answering
+its standard error ends with:
+	sh: 1: ./no-such-policy: not found`},
+		{[]string{`check`, `--exec`, `while read -r line; do :; done`, `--exec-timeout`, `300ms`}, 2, `jitterkit: exec "while read -r line; do :; done": device "02:1a:7f:01:09:53": no reply in time: it did not answer within 300ms`},
+		{[]string{`check`, `--exec`, `trap "" TERM; sleep 1000 & while :; do sleep 1; done`, `--exec-timeout`, `300ms`}, 2, `jitterkit: exec "trap \"\" TERM; sleep 1000 & while :; do sleep 1; done": device "02:1a:7f:01:09:53": no reply in time: it did not answer within 300ms`},
+		{[]string{`replay`, `--exec`, `while read -r line; do echo "[0.1, 0.2"; done`}, 2, `jitterkit: exec "while read -r line; do echo \"[0.1, 0.2\"; done": device "dev-3fa79257-0000000": the reply is not a JSON array of numbers: "[0.1, 0.2"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := jitterkit(t, context.Background(), tt.args...)
+			if r.code != tt.code || r.stderr != tt.stderr+"\n" {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", r.code, r.stderr, tt.code, tt.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("wrote to stdout:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// TestPolicyDefects runs policies whose delays are the policy's own defect:
+// NaN, infinite and negative delays from an exec program. Each fails (exit
+// 1) with the device and the attempt in the summary, never a crash.
+func TestPolicyDefects(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string // in the summary
+	}{
+		{[]string{"check", "--exec", `while read -r line; do echo "[NaN, 1]"; done`},
+			[]string{"FAIL    bounds", `device "01b53362-41b8-4125-8781-742b4583b6dc" attempt 1: delay NaN s is not a duration`}},
+		{[]string{"check", "--exec", `while read -r line; do echo "[0.5, -Infinity]"; done`},
+			[]string{"FAIL    bounds", "attempt 2: delay -Inf s is not a duration"}},
+		{[]string{"replay", "--exec", `while read -r line; do echo "[Infinity]"; done`},
+			[]string{"FAIL    replay", `the replay stopped at device "dev-3fa79257-0000000", delay before attempt 2: delay +Inf s is not a duration (bad delay)`,
+				`replay: jitterkit replay --exec 'while read -r line; do echo "[Infinity]"; done' --runs 1 --seed 16860738450190168606`}},
+		{[]string{"replay", "--exec", `while read -r line; do echo "[-1]"; done`, "--runs", "2"},
+			[]string{"FAIL    replay", "delay -1s is negative (bad delay)"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			r := jitterkit(t, context.Background(), tt.args...)
+			if r.code != exitFail {
+				t.Errorf("exit %d, stderr %q; want 1", r.code, r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("summary lacks %q:\n%s", w, r.stdout)
+				}
+			}
+		})
+	}
+}
