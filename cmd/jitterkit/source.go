@@ -69,9 +69,9 @@ func checkOneSource(command string, o *options) error {
 // then the trace. The caller closes them.
 func openSources(ctx context.Context, o *options) ([]*source, error) {
 	var out []*source
-	for i, s := range o.specs {
+	for _, s := range o.specs {
 		spec := s
-		out = append(out, &source{name: o.policies[i], kind: "spec", factory: spec.Factory(), spec: &spec})
+		out = append(out, &source{name: spec.String(), kind: "spec", factory: spec.Factory(), spec: &spec})
 	}
 	if o.exec != "" {
 		src, err := openExec(ctx, o)
