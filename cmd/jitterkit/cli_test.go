@@ -89,7 +89,7 @@ func TestConfig(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("gate --config: exit %d, stderr %q", r.code, r.stderr)
 	}
-	for _, want := range []string{"PASS  full:base=10s,cap=120s", "5 runs", "0.1 "} {
+	for _, want := range []string{"PASS  full:base=10s,cap=2m (spec)", "5 runs", "0.1 "} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("gate --config output lacks %q:\n%s", want, r.stdout)
 		}
@@ -142,7 +142,7 @@ func TestReportDir(t *testing.T) {
 	if rep.Schema != "jitterkit.report/v1" || rep.Verdict != "pass" || len(rep.Checks) == 0 {
 		t.Errorf("report.json: schema %q, verdict %q, %d checks", rep.Schema, rep.Verdict, len(rep.Checks))
 	}
-	want := []string{"full:base=1s,cap=60s", "none:base=1s,cap=1m", "equal:base=1s,cap=1m", "decorrelated:base=1s,cap=1m"}
+	want := []string{"full:base=1s,cap=1m", "none:base=1s,cap=1m", "equal:base=1s,cap=1m", "decorrelated:base=1s,cap=1m"}
 	if !slices.Equal(rep.Comparison.Policies, want) {
 		t.Errorf("comparison policies = %q; want %q", rep.Comparison.Policies, want)
 	}
