@@ -17,7 +17,8 @@ import (
 // ahead wait in an unordered list and move into the ring each time the ring
 // turns. A bucket is a list of fixed-size chunks drawn from a shared free
 // list, so that buckets that grow and empty again reuse the same memory;
-// a taken bucket is copied into one scratch slice for selection.
+// a taken bucket is handed over as its chunks, and its chunks return to the
+// free list once the second is processed.
 const (
 	ringBits = 12
 	ringSize = 1 << ringBits
@@ -34,7 +35,7 @@ type calendar struct {
 	inRing  int
 	chunk   int        // events per chunk
 	free    [][]uint64 // empty chunks
-	scratch []uint64   // the bucket last taken
+	lists   [][][]uint64 // spare chunk lists
 }
 
 type farEvent struct {
@@ -66,6 +67,9 @@ func (c *calendar) add(t int64, dev uint32) {
 		return
 	}
 	chunks := c.ring[sec&(ringSize-1)]
+	if chunks == nil && len(c.lists) > 0 {
+		chunks, c.lists = c.lists[len(c.lists)-1], c.lists[:len(c.lists)-1]
+	}
 	last := len(chunks) - 1
 	if last < 0 || len(chunks[last]) == cap(chunks[last]) {
 		var ch []uint64
@@ -82,9 +86,10 @@ func (c *calendar) add(t int64, dev uint32) {
 	c.inRing++
 }
 
-// take returns the next second that has arrivals, and its events, which
-// stay valid until the next call. ok is false when nothing is pending.
-func (c *calendar) take() (sec int64, bucket []uint64, ok bool) {
+// take returns the next second that has arrivals, and its events as
+// chunks, which the caller hands back with release once it has processed
+// them. ok is false when nothing is pending.
+func (c *calendar) take() (sec int64, chunks [][]uint64, ok bool) {
 	for c.n > 0 {
 		if c.inRing == 0 {
 			next := c.far[0].t / nsPerSec
@@ -95,26 +100,33 @@ func (c *calendar) take() (sec int64, bucket []uint64, ok bool) {
 			c.flush()
 		}
 		i := c.cur & (ringSize - 1)
-		chunks := c.ring[i]
-		c.scratch = c.scratch[:0]
-		for j, ch := range chunks {
-			c.scratch = append(c.scratch, ch...)
-			c.free = append(c.free, ch[:0])
-			chunks[j] = nil
+		chunks = c.ring[i]
+		c.ring[i] = nil
+		n := 0
+		for _, ch := range chunks {
+			n += len(ch)
 		}
-		c.ring[i] = chunks[:0]
-		c.inRing -= len(c.scratch)
-		c.n -= len(c.scratch)
+		c.inRing -= n
+		c.n -= n
 		sec = c.cur
 		c.cur++
 		if c.cur&(ringSize-1) == 0 {
 			c.flush()
 		}
-		if len(c.scratch) > 0 {
-			return sec, c.scratch, true
+		if n > 0 {
+			return sec, chunks, true
 		}
 	}
 	return 0, nil, false
+}
+
+// release returns the chunks of a processed second to the free list.
+func (c *calendar) release(chunks [][]uint64) {
+	for i, ch := range chunks {
+		c.free = append(c.free, ch[:0])
+		chunks[i] = nil
+	}
+	c.lists = append(c.lists, chunks[:0])
 }
 
 // flush moves the far arrivals that now fall within the ring into it.

@@ -35,14 +35,16 @@
 //
 // # The engine
 //
-// The server only needs, in each whole second, the arrivals that come
+// The lab's server only needs, in each whole second, the arrivals that come
 // first; so the replay keeps pending arrivals in a calendar of one bucket
 // per second, and picks each second's first arrivals by selection rather
-// than keeping every arrival in order. This is several times faster than a
-// priority queue of every pending arrival, and needs about 40 bytes per
-// device beyond the policies' own state. A million devices against a server
-// accepting 125,000 a second, full jitter, replay in under a second on one
-// core.
+// than keeping every arrival in order. The other servers sort a second's
+// bucket when they reach it. On the lab's model scaled to a million devices
+// (125,000 accepted a second, full jitter, 7.8 million attempts) a run
+// takes about 0.6s on one core, about 70ns per attempt, nearly ten times
+// faster than a priority queue of every pending arrival, and allocates
+// about 70 bytes per device beyond the policies' own state; the cost per
+// attempt stays flat from 10,000 to 10 million devices (BenchmarkReplay).
 //
 // # Bad policies and bad input
 //

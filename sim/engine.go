@@ -186,17 +186,18 @@ func (e *engine) replay(ctx context.Context) error {
 		e.cal.add(t, uint32(i))
 	}
 	for {
-		sec, b, ok := e.cal.take()
+		sec, chunks, ok := e.cal.take()
 		if !ok {
 			break
 		}
 		if err := ctx.Err(); err != nil {
 			return e.stopped(ctx, fmt.Sprintf("at simulated second %d", sec))
 		}
-		e.protected(sec, b)
+		e.protected(sec, chunks)
 		if e.err != nil {
 			return e.err
 		}
+		e.cal.release(chunks)
 	}
 	return nil
 }
@@ -209,7 +210,7 @@ func (e *engine) stopped(ctx context.Context, where string) error {
 // protected processes the arrivals of one second, turning a panic of a
 // policy into its device's error. Policies are called without a deferred
 // recover of their own, which would cost more than the rest of an attempt.
-func (e *engine) protected(sec int64, b []uint64) {
+func (e *engine) protected(sec int64, chunks [][]uint64) {
 	e.calling = -1
 	defer func() {
 		if e.calling >= 0 {
@@ -218,11 +219,11 @@ func (e *engine) protected(sec int64, b []uint64) {
 			}
 		}
 	}()
-	e.bucket(sec, b)
+	e.bucket(sec, chunks)
 }
 
-// bucket processes the arrivals of one second.
-func (e *engine) bucket(sec int64, b []uint64) {
+// bucket processes the arrivals of one second, given as chunks.
+func (e *engine) bucket(sec int64, chunks [][]uint64) {
 	start, end := sec*nsPerSec, (sec+1)*nsPerSec
 	e.accepted = 0
 	e.quota = int64(math.Floor(float64(sec+1)*e.s.AcceptRate) - math.Floor(float64(sec)*e.s.AcceptRate))
@@ -232,42 +233,57 @@ func (e *engine) bucket(sec int64, b []uint64) {
 		// The server is down all second: every arrival is rejected, and
 		// so is every retry that comes back within the second.
 		e.inline = true
-		for _, ev := range b {
-			t, dev := start+int64(ev>>32), uint32(ev)
-			e.arrive(dev, t)
-			e.retry(dev, t, end)
-			if e.err != nil {
-				return
+		for _, ch := range chunks {
+			for _, ev := range ch {
+				t, dev := start+int64(ev>>32), uint32(ev)
+				e.arrive(dev, t)
+				e.retry(dev, t, end)
+				if e.err != nil {
+					return
+				}
 			}
 		}
 	case lab && start >= e.down:
 		// The server is up all second: the first quota arrivals are
 		// accepted, found by selection rather than by sorting. Once the
 		// quota is used, every retry that comes back within the second is
-		// rejected too. The selection runs on a copy, so that the bucket
-		// keeps the order it was filled in, close to the order of the
+		// rejected too. The selection runs on a copy, so that the chunks
+		// keep the order they were filled in, close to the order of the
 		// devices, whose state is then read almost sequentially.
 		e.inline = true
-		all, last := int64(len(b)) <= e.quota, uint64(0)
+		n := 0
+		for _, ch := range chunks {
+			n += len(ch)
+		}
+		all, last := int64(n) <= e.quota, uint64(0)
 		if !all && e.quota > 0 {
-			e.sel = append(e.sel[:0], b...)
+			e.sel = e.sel[:0]
+			for _, ch := range chunks {
+				e.sel = append(e.sel, ch...)
+			}
 			selectFirst(e.sel, int(e.quota-1))
 			last = e.sel[e.quota-1]
 		}
-		for _, ev := range b {
-			t, dev := start+int64(ev>>32), uint32(ev)
-			e.arrive(dev, t)
-			if all || e.quota > 0 && ev <= last {
-				e.serve(dev, t, end)
-				continue
-			}
-			e.retry(dev, t, end)
-			if e.err != nil {
-				return
+		for _, ch := range chunks {
+			for _, ev := range ch {
+				t, dev := start+int64(ev>>32), uint32(ev)
+				e.arrive(dev, t)
+				if all || e.quota > 0 && ev <= last {
+					e.serve(dev, t, end)
+					continue
+				}
+				e.retry(dev, t, end)
+				if e.err != nil {
+					return
+				}
 			}
 		}
 	default:
-		e.ordered(start, end, b)
+		e.sel = e.sel[:0]
+		for _, ch := range chunks {
+			e.sel = append(e.sel, ch...)
+		}
+		e.ordered(start, end, e.sel)
 	}
 }
 

@@ -210,10 +210,12 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	runs := make([]Run, cfg.Runs)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
+	started := 0
 	for i := range cfg.Runs {
 		if gctx.Err() != nil {
 			break
 		}
+		started++
 		g.Go(func() error {
 			r, err := replayRun(gctx, f, s, i, RunSeed(cfg.Seed, i))
 			runs[i] = r
@@ -223,8 +225,8 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	if err := g.Wait(); err != nil {
 		return Result{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("sim: replay stopped before its first run: %w", context.Cause(ctx))
+	if started < cfg.Runs {
+		return Result{}, fmt.Errorf("sim: replay stopped after starting %d of %d runs: %w", started, cfg.Runs, context.Cause(ctx))
 	}
 	return Result{Scenario: s, Config: cfg, Runs: runs, Summary: summarize(runs, s, cfg)}, nil
 }

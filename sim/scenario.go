@@ -26,7 +26,10 @@ const (
 	// Storm: every device fails at once and keeps failing for Retries
 	// retries, whatever the server. Nothing is served; the replay counts
 	// arrivals only, and the peak is the largest number of retries in one
-	// window.
+	// window. The peak comes from the first retries, so it scales with the
+	// window over the policy's base: with base 1s, 20ms windows and ten
+	// retries, no jitter peaks at the whole fleet while full, equal and
+	// decorrelated jitter peak at about N/32, N/24 and N/74.
 	Storm Kind = "storm"
 	// Periodic: each device fires a timer every Period (a sync window, an
 	// update poll, a metric push), offset by a stable per-device value: the
@@ -112,8 +115,8 @@ type Scenario struct {
 	Horizon time.Duration
 	// RetryAfter is the RetryAfter server's hint; default 1s.
 	RetryAfter time.Duration
-	// Retries is the number of retries of each device in a Storm
-	// (K in the study); default 10.
+	// Retries is the number of retries of each device in a Storm; default
+	// 10.
 	Retries int
 	// Period is the timer period of the periodic kinds; default 1m.
 	Period time.Duration
