@@ -28,14 +28,14 @@ const (
 )
 
 type calendar struct {
-	ring    [][][]uint64 // per second, its chunks
-	far     []farEvent
-	cur     int64 // the next second to take
-	n       int   // pending events, in the ring and far
-	inRing  int
-	chunk   int        // events per chunk
-	free    [][]uint64 // empty chunks
-	lists   [][][]uint64 // spare chunk lists
+	ring   [][][]uint64 // per second, its chunks
+	far    []farEvent
+	cur    int64 // the next second to take
+	n      int   // pending events, in the ring and far
+	inRing int
+	chunk  int          // events per chunk
+	free   [][]uint64   // empty chunks
+	lists  [][][]uint64 // spare chunk lists
 }
 
 type farEvent struct {
