@@ -15,26 +15,26 @@ import (
 
 // An engine replays one run: one fleet, one seed.
 type engine struct {
-	s       Scenario // with defaults
-	f       kit.Factory
-	run     int
-	seed    uint64
-	prefix  string // device ids are prefix + serial
-	boot    time.Time
-	rng     rand.PCG
-	n       int
-	horizon int64
-	down    int64
-	win     int64
-	periodic,
-	hinted bool // rejections carry a Retry-After hint
+	s        Scenario // with defaults
+	f        kit.Factory
+	run      int
+	seed     uint64
+	prefix   string // device ids are prefix + serial
+	boot     time.Time
+	rng      rand.PCG
+	n        int
+	horizon  int64
+	down     int64
+	win      int64
+	periodic bool
+	hinted   bool // rejections carry a Retry-After hint
 
 	pol  []kit.Policy
 	att  []uint32
 	cal  *calendar
 	heap []uint64 // arrivals within the second being processed (ordered mode)
 	id   []byte   // the buffer device ids are written in
-	sel  []uint64 // a copy of the bucket for selection
+	sel  []uint64 // the events a selection runs on, or a second's events to sort
 
 	// The device whose policy is being asked for the delay before its
 	// attempt callAttempt, or -1: a panic in the policy names them.
@@ -247,9 +247,9 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 		// The server is up all second: the first quota arrivals are
 		// accepted, found by selection rather than by sorting. Once the
 		// quota is used, every retry that comes back within the second is
-		// rejected too. The selection runs on a copy, so that the chunks
-		// keep the order they were filled in, close to the order of the
-		// devices, whose state is then read almost sequentially.
+		// rejected too. The chunks keep the order they were filled in,
+		// close to the order of the devices, whose state is then read
+		// almost sequentially.
 		e.inline = true
 		n := 0
 		for _, ch := range chunks {
@@ -257,12 +257,7 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 		}
 		all, last := int64(n) <= e.quota, uint64(0)
 		if !all && e.quota > 0 {
-			e.sel = e.sel[:0]
-			for _, ch := range chunks {
-				e.sel = append(e.sel, ch...)
-			}
-			selectFirst(e.sel, int(e.quota-1))
-			last = e.sel[e.quota-1]
+			last = e.quotaLast(chunks)
 		}
 		for _, ch := range chunks {
 			for _, ev := range ch {
@@ -285,6 +280,34 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 		}
 		e.ordered(start, end, e.sel)
 	}
+}
+
+// quotaLast returns the quota-th smallest event of a second's chunks, which
+// must hold more than quota ≥ 1 events: the last one accepted. It counts
+// the events by the top bits of their time within the second, and selects
+// only among those of the slice of the second where the quota runs out.
+func (e *engine) quotaLast(chunks [][]uint64) uint64 {
+	const shift = 32 + 20 // about a millisecond
+	var count [1 << (62 - shift)]int64
+	for _, ch := range chunks {
+		for _, ev := range ch {
+			count[ev>>shift]++
+		}
+	}
+	k, slice := e.quota, 0
+	for ; k > count[slice]; slice++ {
+		k -= count[slice]
+	}
+	e.sel = e.sel[:0]
+	for _, ch := range chunks {
+		for _, ev := range ch {
+			if int(ev>>shift) == slice {
+				e.sel = append(e.sel, ev)
+			}
+		}
+	}
+	selectFirst(e.sel, int(k-1))
+	return e.sel[k-1]
 }
 
 // ordered processes the arrivals of one second in the order of time,
