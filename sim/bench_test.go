@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,28 +112,48 @@ func allocated(f func()) uint64 {
 }
 
 // BenchmarkLabScript does the work of the lab's Python script at the given
-// size: the lab's model replayed once each with no, equal and full jitter,
-// on one core. Compare with
+// size: the lab's model replayed once each with no, equal and full jitter.
+// "sequential" replays them one after the other on one goroutine, as the
+// script does (run it with GOMAXPROCS=1 to keep the garbage collector on
+// the same core); "concurrent" replays the three at once, as a comparison
+// of policies would. Compare with
 //
 //	python3 retry-storm-no-jitter-versus-full.py --clients 1000000 --capacity 125000
 //
 // against
 //
-//	go test -run='^$' -bench=LabScript -benchtime=1x -count=3 ./sim
+//	go test -run='^$' -bench=LabScript -benchtime=1x -count=5 ./sim
 func BenchmarkLabScript(b *testing.B) {
-	for _, n := range []int{400, 1_000_000} {
-		b.Run(fmt.Sprintf("devices=%d", n), func(b *testing.B) {
+	modes := []kit.Strategy{kit.None, kit.Equal, kit.Full}
+	replay := func(b *testing.B, s Scenario, st kit.Strategy) {
+		f := kit.Spec{Strategy: st, Base: 100 * time.Millisecond, Cap: 10 * time.Second}.Factory()
+		if _, err := Replay(context.Background(), f, s, Config{Runs: 1, Workers: 1}); err != nil {
+			b.Error(err)
+		}
+	}
+	for _, n := range []int{400, 100_000, 1_000_000} {
+		s := labAt(n)
+		b.Run(fmt.Sprintf("sequential/devices=%d", n), func(b *testing.B) {
 			if testing.Short() && n > 100_000 {
 				b.Skip("large fleets are skipped under -short")
 			}
-			s := labAt(n)
 			for range b.N {
-				for _, st := range []kit.Strategy{kit.None, kit.Equal, kit.Full} {
-					f := kit.Spec{Strategy: st, Base: 100 * time.Millisecond, Cap: 10 * time.Second}.Factory()
-					if _, err := Replay(context.Background(), f, s, Config{Runs: 1, Workers: 1}); err != nil {
-						b.Fatal(err)
-					}
+				for _, st := range modes {
+					replay(b, s, st)
 				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/script")
+		})
+		b.Run(fmt.Sprintf("concurrent/devices=%d", n), func(b *testing.B) {
+			if testing.Short() && n > 100_000 {
+				b.Skip("large fleets are skipped under -short")
+			}
+			for range b.N {
+				var wg sync.WaitGroup
+				for _, st := range modes {
+					wg.Go(func() { replay(b, s, st) })
+				}
+				wg.Wait()
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/script")
 		})
