@@ -42,6 +42,10 @@ func (r *runner) conformance() Result {
 		return res
 	}
 	rng := rand.New(rand.NewPCG(r.seed, 0x6b73))
+	// Delays stored in whole units (ms, µs) are spread back over their
+	// unit before the test, or the steps of their CDF alone would move the
+	// KS statistic by a unit over the window.
+	g := granularity(r.clean, r.cfg.Attempts).Seconds()
 	base, cap := claim.Window(0).Seconds(), claim.Window(1<<20).Seconds()
 	mult := claim.Multiplier
 	if mult == 0 {
@@ -65,6 +69,9 @@ func (r *runner) conformance() Result {
 			}
 			v := d.delays[a]
 			x := v.Seconds()
+			if g > 0 {
+				x += (rng.Float64() - 0.5) * g
+			}
 			switch claim.Strategy {
 			case kit.None:
 				if diff := v - w; diff > conformanceTolerance || diff < -conformanceTolerance {
@@ -138,4 +145,29 @@ func clamp01(x float64) float64 {
 		return 0
 	}
 	return math.Min(1, math.Max(0, x))
+}
+
+// granularity returns the largest of 1s, 100ms, 10ms, 1ms, 100µs, 10µs
+// and 1µs that divides every one of the first attempts delays of devs, or 0
+// when none does (or every delay is zero).
+func granularity(devs []device, attempts int) time.Duration {
+	for g := time.Second; g >= time.Microsecond; g /= 10 {
+		all, nonzero := true, false
+		for _, d := range devs {
+			for _, v := range d.delays[:min(attempts, len(d.delays))] {
+				if v%g != 0 {
+					all = false
+					break
+				}
+				nonzero = nonzero || v != 0
+			}
+			if !all {
+				break
+			}
+		}
+		if all && nonzero {
+			return g
+		}
+	}
+	return 0
 }

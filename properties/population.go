@@ -3,7 +3,6 @@ package properties
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 )
 
@@ -28,9 +27,12 @@ func (s idShape) String() string { return shapeNames[s] }
 // shortAlphabet is what very short ids and one-apart ids are made of.
 const shortAlphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
+// maxShort is how many distinct very short ids there are: 62 + 62² + 62³.
+const maxShort = 62 + 62*62 + 62*62*62
+
 // shapeIDs returns n distinct ids of one shape. start is where sequential
 // shapes begin; seed draws the random parts. It panics if n exceeds what
-// the shape can hold distinct (short ids hold 62 + 62² + 62³).
+// the shape can hold distinct (maxShort very short ids).
 func shapeIDs(shape idShape, n, start int, seed uint64) []string {
 	rng := rand.New(rand.NewPCG(seed, 0x6a6974746572))
 	ids := make([]string, 0, n)
@@ -61,7 +63,8 @@ func shapeIDs(shape idShape, n, start int, seed uint64) []string {
 		seen := map[string]bool{string(base): true}
 		ids = append(ids, string(base))
 		for len(ids) < n {
-			b := slices.Clone(base)
+			// Each id differs in one character from one drawn before it.
+			b := []byte(ids[rng.IntN(len(ids))])
 			b[rng.IntN(len(b))] = shortAlphabet[rng.IntN(len(shortAlphabet))]
 			if !seen[string(b)] {
 				seen[string(b)] = true
@@ -69,12 +72,12 @@ func shapeIDs(shape idShape, n, start int, seed uint64) []string {
 			}
 		}
 	case shapeShort:
-		if n > 62+62*62+62*62*62 {
+		if n > maxShort {
 			panic("properties: too many very short ids")
 		}
 		for i := range n {
 			var b strings.Builder
-			v := (start + i) % (62 + 62*62 + 62*62*62)
+			v := (start + i) % maxShort
 			width := 1
 			for lim := 62; v >= lim; lim *= 62 {
 				v -= lim
@@ -108,6 +111,10 @@ func population(seed uint64, n int) []string {
 		}
 	}
 	for s := shapeMAC; s < numShapes; s++ {
+		if s == shapeShort {
+			add(s, min(per, maxShort))
+			continue
+		}
 		add(s, per)
 	}
 	// Serials last, enough of them to make up n whatever collided.
