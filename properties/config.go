@@ -151,6 +151,9 @@ type Thresholds struct {
 	// strategy at one attempt (default 1e-6). With Attempts tests per run,
 	// the false-failure rate stays below 3·10⁻⁶. At n = 1000 it still
 	// rejects any distribution whose CDF is 0.085 away from the claim.
+	// Delays stored in whole units (milliseconds, microseconds) are spread
+	// back over their unit before the test, so that rounding alone does
+	// not move the statistic.
 	KSAlpha float64
 	// MinDevices is the fewest devices a figure is computed from (default
 	// 100); attempts that fewer devices reach are not examined.

@@ -78,13 +78,26 @@ func PoissonCritical(alpha, lambda float64) float64 {
 		return 1
 	}
 	p := distuv.Poisson{Lambda: lambda}
-	// Survival(k) is P(X > k), so P(X ≥ k) = Survival(k−1). Start near the
-	// mean and walk up; the tail falls faster than geometrically.
-	k := math.Max(1, math.Floor(lambda))
-	for p.Survival(k-1) >= alpha {
-		k++
+	// Survival(k) is P(X > k), so P(X ≥ k) = Survival(k−1), which falls as
+	// k grows: search for the first k where it is below alpha.
+	atLeast := func(k float64) float64 { return p.Survival(k - 1) }
+	if atLeast(1) < alpha {
+		return 1
 	}
-	return k
+	lo, hi := 1.0, math.Ceil(lambda+10*math.Sqrt(lambda)+50)
+	for atLeast(hi) >= alpha {
+		lo, hi = hi, 2*hi
+	}
+	// Invariant: P(X ≥ lo) ≥ alpha > P(X ≥ hi).
+	for hi-lo > 1 {
+		mid := math.Floor((lo + hi) / 2)
+		if atLeast(mid) < alpha {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 // KSUniform returns the one-sample Kolmogorov–Smirnov statistic D of u

@@ -132,3 +132,10 @@ func TestMaxWindow(t *testing.T) {
 		t.Errorf("MaxWindow(nil) = %d; want 0", c)
 	}
 }
+
+func BenchmarkPoissonCriticalLargeMean(b *testing.B) {
+	// The expectation for a fleet of 10⁵ devices in lockstep, with slack.
+	for b.Loop() {
+		PoissonCritical(1e-7, 10*5e9)
+	}
+}
