@@ -47,9 +47,11 @@ var why = map[string]string{
 // behind.
 //
 // Run draws rapid's id populations with the seed cfg.Seed and with rapid's
-// fail files turned off, through rapid's settings in the standard flag set;
-// outside go test it first parses that flag set with no arguments, so a
-// program that calls Run keeps its own flags on a flag set of its own.
+// fail files turned off, through rapid's settings in the standard flag set.
+// Outside go test it first registers the testing flags (testing.Init) and,
+// unless the program has done so, parses the standard flag set with no
+// arguments: a program that calls Run keeps its own flags on a flag set of
+// its own, and passes its seed in cfg.Seed.
 func Run(ctx context.Context, f kit.Factory, cfg Config) Outcome {
 	return run(ctx, f, cfg, nil)
 }
@@ -208,8 +210,8 @@ func lowestCV(devs []device, from, to, minDevices int) spreadFigure {
 }
 
 // spreadFailure writes the detail and counterexample of a lack of spread at
-// attempt a: the largest group of devices that drew one identical delay,
-// or, when no two did, the two devices that bound the narrow range all
+// attempt a: the group of devices that drew one identical delay when it is
+// most of them, or else the two devices that bound the narrow range all
 // others lie in.
 func (r *runner) spreadFailure(devs []device, a int, cv float64, want string) (string, *Counterexample) {
 	x, who := column(devs, a)
@@ -227,7 +229,7 @@ func (r *runner) spreadFailure(devs []device, a int, cv float64, want string) (s
 	if a >= limit {
 		limit = a + 1
 	}
-	if g := groups[mode]; len(g) >= 2 {
+	if g := groups[mode]; len(g) >= 2 && 2*len(g) >= len(x) {
 		ce.Devices = shown(g, limit)
 		return fmt.Sprintf("delays(%q)[%d] = %s for %d of %d devices, CV %.3g; want %s (CV ≥ %g)",
 			ce.Devices[0].ID, a, kit.FormatDuration(mode), len(g), len(x), cv, want, r.cfg.Thresholds.MinCV), ce
