@@ -41,10 +41,11 @@
 // than keeping every arrival in order. The other servers sort a second's
 // bucket when they reach it. On the lab's model scaled to a million devices
 // (125,000 accepted a second, full jitter, 7.8 million attempts) a run
-// takes about 0.6s on one core, about 70ns per attempt, nearly ten times
-// faster than a priority queue of every pending arrival, and allocates
-// about 70 bytes per device beyond the policies' own state; the cost per
-// attempt stays flat from 10,000 to 10 million devices (BenchmarkReplay).
+// takes about half a second on one core, 60 to 100ns per attempt, about ten
+// times less than with a priority queue of every pending arrival, and
+// allocates about 45 bytes per device beyond the policies' own state. The
+// cost per attempt stays about flat from 10,000 to 10 million devices
+// (BenchmarkReplay).
 //
 // # Bad policies and bad input
 //
