@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-var falseRuns = flag.Int("falseruns", 60, "runs per policy of TestFalseFailures")
+var falseRuns = flag.Int("falseruns", 40, "runs per policy of TestFalseFailures")
 
 // TestFalseFailures runs the suite on every policy that must pass, over
 // many populations drawn from different seeds, and asserts two things:
