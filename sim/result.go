@@ -76,8 +76,16 @@ func (r Result) Detail() string {
 		p.Median, p.Low, p.High, op, s.Threshold, count(sum["peak_retry_arrivals"].Median), s.Window,
 		count(s.budget()), len(r.Runs), 100*r.Config.Level)
 	fmt.Fprintf(&b, "; busiest window %s arrivals", count(sum["busiest_window_arrivals"].Median))
-	if s.Kind != Storm {
-		fmt.Fprintf(&b, "; all served after %.1fs", sum["all_served_s"].Median)
+	switch served := sum["served"].Median; {
+	case s.Kind == Storm || served == 0:
+	case s.Kind == Outage || s.Kind == LongOutage:
+		if served < float64(s.Clients) {
+			fmt.Fprintf(&b, "; last served after %.1fs", sum["all_served_s"].Median)
+		} else {
+			fmt.Fprintf(&b, "; all served after %.1fs", sum["all_served_s"].Median)
+		}
+	default:
+		fmt.Fprintf(&b, "; last firing served after %.1fs", sum["all_served_s"].Median)
 	}
 	fmt.Fprintf(&b, "; %s attempts", count(sum["attempts"].Median))
 	if s.Kind == Storm {

@@ -77,6 +77,8 @@ const (
 	MaxClients = math.MaxUint32
 	// MaxHorizon is the longest stretch of simulated time a replay covers.
 	MaxHorizon = 31 * 24 * time.Hour
+	// MaxRetries is the most retries of each device in a Storm.
+	MaxRetries = 100_000
 	// DefaultMemoryLimit is the default of Scenario.MemoryLimit.
 	DefaultMemoryLimit = 4 << 30
 )
@@ -116,7 +118,7 @@ type Scenario struct {
 	// RetryAfter is the RetryAfter server's hint; default 1s.
 	RetryAfter time.Duration
 	// Retries is the number of retries of each device in a Storm; default
-	// 10.
+	// 10, at most MaxRetries.
 	Retries int
 	// Period is the timer period of the periodic kinds; default 1m.
 	Period time.Duration
@@ -245,6 +247,8 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("sim: retry-after %v is negative", s.RetryAfter)
 	case s.Retries < 0:
 		return fmt.Errorf("sim: retries %d is negative", s.Retries)
+	case s.Retries > MaxRetries:
+		return fmt.Errorf("sim: retries %d is more than a storm replays (%d)", s.Retries, MaxRetries)
 	case s.Period < 0:
 		return fmt.Errorf("sim: period %v is negative", s.Period)
 	case !(s.Threshold > 0) || math.IsInf(s.Threshold, 0):

@@ -201,3 +201,40 @@ func TestLongOutage(t *testing.T) {
 		t.Errorf("Detail() = %q; want it to say 2,000 of 2,000 served", none.Detail())
 	}
 }
+
+// FuzzScenario feeds arbitrary scenarios to Validate and, when they are
+// valid and small enough to replay quickly, to Replay: neither may panic,
+// Validate's errors carry the package's prefix, and a valid scenario must
+// replay without error.
+func FuzzScenario(f *testing.F) {
+	f.Add(uint8(0), uint8(0), int64(400), 50.0, 0.0, int64(2e9), int64(1e9), int64(1e7), int64(0), int64(0), int64(0), int64(0), 0.6, int64(0))
+	f.Add(uint8(2), uint8(0), int64(100), 1e-9, 0.0, int64(0), int64(1), int64(0), int64(60e9), int64(0), int64(1000), int64(0), 1e9, int64(0))
+	f.Add(uint8(3), uint8(1), int64(50), 0.5, 3.0, int64(1), int64(3e8), int64(5e9), int64(0), int64(0), int64(0), int64(7e9), 0.01, int64(3))
+	f.Add(uint8(4), uint8(2), int64(-1), math.NaN(), -1.0, int64(-5), int64(-1), int64(-1), int64(-1), int64(-1), int64(-1), int64(-1), -1.0, int64(-1))
+	f.Fuzz(func(t *testing.T, kind, server uint8, clients int64, rate, burst float64, down, window, spread, horizon, retryAfter, retries, period int64, threshold float64, maxAttempts int64) {
+		s := Scenario{
+			Kind: Kinds()[int(kind)%len(Kinds())], Server: Servers()[int(server)%len(Servers())],
+			Clients: int(clients), AcceptRate: rate, Burst: burst,
+			Down: time.Duration(down), Window: time.Duration(window), StartSpread: time.Duration(spread),
+			Horizon: time.Duration(horizon), RetryAfter: time.Duration(retryAfter), Retries: int(retries),
+			Period: time.Duration(period), Threshold: threshold, MaxAttempts: int(maxAttempts),
+		}
+		if err := s.Validate(); err != nil {
+			if !strings.HasPrefix(err.Error(), "sim: ") {
+				t.Fatalf("Validate(%+v) = %q; want the prefix sim: ", s, err)
+			}
+			return
+		}
+		d := s.WithDefaults()
+		small := d.Clients <= 200 && d.Horizon <= 10*time.Minute && d.Horizon/d.Window <= 100_000 &&
+			d.Retries <= 1000 && d.MaxAttempts <= 1000 && d.Horizon/max(d.Period, 1) <= 100 &&
+			d.Horizon/max(d.RetryAfter, 1) <= 10_000
+		if !small {
+			return
+		}
+		policy := kit.Spec{Strategy: kit.Full, Base: time.Millisecond, Cap: time.Second}.Factory()
+		if _, err := Replay(context.Background(), policy, s, Config{Runs: 2, Resamples: 50}); err != nil {
+			t.Fatalf("Replay(%+v) = %v; want no error for a valid scenario", s, err)
+		}
+	})
+}
