@@ -128,9 +128,10 @@ func equalNexts(a, b []next) bool {
 	return true
 }
 
-// TestRequests checks the request lines and the re-ask of a device that
-// uses every delay it was given: the program echoes each request and
-// answers as many delays as asked, each the attempt number in seconds.
+// TestRequests checks the request lines and the re-asks of a device that
+// uses half the delays it was given (2, then 4 at its 1st delay, 8 at its
+// 2nd, 16 at its 5th): the program logs each request and answers as many
+// delays as asked, each the attempt number in seconds.
 func TestRequests(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "requests")
 	p := start(t, `exec python3 -c '
@@ -156,6 +157,7 @@ for line in sys.stdin:
 	want := `{"device":"dev-\"\u003c7\u003e\"","attempts":2}
 {"device":"dev-\"\u003c7\u003e\"","attempts":4}
 {"device":"dev-\"\u003c7\u003e\"","attempts":8}
+{"device":"dev-\"\u003c7\u003e\"","attempts":16}
 `
 	if string(got) != want {
 		t.Errorf("requests:\n%s\nwant:\n%s", got, want)
@@ -442,4 +444,49 @@ func equalDurations(a, b []time.Duration) bool {
 		}
 	}
 	return true
+}
+
+// TestStreamed makes a fleet's policies first, which sends every request,
+// and reads them in another order: each device gets its own reply.
+func TestStreamed(t *testing.T) {
+	p := start(t, `while read -r line; do n=${line#*dev-}; n=${n%%\"*}; echo "[$n]"; done`, Options{})
+	f := p.Factory()
+	var policies []kit.Policy
+	for i := range 2000 {
+		policies = append(policies, f(kit.Device{ID: "dev-" + strconv.Itoa(i)}))
+	}
+	for i := len(policies) - 1; i >= 0; i-- {
+		d, err := policies[i].Next()
+		if err != nil || d != time.Duration(i)*time.Second {
+			t.Fatalf("dev-%d: Next() = %v, %v; want %ds", i, d, err, i)
+		}
+	}
+}
+
+// TestSlowButSteady answers every request late, but never goes Timeout
+// without answering: no request times out, though the whole fleet takes
+// several times the timeout.
+func TestSlowButSteady(t *testing.T) {
+	p := start(t, `while read -r line; do sleep 0.05; echo "[1]"; done`, Options{Timeout: 300 * time.Millisecond})
+	f := p.Factory()
+	var policies []kit.Policy
+	for i := range 20 {
+		policies = append(policies, f(kit.Device{ID: "dev-" + strconv.Itoa(i)}))
+	}
+	for i, pl := range policies {
+		if _, err := pl.Next(); err != nil {
+			t.Fatalf("dev-%d: %v", i, err)
+		}
+	}
+}
+
+// TestUnaskedLine is a program that writes before it is asked.
+func TestUnaskedLine(t *testing.T) {
+	p := start(t, `echo "ready"; while read -r line; do echo "[1]"; done`, Options{})
+	time.Sleep(100 * time.Millisecond)
+	_, err := p.Factory()(kit.Device{ID: "dev-1"}).Next()
+	want := `exec "echo \"ready\"; while read -r line; do echo \"[1]\"; done": it wrote a line nobody asked for: "ready"`
+	if err == nil || err.Error() != want {
+		t.Errorf("Next() error = %v; want %s", err, want)
+	}
 }
