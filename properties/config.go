@@ -145,7 +145,7 @@ type Thresholds struct {
 	// size), so the busiest window of n independent devices holds a
 	// Poisson maximum: 5 to 8 devices for n = 1000. Where the density peaks
 	// a window holds a few devices on average, and 4× the busiest (20 or
-	// more) then has P(Poisson(3) ≥ 20) ≈ 7·10⁻¹¹ per window, below 10⁻⁷
+	// more) then has P(Poisson(3) ≥ 20) ≈ 8·10⁻¹¹ per window, below 10⁻⁷
 	// over 1000 windows. Over 2100 runs of the policies that must pass, the
 	// largest ratio measured was 1.69.
 	ArrivalRatio float64
