@@ -105,8 +105,8 @@ func PoissonCritical(alpha, lambda float64) float64 {
 // u is sorted in place. An empty u gives D = 0 and p = 1.
 //
 // The p-value is Q(λ) = 2 Σ_{k≥1} (−1)^{k−1} exp(−2k²λ²) with
-// λ = (√n + 0.12 + 0.11/√n)·D, Stephens' approximation, accurate for
-// n ≥ 5 to about two significant digits in the tails that matter here.
+// λ = (√n + 0.12 + 0.11/√n)·D, Stephens' correction of the asymptotic
+// distribution for a finite n.
 func KSUniform(u []float64) (d, p float64) {
 	n := len(u)
 	if n == 0 {
