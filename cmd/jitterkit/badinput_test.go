@@ -72,7 +72,7 @@ its standard error ends with:
 	sh: 1: ./no-such-policy: not found`},
 		{[]string{`check`, `--exec`, `while read -r line; do :; done`, `--exec-timeout`, `300ms`}, 2, `jitterkit: exec "while read -r line; do :; done": device "02:1a:7f:01:09:53": no reply in time: it did not answer within 300ms`},
 		{[]string{`check`, `--exec`, `trap "" TERM; sleep 1000 & while :; do sleep 1; done`, `--exec-timeout`, `300ms`}, 2, `jitterkit: exec "trap \"\" TERM; sleep 1000 & while :; do sleep 1; done": device "02:1a:7f:01:09:53": no reply in time: it did not answer within 300ms`},
-		{[]string{`replay`, `--exec`, `while read -r line; do echo "[0.1, 0.2"; done`}, 2, `jitterkit: exec "while read -r line; do echo \"[0.1, 0.2\"; done": device "dev-3fa79257-0000000": the reply is not a JSON array of numbers: "[0.1, 0.2"`},
+		{[]string{`replay`, `--exec`, `while read -r line; do echo "[0.1, 0.2"; done`, `--runs`, `1`}, 2, `jitterkit: exec "while read -r line; do echo \"[0.1, 0.2\"; done": device "dev-00000001-0000000": the reply is not a JSON array of numbers: "[0.1, 0.2"`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -99,9 +99,13 @@ func TestPolicyDefects(t *testing.T) {
 			[]string{"FAIL    bounds", `device "01b53362-41b8-4125-8781-742b4583b6dc" attempt 1: delay NaN s is not a duration`}},
 		{[]string{"check", "--exec", `while read -r line; do echo "[0.5, -Infinity]"; done`},
 			[]string{"FAIL    bounds", "attempt 2: delay -Inf s is not a duration"}},
+		{[]string{"replay", "--exec", `while read -r line; do echo "[Infinity]"; done`, "--runs", "1"},
+			[]string{"FAIL    replay", `the replay stopped at device "dev-00000001-0000000", delay before attempt 2: delay +Inf s is not a duration (bad delay)`,
+				`replay: jitterkit replay --exec 'while read -r line; do echo "[Infinity]"; done' --runs 1 --seed 1`}},
+		// With runs in parallel, the run that fails first names its device.
 		{[]string{"replay", "--exec", `while read -r line; do echo "[Infinity]"; done`},
-			[]string{"FAIL    replay", `the replay stopped at device "dev-3fa79257-0000000", delay before attempt 2: delay +Inf s is not a duration (bad delay)`,
-				`replay: jitterkit replay --exec 'while read -r line; do echo "[Infinity]"; done' --runs 1 --seed 16860738450190168606`}},
+			[]string{"FAIL    replay", `the replay stopped at device "dev-`, `", delay before attempt 2: delay +Inf s is not a duration (bad delay)`,
+				`replay: jitterkit replay --exec 'while read -r line; do echo "[Infinity]"; done' --runs 1 --seed `}},
 		{[]string{"replay", "--exec", `while read -r line; do echo "[-1]"; done`, "--runs", "2"},
 			[]string{"FAIL    replay", "delay -1s is negative (bad delay)"}},
 	}
