@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -256,5 +257,55 @@ func TestExecPolicy(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "from a second process") {
 		t.Errorf("reproducibility did not use a second process:\n%s", r.stdout)
+	}
+}
+
+// TestExitCodes maps each class of error to its exit code, and checks
+// that an output that cannot be written is bad input.
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		err  error
+		code int
+	}{
+		{nil, 0},
+		{failed("gate"), 1},
+		{usageError("bad"), 2},
+		{inputError(errors.New("bad")), 2},
+		{kitError(errors.New("broken")), 3},
+		{errors.New("unexpected"), 3},
+		{&interruptedError{"during the replay"}, 130},
+	}
+	for _, tt := range tests {
+		var stderr strings.Builder
+		if got := exitCode(tt.err, &stderr); got != tt.code {
+			t.Errorf("exitCode(%v) = %d; want %d", tt.err, got, tt.code)
+		}
+	}
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--policy", "full", "--runs", "1", "--report", file}, "jitterkit: --report: mkdir " + file + ": not a directory\n"},
+		{[]string{"replay", "--policy", "full", "--runs", "1", "--json", filepath.Join(dir, "missing", "r.json")}, "jitterkit: --json: create " + filepath.Join(dir, "missing", "r.json") + ": no such file or directory\n"},
+	} {
+		r := jitterkit(t, context.Background(), tt.args...)
+		if r.code != exitUsage || r.stderr != tt.want {
+			t.Errorf("%v: exit %d, stderr %q; want 2, %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+}
+
+// TestNoCrash passes run a context that makes the kit panic: the panic is
+// reported as a failure of the kit, exit 3, never a crash.
+func TestNoCrash(t *testing.T) {
+	var stdout, stderr strings.Builder
+	// A nil context makes the kit panic.
+	err := run(nil, []string{"replay", "--policy", "full", "--runs", "1"}, strings.NewReader(""), &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != exitKit || !strings.HasPrefix(stderr.String(), "jitterkit: internal error: ") {
+		t.Errorf("exit %d, stderr %q; want 3 and an internal error", code, stderr.String())
 	}
 }

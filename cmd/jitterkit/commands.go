@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ func replay(e *env, o *options) error {
 	addReplay(&rep, o, src, res, failed)
 	if o.json != "" && failed == nil {
 		if err := writeFileAtomic(o.json, func(f *os.File) error { return res.WriteJSON(f, src.name) }); err != nil {
-			return kitError(fmt.Errorf("--json: %w", err))
+			return outputError("--json", err)
 		}
 	}
 	return finish(e, o, rep)
@@ -107,10 +108,10 @@ func finish(e *env, o *options, rep reports.Report) error {
 			return &interruptedError{"before writing the report"}
 		}
 		if err := os.MkdirAll(o.report, 0o755); err != nil {
-			return kitError(fmt.Errorf("--report: %w", err))
+			return outputError("--report", err)
 		}
 		if err := reports.WriteDir(o.report, rep); err != nil {
-			return kitError(fmt.Errorf("--report: %w", err))
+			return outputError("--report", err)
 		}
 		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportFiles(o.report))
 	}
@@ -118,6 +119,17 @@ func finish(e *env, o *options, rep reports.Report) error {
 		return failed(o.command)
 	}
 	return nil
+}
+
+// outputError reports a failure to write flag's file: bad input (exit 2)
+// when the path cannot be written, a failure of the kit (exit 3) when the
+// report could not be rendered.
+func outputError(flag string, err error) error {
+	err = fmt.Errorf("%s: %w", flag, err)
+	if errors.As(err, new(*fs.PathError)) || errors.As(err, new(*os.LinkError)) {
+		return inputError(err)
+	}
+	return kitError(err)
 }
 
 // reportFiles lists the files WriteDir writes to dir.
