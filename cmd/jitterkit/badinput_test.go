@@ -42,6 +42,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`replay`, `--policy`, `full`, `--scenario`, `flood`}, 2, `jitterkit: --scenario: "flood" is not a scenario (want outage, long-outage, storm, periodic, periodic-aligned) (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--seed`, `-1`}, 2, `jitterkit: --seed: "-1" is not a seed (a whole number from 0 to 18446744073709551615) (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--threshold`, `0`}, 2, `jitterkit: --threshold: 0 is not a positive number (see "jitterkit help replay")`},
+		{[]string{`check`, `--trace`, `testdata/traces/full-jitter.csv`, `--devices`, `5000`}, 2, `jitterkit: --devices does not apply to --trace: the trace's own devices are checked (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `full`, `--min-cv`, `0`}, 2, `jitterkit: --min-cv: 0 is not a positive number (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `full`, `--require-reproducible=maybe`}, 2, `jitterkit: --require-reproducible: "maybe" is not true or false (see "jitterkit help check")`},
 		{[]string{`gate`, `--policy`, `full`, `--clients`, `1000,2000`}, 2, `jitterkit: gate replays one fleet size, got --clients 1000,2000; compare takes several (see "jitterkit help gate")`},

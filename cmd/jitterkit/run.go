@@ -119,6 +119,9 @@ func validate(command string, o *options) error {
 		if len(o.clients) > 1 {
 			return usageError("%s replays one fleet size, got --clients %s; compare takes several", command, joinInts(o.clients))
 		}
+		if o.trace != "" && o.given["devices"] {
+			return usageError("--devices does not apply to --trace: the trace's own devices are checked")
+		}
 	}
 	if command != "check" {
 		for _, n := range clientSizes(o) {
