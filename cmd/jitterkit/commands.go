@@ -19,6 +19,7 @@ import (
 // defaultSeed is the seed of a run given no --seed.
 const defaultSeed = 1
 
+// seedOf returns the seed o asks for, or defaultSeed.
 func seedOf(o *options) uint64 {
 	if o.given["seed"] {
 		return o.seed
@@ -67,7 +68,8 @@ func replay(e *env, o *options) error {
 // it with the four built-in strategies, and writes the reports.
 func gate(e *env, o *options) error { return gateOne(e, o, true) }
 
-// gateOne is gate, with the comparison or without it.
+// gateOne is gate, with the comparison or without it. A replay stopped by
+// a policy defect has no figures to compare.
 func gateOne(e *env, o *options, withComparison bool) error {
 	src, err := openOne(e, o)
 	if err != nil {
@@ -85,7 +87,7 @@ func gateOne(e *env, o *options, withComparison bool) error {
 		return err
 	}
 	addReplay(&rep, o, src, res, failed)
-	if withComparison {
+	if withComparison && failed == nil {
 		cmp, err := builtinComparison(e, o, src, res)
 		if err != nil {
 			return err
@@ -96,7 +98,7 @@ func gateOne(e *env, o *options, withComparison bool) error {
 }
 
 // finish judges the report, writes its summary and its files, and returns
-// errFailed when the policy failed.
+// the error of a failed policy when it failed.
 func finish(e *env, o *options, rep reports.Report) error {
 	rep.Verdict = verdict(rep)
 	rep.Advice = reports.Advise(rep)
