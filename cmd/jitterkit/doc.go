@@ -266,7 +266,8 @@ Scenario:
   --seed N                 seed of the replications (default 1)
   --threshold RATIO        highest peak ratio that passes (default 0.6)
 
-Exit codes: 0 done, 2 bad usage or input, 3 jitterkit failed.
+Exit codes: 0 done, 1 a policy's replay stopped on its own defect (such as a
+NaN delay), 2 bad usage or input, 3 jitterkit failed.
 `
 
 // helps maps the topics of "jitterkit help TOPIC" to their texts.
