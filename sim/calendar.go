@@ -144,11 +144,13 @@ func (c *calendar) flush() {
 	c.far = keep
 }
 
-// selectFirst reorders b so that its k smallest events come first, in no
-// particular order: a quickselect with the median of three as pivot.
+// selectFirst reorders b so that b[k] is its k-th smallest value (from 0),
+// with the smaller ones before it in no particular order: a quickselect
+// with the median of three as pivot, which sorts what is left after 64
+// rounds so that no input makes it quadratic.
 func selectFirst[T cmp.Ordered](b []T, k int) {
 	lo, hi := 0, len(b)-1
-	for hi-lo > 16 {
+	for round := 0; hi-lo > 16 && round < 64; round++ {
 		mid := lo + (hi-lo)/2
 		if b[mid] < b[lo] {
 			b[mid], b[lo] = b[lo], b[mid]
