@@ -56,6 +56,27 @@ func TestSparseReports(t *testing.T) {
 	}
 }
 
+// TestChecksOnlyHasNoScenario pins that a report of the checks alone, as
+// jitterkit check writes it, names no scenario in any format meant for
+// reading. (The JSON keeps its zero "scenario" object: the schema's keys are
+// always there.)
+func TestChecksOnlyHasNoScenario(t *testing.T) {
+	r := reports.Report{Verdict: reports.Pass, Policy: reports.Policy{Spec: "full:base=1s,cap=30s"},
+		Checks: []reports.Check{{Name: "spread", Status: reports.Pass, Figure: 0.577, Threshold: 0.05}}}
+	for _, w := range writers {
+		if w.ext == "json" {
+			continue
+		}
+		var b bytes.Buffer
+		if err := w.write(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(strings.ToLower(b.String()), "scenario") || strings.Contains(b.String(), "0 clients") {
+			t.Errorf("%s of a checks-only report names a scenario:\n%s", w.ext, b.String())
+		}
+	}
+}
+
 func manyDevices(n, delays int) []reports.DeviceDelays {
 	ds := make([]reports.DeviceDelays, n)
 	for i := range ds {

@@ -104,8 +104,12 @@ func perSecond(r float64) string {
 	return num(r) + "/s"
 }
 
-// scenarioLine describes a scenario in one line.
+// scenarioLine describes a scenario in one line, or returns "" for a report
+// without a scenario (the checks alone).
 func scenarioLine(s Scenario) string {
+	if s == (Scenario{}) {
+		return ""
+	}
 	parts := []string{
 		fmt.Sprintf("%s clients", num(float64(s.Clients))),
 		fmt.Sprintf("accept rate %s", perSecond(s.AcceptRate)),

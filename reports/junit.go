@@ -59,12 +59,16 @@ func renderJUnit(r Report) ([]byte, error) {
 		Name: "jitterkit " + policyLine(r.Policy),
 		Properties: []junitProperty{
 			{"policy", policyLine(r.Policy)},
-			{"scenario", scenarioLine(r.Scenario)},
-			{"seed", fmt.Sprint(r.Seed)},
-			{"kit_version", r.KitVersion},
-			{"verdict", string(r.Verdict)},
 		},
 	}
+	if line := scenarioLine(r.Scenario); line != "" {
+		suite.Properties = append(suite.Properties, junitProperty{"scenario", line})
+	}
+	suite.Properties = append(suite.Properties,
+		junitProperty{"seed", fmt.Sprint(r.Seed)},
+		junitProperty{"kit_version", r.KitVersion},
+		junitProperty{"verdict", string(r.Verdict)},
+	)
 	if r.Policy.Command != "" {
 		suite.Properties = append(suite.Properties, junitProperty{"command", r.Policy.Command})
 	}

@@ -27,7 +27,9 @@ func renderMarkdown(r Report) ([]byte, error) {
 	if r.Policy.Command != "" {
 		fmt.Fprintf(&b, "- **Command:** %s\n", mdCode(r.Policy.Command))
 	}
-	fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(scenarioLine(r.Scenario)))
+	if line := scenarioLine(r.Scenario); line != "" {
+		fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(line))
+	}
 	fmt.Fprintf(&b, "- **Seed:** %d · jitterkit %s · schema %s\n", r.Seed, mdText(r.KitVersion), mdText(r.Schema))
 
 	if len(r.Checks) > 0 {

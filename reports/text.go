@@ -18,7 +18,9 @@ func WriteText(w io.Writer, r Report) error {
 func renderText(r Report) ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s  %s\n", strings.ToUpper(string(r.Verdict)), policyLine(r.Policy))
-	fmt.Fprintf(&b, "      %s\n", scenarioLine(r.Scenario))
+	if line := scenarioLine(r.Scenario); line != "" {
+		fmt.Fprintf(&b, "      %s\n", line)
+	}
 	fmt.Fprintf(&b, "      seed %d, jitterkit %s\n", r.Seed, r.KitVersion)
 
 	if len(r.Checks) > 0 {
