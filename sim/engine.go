@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -39,6 +40,10 @@ type engine struct {
 	// The device whose policy is being asked for the delay before its
 	// attempt callAttempt, or -1: a panic in the policy names them.
 	calling, callAttempt int
+	// asking holds the device (high 32 bits) and attempt (low 32 bits) of
+	// the last policy call, or 0 for a factory call: if the run does not
+	// stop when asked, that call has not returned.
+	asking atomic.Uint64
 
 	// Periodic kinds: each device's offset and current firing.
 	phase  []int64
@@ -121,6 +126,7 @@ func appendID(b []byte, prefix string, i int) []byte {
 // newPolicy makes the policy of device i, reporting a panic or a nil policy
 // as the device's error.
 func (e *engine) newPolicy(i int) (p kit.Policy) {
+	e.asking.Store(uint64(i) << 32)
 	e.id = appendID(e.id[:0], e.prefix, i)
 	id := string(e.id)
 	defer func() {
@@ -443,6 +449,7 @@ func (e *engine) next(dev uint32, t int64) (int64, bool) {
 	} else {
 		attempt := int(e.att[dev]) + 1
 		e.calling, e.callAttempt = int(dev), attempt
+		e.asking.Store(uint64(dev)<<32 | uint64(uint32(attempt)))
 		delay, err := e.pol[dev].Next()
 		e.calling = -1
 		switch {
@@ -544,6 +551,7 @@ func (e *engine) storm(ctx context.Context) error {
 		t := e.offset(e.s.StartSpread)
 		e.count(t, false)
 		for k := 1; k <= e.s.Retries; k++ {
+			e.asking.Store(uint64(i)<<32 | uint64(k+1))
 			d, err := callPolicy(p)
 			if errors.Is(err, kit.ErrStop) {
 				e.gaveUp++

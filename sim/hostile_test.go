@@ -131,3 +131,45 @@ func TestReplayCancel(t *testing.T) {
 		t.Errorf("Replay(a done context) error = %v; want context.Canceled", err)
 	}
 }
+
+// TestHungPolicy replays a policy that never returns for one device, and a
+// factory that never returns for one device, under a deadline: Replay must
+// return soon after the deadline with a *DeviceError naming the device and
+// the attempt, word for word.
+func TestHungPolicy(t *testing.T) {
+	defer func(g time.Duration) { stuckGrace = g }(stuckGrace)
+	stuckGrace = 100 * time.Millisecond
+	const seed = 3
+	id := DeviceID(seed, 17)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	for _, c := range []struct {
+		name string
+		f    kit.Factory
+		want string
+	}{
+		{"policy", badAt(seed, 17, 3, func() (time.Duration, error) { <-release; return time.Second, nil }),
+			"sim: run 0 (seed 3): device " + id + ": delay before attempt 4: did not return within 100ms of the replay being stopped (context deadline exceeded)"},
+		{"factory", func(d kit.Device) kit.Policy {
+			if d.ID == id {
+				<-release
+			}
+			return kit.FromFunc(func(int) time.Duration { return time.Second })
+		}, "sim: run 0 (seed 3): device " + id + ": making its policy: did not return within 100ms of the replay being stopped (context deadline exceeded)"},
+	} {
+		for _, kind := range []Kind{Outage, Storm} {
+			t.Run(c.name+"/"+string(kind), func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+				defer cancel()
+				_, err := Replay(ctx, c.f, Scenario{Kind: kind, Clients: 40, AcceptRate: 1}, Config{Runs: 1, Seed: seed})
+				var de *DeviceError
+				if !errors.As(err, &de) || de.Cause != PolicyHung || !de.PolicyDefect() {
+					t.Fatalf("Replay() error = %v; want a *DeviceError with Cause PolicyHung", err)
+				}
+				if err.Error() != c.want {
+					t.Errorf("Replay() error:\n got  %s\n want %s", err, c.want)
+				}
+			})
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -142,6 +143,9 @@ const (
 	// SourceError: the policy's source failed, for example an external
 	// program that stopped answering, or the factory returned no policy.
 	SourceError
+	// PolicyHung: the policy or its factory did not return before the
+	// replay's context was done (see StuckGrace).
+	PolicyHung
 )
 
 func (c Cause) String() string {
@@ -152,6 +156,8 @@ func (c Cause) String() string {
 		return "bad delay"
 	case SourceError:
 		return "source error"
+	case PolicyHung:
+		return "hung"
 	}
 	return fmt.Sprintf("Cause(%d)", int(c))
 }
@@ -179,8 +185,11 @@ func (e *DeviceError) Error() string {
 func (e *DeviceError) Unwrap() error { return e.Err }
 
 // PolicyDefect reports whether the error is the policy's own defect (a
-// panic or a bad delay) rather than a failure of its source.
-func (e *DeviceError) PolicyDefect() bool { return e.Cause == PolicyPanic || e.Cause == BadDelay }
+// panic, a bad delay, a call that never returns) rather than a failure of
+// its source.
+func (e *DeviceError) PolicyDefect() bool {
+	return e.Cause == PolicyPanic || e.Cause == BadDelay || e.Cause == PolicyHung
+}
 
 // Replay replays the scenario s cfg.Runs times, each run with its own fleet
 // of s.Clients devices whose policies f makes, and returns every run's
@@ -208,21 +217,40 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 		workers = max(1, min(workers, int(s.MemoryLimit/need)))
 	}
 	runs := make([]Run, cfg.Runs)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
+	engines := make([]atomic.Pointer[engine], cfg.Runs)
+	finished := make([]atomic.Bool, cfg.Runs)
+	done := make(chan error, 1)
 	started := 0
-	for i := range cfg.Runs {
-		if gctx.Err() != nil {
-			break
+	go func() {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(workers)
+		for i := range cfg.Runs {
+			if gctx.Err() != nil {
+				break
+			}
+			started++
+			g.Go(func() error {
+				defer finished[i].Store(true)
+				e := newEngine(f, s, i, RunSeed(cfg.Seed, i))
+				engines[i].Store(e)
+				r, err := e.replayRun(gctx)
+				runs[i] = r
+				return err
+			})
 		}
-		started++
-		g.Go(func() error {
-			r, err := replayRun(gctx, f, s, i, RunSeed(cfg.Seed, i))
-			runs[i] = r
-			return err
-		})
+		done <- g.Wait()
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(stuckGrace):
+			return Result{}, stuck(ctx, engines, finished)
+		}
 	}
-	if err := g.Wait(); err != nil {
+	if err != nil {
 		return Result{}, err
 	}
 	if started < cfg.Runs {
@@ -231,11 +259,37 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	return Result{Scenario: s, Config: cfg, Runs: runs, Summary: summarize(runs, s, cfg)}, nil
 }
 
-// replayRun replays run i, whose seed is seed.
-func replayRun(ctx context.Context, f kit.Factory, s Scenario, i int, seed uint64) (Run, error) {
-	e := newEngine(f, s, i, seed)
+// StuckGrace is how long Replay waits, once its context is done, for its
+// runs to stop by themselves. A run that has not stopped by then is inside
+// a policy (or a factory) that does not return: Replay returns a
+// [*DeviceError] naming it, with Cause PolicyHung, and leaves its goroutine
+// blocked, since Go cannot stop it. This is the only use of the wall clock
+// in the package, and it does not change any figure.
+const StuckGrace = 2 * time.Second
+
+// stuckGrace is StuckGrace, shortened by the tests.
+var stuckGrace = StuckGrace
+
+// stuck reports the first run that did not stop: the device whose policy
+// it was asking, and the attempt.
+func stuck(ctx context.Context, engines []atomic.Pointer[engine], finished []atomic.Bool) error {
+	for i := range engines {
+		e := engines[i].Load()
+		if e == nil || finished[i].Load() {
+			continue
+		}
+		asking := e.asking.Load()
+		dev, attempt := int(asking>>32), int(uint32(asking))
+		return &DeviceError{Run: e.run, Seed: e.seed, Device: deviceID(e.prefix, dev), Attempt: attempt, Cause: PolicyHung,
+			Err: fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))}
+	}
+	return fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
+}
+
+// replayRun replays the engine's run.
+func (e *engine) replayRun(ctx context.Context) (Run, error) {
 	var err error
-	if s.Kind == Storm {
+	if e.s.Kind == Storm {
 		err = e.storm(ctx)
 	} else {
 		err = e.replay(ctx)
