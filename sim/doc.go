@@ -52,7 +52,8 @@
 // A policy that panics, returns a negative delay or one a time.Duration
 // cannot hold, or whose source fails, stops the replay with a
 // [*DeviceError] naming the run, the device and the attempt. Cancelling the
-// context stops it with an error saying where. [Scenario.Validate] refuses
+// context stops it with an error saying where; a policy that never returns
+// is named the same way once the context is done (see [StuckGrace]). [Scenario.Validate] refuses
 // out-of-range scenarios with the reason, and scenarios whose run would
 // need more than their MemoryLimit with the memory they would need.
 package sim
