@@ -14,7 +14,7 @@ import (
 func (r *runner) frozenClock(frozen bubble) Result {
 	res := Result{Name: NameFrozenClock, Threshold: r.cfg.Thresholds.MinCV}
 	devs := r.clean
-	where := fmt.Sprintf("with every device booted at %s (the wall clock runs: properties.Check freezes it under go test)", r.cfg.Boot.Format(time.RFC3339))
+	where := fmt.Sprintf("with every device booted at %s", r.cfg.Boot.Format(time.RFC3339))
 	if frozen != nil && r.main.hangs == 0 && r.main.stopped == "" {
 		var s sample
 		if frozen(func() { s = collectSync(r.f, r.ids, r.cfg.Boot, r.cfg.Attempts) }) {

@@ -50,9 +50,18 @@ func TestTerminal(t *testing.T) {
 	time.Sleep(600 * time.Millisecond)
 	b.Finish()
 	slave.Close()
-	out := make([]byte, 4096)
-	n, _ := master.Read(out)
-	got := string(out[:n])
+	// A read of the master returns what the terminal holds so far, and an
+	// error (EIO) once the slave is closed and everything was read.
+	var sb strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := master.Read(buf)
+		sb.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	got := sb.String()
 	if !strings.Contains(got, "\rreplay [===============>              ]  50%") {
 		t.Errorf("terminal got %q; want the bar at 50%%", got)
 	}
