@@ -396,6 +396,14 @@ func (r *runner) clusters() Result {
 			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, pairs, want.critical, want.expected)
 		return res
 	}
+	if g := gs[0]; len(g) > 1 && len(g[0].delays) > 0 && float64(len(g)) > th.MaxLockstep*float64(n) {
+		res.Status = Fail
+		res.Figure, res.Threshold = float64(len(g))/float64(n), th.MaxLockstep
+		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Replay: r.replay()}
+		res.Detail = fmt.Sprintf("delays(%q) = %s for %d of %d devices: they retry in lockstep; want at most %g of the fleet sharing one sequence",
+			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, th.MaxLockstep)
+		return res
+	}
 	arr := r.arrivals()
 	if arr.ratio > th.ArrivalRatio {
 		res.Status = Fail

@@ -134,6 +134,18 @@ type Thresholds struct {
 	// milliseconds the rise is 2.2× (1.9·10⁻⁸ against 8.9·10⁻⁹, computed
 	// exactly in the package's tests); the slack covers four times that.
 	ClusterSlack float64
+	// MaxLockstep is the largest share of the fleet that clusters accepts
+	// sharing one whole sequence of delays, whatever chance expects
+	// (default 0.01).
+	//
+	// Chance is estimated from the observed delays, so a fleet whose every
+	// device draws the same value at every attempt (no jitter, a constant
+	// seed) makes chance itself expect lockstep. This bound judges that
+	// case: for the policies that must pass, the chance of two identical
+	// whole sequences is below 10⁻⁴⁰ even rounded to milliseconds, so a
+	// group of 1% of the fleet (10 of 1000 devices) does not arise by
+	// chance; only devices retrying in lockstep form it.
+	MaxLockstep float64
 	// ArrivalRatio is the largest ratio clusters accepts between the most
 	// devices whose k-th retry lands in one window and the most that
 	// independent devices with the same delays per attempt put in one window
@@ -169,6 +181,7 @@ func DefaultThresholds() Thresholds {
 		MinCV:        0.05,
 		ClusterAlpha: 1e-7,
 		ClusterSlack: 10,
+		MaxLockstep:  0.01,
 		ArrivalRatio: 4,
 		KSAlpha:      1e-6,
 		MinDevices:   100,
@@ -186,6 +199,9 @@ func (t Thresholds) withDefaults() Thresholds {
 	}
 	if t.ClusterSlack == 0 {
 		t.ClusterSlack = d.ClusterSlack
+	}
+	if t.MaxLockstep == 0 {
+		t.MaxLockstep = d.MaxLockstep
 	}
 	if t.ArrivalRatio == 0 {
 		t.ArrivalRatio = d.ArrivalRatio

@@ -25,7 +25,7 @@ func ExampleRun() {
 	// Output:
 	// fail
 	// spread          fail
-	// clusters        pass
+	// clusters        fail
 	// id-populations  pass
 	// frozen-clock    fail
 	// reproducibility pass

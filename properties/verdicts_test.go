@@ -43,9 +43,9 @@ func TestMustFail(t *testing.T) {
 		cfg  Config
 		fail []string // checks that must fail; the run must fail
 	}{
-		{"no jitter", spec(t, "none"), Config{}, []string{NameSpread, NameFrozenClock, NameCapPhase}},
-		{"seeded from the boot second", spec(t, "full:seed=clock"), Config{}, []string{NameSpread, NameFrozenClock, NameCapPhase}},
-		{"constant seed", spec(t, "full:seed=constant"), Config{}, []string{NameSpread, NameFrozenClock, NameCapPhase}},
+		{"no jitter", spec(t, "none"), Config{}, []string{NameSpread, NameClusters, NameFrozenClock, NameCapPhase}},
+		{"seeded from the boot second", spec(t, "full:seed=clock"), Config{}, []string{NameSpread, NameClusters, NameFrozenClock, NameCapPhase}},
+		{"constant seed", spec(t, "full:seed=constant"), Config{}, []string{NameSpread, NameClusters, NameFrozenClock, NameCapPhase}},
 		{"seed from the sum of the id's bytes", jittered(byteSum, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}},
 		{"seed from the id's prefix", jittered(prefix, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}},
 		{"seed from the id's last character", jittered(lastChar, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}},
