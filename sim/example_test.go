@@ -71,7 +71,7 @@ func ExampleScenario_Validate() {
 	fmt.Println(sim.Scenario{Clients: 1e9}.Validate())
 	fmt.Println(sim.Scenario{AcceptRate: -5}.Validate())
 	// Output:
-	// sim: one run of 1000000000 clients over 1h0m0s in 1s windows would need about 156.5 GiB, above the limit of 4.0 GiB: lower Clients or Horizon, widen Window, or raise MemoryLimit
+	// sim: one run of 1000000000 clients over 1h0m0s in 1s windows would need about 156.5 GiB, above the limit of 4.0 GiB: replay fewer clients, over a shorter horizon or in wider windows
 	// sim: accept rate -5 per second is not a positive number
 }
 

@@ -201,6 +201,9 @@ func (e *DeviceError) PolicyDefect() bool {
 // the run, the device and the attempt), or when ctx is done (saying where
 // the replay stopped).
 func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
+	if ctx == nil {
+		panic("sim: Replay with a nil context")
+	}
 	if f == nil {
 		panic("sim: Replay with a nil factory")
 	}

@@ -259,7 +259,7 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("sim: memory limit %d is negative", s.MemoryLimit)
 	}
 	if need := s.Memory(); need > s.MemoryLimit {
-		return fmt.Errorf("sim: one run of %d clients over %v in %v windows would need about %s, above the limit of %s: lower Clients or Horizon, widen Window, or raise MemoryLimit",
+		return fmt.Errorf("sim: one run of %d clients over %v in %v windows would need about %s, above the limit of %s: replay fewer clients, over a shorter horizon or in wider windows",
 			s.Clients, s.Horizon, s.Window, formatBytes(need), formatBytes(s.MemoryLimit))
 	}
 	return nil
