@@ -4,15 +4,17 @@ go 1.26.0
 
 replace github.com/jitterkit/jitterkit => ../..
 
-require github.com/jitterkit/jitterkit v0.0.0-00010101000000-000000000000
+require (
+	github.com/avast/retry-go/v4 v4.7.0
+	github.com/cenkalti/backoff/v4 v4.3.0
+	github.com/cenkalti/backoff/v5 v5.0.3
+	github.com/hashicorp/go-retryablehttp v0.7.8
+	github.com/jitterkit/jitterkit v0.0.0-00010101000000-000000000000
+	github.com/sethvargo/go-retry v0.5.0
+)
 
 require (
-	github.com/avast/retry-go/v4 v4.7.0 // indirect
-	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
-	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
-	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
-	github.com/sethvargo/go-retry v0.5.0 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	gonum.org/v1/gonum v0.17.0 // indirect
