@@ -26,7 +26,8 @@ type Config struct {
 	// Cap is the declared cap that bounds every delay; 0 declares none.
 	Cap time.Duration
 	// Claim is the strategy the policy claims to follow, for conformance;
-	// nil skips conformance.
+	// nil leaves conformance out of the suite: without a claim it has
+	// nothing to test against.
 	Claim *kit.Spec
 	// Seed draws the population and rapid's id populations; every failure
 	// prints it. Zero means the -rapid.seed flag when one is set, else 1.

@@ -22,11 +22,6 @@ const conformanceTolerance = time.Millisecond
 // Kolmogorov–Smirnov test.
 func (r *runner) conformance() Result {
 	res := Result{Name: NameConformance, Threshold: r.cfg.Thresholds.KSAlpha}
-	if r.cfg.Claim == nil {
-		res.Status = Pass
-		res.Detail = "not run: no strategy claimed (Config.Claim is nil)"
-		return res
-	}
 	claim := *r.cfg.Claim
 	if err := claim.Validate(); err != nil {
 		res.Status = Fail

@@ -23,7 +23,7 @@
 //	bounds           every delay finite, ≥ 0 and ≤ the declared cap; panics and
 //	                 hangs named with their device and attempt
 //	conformance      delays follow the distribution of the claimed strategy
-//	                 (Kolmogorov–Smirnov)
+//	                 (Kolmogorov–Smirnov); run when Config.Claim names one
 //
 // [Check] is the same suite for go test: each check is a subtest, a failure
 // is a t.Error with the detail, the counterexample and how to replay it, and
