@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -68,14 +69,26 @@ func Advise(r Report) []string {
 	if p := r.Replay; p != nil {
 		ratio := p.Summary.PeakRatio.Median
 		if p.Status == Fail || (r.Scenario.Threshold > 0 && ratio > r.Scenario.Threshold) {
-			add("Raise the cap or use more jitter (peak ratio %s > %s): the fleet's retries crowd the server after it recovers.",
-				num(ratio), num(r.Scenario.Threshold))
+			add("%s", crowdAdvice(r.Scenario, ratio))
 		}
 		if g := p.Summary.GaveUp.Median; g > 0 {
 			add("Allow more retries or a longer horizon: %s devices gave up before they were served (median over the runs).", num(g))
 		}
 	}
 	return advice
+}
+
+// crowdAdvice says how wide the fleet's retries must spread when their peak
+// crowds the server: a wave of all N devices stays within the threshold T
+// of R accepted a second only when spread over at least N/(T·R) seconds.
+func crowdAdvice(s Scenario, ratio float64) string {
+	head := fmt.Sprintf("Spread the retries wider (peak ratio %s > %s)", num(ratio), num(s.Threshold))
+	if s.Clients <= 0 || s.AcceptRate <= 0 || s.Threshold <= 0 {
+		return head + ": raise the base and the cap, or use more jitter."
+	}
+	span := float64(s.Clients) / (s.Threshold * s.AcceptRate)
+	return fmt.Sprintf("%s: a wave of %s retries stays within %s of %s only when spread over at least %s, so raise the base toward that, with the cap above it, or use more jitter.",
+		head, num(float64(s.Clients)), num(s.Threshold), perSecond(s.AcceptRate), seconds(math.Round(span*10)/10))
 }
 
 // checkKey folds a check's name to the form Advise matches on.

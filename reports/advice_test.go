@@ -17,7 +17,7 @@ func TestAdvise(t *testing.T) {
 			GaveUp:    reports.Interval{Median: gaveUp, Low: gaveUp, High: gaveUp},
 		}}
 	}
-	scenario := reports.Scenario{Threshold: 0.6}
+	scenario := reports.Scenario{Name: "outage", Clients: 400, AcceptRate: 50, Threshold: 0.6}
 	tests := []struct {
 		name string
 		r    reports.Report
@@ -87,12 +87,17 @@ func TestAdvise(t *testing.T) {
 		{
 			name: "the replay storms",
 			r:    reports.Report{Scenario: scenario, Replay: replay(reports.Fail, 0.93, 0)},
-			want: []string{"Raise the cap or use more jitter (peak ratio 0.93 > 0.6): the fleet's retries crowd the server after it recovers."},
+			want: []string{"Spread the retries wider (peak ratio 0.93 > 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter."},
 		},
 		{
 			name: "over the threshold though judged a pass",
 			r:    reports.Report{Scenario: scenario, Replay: replay(reports.Pass, 1.5, 0)},
-			want: []string{"Raise the cap or use more jitter (peak ratio 1.5 > 0.6): the fleet's retries crowd the server after it recovers."},
+			want: []string{"Spread the retries wider (peak ratio 1.5 > 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter."},
+		},
+		{
+			name: "the replay storms on a scenario without a server limit",
+			r:    reports.Report{Scenario: reports.Scenario{Name: "storm", Clients: 1000, Threshold: 0.6}, Replay: replay(reports.Fail, 2, 0)},
+			want: []string{"Spread the retries wider (peak ratio 2 > 0.6): raise the base and the cap, or use more jitter."},
 		},
 		{
 			name: "devices give up",
@@ -109,7 +114,7 @@ func TestAdvise(t *testing.T) {
 			want: []string{
 				"Use full or decorrelated jitter: every device waits the same delays (CV 0, want at least 0.1).",
 				"The jitter vanishes at the cap: apply it after capping (cap the window, then draw the delay within it).",
-				"Raise the cap or use more jitter (peak ratio 24 > 0.6): the fleet's retries crowd the server after it recovers.",
+				"Spread the retries wider (peak ratio 24 > 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter.",
 			},
 		},
 	}
