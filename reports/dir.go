@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -65,10 +66,23 @@ func WriteDir(dir string, r Report, formats ...Format) error {
 		}
 		files = append(files, dirFile{name: string(f), data: data})
 	}
-	return writeFiles(dir, files, func(w io.Writer, data []byte) error {
-		_, err := w.Write(data)
-		return err
-	})
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	return writeFiles(dir, files, copyData)
+}
+
+// WriteFile writes data to path atomically, as WriteDir writes each of its
+// files: to a temporary file beside path, synced, then renamed over it. The
+// directory must exist.
+func WriteFile(path string, data []byte) error {
+	return writeFiles(filepath.Dir(path), []dirFile{{name: filepath.Base(path), data: data}}, copyData)
+}
+
+// copyData is the plain copy of a file's data into its temporary file.
+func copyData(w io.Writer, data []byte) error {
+	_, err := w.Write(data)
+	return err
 }
 
 // A dirFile is a rendered file waiting to be written.
@@ -80,9 +94,6 @@ type dirFile struct {
 // writeFiles writes files into dir atomically, copying each one's data into
 // its temporary file with put.
 func writeFiles(dir string, files []dirFile, put func(io.Writer, []byte) error) (err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
 	temps := make([]string, 0, len(files))
 	defer func() {
 		if err != nil {
@@ -94,7 +105,12 @@ func writeFiles(dir string, files []dirFile, put func(io.Writer, []byte) error) 
 	for _, f := range files {
 		t, err := os.CreateTemp(dir, "."+f.name+".*.tmp")
 		if err != nil {
-			return fmt.Errorf("reports: %w", err)
+			// Name the file the caller asked for, not the temporary one.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return &fs.PathError{Op: "create", Path: filepath.Join(dir, f.name), Err: err}
 		}
 		temps = append(temps, t.Name())
 		err = put(t, f.data)

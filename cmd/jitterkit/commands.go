@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,7 +58,11 @@ func replay(e *env, o *options) error {
 	}
 	addReplay(&rep, o, src, res, failed)
 	if o.json != "" && failed == nil {
-		if err := writeFileAtomic(o.json, func(f *os.File) error { return res.WriteJSON(f, src.name) }); err != nil {
+		var b bytes.Buffer
+		if err := res.WriteJSON(&b, src.name); err != nil {
+			return kitError(err)
+		}
+		if err := reports.WriteFile(o.json, b.Bytes()); err != nil {
 			return outputError("--json", err)
 		}
 	}

@@ -2,11 +2,7 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -172,41 +168,6 @@ func representative(runs []sim.Run) sim.Run {
 	return order[(len(order)-1)/2]
 }
 
-// writeFileAtomic writes path through write into a temporary file in the
-// same directory, synced, then renamed over path, so that an interrupted
-// run leaves the old file or none.
-func writeFileAtomic(path string, write func(*os.File) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = &fs.PathError{Op: "create", Path: path, Err: pe.Err}
-		}
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := write(f); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
-}
 
 // runsOf returns the number of runs o asks for, after the default.
 func runsOf(o *options) int {
