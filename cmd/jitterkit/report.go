@@ -168,7 +168,6 @@ func representative(runs []sim.Run) sim.Run {
 	return order[(len(order)-1)/2]
 }
 
-
 // runsOf returns the number of runs o asks for, after the default.
 func runsOf(o *options) int {
 	if o.runs > 0 {
