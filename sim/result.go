@@ -108,14 +108,13 @@ func (r Result) Detail() string {
 // count writes x with thousands separators, and with one decimal when it
 // is not whole (a median of an even number of runs).
 func count(x float64) string {
-	if x != math.Trunc(x) || math.Abs(x) >= 1e15 {
-		return strconv.FormatFloat(x, 'f', 1, 64)
+	if !(math.Abs(x) < 1e15) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
-	s := strconv.FormatInt(int64(x), 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
+	tenths := int64(math.Round(math.Abs(x) * 10))
+	s := strconv.FormatInt(tenths/10, 10)
 	var b strings.Builder
-	if neg {
+	if x < 0 && tenths != 0 {
 		b.WriteByte('-')
 	}
 	for i, c := range s {
@@ -123,6 +122,9 @@ func count(x float64) string {
 			b.WriteByte(',')
 		}
 		b.WriteRune(c)
+	}
+	if d := tenths % 10; d != 0 {
+		fmt.Fprintf(&b, ".%d", d)
 	}
 	return b.String()
 }

@@ -160,3 +160,24 @@ func TestBootstrapMedian(t *testing.T) {
 		t.Errorf("normal sample of %d: %v, half-width %.4f; want an interval around 0 of half-width %.4f ± 44%%", n, got, half, want)
 	}
 }
+
+func TestCount(t *testing.T) {
+	tests := []struct {
+		x    float64
+		want string
+	}{
+		{0, "0"},
+		{999, "999"},
+		{1000, "1,000"},
+		{12656.5, "12,656.5"},
+		{130630.5, "130,630.5"},
+		{-1234567, "-1,234,567"},
+		{0.96, "1"},
+		{1e16, "1e+16"},
+	}
+	for _, tt := range tests {
+		if got := count(tt.x); got != tt.want {
+			t.Errorf("count(%v) = %q; want %q", tt.x, got, tt.want)
+		}
+	}
+}
