@@ -26,8 +26,21 @@ func Advise(r Report) []string {
 		}
 		advice = append(advice, s)
 	}
+	// When the first delays do not differ at all, the devices share one
+	// schedule, whether for lack of jitter or of a per-device seed; the
+	// lockstep that clusters, frozen clock and cap phase then find is the
+	// same finding, and the spread advice covers it.
+	sameSchedule := false
+	for _, c := range r.Checks {
+		if checkKey(c.Name) == "spread" && c.Status == Fail && c.Figure == 0 {
+			sameSchedule = true
+		}
+	}
 	for _, c := range r.Checks {
 		key := checkKey(c.Name)
+		if sameSchedule && (key == "clusters" || key == "id populations" || key == "frozen clock" || key == "cap phase") {
+			continue
+		}
 		switch {
 		case c.Status == Warn && key != "reproducibility":
 			add("Look into %q, which warned: %s.", c.Name, strings.TrimSuffix(c.Detail, "."))
@@ -38,7 +51,7 @@ func Advise(r Report) []string {
 		switch key {
 		case "spread":
 			if c.Figure == 0 {
-				add("Use full or decorrelated jitter: every device waits the same delays (CV %s, want at least %s).",
+				add("Give each device its own jitter: every device waits the same delays (CV %s, want at least %s). Use full or decorrelated jitter, seeded from a stable hash of the device id, not the clock or a constant.",
 					num(c.Figure), num(c.Threshold))
 			} else {
 				add("Use more jitter, full or decorrelated: the first delays hardly differ across devices (CV %s, want at least %s; full jitter gives 0.577).",

@@ -32,7 +32,17 @@ func TestAdvise(t *testing.T) {
 		{
 			name: "no jitter",
 			r:    reports.Report{Checks: []reports.Check{check("spread", reports.Fail, 0, 0.1)}},
-			want: []string{"Use full or decorrelated jitter: every device waits the same delays (CV 0, want at least 0.1)."},
+			want: []string{"Give each device its own jitter: every device waits the same delays (CV 0, want at least 0.1). Use full or decorrelated jitter, seeded from a stable hash of the device id, not the clock or a constant."},
+		},
+		{
+			name: "one schedule for every device: the lockstep the other checks find is the same finding",
+			r: reports.Report{Checks: []reports.Check{
+				check("spread", reports.Fail, 0, 0.1),
+				check("clusters", reports.Fail, 1, 0.01),
+				check("frozen-clock", reports.Fail, 0, 0.1),
+				check("cap-phase", reports.Fail, 0, 0.1),
+			}},
+			want: []string{"Give each device its own jitter: every device waits the same delays (CV 0, want at least 0.1). Use full or decorrelated jitter, seeded from a stable hash of the device id, not the clock or a constant."},
 		},
 		{
 			name: "too little jitter",
@@ -107,12 +117,12 @@ func TestAdvise(t *testing.T) {
 		{
 			name: "one sentence once, in the order of the checks",
 			r: reports.Report{Scenario: scenario, Replay: replay(reports.Fail, 24, 0), Checks: []reports.Check{
-				check("spread", reports.Fail, 0, 0.1),
+				check("spread", reports.Fail, 0.02, 0.1),
 				check("cap phase", reports.Fail, 0, 0.1),
-				check("spread", reports.Fail, 0, 0.1),
+				check("spread", reports.Fail, 0.02, 0.1),
 			}},
 			want: []string{
-				"Use full or decorrelated jitter: every device waits the same delays (CV 0, want at least 0.1).",
+				"Use more jitter, full or decorrelated: the first delays hardly differ across devices (CV 0.02, want at least 0.1; full jitter gives 0.577).",
 				"The jitter vanishes at the cap: apply it after capping (cap the window, then draw the delay within it).",
 				"Spread the retries wider (peak ratio 24 > 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter.",
 			},

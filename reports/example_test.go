@@ -78,6 +78,6 @@ func ExampleWriteMarkdown() {
 	//
 	// ## What to change
 	//
-	// - Use full or decorrelated jitter: every device waits the same delays (CV 0, want at least 0.1).
+	// - Give each device its own jitter: every device waits the same delays (CV 0, want at least 0.1). Use full or decorrelated jitter, seeded from a stable hash of the device id, not the clock or a constant.
 	// - Spread the retries wider (peak ratio 24 \> 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter.
 }

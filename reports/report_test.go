@@ -174,7 +174,7 @@ func TestTextVerdictFirst(t *testing.T) {
 		t.Errorf("first line = %q; want the verdict and the policy", first)
 	}
 	last := -1
-	for _, section := range []string{"\nchecks\n", "\nreplay  FAIL", "\ncomparison:", "\nwhat to change\n  - Use full or decorrelated jitter"} {
+	for _, section := range []string{"\nchecks\n", "\nreplay  FAIL", "\ncomparison:", "\nwhat to change\n  - Give each device its own jitter"} {
 		i := strings.Index(text, section)
 		if i <= last {
 			t.Errorf("section %q at %d, not after the previous one at %d", section, i, last)
