@@ -1,6 +1,6 @@
 // Package reports renders what jitterkit found about a retry policy: one
-// [Report] value, filled in by the caller from the property checks and the
-// fleet replay, written five ways.
+// [Report] value, filled from the property checks ([Report.AddChecks]) and
+// the fleet replay ([Report.AddReplay]), written five ways.
 //
 //	report.json  WriteJSON      the shape named by Schema, for scripts
 //	report.md    WriteMarkdown  for a pull request or a design document
@@ -9,7 +9,7 @@
 //	(terminal)   WriteText      the verdict first, then the checks, the
 //	                            replay's figures and what to change
 //
-// [WriteDir] writes the four files atomically. [Advise] derives what to
+// [WriteDir] writes the four files atomically, and [WriteFile] any one file. [Advise] derives what to
 // change from the failed and warned checks and from the replay.
 //
 // A Report holds no clock: the same Report renders to the same bytes, so a

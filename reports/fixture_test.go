@@ -1,23 +1,21 @@
 package reports_test
 
 import (
-	"container/heap"
+	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // The fixtures are built from real figures: the lab's scenario of seed 001
 // (400 clients, 50 accepted per second, down for the first 2 s, base 0.1 s,
-// cap 10 s) replayed by labReplay, a transcription of the lab's script onto
-// kit's policies, and the first delays that kit's strategies draw.
+// cap 10 s) replayed by sim, and the first delays that kit's strategies
+// draw.
 
 // lab is the scenario of the lab, seed 001.
 var lab = reports.Scenario{
@@ -25,150 +23,20 @@ var lab = reports.Scenario{
 	StartSpreadS: 0.01, HorizonS: 3600, Runs: 5, Threshold: 0.6,
 }
 
-// labReplay replays the lab's model: clients fail together, their first
-// attempts spread over StartSpreadS; the server accepts at most AcceptRate
-// attempts in each whole second and none while down; a rejected device asks
-// its policy for the next delay. It returns the run's figures and its
-// arrival histogram.
-func labReplay(f kit.Factory, s reports.Scenario, seed uint64) (reports.Run, reports.Histogram) {
-	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	policies := make([]kit.Policy, s.Clients)
-	q := make(events, s.Clients)
-	for i := range policies {
-		policies[i] = f(kit.Device{ID: fmt.Sprintf("dev-%06d", i), Boot: time.Unix(1_700_000_000, 0)})
-		q[i] = event{t: rng.Float64() * s.StartSpreadS, device: i}
-	}
-	heap.Init(&q)
-	run := reports.Run{Seed: seed}
-	var arrivals, retries []int
-	accepted := map[int]int{}
-	var servedAt []float64
-	for q.Len() > 0 {
-		e := heap.Pop(&q).(event)
-		if e.t > s.HorizonS {
-			break
-		}
-		run.Attempts++
-		w := int(e.t / s.WindowS)
-		for len(arrivals) <= w {
-			arrivals, retries = append(arrivals, 0), append(retries, 0)
-		}
-		arrivals[w]++
-		if e.retry > 0 {
-			retries[w]++
-		}
-		sec := int(e.t)
-		if e.t >= s.DownS && float64(accepted[sec]) < s.AcceptRate {
-			accepted[sec]++
-			servedAt = append(servedAt, e.t)
-			continue
-		}
-		d, err := policies[e.device].Next()
-		if err != nil {
-			run.GaveUp++
-			continue
-		}
-		heap.Push(&q, event{t: e.t + d.Seconds(), device: e.device, retry: e.retry + 1})
-	}
-	slices.Sort(servedAt)
-	run.Served = len(servedAt)
-	run.AllServedS = servedAt[len(servedAt)-1]
-	run.P50ServedS = servedAt[(len(servedAt)-1)/2]
-	run.P99ServedS = servedAt[int(math.Ceil(0.99*float64(len(servedAt))))-1]
-	run.BusiestWindowArrivals = slices.Max(arrivals)
-	run.PeakRetryArrivals = slices.Max(retries)
-	budget := s.AcceptRate * s.WindowS
-	run.PeakRatio = float64(run.PeakRetryArrivals) / budget
-	return run, reports.Histogram{
-		Seed: seed, WindowS: s.WindowS, Arrivals: arrivals, Retries: retries,
-		Budget: budget, Threshold: s.Threshold * budget,
-	}
-}
-
-type event struct {
-	t      float64
-	device int
-	retry  int
-}
-
-type events []event
-
-func (q events) Len() int { return len(q) }
-func (q events) Less(i, j int) bool {
-	if q[i].t != q[j].t {
-		return q[i].t < q[j].t
-	}
-	return q[i].device < q[j].device
-}
-func (q events) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *events) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *events) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
-}
-
-// median returns the median of xs and, as its interval, the smallest and
-// the largest: for n runs, the probability that the median of the
-// distribution lies outside [min, max] is 2·(1/2)ⁿ, so five runs give a
-// 93.75% interval.
-func median(xs []float64) reports.Interval {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	m := s[len(s)/2]
-	if len(s)%2 == 0 {
-		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return reports.Interval{Median: m, Low: s[0], High: s[len(s)-1]}
-}
-
-// replay runs the lab's replay s.Runs times with seeds 1, 2, ... and
-// summarises it; the histogram is the first run's.
+// replay replays f on s with sim, s.Runs runs from seed 1, and returns the
+// replay as a report holds it.
 func replay(f kit.Factory, s reports.Scenario) *reports.Replay {
-	p := &reports.Replay{}
-	for i := range s.Runs {
-		run, h := labReplay(f, s, uint64(i+1))
-		p.Runs = append(p.Runs, run)
-		if i == 0 {
-			p.Histogram = h
-		}
+	sec := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
+	res, err := sim.Replay(context.Background(), f, sim.Scenario{
+		Clients: s.Clients, AcceptRate: s.AcceptRate, Down: sec(s.DownS), Window: sec(s.WindowS),
+		StartSpread: sec(s.StartSpreadS), Horizon: sec(s.HorizonS), Threshold: s.Threshold,
+	}, sim.Config{Runs: s.Runs, Seed: 1})
+	if err != nil {
+		panic(err)
 	}
-	figure := func(get func(reports.Run) float64) reports.Interval {
-		xs := make([]float64, len(p.Runs))
-		for i, r := range p.Runs {
-			xs[i] = get(r)
-		}
-		return median(xs)
-	}
-	p.Summary = reports.Summary{
-		Level:                 1 - 2*math.Pow(0.5, float64(s.Runs)),
-		AllServedS:            figure(func(r reports.Run) float64 { return r.AllServedS }),
-		BusiestWindowArrivals: figure(func(r reports.Run) float64 { return float64(r.BusiestWindowArrivals) }),
-		PeakRetryArrivals:     figure(func(r reports.Run) float64 { return float64(r.PeakRetryArrivals) }),
-		PeakRatio:             figure(func(r reports.Run) float64 { return r.PeakRatio }),
-		Attempts:              figure(func(r reports.Run) float64 { return float64(r.Attempts) }),
-		Served:                figure(func(r reports.Run) float64 { return float64(r.Served) }),
-		GaveUp:                figure(func(r reports.Run) float64 { return float64(r.GaveUp) }),
-		P50ServedS:            figure(func(r reports.Run) float64 { return r.P50ServedS }),
-		P99ServedS:            figure(func(r reports.Run) float64 { return r.P99ServedS }),
-	}
-	p.Status = reports.Pass
-	p.Detail = fmt.Sprintf("median peak ratio %s ≤ %s", fmtFloat(p.Summary.PeakRatio.Median), fmtFloat(s.Threshold))
-	if p.Summary.PeakRatio.Median > s.Threshold {
-		p.Status = reports.Fail
-		p.Detail = fmt.Sprintf("median peak ratio %s > %s: %s retries in one window against an accept budget of %s",
-			fmtFloat(p.Summary.PeakRatio.Median), fmtFloat(s.Threshold),
-			fmtFloat(p.Summary.PeakRetryArrivals.Median), fmtFloat(p.Histogram.Budget))
-	}
-	return p
-}
-
-func fmtFloat(x float64) string {
-	if x == math.Trunc(x) {
-		return fmt.Sprintf("%d", int64(x))
-	}
-	return fmt.Sprintf("%.3g", x)
+	var r reports.Report
+	r.AddReplay(res)
+	return r.Replay
 }
 
 // earlyDelays draws the first n delays of devices dev-000000... with f.

@@ -130,7 +130,7 @@ func TestJUnit(t *testing.T) {
 			t.Errorf("spread's failure text lacks %q:\n%s", s, spread.Text)
 		}
 	}
-	if replay := doc.Suite.Cases[6].Failure; !strings.Contains(replay.Message, "median peak ratio 24 > 0.6") {
+	if replay := doc.Suite.Cases[6].Failure; !strings.Contains(replay.Message, "peak ratio 24.00 [24.00, 24.00] > threshold 0.6") {
 		t.Errorf("the replay's failure message = %q; want the peak ratio against the threshold", replay.Message)
 	}
 }

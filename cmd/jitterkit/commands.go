@@ -40,7 +40,7 @@ func check(e *env, o *options) error {
 	if err != nil {
 		return err
 	}
-	addChecks(&rep, out)
+	rep.AddChecks(out)
 	return finish(e, o, rep)
 }
 
@@ -86,7 +86,7 @@ func gateOne(e *env, o *options, withComparison bool) error {
 	if err != nil {
 		return err
 	}
-	addChecks(&rep, out)
+	rep.AddChecks(out)
 	res, failed, err := runReplay(e, o, src, 0)
 	if err != nil {
 		return err

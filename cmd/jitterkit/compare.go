@@ -64,12 +64,12 @@ func builtinComparison(e *env, o *options, src *source, res sim.Result) (*report
 	figure := headlines(res.Scenario.Kind)[0]
 	c := &reports.Comparison{
 		Figure:   figure,
-		Scenario: reportScenario(res.Scenario, res.Config.Runs),
+		Scenario: reports.ScenarioOf(res.Scenario, res.Config.Runs),
 	}
 	row := reports.ComparisonRow{Clients: res.Scenario.Clients}
 	if len(res.Runs) > 0 {
 		c.Policies = append(c.Policies, src.name)
-		row.Cells = append(row.Cells, interval(res, figure))
+		row.Cells = append(row.Cells, reports.IntervalOf(res, figure))
 	}
 	for _, b := range specSources(builtinSpecs(src, o)) {
 		if src.spec != nil && b.name == src.spec.String() {
@@ -83,7 +83,7 @@ func builtinComparison(e *env, o *options, src *source, res sim.Result) (*report
 			return nil, kitError(fmt.Errorf("built-in %s: %w", b.name, failed))
 		}
 		c.Policies = append(c.Policies, b.name)
-		row.Cells = append(row.Cells, interval(r, figure))
+		row.Cells = append(row.Cells, reports.IntervalOf(r, figure))
 	}
 	c.Rows = []reports.ComparisonRow{row}
 	return c, nil
@@ -132,8 +132,8 @@ func comparisons(e *env, o *options, srcs []*source) ([]*reports.Comparison, err
 			}
 			for i, f := range figures {
 				rows[i].Clients = res.Scenario.Clients
-				rows[i].Cells = append(rows[i].Cells, interval(res, f))
-				tables[i].Scenario = reportScenario(res.Scenario, res.Config.Runs)
+				rows[i].Cells = append(rows[i].Cells, reports.IntervalOf(res, f))
+				tables[i].Scenario = reports.ScenarioOf(res.Scenario, res.Config.Runs)
 			}
 		}
 		for i := range tables {
