@@ -77,6 +77,3 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	return exitKit
 }
-
-// asExit reports whether err is an exitError, and sets *target to it.
-func asExit(err error, target **exitError) bool { return errors.As(err, target) }

@@ -30,18 +30,6 @@ type source struct {
 	started []*execpolicy.Program
 }
 
-// policyCount returns how many policy sources o names.
-func policyCount(o *options) int {
-	n := len(o.policies)
-	if o.exec != "" {
-		n++
-	}
-	if o.trace != "" {
-		n++
-	}
-	return n
-}
-
 // checkOneSource returns a usage error unless o names exactly one policy.
 func checkOneSource(command string, o *options) error {
 	var given []string
