@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -82,7 +83,7 @@ func (r *runner) reproducibility() Result {
 			checked++
 			a, ok := byID[d.id]
 			want := d.delays[:min(k, len(d.delays))]
-			if ok && a.fault == nil && equalDelays(a.delays, want) {
+			if ok && a.fault == nil && slices.Equal(a.delays, want) {
 				same++
 				continue
 			}
@@ -122,16 +123,4 @@ func sourcesText(n int) string {
 		return "when made again in this process"
 	}
 	return "when made again in this process and from a second process"
-}
-
-func equalDelays(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

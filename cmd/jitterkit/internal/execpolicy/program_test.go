@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,7 +109,7 @@ func TestDelays(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := start(t, tt.command, Options{Attempts: tt.attempt})
 			got := drain(p.Factory()(kit.Device{ID: "dev-000017"}), 10)
-			if !equalNexts(got, tt.want) {
+			if !slices.Equal(got, tt.want) {
 				t.Errorf("delays = %v; want %v", got, tt.want)
 			}
 			if err := p.Err(); err != nil {
@@ -116,18 +117,6 @@ func TestDelays(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equalNexts(a, b []next) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestRequests checks the request lines and the re-asks of a device that
@@ -424,28 +413,16 @@ for line in sys.stdin:
 	}
 	again, _ := kit.Delays(f(kit.Device{ID: "dev-000001"}), 5)
 	other, _ := kit.Delays(f(kit.Device{ID: "dev-000002"}), 5)
-	if !equalDurations(a, again) {
+	if !slices.Equal(a, again) {
 		t.Errorf("same id gave %v then %v", a, again)
 	}
-	if equalDurations(a, other) {
+	if slices.Equal(a, other) {
 		t.Errorf("two ids gave the same delays %v", a)
 	}
 	_, err = f(kit.Device{ID: "dev-bad"}).Next()
 	if !errors.As(err, new(*kit.DelayError)) {
 		t.Errorf("Next() on a NaN delay = %v; want a *kit.DelayError", err)
 	}
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestStreamed makes a fleet's policies first, which sends every request,
