@@ -92,6 +92,16 @@ const helpPolicies = `A policy comes from one of four sources.
   may be lists, for compare.
 `
 
+// helpPolicyFlags lists the flags that name one policy, for the commands
+// that take one.
+const helpPolicyFlags = `Policy (one of):
+  --policy SPEC            a built-in strategy, e.g. full:base=100ms,cap=10s
+  --exec CMD               a program speaking the exec protocol
+  --trace FILE             recorded delays (CSV: device,attempt,delay_s)
+  --config FILE            a YAML file with these flags' names as keys
+  --exec-timeout DURATION  how long the program has to answer (default 5s)
+`
+
 // helpCheck is the text of "jitterkit help check".
 const helpCheck = `Usage: jitterkit check [flags]
 
@@ -104,13 +114,7 @@ Example:
 
   jitterkit check --policy equal:base=1s,cap=60s --devices 5000
 
-Policy (one of):
-  --policy SPEC            a built-in strategy, e.g. full:base=100ms,cap=10s
-  --exec CMD               a program speaking the exec protocol
-  --trace FILE             recorded delays (CSV: device,attempt,delay_s)
-  --config FILE            a YAML file with these flags' names as keys
-  --exec-timeout DURATION  how long the program has to answer (default 5s)
-
+` + helpPolicyFlags + `
 Checks:
   --cap DURATION           the cap the policy declares; every delay must stay
                            within it (default: the spec's cap, else none)
@@ -141,13 +145,7 @@ Example:
   jitterkit replay --policy full:base=100ms,cap=10s --clients 400 \
       --accept-rate 50 --down 2s --json replay.json
 
-Policy (one of):
-  --policy SPEC            a built-in strategy, e.g. full:base=100ms,cap=10s
-  --exec CMD               a program speaking the exec protocol
-  --trace FILE             recorded delays (CSV: device,attempt,delay_s)
-  --config FILE            a YAML file with these flags' names as keys
-  --exec-timeout DURATION  how long the program has to answer (default 5s)
-
+` + helpPolicyFlags + `
 Scenario:
   --scenario NAME          outage, long-outage, storm, periodic or
                            periodic-aligned (default outage)
@@ -188,13 +186,7 @@ Example:
   jitterkit gate --policy full:base=10s,cap=120s --clients 50000 \
       --accept-rate 3000 --down 60s --report out/
 
-Policy (one of):
-  --policy SPEC            a built-in strategy, e.g. full:base=100ms,cap=10s
-  --exec CMD               a program speaking the exec protocol
-  --trace FILE             recorded delays (CSV: device,attempt,delay_s)
-  --config FILE            a YAML file with these flags' names as keys
-  --exec-timeout DURATION  how long the program has to answer (default 5s)
-
+` + helpPolicyFlags + `
 Checks:
   --cap DURATION           the cap the policy declares (default: the spec's
                            cap, else none)
