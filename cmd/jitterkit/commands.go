@@ -28,76 +28,62 @@ func seedOf(o *options) uint64 {
 	return defaultSeed
 }
 
-// check runs the property checks on the one policy o names.
-func check(e *env, o *options) error {
-	src, err := openOne(e, o)
-	if err != nil {
-		return err
-	}
-	defer src.close()
-	rep := newReport(src, o)
-	out, err := runChecks(e, o, src)
-	if err != nil {
-		return err
-	}
-	rep.AddChecks(out)
-	return finish(e, o, rep)
+// The steps a command runs on the one policy o names.
+type steps struct {
+	checks, replay, comparison bool
 }
 
-// replay runs the fleet replay of the one policy o names.
-func replay(e *env, o *options) error {
-	src, err := openOne(e, o)
-	if err != nil {
-		return err
-	}
-	defer src.close()
-	rep := newReport(src, o)
-	res, failed, err := runReplay(e, o, src, 0)
-	if err != nil {
-		return err
-	}
-	addReplay(&rep, o, src, res, failed)
-	if o.json != "" && failed == nil {
-		var b bytes.Buffer
-		if err := res.WriteJSON(&b, src.name); err != nil {
-			return kitError(err)
-		}
-		if err := reports.WriteFile(o.json, b.Bytes()); err != nil {
-			return outputError("--json", err)
-		}
-	}
-	return finish(e, o, rep)
+// check runs the property checks.
+func check(e *env, o *options) error { return evaluate(e, o, steps{checks: true}) }
+
+// replay runs the fleet replay, and writes its JSON when o asks for it.
+func replay(e *env, o *options) error { return evaluate(e, o, steps{replay: true}) }
+
+// gate runs the checks and the replay, compares the policy with the four
+// built-in strategies, and writes the reports.
+func gate(e *env, o *options) error {
+	return evaluate(e, o, steps{checks: true, replay: true, comparison: true})
 }
 
-// gate runs the checks and the replay on the one policy o names, compares
-// it with the four built-in strategies, and writes the reports.
-func gate(e *env, o *options) error { return gateOne(e, o, true) }
-
-// gateOne is gate, with the comparison or without it. A replay stopped by
-// a policy defect has no figures to compare.
-func gateOne(e *env, o *options, withComparison bool) error {
+// evaluate runs the steps on the one policy o names and finishes the
+// report. A replay stopped by a policy defect has no figures to write or
+// compare.
+func evaluate(e *env, o *options, st steps) error {
 	src, err := openOne(e, o)
 	if err != nil {
 		return err
 	}
 	defer src.close()
 	rep := newReport(src, o)
-	out, err := runChecks(e, o, src)
-	if err != nil {
-		return err
-	}
-	rep.AddChecks(out)
-	res, failed, err := runReplay(e, o, src, 0)
-	if err != nil {
-		return err
-	}
-	addReplay(&rep, o, src, res, failed)
-	if withComparison && failed == nil {
-		cmp, err := builtinComparison(e, o, src, res)
+	if st.checks {
+		out, err := runChecks(e, o, src)
 		if err != nil {
 			return err
 		}
-		rep.Comparison = cmp
+		rep.AddChecks(out)
+	}
+	if st.replay {
+		res, failed, err := runReplay(e, o, src, 0)
+		if err != nil {
+			return err
+		}
+		addReplay(&rep, o, src, res, failed)
+		if o.json != "" && failed == nil {
+			var b bytes.Buffer
+			if err := res.WriteJSON(&b, src.name); err != nil {
+				return kitError(err)
+			}
+			if err := reports.WriteFile(o.json, b.Bytes()); err != nil {
+				return outputError("--json", err)
+			}
+		}
+		if st.comparison && failed == nil {
+			cmp, err := builtinComparison(e, o, src, res)
+			if err != nil {
+				return err
+			}
+			rep.Comparison = cmp
+		}
 	}
 	return finish(e, o, rep)
 }

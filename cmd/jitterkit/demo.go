@@ -33,7 +33,7 @@ func demo(e *env) error {
 
 	fmt.Fprintf(e.stdout, "\n2. A gate of %s: the property checks and the replay, one verdict.\n\n", demoSpec)
 	o.policies, o.specs = []string{demoSpec.String()}, []kit.Spec{demoSpec}
-	err = gateOne(e, o, false)
+	err = evaluate(e, o, steps{checks: true, replay: true})
 	fmt.Fprintf(e.stdout, "\nNext: jitterkit gate --policy SPEC (or --exec CMD, --trace FILE); see \"jitterkit help\".\n")
 	return err
 }
