@@ -67,7 +67,7 @@ func WriteDir(dir string, r Report, formats ...Format) error {
 		files = append(files, dirFile{name: string(f), data: data})
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("reports: %w", err)
+		return err // a *fs.PathError, which names dir
 	}
 	return writeFiles(dir, files, copyData)
 }

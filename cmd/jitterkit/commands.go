@@ -100,9 +100,6 @@ func finish(e *env, o *options, rep reports.Report) error {
 		if err := e.ctx.Err(); err != nil {
 			return &interruptedError{"before writing the report"}
 		}
-		if err := os.MkdirAll(o.report, 0o755); err != nil {
-			return outputError("--report", err)
-		}
 		if err := reports.WriteDir(o.report, rep); err != nil {
 			return outputError("--report", err)
 		}
