@@ -1,0 +1,37 @@
+package verdict
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCombine(t *testing.T) {
+	tests := []struct {
+		parts      []Status
+		want, gate Status
+	}{
+		{nil, Inconclusive, Inconclusive},
+		{[]Status{Skipped, Skipped}, Inconclusive, Inconclusive},
+		{[]Status{Pass}, Pass, Pass},
+		{[]Status{Pass, Skipped}, Pass, Pass},
+		{[]Status{Pass, Warn, Skipped}, Warn, Pass},
+		{[]Status{Warn, Inconclusive, Pass}, Inconclusive, Inconclusive},
+		{[]Status{Inconclusive, Fail, Warn}, Fail, Fail},
+		{[]Status{Fail, Pass}, Fail, Fail},
+		{[]Status{Pass, "bogus"}, "bogus", "bogus"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Combine(tt.parts...), "Combine(%q)", tt.parts)
+		assert.Equal(t, tt.gate, Gate(tt.parts...), "Gate(%q)", tt.parts)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	for _, s := range Statuses() {
+		assert.True(t, s.Valid(), "%q.Valid()", s)
+		assert.Equal(t, s == Fail || s == Warn, s.Finding(), "%q.Finding()", s)
+	}
+	assert.False(t, Status("").Valid())
+	assert.False(t, Status("PASS").Valid())
+}
