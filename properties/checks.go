@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties/internal/stats"
 )
 
@@ -39,12 +40,18 @@ var why = map[string]string{
 }
 
 // Run runs the whole suite on the policy f makes, over the population cfg
-// describes, and returns every check's result. It never panics on a policy
-// that panics, and never waits on a policy call longer than cfg.CallTimeout
-// or on the run longer than cfg.Timeout: such calls are reported by the
-// bounds check with the device and the attempt, and the other checks run on
-// the devices that answered. A call that never returns leaves its goroutine
-// behind.
+// describes, and returns every check's result. It returns an error, and
+// runs nothing, when cfg is out of range or the run would need more memory
+// than cfg.MemoryLimit (see [Config.Validate]).
+//
+// Run never panics on a policy that panics. A call that makes no progress
+// for cfg.CallTimeout is reported by the bounds check as a hang, with the
+// device and the attempt, and the other checks run on the devices that
+// answered; the call's goroutine is left behind. A check passes only on
+// the evidence it asks for: when the run could not examine the whole
+// population (a deadline, a cancelled context, a policy that hangs again
+// and again), a check that found a failure among the devices read still
+// fails, and the others are Inconclusive, with the reason and the count.
 //
 // Run draws rapid's id populations with the seed cfg.Seed and with rapid's
 // fail files turned off, through rapid's settings in the standard flag set.
@@ -52,35 +59,42 @@ var why = map[string]string{
 // unless the program has done so, parses the standard flag set with no
 // arguments: a program that calls Run keeps its own flags on a flag set of
 // its own, and passes its seed in cfg.Seed.
-func Run(ctx context.Context, f kit.Factory, cfg Config) Outcome {
+func Run(ctx context.Context, f kit.Factory, cfg Config) (Outcome, error) {
 	return run(ctx, f, cfg, nil)
 }
 
-// A bubble runs fn inside a testing/synctest bubble and reports whether it
-// could.
-type bubble func(fn func()) bool
+// A bubble runs fn inside a testing/synctest bubble, where time.Now stands
+// still while goroutines run and moves on only when they all wait.
+type bubble func(fn func())
 
 // run is Run with an optional bubble for the frozen-clock check.
-func run(ctx context.Context, f kit.Factory, cfg Config, frozen bubble) Outcome {
+func run(ctx context.Context, f kit.Factory, cfg Config, frozen bubble) (Outcome, error) {
+	if f == nil {
+		panic("properties: nil factory")
+	}
+	if err := cfg.Validate(); err != nil {
+		return Outcome{}, err
+	}
 	r := newRunner(ctx, f, cfg)
 	defer r.cancel()
-	return r.outcome(frozen)
+	return r.outcome(frozen), nil
 }
 
 // newRunner reads the population's delays for the checks to share. The
 // caller calls r.cancel when the run is over.
 func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
-	if f == nil {
-		panic("properties: nil factory")
-	}
 	cfg = cfg.withDefaults()
 	r := &runner{cfg: cfg, f: f, seed: resolveSeed(cfg.Seed)}
-	r.ctx, r.cancel = context.WithTimeout(ctx, cfg.Timeout)
+	if cfg.Timeout > 0 {
+		r.ctx, r.cancel = context.WithTimeout(ctx, cfg.Timeout)
+	} else {
+		r.ctx, r.cancel = context.WithCancel(ctx)
+	}
 	r.ids = cfg.IDs
 	if len(r.ids) == 0 {
 		r.ids = population(r.seed, cfg.Devices)
 	}
-	r.main = collect(r.ctx, f, r.ids, cfg.Boot, cfg.CapAttempts, cfg)
+	r.main = collect(r.ctx, f, r.ids, boots{at: cfg.Boot}, cfg.CapAttempts, cfg)
 	r.clean = cleanDevices(r.main)
 	return r
 }
@@ -106,6 +120,7 @@ func (r *runner) outcome(frozen bubble) Outcome {
 		out.Results = append(out.Results, r.conformance())
 	}
 	for i := range out.Results {
+		out.Results[i] = r.settle(out.Results[i])
 		out.Results[i].Why = why[out.Results[i].Name]
 	}
 	out.EarlyDelays = make([][]time.Duration, r.cfg.Attempts)
@@ -117,6 +132,18 @@ func (r *runner) outcome(frozen bubble) Outcome {
 		}
 	}
 	return out
+}
+
+// settle holds a check's pass to the whole population: a check that
+// passed on a collection that stopped early passed on part of what it was
+// asked to judge, which is not a pass.
+func (r *runner) settle(res Result) Result {
+	if res.Status == verdict.Pass && !r.main.complete() {
+		res.Status = verdict.Inconclusive
+		res.Detail = fmt.Sprintf("not judged on the whole population: the collection %s; on the %d devices read: %s",
+			r.main.stopped, len(r.main.devices), res.Detail)
+	}
+	return res
 }
 
 // A runner holds what the checks of one run share.
@@ -135,10 +162,15 @@ func (r *runner) replay() string {
 	return fmt.Sprintf("Config.Seed = %d (jitterkit check --seed %d)", r.seed, r.seed)
 }
 
-// cleanDevices returns the devices of s without a fault.
+// cleanDevices returns the devices of s without a fault: s.devices itself
+// when none has one.
 func cleanDevices(s sample) []device {
-	var out []device
-	for _, d := range s.devices {
+	i := slices.IndexFunc(s.devices, func(d device) bool { return d.fault != nil })
+	if i < 0 {
+		return s.devices
+	}
+	out := slices.Clone(s.devices[:i])
+	for _, d := range s.devices[i:] {
 		if d.fault == nil {
 			out = append(out, d)
 		}
@@ -177,15 +209,35 @@ func seconds(d time.Duration) float64 { return d.Seconds() }
 // column returns the delays at attempt a (0-based) of the devices that
 // reached it, and those devices.
 func column(devs []device, a int) ([]float64, []device) {
-	var x []float64
 	var who []device
 	for _, d := range devs {
 		if a < len(d.delays) {
-			x = append(x, seconds(d.delays[a]))
 			who = append(who, d)
 		}
 	}
-	return x, who
+	return delaysAt(nil, who, a), who
+}
+
+// delaysAt appends to x the delays at attempt a (0-based), in seconds, of
+// the devices that reached it.
+func delaysAt(x []float64, devs []device, a int) []float64 {
+	for _, d := range devs {
+		if a < len(d.delays) {
+			x = append(x, seconds(d.delays[a]))
+		}
+	}
+	return x
+}
+
+// reached counts the devices that reached attempt a (0-based).
+func reached(devs []device, a int) int {
+	n := 0
+	for _, d := range devs {
+		if a < len(d.delays) {
+			n++
+		}
+	}
+	return n
 }
 
 // spreadFigure is the lowest CV across devices over attempts [from, to).
@@ -198,8 +250,9 @@ type spreadFigure struct {
 
 func lowestCV(devs []device, from, to, minDevices int) spreadFigure {
 	sf := spreadFigure{cv: math.Inf(1), attempt: -1}
+	x := make([]float64, 0, len(devs))
 	for a := from; a < to; a++ {
-		x, _ := column(devs, a)
+		x = delaysAt(x[:0], devs, a)
 		if len(x) < minDevices {
 			continue
 		}
@@ -273,25 +326,41 @@ func shown(devs []device, limit int) []DeviceDelays {
 func (r *runner) notEnough(name string, reached int, what string) Result {
 	detail := fmt.Sprintf("%d of %d devices %s; want at least %d to judge", reached, r.main.total, what, r.cfg.Thresholds.MinDevices)
 	if r.main.stopped != "" {
-		detail += " (collection " + r.main.stopped + ")"
+		detail += " (the collection " + r.main.stopped + ")"
 	}
-	return Result{Name: name, Status: Warn, Detail: detail}
+	return Result{Name: name, Status: verdict.Inconclusive, Detail: detail}
+}
+
+// notRun is the result of a check that did not run because the
+// population's collection stopped early or hung.
+func (r *runner) notRun(name string) Result {
+	why := r.main.stopped
+	if why == "" {
+		why = fmt.Sprintf("%d of %d devices hung", r.main.hangs, r.main.total)
+	}
+	return Result{Name: name, Status: verdict.Inconclusive,
+		Detail: fmt.Sprintf("not run: the policy did not answer every device of the population (%s; see bounds)", why)}
+}
+
+// skipped is the result of a check that does not apply to the policy's
+// source, saying why.
+func skipped(name, why string) Result {
+	return Result{Name: name, Status: verdict.Skipped, Detail: "does not apply: " + why}
 }
 
 func (r *runner) spread() Result {
 	res := Result{Name: NameSpread, Threshold: r.cfg.Thresholds.MinCV}
 	sf := lowestCV(r.clean, 0, r.cfg.Attempts, r.cfg.Thresholds.MinDevices)
 	if sf.examined == 0 {
-		x, _ := column(r.clean, 0)
-		return r.notEnough(NameSpread, len(x), "gave a first delay")
+		return r.notEnough(NameSpread, reached(r.clean, 0), "gave a first delay")
 	}
 	res.Figure = sf.cv
 	if sf.cv < r.cfg.Thresholds.MinCV {
-		res.Status = Fail
+		res.Status = verdict.Fail
 		res.Detail, res.Counterexample = r.spreadFailure(r.clean, sf.attempt, sf.cv, "spread")
 		return res
 	}
-	res.Status = Pass
+	res.Status = verdict.Pass
 	res.Detail = fmt.Sprintf("lowest CV %.3g at delays[%d] across %d devices; want ≥ %g", sf.cv, sf.attempt, sf.devices, r.cfg.Thresholds.MinCV)
 	return res
 }
@@ -300,17 +369,27 @@ func (r *runner) capPhase() Result {
 	res := Result{Name: NameCapPhase, Threshold: r.cfg.Thresholds.MinCV}
 	sf := lowestCV(r.clean, r.cfg.Attempts, r.cfg.CapAttempts, r.cfg.Thresholds.MinDevices)
 	if sf.examined == 0 {
-		res.Status = Pass
-		res.Detail = fmt.Sprintf("fewer than %d devices retry beyond attempt %d: no cap phase to judge", r.cfg.Thresholds.MinDevices, r.cfg.Attempts)
-		return res
+		if !r.main.complete() || len(r.clean) < r.cfg.Thresholds.MinDevices {
+			return r.notEnough(NameCapPhase, reached(r.clean, r.cfg.Attempts), fmt.Sprintf("gave a delay beyond attempt %d", r.cfg.Attempts))
+		}
+		longest := 0
+		for _, d := range r.clean {
+			longest = max(longest, len(d.delays))
+		}
+		if r.cfg.Source == Recorded {
+			return skipped(NameCapPhase, fmt.Sprintf("fewer than %d devices of the trace have a delay beyond attempt %d (the longest holds %d): the recording never reaches the cap phase; record delays through a longer outage to judge it",
+				r.cfg.Thresholds.MinDevices, r.cfg.Attempts, longest))
+		}
+		return skipped(NameCapPhase, fmt.Sprintf("fewer than %d devices retry beyond attempt %d (the longest schedule holds %d delays): the policy stops before a cap phase",
+			r.cfg.Thresholds.MinDevices, r.cfg.Attempts, longest))
 	}
 	res.Figure = sf.cv
 	if sf.cv < r.cfg.Thresholds.MinCV {
-		res.Status = Fail
+		res.Status = verdict.Fail
 		res.Detail, res.Counterexample = r.spreadFailure(r.clean, sf.attempt, sf.cv, "spread at the cap")
 		return res
 	}
-	res.Status = Pass
+	res.Status = verdict.Pass
 	res.Detail = fmt.Sprintf("lowest CV %.3g at delays[%d] across %d devices, over delays[%d:%d]; want ≥ %g",
 		sf.cv, sf.attempt, sf.devices, r.cfg.Attempts, r.cfg.Attempts+sf.examined, r.cfg.Thresholds.MinCV)
 	return res
@@ -349,35 +428,42 @@ func (q chance) expectedPairs(n, k int) float64 {
 	return p
 }
 
-// groups returns the devices grouped by their first k delays (all when k
-// is negative), largest group first, and the number of identical pairs.
-func groups(devs []device, k int) ([][]device, float64) {
-	byKey := map[string][]device{}
-	var keys []string
-	var b strings.Builder
-	for _, d := range devs {
-		b.Reset()
-		ds := d.delays
-		if k >= 0 && k < len(ds) {
-			ds = ds[:k]
+// largestGroup returns the largest group of devices that share their
+// first k delays (all of them when k is negative), the first such group in
+// the order of devs when several are as large, and the number of identical
+// pairs among all groups. It sorts positions rather than building a key per
+// device, so it allocates only a few words per device.
+func largestGroup(devs []device, k int) ([]device, float64) {
+	prefix := func(i int) []time.Duration {
+		if ds := devs[i].delays; k >= 0 && k < len(ds) {
+			return ds[:k]
 		}
-		for _, v := range ds {
-			fmt.Fprintf(&b, "%d,", int64(v))
-		}
-		key := b.String()
-		if _, ok := byKey[key]; !ok {
-			keys = append(keys, key)
-		}
-		byKey[key] = append(byKey[key], d)
+		return devs[i].delays
 	}
-	out := make([][]device, 0, len(keys))
-	sizes := make([]int, 0, len(keys))
-	for _, key := range keys {
-		out = append(out, byKey[key])
-		sizes = append(sizes, len(byKey[key]))
+	order := make([]int, len(devs))
+	for i := range order {
+		order[i] = i
 	}
-	slices.SortStableFunc(out, func(a, b []device) int { return len(b) - len(a) })
-	return out, stats.Pairs(sizes)
+	slices.SortStableFunc(order, func(a, b int) int { return slices.Compare(prefix(a), prefix(b)) })
+	var pairs float64
+	best := order[:0]
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && slices.Equal(prefix(order[i]), prefix(order[j])) {
+			j++
+		}
+		g := order[i:j] // in the order of devs: the sort is stable
+		pairs += float64(len(g)) * float64(len(g)-1) / 2
+		if len(g) > len(best) || len(g) == len(best) && g[0] < best[0] {
+			best = g
+		}
+		i = j
+	}
+	out := make([]device, len(best))
+	for i, p := range best {
+		out[i] = devs[p]
+	}
+	return out, pairs
 }
 
 func (r *runner) clusters() Result {
@@ -387,19 +473,18 @@ func (r *runner) clusters() Result {
 	if n < th.MinDevices {
 		return r.notEnough(NameClusters, n, "answered without a fault")
 	}
-	gs, pairs := groups(r.clean, -1)
+	g, pairs := largestGroup(r.clean, -1)
 	want := r.chanceLimit(chanceOf(r.clean, r.cfg.CapAttempts), n, r.cfg.CapAttempts)
 	res.Figure, res.Threshold = pairs, want.critical
 	if pairs >= want.critical {
-		g := gs[0]
-		res.Status = Fail
+		res.Status = verdict.Fail
 		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Replay: r.replay()}
 		res.Detail = fmt.Sprintf("delays(%q) = %s for %d of %d devices, %.0f identical pairs in all; want fewer than %.0f (chance expects %.3g)",
 			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, pairs, want.critical, want.expected)
 		return res
 	}
-	if g := gs[0]; len(g) > 1 && len(g[0].delays) > 0 && float64(len(g)) > th.MaxLockstep*float64(n) {
-		res.Status = Fail
+	if len(g) > 1 && len(g[0].delays) > 0 && float64(len(g)) > th.MaxLockstep*float64(n) {
+		res.Status = verdict.Fail
 		res.Figure, res.Threshold = float64(len(g))/float64(n), th.MaxLockstep
 		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Replay: r.replay()}
 		res.Detail = fmt.Sprintf("delays(%q) = %s for %d of %d devices: they retry in lockstep; want at most %g of the fleet sharing one sequence",
@@ -408,16 +493,16 @@ func (r *runner) clusters() Result {
 	}
 	arr := r.arrivals()
 	if arr.ratio > th.ArrivalRatio {
-		res.Status = Fail
+		res.Status = verdict.Fail
 		res.Figure, res.Threshold = arr.ratio, th.ArrivalRatio
 		res.Counterexample = &Counterexample{Attempt: arr.attempt, Devices: shown(arr.devices, arr.attempt), Replay: r.replay()}
 		res.Detail = fmt.Sprintf("retry %d of %d of %d devices lands in one %s window at %s; want at most %g× the %.3g that independent devices put in one window",
 			arr.attempt, arr.count, arr.n, kit.FormatDuration(arr.width), kit.FormatDuration(arr.at), th.ArrivalRatio, arr.reference)
 		return res
 	}
-	res.Status = Pass
+	res.Status = verdict.Pass
 	res.Detail = fmt.Sprintf("largest group sharing all delays: %d of %d devices, %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
-		len(gs[0]), n, pairs, want.critical, want.expected)
+		len(g), n, pairs, want.critical, want.expected)
 	if arr.ratio > 0 {
 		res.Detail += fmt.Sprintf("; busiest arrival window %.2g× that of independent devices (retry %d)", arr.ratio, arr.attempt)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -30,9 +31,21 @@ type sample struct {
 	devices  []device // in population order; only the examined ones
 	total    int      // size of the population asked for
 	hangs    int
-	stopped  string // why collection stopped early, if it did
+	stopped  string // why collection stopped before the whole population, if it did
 	canceled error  // the context's error, when it ended the run
 }
+
+// complete reports whether every device of the population was examined.
+func (s sample) complete() bool { return s.stopped == "" }
+
+// boots says what boot instant each device of a collection is given.
+type boots struct {
+	at    time.Time     // the boot instant of the first device
+	apart time.Duration // between one device's boot and the next's; 0 for one shared instant
+}
+
+// of returns the boot instant of the i-th device.
+func (b boots) of(i int) time.Time { return b.at.Add(time.Duration(i) * b.apart) }
 
 // maxHangs is how many devices may hang before a collection stops: each
 // hang costs a CallTimeout, and a policy that hangs three times will hang
@@ -40,14 +53,19 @@ type sample struct {
 const maxHangs = 3
 
 // collect reads up to n delays from the policy of each device, in order.
-// Panics, delays that are not durations, source errors and calls that do
-// not return within cfg.CallTimeout are recorded on the device; the
-// collection goes on with the next device until ctx (which carries the
-// run-wide deadline, cfg.Timeout) or maxHangs ends it.
-func collect(ctx context.Context, f kit.Factory, ids []string, boot time.Time, n int, cfg Config) sample {
+// Panics, delays that are not durations and source errors are recorded on
+// the device, and so are calls that do not return within cfg.CallTimeout
+// when it is positive; the collection goes on with the next device until
+// ctx (which carries the run-wide deadline, cfg.Timeout) or maxHangs ends
+// it.
+func collect(ctx context.Context, f kit.Factory, ids []string, boot boots, n int, cfg Config) sample {
 	s := sample{total: len(ids), devices: make([]device, 0, len(ids))}
-	tick := time.NewTicker(max(cfg.CallTimeout/4, time.Millisecond))
-	defer tick.Stop()
+	var tick <-chan time.Time
+	if cfg.CallTimeout > 0 {
+		t := time.NewTicker(max(cfg.CallTimeout/4, time.Millisecond))
+		defer t.Stop()
+		tick = t.C
+	}
 	from := 0
 	for from < len(ids) {
 		w := startWorker(f, ids, from, boot, n)
@@ -64,7 +82,7 @@ func collect(ctx context.Context, f kit.Factory, ids []string, boot time.Time, n
 				}
 				from = len(ids)
 				break watch
-			case <-tick.C:
+			case <-tick:
 				if p := w.progress.Load(); p != last {
 					last, idle = p, 0
 					continue
@@ -72,13 +90,7 @@ func collect(ctx context.Context, f kit.Factory, ids []string, boot time.Time, n
 				if idle++; idle < 4 {
 					continue
 				}
-				w.abandoned.Store(true)
-				hung := int(w.current.Load())
-				for len(w.out) > 0 {
-					if d := <-w.out; d.index < hung {
-						s.devices = append(s.devices, d)
-					}
-				}
+				hung := w.abandon(&s)
 				attempt := int(w.attempt.Load())
 				s.devices = append(s.devices, device{index: hung, id: ids[hung], delays: w.partial(hung), fault: &fault{
 					attempt: attempt,
@@ -88,20 +100,17 @@ func collect(ctx context.Context, f kit.Factory, ids []string, boot time.Time, n
 				s.hangs++
 				from = hung + 1
 				if s.hangs == maxHangs && from < len(ids) {
-					s.stopped = fmt.Sprintf("stopped after %d devices: %d hung", from, s.hangs)
+					s.stopped = fmt.Sprintf("stopped after %d of %d devices: %d hung", from, len(ids), s.hangs)
 					from = len(ids)
 				}
 				break watch
 			case <-ctx.Done():
-				w.abandoned.Store(true)
-				hung := int(w.current.Load())
-				for len(w.out) > 0 {
-					if d := <-w.out; d.index < hung {
-						s.devices = append(s.devices, d)
-					}
-				}
+				hung := w.abandon(&s)
 				if parent := context.Cause(ctx); errors.Is(parent, context.DeadlineExceeded) {
-					s.stopped = fmt.Sprintf("stopped after %d of %d devices: the run took longer than %v", hung, len(ids), cfg.Timeout)
+					s.stopped = fmt.Sprintf("stopped after %d of %d devices: the run reached its deadline", hung, len(ids))
+					if cfg.Timeout > 0 {
+						s.stopped = fmt.Sprintf("stopped after %d of %d devices: the run took longer than its timeout of %v", hung, len(ids), cfg.Timeout)
+					}
 				} else {
 					s.stopped = fmt.Sprintf("stopped after %d of %d devices: %v", hung, len(ids), parent)
 					s.canceled = parent
@@ -121,6 +130,9 @@ func callName(attempt int) string {
 	return "Next"
 }
 
+// workerBuffer is how many devices a worker reads ahead of the collection.
+const workerBuffer = 1024
+
 // A worker reads the devices of a population from one index on, in its own
 // goroutine, so that a call that never returns can be left behind.
 type worker struct {
@@ -133,13 +145,14 @@ type worker struct {
 	delays    atomic.Pointer[[]time.Duration] // delays of the current device so far
 }
 
-func startWorker(f kit.Factory, ids []string, from int, boot time.Time, n int) *worker {
-	w := &worker{out: make(chan device, len(ids)-from), done: make(chan struct{})}
+func startWorker(f kit.Factory, ids []string, from int, boot boots, n int) *worker {
+	w := &worker{out: make(chan device, min(len(ids)-from, workerBuffer)), done: make(chan struct{})}
 	w.current.Store(int64(from))
 	go func() {
+		var buf []time.Duration
 		for i := from; i < len(ids); i++ {
 			w.current.Store(int64(i))
-			d := readDevice(f, kit.Device{ID: ids[i], Boot: boot}, n, w)
+			d := readDevice(f, kit.Device{ID: ids[i], Boot: boot.of(i)}, n, w, &buf)
 			if w.abandoned.Load() {
 				return
 			}
@@ -149,6 +162,19 @@ func startWorker(f kit.Factory, ids []string, from int, boot time.Time, n int) *
 		close(w.done)
 	}()
 	return w
+}
+
+// abandon leaves the worker behind, keeps the devices it read before the
+// one it is reading, and returns that device's index.
+func (w *worker) abandon(s *sample) int {
+	w.abandoned.Store(true)
+	current := int(w.current.Load())
+	for len(w.out) > 0 {
+		if d := <-w.out; d.index < current {
+			s.devices = append(s.devices, d)
+		}
+	}
+	return current
 }
 
 // partial returns a copy of the delays the worker had read from device i
@@ -163,10 +189,16 @@ func (w *worker) partial(i int) []time.Duration {
 	return nil
 }
 
-// readDevice reads up to n delays from the policy of dev. A nil w reads
-// without a watch, as inside a testing/synctest bubble.
-func readDevice(f kit.Factory, dev kit.Device, n int, w *worker) (d device) {
+// readDevice reads up to n delays from the policy of dev into buf, and
+// keeps a copy of exactly the delays read. A nil w reads without a watch,
+// as inside a testing/synctest bubble.
+func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, buf *[]time.Duration) (d device) {
 	d.id = dev.ID
+	d.delays = (*buf)[:0]
+	defer func() {
+		*buf = d.delays[:0]
+		d.delays = slices.Clone(d.delays)
+	}()
 	attempt := 0
 	mark := func() {
 		if w != nil {
@@ -207,11 +239,18 @@ func readDevice(f kit.Factory, dev kit.Device, n int, w *worker) (d device) {
 }
 
 // collectSync reads the devices one after another in the calling goroutine,
-// with panics recovered but no watch for hangs.
-func collectSync(f kit.Factory, ids []string, boot time.Time, n int) sample {
+// with panics recovered but no watch for hangs. Inside a testing/synctest
+// bubble, where the clock stands still while goroutines run, devices booted
+// apart are also made apart: the fake clock is moved on by boot.apart
+// before each device after the first.
+func collectSync(f kit.Factory, ids []string, boot boots, n int) sample {
 	s := sample{total: len(ids), devices: make([]device, len(ids))}
+	var buf []time.Duration
 	for i, id := range ids {
-		s.devices[i] = readDevice(f, kit.Device{ID: id, Boot: boot}, n, nil)
+		if i > 0 && boot.apart > 0 {
+			time.Sleep(boot.apart)
+		}
+		s.devices[i] = readDevice(f, kit.Device{ID: id, Boot: boot.of(i)}, n, nil, &buf)
 		s.devices[i].index = i
 	}
 	return s

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties/internal/stats"
 )
 
@@ -24,7 +25,7 @@ func (r *runner) conformance() Result {
 	res := Result{Name: NameConformance, Threshold: r.cfg.Thresholds.KSAlpha}
 	claim := *r.cfg.Claim
 	if err := claim.Validate(); err != nil {
-		res.Status = Fail
+		res.Status = verdict.Fail
 		res.Detail = fmt.Sprintf("claimed spec %s: %v", claim, err)
 		return res
 	}
@@ -32,7 +33,7 @@ func (r *runner) conformance() Result {
 	// its text form, which writes them out.
 	claim, err := kit.ParseSpec(claim.String())
 	if err != nil {
-		res.Status = Fail
+		res.Status = verdict.Fail
 		res.Detail = fmt.Sprintf("claimed spec %s: %v", claim, err)
 		return res
 	}
@@ -97,7 +98,7 @@ func (r *runner) conformance() Result {
 		}
 		if claim.Strategy == kit.None {
 			if len(off) > 0 {
-				res.Status = Fail
+				res.Status = verdict.Fail
 				res.Figure, res.Threshold = float64(len(off)), 0
 				res.Counterexample = &Counterexample{Attempt: a + 1, Devices: shown(off, a+1), Replay: r.replay()}
 				res.Detail = fmt.Sprintf("delays(%q)[%d] = %s, and %d of %d devices off the window; want %s (claim %s)",
@@ -115,7 +116,7 @@ func (r *runner) conformance() Result {
 		}
 	}
 	if claim.Strategy == kit.None {
-		res.Status = Pass
+		res.Status = verdict.Pass
 		res.Detail = fmt.Sprintf("delays[0:%d] of %d devices equal the windows of %s to within %s", r.cfg.Attempts, len(r.clean), claim, conformanceTolerance)
 		return res
 	}
@@ -125,12 +126,12 @@ func (r *runner) conformance() Result {
 	res.Figure = worst.p
 	text := fmt.Sprintf("delays[%d] of %d devices against %s: KS D = %.3g, p = %.3g; want p ≥ %g", worst.attempt, worst.n, claim, worst.d, worst.p, r.cfg.Thresholds.KSAlpha)
 	if worst.p < r.cfg.Thresholds.KSAlpha {
-		res.Status = Fail
+		res.Status = verdict.Fail
 		res.Detail = text
 		res.Counterexample = &Counterexample{Attempt: worst.attempt + 1, Replay: r.replay()}
 		return res
 	}
-	res.Status = Pass
+	res.Status = verdict.Pass
 	res.Detail = "lowest p-value " + text
 	return res
 }

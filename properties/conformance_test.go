@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 func TestGranularity(t *testing.T) {
@@ -37,8 +38,8 @@ func TestGranularity(t *testing.T) {
 func TestConformanceOfRoundedDelays(t *testing.T) {
 	for _, s := range []string{"full", "equal", "decorrelated"} {
 		claim, _ := kit.ParseSpec(s)
-		out := Run(context.Background(), roundedMS(claim.Factory()), Config{Claim: &claim, Seed: 3, Devices: 20000, Attempts: 1, CapAttempts: 1})
-		if r := out.Results[7]; r.Status != Pass || r.Figure < 1e-3 {
+		out := mustRun(t, context.Background(), roundedMS(claim.Factory()), Config{Claim: &claim, Seed: 3, Devices: 20000, Attempts: 1, CapAttempts: 1})
+		if r := out.Results[7]; r.Status != verdict.Pass || r.Figure < 1e-3 {
 			t.Errorf("%s rounded to ms: conformance %s, p = %.3g: %s", s, r.Status, r.Figure, r.Detail)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -54,9 +55,9 @@ func TestFalseFailures(t *testing.T) {
 				r.cancel()
 				figures["arrivals"] = append(figures["arrivals"], r.arrivals().ratio)
 				for _, r := range out.Results {
-					want := Pass
+					want := verdict.Pass
 					if p.warn[r.Name] {
-						want = Warn
+						want = verdict.Warn
 					}
 					if r.Status != want {
 						t.Errorf("seed %d: %s: %s; want %s: %s", seed, r.Name, r.Status, want, r.Detail)

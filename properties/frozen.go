@@ -6,37 +6,79 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
-// frozenClock holds the early delays of devices all made at one boot
-// instant to spread. Inside a testing/synctest bubble (Check) the wall clock
-// is frozen too, so a policy that seeds from time.Now collapses; elsewhere
-// (Run) only the boot instant is shared.
+// frozenDevices is the most devices frozen-clock makes again.
+const frozenDevices = 10_000
+
+// bootApart is how far apart frozen-clock boots the devices it compares
+// with those booted at one instant: more than a second, so that no two
+// share a second of the clock.
+const bootApart = time.Second + 7*time.Millisecond
+
+// frozenClock makes the same devices twice: all at one boot instant, as
+// devices powered on by one relay boot, and each at its own instant a
+// second apart. Delays that spread in the second case but not in the first
+// come from the clock. Inside a testing/synctest bubble (Check) the wall
+// clock stands still too, and moves on by a second between the devices
+// booted apart, so a policy seeded from time.Now is caught as well;
+// elsewhere (Run) only Device.Boot differs. When the delays do not spread
+// even a second apart, the clock is not what collapses them, and the check
+// cannot tell whether it would: it says so, and spread reports the lack of
+// spread.
 func (r *runner) frozenClock(frozen bubble) Result {
 	res := Result{Name: NameFrozenClock, Threshold: r.cfg.Thresholds.MinCV}
-	devs := r.clean
-	where := fmt.Sprintf("with every device booted at %s", r.cfg.Boot.Format(time.RFC3339))
-	if frozen != nil && r.main.hangs == 0 && r.main.stopped == "" {
-		var s sample
-		if frozen(func() { s = collectSync(r.f, r.ids, r.cfg.Boot, r.cfg.Attempts) }) {
-			devs = cleanDevices(s)
-			where = fmt.Sprintf("with every device made at %s inside a testing/synctest bubble", r.cfg.Boot.Format(time.RFC3339))
+	switch r.cfg.Source {
+	case Recorded:
+		return skipped(NameFrozenClock, "recorded delays cannot be drawn again at a frozen instant")
+	case External:
+		return skipped(NameFrozenClock, "an external program is never told a device's boot instant, and its clock cannot be frozen; a program seeded from its own clock shows as lockstep in spread and clusters")
+	}
+	if r.main.hangs > 0 || !r.main.complete() {
+		return r.notRun(NameFrozenClock)
+	}
+	ids := r.ids[:min(len(r.ids), frozenDevices)]
+	k := r.cfg.Attempts
+	together, apart := boots{at: r.cfg.Boot}, boots{at: r.cfg.Boot, apart: bootApart}
+	var shared, spaced []device
+	where := "booted at one instant, " + r.cfg.Boot.Format(time.RFC3339)
+	if frozen != nil {
+		frozen(func() {
+			shared = cleanDevices(collectSync(r.f, ids, together, k))
+			spaced = cleanDevices(collectSync(r.f, ids, apart, k))
+		})
+		where = "made at one instant, " + r.cfg.Boot.Format(time.RFC3339) + ", inside a testing/synctest bubble"
+	} else {
+		for _, d := range r.clean {
+			if d.index < len(ids) {
+				shared = append(shared, d)
+			}
 		}
+		spaced = cleanDevices(collect(r.ctx, r.f, ids, apart, k, r.cfg))
 	}
-	sf := lowestCV(devs, 0, r.cfg.Attempts, r.cfg.Thresholds.MinDevices)
-	if sf.examined == 0 {
-		x, _ := column(devs, 0)
-		return r.notEnough(NameFrozenClock, len(x), "gave a first delay under the frozen clock")
+	one := lowestCV(shared, 0, k, r.cfg.Thresholds.MinDevices)
+	two := lowestCV(spaced, 0, k, r.cfg.Thresholds.MinDevices)
+	if one.examined == 0 || two.examined == 0 {
+		return r.notEnough(NameFrozenClock, reached(shared, 0), "gave a first delay at one boot instant")
 	}
-	res.Figure = sf.cv
-	if sf.cv < r.cfg.Thresholds.MinCV {
-		res.Status = Fail
-		res.Detail, res.Counterexample = r.spreadFailure(devs, sf.attempt, sf.cv, "spread")
-		res.Detail = where + ": " + res.Detail
-		return res
+	res.Figure = one.cv
+	th := r.cfg.Thresholds.MinCV
+	switch {
+	case one.cv >= th:
+		res.Status = verdict.Pass
+		res.Detail = fmt.Sprintf("%d devices %s: lowest CV %.3g at delays[%d]; want ≥ %g", len(shared), where, one.cv, one.attempt, th)
+	case two.cv >= th:
+		res.Status = verdict.Fail
+		res.Detail, res.Counterexample = r.spreadFailure(shared, one.attempt, one.cv, "spread")
+		res.Detail = fmt.Sprintf("%d devices %s: %s; booted a second apart, the same devices spread (CV %.3g): the delays follow the clock",
+			len(shared), where, res.Detail, two.cv)
+	default:
+		res.Status = verdict.Inconclusive
+		res.Figure = two.cv
+		res.Detail = fmt.Sprintf("the delays do not spread even when the devices boot a second apart (lowest CV %.3g at delays[%d], %.3g at one instant; want ≥ %g), so a frozen clock has no spread to collapse: the lack of spread is spread's finding, not the clock's",
+			two.cv, two.attempt, one.cv, th)
 	}
-	res.Status = Pass
-	res.Detail = fmt.Sprintf("%s: lowest CV %.3g at delays[%d] across %d devices; want ≥ %g", where, sf.cv, sf.attempt, sf.devices, r.cfg.Thresholds.MinCV)
 	return res
 }
 
@@ -48,10 +90,11 @@ const reproducibleSample = 100
 // delays with the first time.
 func (r *runner) reproducibility() Result {
 	res := Result{Name: NameReproducibility, Threshold: 1}
-	if r.main.hangs > 0 || r.main.stopped != "" {
-		res.Status = Warn
-		res.Detail = "not run: the policy did not answer every device of the population (see bounds)"
-		return res
+	if r.cfg.Source == Recorded {
+		return skipped(NameReproducibility, "a recording plays back the delays it holds, whatever drew them")
+	}
+	if r.main.hangs > 0 || !r.main.complete() {
+		return r.notRun(NameReproducibility)
 	}
 	first := r.clean[:min(reproducibleSample, len(r.clean))]
 	if len(first) == 0 {
@@ -74,7 +117,7 @@ func (r *runner) reproducibility() Result {
 	var bad *Counterexample
 	var badDetail string
 	for _, src := range sources {
-		again := collect(r.ctx, src.f, ids, r.cfg.Boot, k, r.cfg)
+		again := collect(r.ctx, src.f, ids, boots{at: r.cfg.Boot}, k, r.cfg)
 		byID := map[string]device{}
 		for _, d := range again.devices {
 			byID[d.id] = d
@@ -105,13 +148,13 @@ func (r *runner) reproducibility() Result {
 	}
 	res.Figure = float64(same) / float64(checked)
 	if bad == nil {
-		res.Status = Pass
+		res.Status = verdict.Pass
 		res.Detail = fmt.Sprintf("all %d devices gave the same delays[0:%d] %s", len(first), k, sourcesText(len(sources)))
 		return res
 	}
-	res.Status = Warn
+	res.Status = verdict.Warn
 	if r.cfg.RequireReproducible {
-		res.Status = Fail
+		res.Status = verdict.Fail
 	}
 	res.Counterexample = bad
 	res.Detail = fmt.Sprintf("%s (%d of %d sequences differ); want the same delays for the same id", badDetail, checked-same, checked)

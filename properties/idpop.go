@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"pgregory.net/rapid"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // maxDrawn is the largest population rapid draws for id populations: large
@@ -28,10 +30,11 @@ type drawnFailure struct {
 // fail.
 func (r *runner) idPopulations() Result {
 	res := Result{Name: NameIDPopulations}
-	if r.main.hangs > 0 || r.main.stopped != "" {
-		res.Status = Warn
-		res.Detail = "not run: the policy did not answer every device of the population (see bounds)"
-		return res
+	if r.cfg.Source == Recorded {
+		return skipped(NameIDPopulations, "rapid draws new device ids, and a recording holds only its own devices")
+	}
+	if r.main.hangs > 0 || !r.main.complete() {
+		return r.notRun(NameIDPopulations)
 	}
 	if len(r.clean) < r.cfg.Thresholds.MinDevices {
 		return r.notEnough(NameIDPopulations, len(r.clean), "answered without a fault")
@@ -42,7 +45,9 @@ func (r *runner) idPopulations() Result {
 	var hung *sample
 	var cases int
 	tb := &rapidTB{name: "properties/" + NameIDPopulations}
-	withRapid(r.seed, func() {
+	var want int
+	withRapid(r.seed, func(checks int) {
+		want = checks
 		rapid.Check(tb, func(t *rapid.T) {
 			if hung != nil {
 				return
@@ -53,7 +58,7 @@ func (r *runner) idPopulations() Result {
 			start := rapid.IntRange(0, 999999-maxDrawn).Draw(t, "start")
 			seed := rapid.Uint64().Draw(t, "seed")
 			ids := shapeIDs(shape, n, start, seed)
-			s := collect(r.ctx, r.f, ids, r.cfg.Boot, k, r.cfg)
+			s := collect(r.ctx, r.f, ids, boots{at: r.cfg.Boot}, k, r.cfg)
 			if s.hangs > 0 || s.stopped != "" {
 				hung = &s
 				return
@@ -62,20 +67,20 @@ func (r *runner) idPopulations() Result {
 			if len(devs) < 2 {
 				return
 			}
-			gs, pairs := groups(devs, k)
+			g, pairs := largestGroup(devs, k)
 			lim := r.chanceLimit(q, len(devs), k)
 			if pairs >= lim.critical {
-				last = &drawnFailure{shape: shape, ids: ids, group: gs[0], pairs: pairs, limit: lim, attempts: k}
+				last = &drawnFailure{shape: shape, ids: ids, group: g, pairs: pairs, limit: lim, attempts: k}
 				t.Fatalf("%d identical pairs among %d %s; chance allows fewer than %.0f", int(pairs), len(devs), shape, lim.critical)
 			}
 		})
 	})
 	if hung != nil {
-		res.Status = Warn
-		res.Detail = "a population drawn by rapid " + hung.stopped
+		res.Status = verdict.Inconclusive
+		res.Detail = fmt.Sprintf("not judged: the collection of a population drawn by rapid %s, after %d populations", hung.stopped, cases-1)
 		for _, d := range hung.devices {
 			if d.fault != nil && d.fault.defect {
-				res.Status = Fail
+				res.Status = verdict.Fail
 				res.Detail = fmt.Sprintf("device %q attempt %d: %s, in a population drawn by rapid", d.id, d.fault.attempt, d.fault.msg)
 				res.Counterexample = &Counterexample{Attempt: d.fault.attempt, Devices: shown([]device{d}, k), Replay: fmt.Sprintf("%s or -rapid.seed=%d", r.replay(), r.seed)}
 				break
@@ -84,16 +89,21 @@ func (r *runner) idPopulations() Result {
 		return res
 	}
 	if !tb.failed {
-		res.Status = Pass
+		if cases < want {
+			res.Status = verdict.Inconclusive
+			res.Detail = fmt.Sprintf("rapid drew %d of the %d populations it is asked for before its time budget ran out (the policy is slow to make devices); none shared delays[0:%d] beyond chance", cases, want, k)
+			return res
+		}
+		res.Status = verdict.Pass
 		res.Detail = fmt.Sprintf("%d populations of up to %d ids of every shape drawn by rapid: no group sharing delays[0:%d] beyond chance", cases, maxDrawn, k)
 		return res
 	}
 	if last == nil {
-		res.Status = Fail
+		res.Status = verdict.Fail
 		res.Detail = "rapid failed without a population: " + strings.Join(tb.errors, "; ")
 		return res
 	}
-	res.Status = Fail
+	res.Status = verdict.Fail
 	res.Figure, res.Threshold = last.pairs, last.limit.critical
 	res.Counterexample = &Counterexample{Devices: shown(last.group, k), Replay: fmt.Sprintf("%s or -rapid.seed=%d", r.replay(), r.seed)}
 	res.Detail = fmt.Sprintf("delays(%q)[0:%d] = %s for %d of %d %s (shrunk by rapid: %s), %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -27,9 +28,9 @@ func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, fmt.Sprint(args.
 
 func TestReportFailsOnlyOnFailure(t *testing.T) {
 	for _, tt := range []struct {
-		status       Status
+		status       verdict.Status
 		errors, logs int
-	}{{Pass, 0, 0}, {Warn, 0, 1}, {Fail, 1, 0}} {
+	}{{verdict.Pass, 0, 0}, {verdict.Warn, 0, 1}, {verdict.Fail, 1, 0}} {
 		rec := &recorder{TB: t}
 		report(rec, Result{Name: NameSpread, Status: tt.status, Detail: "d"})
 		if len(rec.errors) != tt.errors || len(rec.logs) != tt.logs {
@@ -42,7 +43,7 @@ func TestMessageWordForWord(t *testing.T) {
 	rec := &recorder{TB: t}
 	report(rec, Result{
 		Name:   NameSpread,
-		Status: Fail,
+		Status: verdict.Fail,
 		Detail: `delays("dev-000017")[2] = 400ms for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)`,
 		Counterexample: &Counterexample{Attempt: 3, Replay: "Config.Seed = 7 (jitterkit check --seed 7)", Devices: []DeviceDelays{
 			{ID: "dev-000017", Delays: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}},
@@ -90,14 +91,14 @@ func TestMessagesGolden(t *testing.T) {
 		{"retries realigned to a fixed instant", realignedRetries(), Config{IDs: ids}},
 		{"jitter that vanishes at the cap", jittered(perDevice, vanishingAtCap), Config{IDs: ids}},
 		{"over the declared cap", overCap(), Config{IDs: ids, Cap: testCap}},
-		{"hang", faulty("dev-100017", 2, func() (time.Duration, error) { <-block; return 0, nil }), Config{IDs: ids, CallTimeout: 400 * time.Millisecond}},
+		{"hang", faulty("dev-100017", 2, func() (time.Duration, error) { <-block; return 0, nil }), Config{IDs: ids, CallTimeout: time.Second}},
 		{"equal jitter claiming full", spec(t, "equal"), Config{IDs: ids, Claim: &kit.Spec{Strategy: kit.Full}}},
 		{"full from one shared generator", sharedGenerator(), Config{IDs: ids}},
 	}
 	var b strings.Builder
 	for _, c := range cases {
 		rec := &recorder{TB: t}
-		for _, r := range Run(context.Background(), c.f, c.cfg).Results {
+		for _, r := range mustRun(t, context.Background(), c.f, c.cfg).Results {
 			report(rec, r)
 		}
 		fmt.Fprintf(&b, "== %s\n", c.name)

@@ -187,3 +187,17 @@ var errReset = errors.New("read |0: connection reset by peer")
 type policyFunc func() (time.Duration, error)
 
 func (f policyFunc) Next() (time.Duration, error) { return f() }
+
+// unixSecondsSeeded seeds each device once from the wall clock's second
+// when its policy is made, as a device seeding at boot from time.Now does.
+func unixSecondsSeeded() kit.Factory {
+	return func(kit.Device) kit.Policy {
+		rng := rand.New(rand.NewPCG(uint64(time.Now().Unix()), 0))
+		n := 0
+		return kit.FromFunc(func(int) time.Duration {
+			v := fullJitter(rng, n)
+			n++
+			return v
+		})
+	}
+}

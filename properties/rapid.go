@@ -28,12 +28,13 @@ func resolveSeed(seed uint64) uint64 {
 }
 
 // withRapid runs fn with rapid's seed set to seed and its fail files turned
-// off, and restores rapid's settings afterwards. rapid reads its settings
+// off, and restores rapid's settings afterwards. fn is given the number of
+// cases rapid is asked to draw (its -rapid.checks). rapid reads its settings
 // from the standard flag set, and needs the testing flags registered and
 // parsed (it asks testing.Short); outside go test withRapid registers them
 // with testing.Init and, unless the program has parsed the standard flag
 // set already, parses it with no arguments.
-func withRapid(seed uint64, fn func()) {
+func withRapid(seed uint64, fn func(checks int)) {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
 	if !testing.Testing() {
@@ -59,7 +60,13 @@ func withRapid(seed uint64, fn func()) {
 			_ = flag.Lookup(name).Value.Set(v)
 		}
 	}()
-	fn()
+	checks := 100
+	if f := flag.Lookup("rapid.checks"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil {
+			checks = n
+		}
+	}
+	fn(checks)
 }
 
 // rapidTB is the rapid.TB that rapid.Check reports to in the core: it

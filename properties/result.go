@@ -6,17 +6,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
-)
-
-// A Status is the verdict of one check or of a whole run.
-type Status string
-
-// The three verdicts. Warn is a finding that does not fail the policy
-// unless the user asks it to, or a check that could not run.
-const (
-	Pass Status = "pass"
-	Fail Status = "fail"
-	Warn Status = "warn"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // A Result is the outcome of one check.
@@ -25,8 +15,11 @@ type Result struct {
 	Name string
 	// Why says in one sentence why the property matters to a fleet.
 	Why string
-	// Status is the verdict.
-	Status Status
+	// Status is the outcome: Pass, Fail, Warn (a finding that fails only
+	// when the user asks, such as RequireReproducible), Inconclusive when
+	// the check could not gather the evidence it needs, or Skipped when it
+	// does not apply to the policy's source. The detail says why.
+	Status verdict.Status
 	// Detail states what was measured, got before want, for example
 	// `delays("dev-000017")[2] = 10s for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)`.
 	Detail string
@@ -73,19 +66,15 @@ type Outcome struct {
 	Err error
 }
 
-// Status returns the verdict of the run: Fail if any check failed, else
-// Warn if any warned, else Pass.
-func (o Outcome) Status() Status {
-	s := Pass
-	for _, r := range o.Results {
-		switch r.Status {
-		case Fail:
-			return Fail
-		case Warn:
-			s = Warn
-		}
+// Status returns the outcome of the run: Fail if any check failed, else
+// Inconclusive if any check was (or every check was skipped), else Warn if
+// any warned, else Pass. Skipped checks do not count.
+func (o Outcome) Status() verdict.Status {
+	statuses := make([]verdict.Status, len(o.Results))
+	for i, r := range o.Results {
+		statuses[i] = r.Status
 	}
-	return s
+	return verdict.Combine(statuses...)
 }
 
 // String writes the counterexample as the lines a failing test prints: one

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 func spec(t testing.TB, text string) kit.Factory {
@@ -19,8 +20,8 @@ func spec(t testing.TB, text string) kit.Factory {
 }
 
 // statuses returns the status of each check by name.
-func statuses(out Outcome) map[string]Status {
-	m := map[string]Status{}
+func statuses(out Outcome) map[string]verdict.Status {
+	m := map[string]verdict.Status{}
 	for _, r := range out.Results {
 		m[r.Name] = r.Status
 	}
@@ -42,36 +43,43 @@ func TestMustFail(t *testing.T) {
 		f    kit.Factory
 		cfg  Config
 		fail []string // checks that must fail; the run must fail
+		// notClock says that the delays do not spread at distinct boot
+		// instants either: frozen-clock must then be inconclusive, not
+		// blame the clock.
+		notClock bool
 	}{
-		{"no jitter", spec(t, "none"), Config{}, []string{NameSpread, NameClusters, NameFrozenClock, NameCapPhase}},
-		{"seeded from the boot second", spec(t, "full:seed=clock"), Config{}, []string{NameSpread, NameClusters, NameFrozenClock, NameCapPhase}},
-		{"constant seed", spec(t, "full:seed=constant"), Config{}, []string{NameSpread, NameClusters, NameFrozenClock, NameCapPhase}},
-		{"seed from the sum of the id's bytes", jittered(byteSum, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}},
-		{"seed from the id's prefix", jittered(prefix, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}},
-		{"seed from the id's last character", jittered(lastChar, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}},
-		{"±1% jitter", jittered(perDevice, onePercent), Config{}, []string{NameSpread, NameFrozenClock, NameCapPhase}},
-		{"jitter that vanishes at the cap", jittered(perDevice, vanishingAtCap), Config{}, []string{NameCapPhase}},
-		{"added jitter negligible at later attempts", negligibleJitter(), Config{}, []string{NameCapPhase}},
-		{"retries realigned to a fixed instant", realignedRetries(), Config{}, []string{NameClusters}},
-		{"negative delay", faulty("dev-100017", 2, func() (time.Duration, error) { return -time.Second, nil }), Config{IDs: serials(1000)}, []string{NameBounds}},
-		{"NaN delay", faulty("dev-100017", 2, func() (time.Duration, error) { return kit.Seconds(math.NaN()) }), Config{IDs: serials(1000)}, []string{NameBounds}},
-		{"absurd delay", faulty("dev-100017", 3, func() (time.Duration, error) { return kit.Seconds(1e12) }), Config{IDs: serials(1000)}, []string{NameBounds}},
-		{"over the declared cap", overCap(), Config{Cap: testCap}, []string{NameBounds}},
-		{"panic in Next", faulty("dev-100017", 2, func() (time.Duration, error) { panic("index out of range") }), Config{IDs: serials(1000)}, []string{NameBounds}},
-		{"equal jitter claiming full", spec(t, "equal"), Config{Claim: claimFull}, []string{NameConformance}},
+		{"no jitter", spec(t, "none"), Config{}, []string{NameSpread, NameClusters, NameCapPhase}, true},
+		{"seeded from the boot second", spec(t, "full:seed=clock"), Config{}, []string{NameSpread, NameClusters, NameFrozenClock, NameCapPhase}, false},
+		{"constant seed", spec(t, "full:seed=constant"), Config{}, []string{NameSpread, NameClusters, NameCapPhase}, true},
+		{"seed from the sum of the id's bytes", jittered(byteSum, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}, false},
+		{"seed from the id's prefix", jittered(prefix, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}, false},
+		{"seed from the id's last character", jittered(lastChar, fullJitter), Config{}, []string{NameClusters, NameIDPopulations}, false},
+		{"±1% jitter", jittered(perDevice, onePercent), Config{}, []string{NameSpread, NameCapPhase}, true},
+		{"jitter that vanishes at the cap", jittered(perDevice, vanishingAtCap), Config{}, []string{NameCapPhase}, false},
+		{"added jitter negligible at later attempts", negligibleJitter(), Config{}, []string{NameCapPhase}, false},
+		{"retries realigned to a fixed instant", realignedRetries(), Config{}, []string{NameClusters}, false},
+		{"negative delay", faulty("dev-100017", 2, func() (time.Duration, error) { return -time.Second, nil }), Config{IDs: serials(1000)}, []string{NameBounds}, false},
+		{"NaN delay", faulty("dev-100017", 2, func() (time.Duration, error) { return kit.Seconds(math.NaN()) }), Config{IDs: serials(1000)}, []string{NameBounds}, false},
+		{"absurd delay", faulty("dev-100017", 3, func() (time.Duration, error) { return kit.Seconds(1e12) }), Config{IDs: serials(1000)}, []string{NameBounds}, false},
+		{"over the declared cap", overCap(), Config{Cap: testCap}, []string{NameBounds}, false},
+		{"panic in Next", faulty("dev-100017", 2, func() (time.Duration, error) { panic("index out of range") }), Config{IDs: serials(1000)}, []string{NameBounds}, false},
+		{"equal jitter claiming full", spec(t, "equal"), Config{Claim: claimFull}, []string{NameConformance}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := Run(context.Background(), tt.f, tt.cfg)
+			out := mustRun(t, context.Background(), tt.f, tt.cfg)
 			logOutcome(t, out)
-			if out.Status() != Fail {
+			if out.Status() != verdict.Fail {
 				t.Errorf("Status() = %s; want fail", out.Status())
 			}
 			got := statuses(out)
 			for _, name := range tt.fail {
-				if got[name] != Fail {
+				if got[name] != verdict.Fail {
 					t.Errorf("%s: %s; want fail", name, got[name])
 				}
+			}
+			if tt.notClock && got[NameFrozenClock] != verdict.Inconclusive {
+				t.Errorf("%s: %s; want inconclusive (the delays do not spread at distinct boots either)", NameFrozenClock, got[NameFrozenClock])
 			}
 			if out.Err != nil {
 				t.Errorf("Err = %v; want nil (a defect of the policy, not of its source)", out.Err)
@@ -102,22 +110,22 @@ func TestMustPass(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.name == "none claiming none" {
 				// Conformance alone: none spreads nothing, but follows its claim.
-				out := Run(context.Background(), tt.f, tt.cfg)
-				if got := statuses(out)[NameConformance]; got != Pass {
+				out := mustRun(t, context.Background(), tt.f, tt.cfg)
+				if got := statuses(out)[NameConformance]; got != verdict.Pass {
 					t.Errorf("conformance: %s; want pass", got)
 				}
 				return
 			}
-			out := Run(context.Background(), tt.f, tt.cfg)
+			out := mustRun(t, context.Background(), tt.f, tt.cfg)
 			logOutcome(t, out)
 			warn := map[string]bool{}
 			for _, name := range tt.warn {
 				warn[name] = true
 			}
 			for _, r := range out.Results {
-				want := Pass
+				want := verdict.Pass
 				if warn[r.Name] {
-					want = Warn
+					want = verdict.Warn
 				}
 				if r.Status != want {
 					t.Errorf("%s: %s; want %s: %s", r.Name, r.Status, want, r.Detail)
@@ -134,8 +142,8 @@ func TestMustPass(t *testing.T) {
 func serials(n int) []string { return shapeIDs(shapeSerial, n, 100000, 0) }
 
 func TestRequireReproducible(t *testing.T) {
-	out := Run(context.Background(), sharedGenerator(), Config{RequireReproducible: true})
-	if got := statuses(out)[NameReproducibility]; got != Fail {
+	out := mustRun(t, context.Background(), sharedGenerator(), Config{RequireReproducible: true})
+	if got := statuses(out)[NameReproducibility]; got != verdict.Fail {
 		t.Errorf("reproducibility: %s; want fail when required", got)
 	}
 }
@@ -144,16 +152,16 @@ func TestSecondProcess(t *testing.T) {
 	// A second process whose devices draw from other seeds: the same ids,
 	// different delays.
 	second := jittered(func(d kit.Device) uint64 { return kit.HashID(d.ID) + 1 }, fullJitter)
-	out := Run(context.Background(), jittered(perDevice, fullJitter), Config{Second: second})
+	out := mustRun(t, context.Background(), jittered(perDevice, fullJitter), Config{Second: second})
 	r := out.Results[4]
-	if r.Name != NameReproducibility || r.Status != Warn {
+	if r.Name != NameReproducibility || r.Status != verdict.Warn {
 		t.Fatalf("%s: %s; want reproducibility warn", r.Name, r.Status)
 	}
 	if r.Counterexample == nil || r.Counterexample.Devices[1].Err != "from a second process" {
 		t.Errorf("counterexample = %v; want the device from a second process", r.Counterexample)
 	}
-	same := Run(context.Background(), jittered(perDevice, fullJitter), Config{Second: jittered(perDevice, fullJitter)})
-	if got := statuses(same)[NameReproducibility]; got != Pass {
+	same := mustRun(t, context.Background(), jittered(perDevice, fullJitter), Config{Second: jittered(perDevice, fullJitter)})
+	if got := statuses(same)[NameReproducibility]; got != verdict.Pass {
 		t.Errorf("same policy in a second process: reproducibility %s; want pass", got)
 	}
 }
@@ -161,18 +169,34 @@ func TestSecondProcess(t *testing.T) {
 func TestFrozenClockInSynctest(t *testing.T) {
 	// Under Run the wall clock runs and the clock-seeded policy spreads;
 	// inside the bubble every call sees one instant and it collapses.
-	out := Run(context.Background(), nowSeeded(), Config{})
-	if got := statuses(out)[NameFrozenClock]; got != Pass {
+	out := mustRun(t, context.Background(), nowSeeded(), Config{})
+	if got := statuses(out)[NameFrozenClock]; got != verdict.Pass {
 		t.Errorf("Run: frozen-clock %s; want pass (the wall clock is not frozen outside a bubble)", got)
 	}
-	frozen := run(context.Background(), nowSeeded(), Config{}, synctestBubble(t))
+	frozen, err := RunFrozen(t, nowSeeded(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := frozen.Results[3]
-	if r.Name != NameFrozenClock || r.Status != Fail {
+	if r.Name != NameFrozenClock || r.Status != verdict.Fail {
 		t.Fatalf("%s: %s; want frozen-clock fail", r.Name, r.Status)
 	}
 	t.Log(r.Detail)
-	fine := run(context.Background(), spec(t, "full"), Config{}, synctestBubble(t))
-	if got := statuses(fine)[NameFrozenClock]; got != Pass {
+	fine, err := RunFrozen(t, spec(t, "full"), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(fine)[NameFrozenClock]; got != verdict.Pass {
 		t.Errorf("full in the bubble: frozen-clock %s; want pass", got)
 	}
+}
+
+// mustRun is Run for tests, failing tb when Run refuses cfg.
+func mustRun(tb testing.TB, ctx context.Context, f kit.Factory, cfg Config) Outcome {
+	tb.Helper()
+	out, err := Run(ctx, f, cfg)
+	if err != nil {
+		tb.Fatalf("Run: %v", err)
+	}
+	return out
 }

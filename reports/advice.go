@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // Advise returns what to change in the policy, one sentence per problem,
-// from the checks that failed or warned and from the replay. It reads the
-// checks by their names (spread, clusters, id populations, frozen clock,
-// reproducibility, cap phase, bounds, conformance; case, hyphens and
-// underscores aside) and quotes their figures or details. A warning is
-// advised on as a failure only for reproducibility, whose finding is a
-// warning by default; any other warning, and a failed check of another
-// name, is passed on with its detail. Advise returns nil when there is
-// nothing to change.
+// from the findings of the checks (failed or warned) and of the replay. It
+// reads the checks by their names (spread, clusters, id populations, frozen
+// clock, reproducibility, cap phase, bounds, conformance; case, hyphens and
+// underscores aside) and quotes their figures or details; a finding of a
+// check of another name is passed on with its detail. An inconclusive or
+// skipped check is no finding and gets no advice. Advise returns nil when
+// there is nothing to change.
 func Advise(r Report) []string {
 	var advice []string
 	add := func(format string, args ...any) {
@@ -32,7 +33,7 @@ func Advise(r Report) []string {
 	// same finding, and the spread advice covers it.
 	sameSchedule := false
 	for _, c := range r.Checks {
-		if checkKey(c.Name) == "spread" && c.Status == Fail && c.Figure == 0 {
+		if checkKey(c.Name) == "spread" && c.Status == verdict.Fail && c.Figure == 0 {
 			sameSchedule = true
 		}
 	}
@@ -41,11 +42,7 @@ func Advise(r Report) []string {
 		if sameSchedule && (key == "clusters" || key == "id populations" || key == "frozen clock" || key == "cap phase") {
 			continue
 		}
-		switch {
-		case c.Status == Warn && key != "reproducibility":
-			add("Look into %q, which warned: %s.", c.Name, strings.TrimSuffix(c.Detail, "."))
-			continue
-		case c.Status != Fail && c.Status != Warn:
+		if !c.Status.Finding() {
 			continue
 		}
 		switch key {
@@ -79,9 +76,9 @@ func Advise(r Report) []string {
 			add("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, "."))
 		}
 	}
-	if p := r.Replay; p != nil {
+	if p := r.Replay; p != nil && p.Status != verdict.Inconclusive && p.Status != verdict.Skipped {
 		ratio := p.Summary.PeakRatio.Median
-		if p.Status == Fail || (r.Scenario.Threshold > 0 && ratio > r.Scenario.Threshold) {
+		if p.Status == verdict.Fail || r.Scenario.Threshold > 0 && ratio > r.Scenario.Threshold {
 			add("%s", crowdAdvice(r.Scenario, ratio))
 		}
 		if g := p.Summary.GaveUp.Median; g > 0 {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 )
 
@@ -17,14 +18,14 @@ func TestSparseReports(t *testing.T) {
 		want string // in the text summary
 	}{
 		{"empty", reports.Report{}, "nothing judged"},
-		{"checks only", reports.Report{Verdict: reports.Pass, Checks: []reports.Check{{Name: "spread", Status: reports.Pass, Figure: 0.577, Threshold: 0.1}}},
+		{"checks only", reports.Report{Verdict: verdict.Pass, Checks: []reports.Check{{Name: "spread", Status: verdict.Pass, Figure: 0.577, Threshold: 0.1}}},
 			"nothing: the policy passed every check\n"},
-		{"a replay with no server limit and no windows", reports.Report{Verdict: reports.Pass,
+		{"a replay with no server limit and no windows", reports.Report{Verdict: verdict.Pass,
 			Scenario: reports.Scenario{Name: "storm", Clients: 10},
-			Replay:   &reports.Replay{Status: reports.Pass, Histogram: reports.Histogram{}}},
+			Replay:   &reports.Replay{Status: verdict.Pass, Histogram: reports.Histogram{}}},
 			"accept rate unlimited"},
 		{"a replay whose windows are all empty", reports.Report{
-			Replay: &reports.Replay{Status: reports.Pass, Histogram: reports.Histogram{WindowS: 1, Arrivals: []int{0, 0}, Retries: []int{0, 0}, Budget: 5, Threshold: 3}}},
+			Replay: &reports.Replay{Status: verdict.Pass, Histogram: reports.Histogram{WindowS: 1, Arrivals: []int{0, 0}, Retries: []int{0, 0}, Budget: 5, Threshold: 3}}},
 			"replay  PASS"},
 		{"one fleet size and one policy", reports.Report{Comparison: &reports.Comparison{Figure: "all_served_s", Policies: []string{"full"},
 			Rows: []reports.ComparisonRow{{Clients: 400, Cells: []reports.Interval{{Median: 14.8, Low: 14.2, High: 15.3}}}}}},
@@ -34,7 +35,7 @@ func TestSparseReports(t *testing.T) {
 			"1,000 [900, 1,100]"},
 		{"early delays of one device and none", reports.Report{EarlyDelays: []reports.AttemptDelays{{Attempt: 1, DelaysS: []float64{0.1}}, {Attempt: 2}}},
 			"what to change"},
-		{"a counterexample of many devices with long lists", reports.Report{Checks: []reports.Check{{Name: "clusters", Status: reports.Fail,
+		{"a counterexample of many devices with long lists", reports.Report{Checks: []reports.Check{{Name: "clusters", Status: verdict.Fail,
 			Counterexample: &reports.Counterexample{Devices: manyDevices(25, 40)}}}},
 			"… and 15 more"},
 	}
@@ -61,8 +62,8 @@ func TestSparseReports(t *testing.T) {
 // reading. (The JSON keeps its zero "scenario" object: the schema's keys are
 // always there.)
 func TestChecksOnlyHasNoScenario(t *testing.T) {
-	r := reports.Report{Verdict: reports.Pass, Policy: reports.Policy{Spec: "full:base=1s,cap=30s"},
-		Checks: []reports.Check{{Name: "spread", Status: reports.Pass, Figure: 0.577, Threshold: 0.05}}}
+	r := reports.Report{Verdict: verdict.Pass, Policy: reports.Policy{Spec: "full:base=1s,cap=30s"},
+		Checks: []reports.Check{{Name: "spread", Status: verdict.Pass, Figure: 0.577, Threshold: 0.05}}}
 	for _, w := range writers {
 		if w.ext == "json" {
 			continue

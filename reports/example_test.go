@@ -3,6 +3,7 @@ package reports_test
 import (
 	"os"
 
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 )
 
@@ -10,7 +11,7 @@ import (
 // lab's outage that storms, and the advice derived from both.
 func ExampleWriteMarkdown() {
 	r := reports.Report{
-		Verdict:    reports.Fail,
+		Verdict:    verdict.Fail,
 		Policy:     reports.Policy{Name: "none:base=100ms,cap=10s", Spec: "none:base=100ms,cap=10s", Source: "spec"},
 		Scenario:   reports.Scenario{Name: "outage", Clients: 400, AcceptRate: 50, DownS: 2, WindowS: 1, Runs: 1, Threshold: 0.6},
 		KitVersion: "v0.1.0",
@@ -18,13 +19,13 @@ func ExampleWriteMarkdown() {
 		Checks: []reports.Check{{
 			Name:      "spread",
 			Why:       "devices that draw the same delays retry together.",
-			Status:    reports.Fail,
+			Status:    verdict.Fail,
 			Detail:    `delays("dev-000000")[1] = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 			Figure:    0,
 			Threshold: 0.1,
 		}},
 		Replay: &reports.Replay{
-			Status: reports.Fail,
+			Status: verdict.Fail,
 			Detail: "median peak ratio 24 > 0.6",
 			Runs:   []reports.Run{{Seed: 1, AllServedS: 62.7, BusiestWindowArrivals: 1600, PeakRetryArrivals: 1200, PeakRatio: 24, Attempts: 3800, Served: 400, P50ServedS: 22.7, P99ServedS: 62.7}},
 			Summary: reports.Summary{

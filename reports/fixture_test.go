@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -115,7 +116,7 @@ func buildFailingReport() reports.Report {
 		Checks: []reports.Check{
 			{
 				Name: "spread", Why: "devices that draw the same delays retry together and arrive as one wave.",
-				Status: reports.Fail, Figure: 0, Threshold: 0.1,
+				Status: verdict.Fail, Figure: 0, Threshold: 0.1,
 				Detail: `delays("dev-000000")[1] = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 				Counterexample: &reports.Counterexample{
 					Attempt: 1,
@@ -128,22 +129,22 @@ func buildFailingReport() reports.Report {
 			},
 			{
 				Name: "clusters", Why: "a group of devices in lockstep storms as one, however spread the rest are.",
-				Status: reports.Fail, Figure: 1, Threshold: 0.01,
+				Status: verdict.Fail, Figure: 1, Threshold: 0.01,
 				Detail: "1000 of 1000 devices share one sequence of delays; want at most 1% of the fleet",
 			},
 			{
 				Name: "frozen clock", Why: "devices powered on by one relay boot in the same second.",
-				Status: reports.Pass, Figure: 0, Threshold: 0.1,
+				Status: verdict.Pass, Figure: 0, Threshold: 0.1,
 				Detail: "the delays do not depend on the boot instant",
 			},
 			{
 				Name: "reproducibility", Why: "a device that draws the same delays after a restart can be replayed.",
-				Status: reports.Pass, Figure: 1, Threshold: 1,
+				Status: verdict.Pass, Figure: 1, Threshold: 1,
 				Detail: "1000 of 1000 devices drew the same delays twice",
 			},
 			{
 				Name: "cap phase", Why: "after a long outage every device has reached its cap, and only jitter keeps them apart.",
-				Status: reports.Fail, Figure: 0, Threshold: 0.1,
+				Status: verdict.Fail, Figure: 0, Threshold: 0.1,
 				Detail: `delays("dev-000000")[12] = 10s for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 				Counterexample: &reports.Counterexample{
 					Attempt: 12,
@@ -153,7 +154,7 @@ func buildFailingReport() reports.Report {
 			},
 			{
 				Name: "bounds", Why: "a negative, infinite or over-cap delay is a bug that waits for an outage.",
-				Status: reports.Pass, Figure: 0, Threshold: 0,
+				Status: verdict.Pass, Figure: 0, Threshold: 0,
 				Detail: "36000 delays, all finite and in [0, 10s]",
 			},
 		},
@@ -161,7 +162,7 @@ func buildFailingReport() reports.Report {
 		Comparison:  comparison(),
 		EarlyDelays: earlyDelays(spec.Factory(), 1000, 3),
 	}
-	r.Verdict = reports.Fail
+	r.Verdict = verdict.Fail
 	r.Advice = reports.Advise(r)
 	return r
 }
@@ -180,14 +181,14 @@ func buildPassingReport() reports.Report {
 		Seed:       7,
 		Checks: []reports.Check{
 			{Name: "spread", Why: "devices that draw the same delays retry together and arrive as one wave.",
-				Status: reports.Pass, Figure: 0.291, Threshold: 0.1, Detail: "CV of the 1st delay across 1000 devices = 0.291 ≥ 0.1"},
+				Status: verdict.Pass, Figure: 0.291, Threshold: 0.1, Detail: "CV of the 1st delay across 1000 devices = 0.291 ≥ 0.1"},
 			{Name: "reproducibility", Why: "a device that draws the same delays after a restart can be replayed.",
-				Status: reports.Warn, Figure: 1, Threshold: 1, Detail: "1000 of 1000 devices drew the same delays twice in one process; not tried across processes"},
+				Status: verdict.Warn, Figure: 1, Threshold: 1, Detail: "1000 of 1000 devices drew the same delays twice in one process; not tried across processes"},
 		},
 		Replay:      replay(spec.Factory(), s),
 		EarlyDelays: earlyDelays(spec.Factory(), 1000, 3),
 	}
-	r.Verdict = reports.Pass
+	r.Verdict = verdict.Pass
 	r.Advice = reports.Advise(r)
 	return r
 }
@@ -199,7 +200,7 @@ func stormComparison() reports.Report {
 	s := reports.Scenario{Name: "storm", Clients: 1000, WindowS: 1, Runs: 30, Threshold: 0.6}
 	iv := func(m, lo, hi float64) reports.Interval { return reports.Interval{Median: m, Low: lo, High: hi} }
 	return reports.Report{
-		Verdict:    reports.Pass,
+		Verdict:    verdict.Pass,
 		Policy:     reports.Policy{Name: "the four strategies", Source: "spec"},
 		Scenario:   s,
 		KitVersion: "v0.1.0",

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -17,7 +18,7 @@ func (r *Report) AddChecks(out properties.Outcome) {
 		c := Check{
 			Name:      res.Name,
 			Why:       res.Why,
-			Status:    Status(res.Status),
+			Status:    res.Status,
 			Detail:    res.Detail,
 			Figure:    res.Figure,
 			Threshold: res.Threshold,
@@ -44,7 +45,7 @@ func (r *Report) AddChecks(out properties.Outcome) {
 func (r *Report) AddReplay(res sim.Result) {
 	r.Scenario = ScenarioOf(res.Scenario, res.Config.Runs)
 	p := &Replay{
-		Status: Status(res.Status()),
+		Status: verdict.Status(res.Status()),
 		Detail: res.Detail(),
 		Summary: Summary{
 			Level:                 res.Config.Level,

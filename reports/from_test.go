@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
@@ -15,14 +16,17 @@ import (
 // report: statuses, figures, the counterexample in seconds, early delays.
 func TestAddChecks(t *testing.T) {
 	f := kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}.Factory()
-	out := properties.Run(context.Background(), f, properties.Config{Seed: 1})
+	out, err := properties.Run(context.Background(), f, properties.Config{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var r reports.Report
 	r.AddChecks(out)
 	if len(r.Checks) != len(out.Results) {
 		t.Fatalf("%d checks; want %d", len(r.Checks), len(out.Results))
 	}
 	spread := r.Checks[0]
-	if spread.Name != properties.NameSpread || spread.Status != reports.Fail || spread.Figure != 0 {
+	if spread.Name != properties.NameSpread || spread.Status != verdict.Fail || spread.Figure != 0 {
 		t.Errorf("spread = %s %s figure %v; want spread fail figure 0", spread.Name, spread.Status, spread.Figure)
 	}
 	if x := spread.Counterexample; x == nil || len(x.Devices) == 0 || x.Devices[0].DelaysS[0] != 1 {
@@ -48,7 +52,7 @@ func TestAddReplay(t *testing.T) {
 		t.Errorf("scenario = %+v; want %+v", r.Scenario, want)
 	}
 	p := r.Replay
-	if p.Status != reports.Fail || len(p.Runs) != 3 || p.Summary.AllServedS.Median != res.Summary["all_served_s"].Median || p.Summary.Attempts.Median != 3800 {
+	if p.Status != verdict.Fail || len(p.Runs) != 3 || p.Summary.AllServedS.Median != res.Summary["all_served_s"].Median || p.Summary.Attempts.Median != 3800 {
 		t.Errorf("replay = %s, %d runs, all served %v, attempts %v; want fail, 3 runs, the result's figures, 3800 attempts",
 			p.Status, len(p.Runs), p.Summary.AllServedS.Median, p.Summary.Attempts.Median)
 	}

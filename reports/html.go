@@ -6,13 +6,15 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 //go:embed report.html.tmpl
 var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report.html").
-	Funcs(template.FuncMap{"upper": func(s Status) string { return strings.ToUpper(string(s)) }}).
+	Funcs(template.FuncMap{"upper": func(s verdict.Status) string { return strings.ToUpper(string(s)) }}).
 	Parse(htmlSource))
 
 // WriteHTML writes r as one self-contained HTML page: the verdict, the
@@ -41,7 +43,7 @@ type (
 	}
 	htmlCheck struct {
 		Name, Why, Detail string
-		Status            Status
+		Status            verdict.Status
 		Figure, Threshold string
 		Counterexample    *htmlCounterexample
 	}
@@ -51,7 +53,7 @@ type (
 	}
 	htmlDevice struct{ ID, Delays, Err string }
 	htmlReplay struct {
-		Status  Status
+		Status  verdict.Status
 		Detail  string
 		Level   string
 		Seed    uint64

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 )
 
@@ -91,9 +92,9 @@ func FuzzHTMLEscapes(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, id, name, command string) {
 		r := reports.Report{
-			Verdict: reports.Fail,
+			Verdict: verdict.Fail,
 			Policy:  reports.Policy{Name: name, Command: command, Source: "exec"},
-			Checks: []reports.Check{{Name: name, Status: reports.Fail, Detail: id,
+			Checks: []reports.Check{{Name: name, Status: verdict.Fail, Detail: id,
 				Counterexample: &reports.Counterexample{Devices: []reports.DeviceDelays{{ID: id, DelaysS: []float64{1}, Err: command}}}}},
 			Comparison: &reports.Comparison{Figure: "peak_ratio", Policies: []string{name},
 				Rows: []reports.ComparisonRow{{Clients: 10, Cells: []reports.Interval{{Median: 1, Low: 0.5, High: 2}}}}},

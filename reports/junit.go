@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // WriteJUnit writes r as JUnit XML, so that CI systems list the checks: one
 // test case per check and one for the replay. A failed check or replay is a
-// failure carrying its detail and counterexample; a warning passes and
-// carries its detail as output. The suite's properties hold the policy,
+// failure carrying its detail and counterexample; an inconclusive check is
+// an error (the evidence was not gathered) and a skipped one is skipped,
+// each with its reason; a warning passes and carries its detail as output. The suite's properties hold the policy,
 // scenario and seed.
 func WriteJUnit(w io.Writer, r Report) error {
 	return write(w, r, renderJUnit)
@@ -23,6 +26,7 @@ type (
 		Name     string       `xml:"name,attr"`
 		Tests    int          `xml:"tests,attr"`
 		Failures int          `xml:"failures,attr"`
+		Errors   int          `xml:"errors,attr"`
 		Suites   []junitSuite `xml:"testsuite"`
 	}
 	junitSuite struct {
@@ -42,12 +46,17 @@ type (
 		Name      string        `xml:"name,attr"`
 		Classname string        `xml:"classname,attr"`
 		Failure   *junitFailure `xml:"failure,omitempty"`
+		Error     *junitFailure `xml:"error,omitempty"`
+		Skipped   *junitSkipped `xml:"skipped,omitempty"`
 		SystemOut *junitText    `xml:"system-out,omitempty"`
 	}
 	junitFailure struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
 		Text    string `xml:",cdata"`
+	}
+	junitSkipped struct {
+		Message string `xml:"message,attr"`
 	}
 	junitText struct {
 		Text string `xml:",cdata"`
@@ -90,9 +99,13 @@ func renderJUnit(r Report) ([]byte, error) {
 			}
 		}
 		switch c.Status {
-		case Fail:
+		case verdict.Fail:
 			tc.Failure = &junitFailure{Message: xmlSafe(c.Detail), Type: "fail", Text: xmlSafe(text)}
-		case Warn:
+		case verdict.Inconclusive:
+			tc.Error = &junitFailure{Message: xmlSafe(c.Detail), Type: "inconclusive", Text: xmlSafe(text)}
+		case verdict.Skipped:
+			tc.Skipped = &junitSkipped{Message: xmlSafe(c.Detail)}
+		case verdict.Warn:
 			tc.SystemOut = &junitText{xmlSafe("warning: " + text)}
 		}
 		suite.Cases = append(suite.Cases, tc)
@@ -106,8 +119,10 @@ func renderJUnit(r Report) ([]byte, error) {
 		}
 		text := strings.Join(lines, "\n")
 		switch p.Status {
-		case Fail:
+		case verdict.Fail:
 			tc.Failure = &junitFailure{Message: xmlSafe(p.Detail), Type: "fail", Text: xmlSafe(text)}
+		case verdict.Inconclusive:
+			tc.Error = &junitFailure{Message: xmlSafe(p.Detail), Type: "inconclusive", Text: xmlSafe(text)}
 		default:
 			tc.SystemOut = &junitText{xmlSafe(text)}
 		}
@@ -115,11 +130,16 @@ func renderJUnit(r Report) ([]byte, error) {
 	}
 	suite.Tests = len(suite.Cases)
 	for _, tc := range suite.Cases {
-		if tc.Failure != nil {
+		switch {
+		case tc.Failure != nil:
 			suite.Failures++
+		case tc.Error != nil:
+			suite.Errors++
+		case tc.Skipped != nil:
+			suite.Skipped++
 		}
 	}
-	doc := junitSuites{Name: "jitterkit", Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
+	doc := junitSuites{Name: "jitterkit", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Suites: []junitSuite{suite}}
 	var b bytes.Buffer
 	b.WriteString(xml.Header)
 	enc := xml.NewEncoder(&b)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // WriteMarkdown writes r as Markdown for a pull request or a design
@@ -41,7 +43,7 @@ func renderMarkdown(r Report) ([]byte, error) {
 		}
 		for _, c := range r.Checks {
 			x := c.Counterexample
-			if x == nil || c.Status == Pass {
+			if x == nil || !c.Status.Finding() {
 				continue
 			}
 			fmt.Fprintf(&b, "\n**%s**, counterexample: %s\n\n", mdText(c.Name), counterexampleHead(x))
@@ -96,7 +98,7 @@ func renderMarkdown(r Report) ([]byte, error) {
 }
 
 // mdStatus writes a status in bold capitals.
-func mdStatus(s Status) string {
+func mdStatus(s verdict.Status) string {
 	return "**" + strings.ToUpper(string(s)) + "**"
 }
 

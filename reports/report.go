@@ -1,19 +1,10 @@
 package reports
 
+import "github.com/jitterkit/jitterkit/kit/verdict"
+
 // Schema names the version of the report's JSON shape. A change that a
 // reader of report.json would notice gets a new version.
 const Schema = "jitterkit.report/v1"
-
-// A Status is the outcome of a check, of the replay or of the whole report.
-type Status string
-
-// The three outcomes. A report's verdict is Pass or Fail; a warning does not
-// fail the gate but is shown, and has advice of its own.
-const (
-	Pass Status = "pass"
-	Fail Status = "fail"
-	Warn Status = "warn"
-)
 
 // A Report is everything one run of the kit found about one policy: the
 // property checks, the fleet replay, a comparison with other policies, and
@@ -26,8 +17,10 @@ type Report struct {
 	// Schema is the version of this shape; the Write functions set it to
 	// [Schema] when it is empty.
 	Schema string `json:"schema"`
-	// Verdict is Pass or Fail: whether the policy passed the gate.
-	Verdict Status `json:"verdict"`
+	// Verdict is the gate's verdict (see [verdict.Gate]): Pass, Fail, or
+	// Inconclusive when a check or the replay could not gather the evidence
+	// it needs.
+	Verdict verdict.Status `json:"verdict"`
 	// Policy says which policy was checked and where it came from.
 	Policy Policy `json:"policy"`
 	// Scenario is the replay's scenario, and the threshold it is held to.
@@ -98,8 +91,10 @@ type Check struct {
 	Name string `json:"name"`
 	// Why says in one sentence why the property matters to a fleet.
 	Why string `json:"why"`
-	// Status is the outcome.
-	Status Status `json:"status"`
+	// Status is the outcome: pass, fail, warn (a finding that fails only
+	// when asked), inconclusive (not enough evidence, never a pass) or
+	// skipped (the check does not apply to the source).
+	Status verdict.Status `json:"status"`
 	// Detail says what was measured, got before want, for a reader who
 	// does not open the source.
 	Detail string `json:"detail"`
@@ -141,7 +136,7 @@ type DeviceDelays struct {
 type Replay struct {
 	// Status is Fail when the median peak ratio is over the scenario's
 	// threshold.
-	Status Status `json:"status"`
+	Status verdict.Status `json:"status"`
 	// Detail says what was judged, got before want.
 	Detail string `json:"detail"`
 	// Runs are the replications, in the order of their seeds.

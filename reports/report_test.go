@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 )
 
@@ -94,7 +95,7 @@ func TestJUnit(t *testing.T) {
 		} `xml:"testsuite"`
 	}
 	r := failingReport()
-	r.Checks[3].Status = reports.Warn
+	r.Checks[3].Status = verdict.Warn
 	r.Checks[0].Counterexample.Devices[0].ID = "dev-\x00]]>-000000"
 	r.Checks[0].Detail += " \x00]]>"
 	var b bytes.Buffer

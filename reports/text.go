@@ -32,7 +32,7 @@ func renderText(r Report) ([]byte, error) {
 		}
 		tw.Flush()
 		for _, c := range r.Checks {
-			if x := c.Counterexample; x != nil && c.Status != Pass {
+			if x := c.Counterexample; x != nil && c.Status.Finding() {
 				fmt.Fprintf(&b, "\n  %s: %s\n", c.Name, counterexampleHead(x))
 				n, more := cut(len(x.Devices))
 				for _, d := range x.Devices[:n] {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // Check replays s with the policies f makes and fails t when the median
@@ -19,9 +20,9 @@ func Check(t testing.TB, f kit.Factory, s Scenario, cfg Config) Result {
 		return r
 	}
 	switch r.Status() {
-	case Fail:
+	case verdict.Fail:
 		t.Errorf("sim.Check: %s", r.Detail())
-	case Warn:
+	case verdict.Warn:
 		t.Logf("sim.Check: warning: %s", r.Detail())
 	}
 	return r

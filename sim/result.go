@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // Schema names the version of the replay's JSON shape.
@@ -29,37 +31,24 @@ type Result struct {
 	Policy string
 }
 
-// A Status is the outcome of a replay judged against its threshold.
-type Status string
-
-// The outcomes.
-const (
-	// Pass: the median peak ratio, and its interval, are within the
-	// threshold, and no device was still retrying at the horizon.
-	Pass Status = "pass"
-	// Fail: the median peak ratio is over the threshold.
-	Fail Status = "fail"
-	// Warn: the median is within the threshold but its interval reaches
-	// over it, or devices were still retrying at the horizon, so the
-	// figures may understate the load.
-	Warn Status = "warn"
-)
-
-// Status judges the median peak ratio against the scenario's threshold.
-func (r Result) Status() Status {
+// Status judges the median peak ratio against the scenario's threshold:
+// Fail when it is over the threshold; Warn when it is within but its
+// interval reaches over it, or when devices were still retrying at the
+// horizon, so that the figures may understate the load; Pass otherwise.
+func (r Result) Status() verdict.Status {
 	p := r.Summary["peak_ratio"]
 	switch {
 	case p.Median > r.Scenario.Threshold:
-		return Fail
+		return verdict.Fail
 	case p.High > r.Scenario.Threshold || r.Summary["pending"].Median > 0:
-		return Warn
+		return verdict.Warn
 	}
-	return Pass
+	return verdict.Pass
 }
 
 // Passed reports whether the replay did not fail: its status is Pass or
 // Warn.
-func (r Result) Passed() bool { return r.Status() != Fail }
+func (r Result) Passed() bool { return r.Status() != verdict.Fail }
 
 // Detail says what was judged and what the fleet did, got before want:
 //
@@ -182,7 +171,7 @@ type resultJSON struct {
 	Scenario Scenario            `json:"scenario"`
 	Policy   string              `json:"policy"`
 	Config   configJSON          `json:"config"`
-	Status   Status              `json:"status"`
+	Status   verdict.Status      `json:"status"`
 	Detail   string              `json:"detail"`
 	Runs     []Run               `json:"runs"`
 	Summary  map[string]Estimate `json:"summary"`

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -110,7 +111,7 @@ func TestCheck(t *testing.T) {
 		// second of about 1,600 retries (ratio 0.32).
 		rec := &recordingTB{}
 		r := Check(rec, labPolicy(kit.Full), Scenario{AcceptRate: 5000}, Config{Runs: 5})
-		if len(rec.errors)+len(rec.logs) != 0 || r.Status() != Pass {
+		if len(rec.errors)+len(rec.logs) != 0 || r.Status() != verdict.Pass {
 			t.Errorf("Check reported %q %q, status %s; want a silent pass: %s", rec.errors, rec.logs, r.Status(), r.Detail())
 		}
 	})
@@ -127,7 +128,7 @@ func TestCheck(t *testing.T) {
 		// still retrying: a warning, not a pass.
 		rec := &recordingTB{}
 		r := Check(rec, labPolicy(kit.Full), Scenario{AcceptRate: 5000, Horizon: 1500 * time.Millisecond, Down: time.Hour}, Config{Runs: 3})
-		if len(rec.errors) != 0 || len(rec.logs) != 1 || r.Status() != Warn || !strings.HasPrefix(rec.logs[0], "sim.Check: warning: ") {
+		if len(rec.errors) != 0 || len(rec.logs) != 1 || r.Status() != verdict.Warn || !strings.HasPrefix(rec.logs[0], "sim.Check: warning: ") {
 			t.Errorf("Check reported errors %q, logs %q, status %s; want one warning", rec.errors, rec.logs, r.Status())
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // TestValidate refuses absurd scenarios with the reason, or with the
@@ -124,10 +125,10 @@ func TestPeriodic(t *testing.T) {
 			t.Errorf("aligned timers, run seed %d: peak %d arrivals in one window; want at least the fleet, 3000", run.Seed, run.PeakRetryArrivals)
 		}
 	}
-	if ra.Status() != Fail {
+	if ra.Status() != verdict.Fail {
 		t.Errorf("aligned timers: status %s; want fail: %s", ra.Status(), ra.Detail())
 	}
-	if ro.Status() != Pass {
+	if ro.Status() != verdict.Pass {
 		t.Errorf("offset timers: status %s; want pass: %s", ro.Status(), ro.Detail())
 	}
 	if got := ro.Summary["served"].Median; got != 5*3000 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/progress"
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
@@ -85,13 +86,20 @@ func evaluate(e *env, o *options, st steps) error {
 			rep.Comparison = cmp
 		}
 	}
+	// An external program's replies belong to their requests only if it
+	// wrote no line too many, which shows once it is closed: close it
+	// before giving a verdict on what it answered.
+	if err := src.close(); err != nil {
+		return inputError(err)
+	}
 	return finish(e, o, rep)
 }
 
 // finish judges the report, writes its summary and its files, and returns
-// the error of a failed policy when it failed.
+// the error of a failed policy when it failed, or of a run without a
+// verdict when a check or the replay could not gather its evidence.
 func finish(e *env, o *options, rep reports.Report) error {
-	rep.Verdict = verdict(rep)
+	rep.Verdict = judge(rep)
 	rep.Advice = reports.Advise(rep)
 	if err := reports.WriteText(e.stdout, rep); err != nil {
 		return kitError(err)
@@ -105,10 +113,33 @@ func finish(e *env, o *options, rep reports.Report) error {
 		}
 		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportFiles(o.report))
 	}
-	if rep.Verdict == reports.Fail {
+	switch rep.Verdict {
+	case verdict.Fail:
 		return failed(o.command)
+	case verdict.Inconclusive:
+		return inconclusive(rep)
 	}
 	return nil
+}
+
+// inconclusive returns the error of a run that gathered too little evidence
+// to give a verdict: exit 2, since what it was given could not be judged,
+// and never 0.
+func inconclusive(rep reports.Report) error {
+	var names []string
+	for _, c := range rep.Checks {
+		if c.Status == verdict.Inconclusive {
+			names = append(names, c.Name)
+		}
+	}
+	if rep.Replay != nil && rep.Replay.Status == verdict.Inconclusive {
+		names = append(names, "the replay")
+	}
+	what := "nothing was judged"
+	if len(names) > 0 {
+		what = strings.Join(names, ", ") + " could not gather the evidence they need (see above)"
+	}
+	return &exitError{exitUsage, fmt.Errorf("no verdict: %s", what)}
 }
 
 // outputError reports a failure to write flag's file: bad input (exit 2)
@@ -131,17 +162,16 @@ func reportFiles(dir string) string {
 	return strings.Join(names, ", ")
 }
 
-// verdict is Fail when a check or the replay failed.
-func verdict(rep reports.Report) reports.Status {
+// judge returns the gate's verdict on the report's checks and replay.
+func judge(rep reports.Report) verdict.Status {
+	var parts []verdict.Status
 	for _, c := range rep.Checks {
-		if c.Status == reports.Fail {
-			return reports.Fail
-		}
+		parts = append(parts, c.Status)
 	}
-	if rep.Replay != nil && rep.Replay.Status == reports.Fail {
-		return reports.Fail
+	if rep.Replay != nil {
+		parts = append(parts, rep.Replay.Status)
 	}
-	return reports.Pass
+	return verdict.Gate(parts...)
 }
 
 // openOne opens the one policy o names.
@@ -156,13 +186,16 @@ func openOne(e *env, o *options) (*source, error) {
 
 // runChecks runs the property suite on src.
 func runChecks(e *env, o *options, src *source) (properties.Outcome, error) {
-	cfg := properties.Config{
-		Devices:             o.devices,
-		IDs:                 src.ids,
-		Cap:                 o.cap,
-		Seed:                seedOf(o),
-		RequireReproducible: o.requireReproducible,
-		Thresholds:          properties.Thresholds{MinCV: o.minCV},
+	cfg := checkConfig(o)
+	cfg.IDs = src.ids
+	switch src.kind {
+	case "exec":
+		// The program's own silence timeout decides whether it answers in
+		// time; a second watch on each call would make machine speed a
+		// verdict.
+		cfg.Source, cfg.CallTimeout = properties.External, -1
+	case "trace":
+		cfg.Source = properties.Recorded
 	}
 	if src.spec != nil {
 		spec := *src.spec
@@ -179,8 +212,11 @@ func runChecks(e *env, o *options, src *source) (properties.Outcome, error) {
 		cfg.Second = second.Factory()
 	}
 	bar := progress.Start(e.stderr, "checks: devices", 0)
-	out := properties.Run(e.ctx, counted(src.factory, bar), cfg)
+	out, err := properties.Run(e.ctx, counted(src.factory, bar), cfg)
 	bar.Finish()
+	if err != nil {
+		return out, usageError("%s", strings.TrimPrefix(err.Error(), "properties: "))
+	}
 	if e.ctx.Err() != nil {
 		return out, &interruptedError{"during the property checks"}
 	}
@@ -191,6 +227,18 @@ func runChecks(e *env, o *options, src *source) (properties.Outcome, error) {
 		return out, inputError(fmt.Errorf("the policy's source failed: %w", out.Err))
 	}
 	return out, nil
+}
+
+// checkConfig returns the property checks' configuration that o's flags
+// describe, before the policy's source adds what it knows.
+func checkConfig(o *options) properties.Config {
+	return properties.Config{
+		Devices:             o.devices,
+		Cap:                 o.cap,
+		Seed:                seedOf(o),
+		RequireReproducible: o.requireReproducible,
+		Thresholds:          properties.Thresholds{MinCV: o.minCV},
+	}
 }
 
 // specCap returns the cap of spec after its default.

@@ -104,6 +104,9 @@ func compare(e *env, o *options) error {
 	if err != nil {
 		return err
 	}
+	if err := closeAll(srcs); err != nil {
+		return inputError(err)
+	}
 	writeComparisons(e.stdout, o, srcs, tables)
 	return nil
 }

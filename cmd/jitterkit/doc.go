@@ -21,8 +21,9 @@
 // keys are the flags' names (--config FILE).
 //
 // The exit code is 0 when the policy passed, 1 when it failed, 2 on bad
-// usage or bad input, 3 when jitterkit itself failed, and 130 when the run
-// was interrupted. Run "jitterkit help COMMAND" for each command's flags and
+// usage or bad input, and when the run gathered too little evidence for a
+// verdict (a check that could not examine its devices is never a pass), 3
+// when jitterkit itself failed, and 130 when the run was interrupted. Run "jitterkit help COMMAND" for each command's flags and
 // an example; the texts are below.
 package main
 
@@ -43,7 +44,8 @@ Example, in CI:
   jitterkit gate --policy full:base=10s,cap=120s --clients 50000 \
       --accept-rate 3000 --down 60s --report out/
 
-Exit codes: 0 the policy passed, 1 it failed, 2 bad usage or input,
+Exit codes: 0 the policy passed, 1 it failed, 2 bad usage or input, or
+no verdict (a check could not gather its evidence: never a pass),
 3 jitterkit itself failed, 130 interrupted.
 
 Run "jitterkit help COMMAND" for a command's flags and an example, and
@@ -108,7 +110,10 @@ const helpCheck = `Usage: jitterkit check [flags]
 Check runs the property checks on one policy: spread of the early delays
 across devices, clusters of devices in lockstep, id populations, a frozen
 clock, reproducibility, the cap phase, bounds, and conformance to the
-claimed strategy. Warnings do not fail the check.
+claimed strategy. Warnings do not fail the check. A check that could not
+gather the evidence it needs (a program that stopped answering, too few
+devices) is inconclusive, never a pass; one that does not apply to the
+source (a trace cannot be made again at a frozen instant) is skipped.
 
 Example:
 
@@ -129,8 +134,9 @@ Output:
   --report DIR             also write report.json, report.md, report.html
                            and junit.xml to DIR
 
-Exit codes: 0 pass, 1 a check failed, 2 bad usage or input, 3 jitterkit
-failed. See "jitterkit help policies".
+Exit codes: 0 pass, 1 a check failed, 2 bad usage or input, or no verdict
+(a check could not gather its evidence), 3 jitterkit failed. See
+"jitterkit help policies".
 `
 
 // helpReplay is the text of "jitterkit help replay".
@@ -215,8 +221,8 @@ Output:
   --report DIR             write report.json, report.md, report.html and
                            junit.xml to DIR, each replacing the old one whole
 
-Exit codes: 0 pass, 1 the policy failed the gate, 2 bad usage or input,
-3 jitterkit failed.
+Exit codes: 0 pass, 1 the policy failed the gate, 2 bad usage or input, or
+no verdict (a check could not gather its evidence), 3 jitterkit failed.
 `
 
 // helpCompare is the text of "jitterkit help compare".

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -39,7 +40,7 @@ func addReplay(rep *reports.Report, o *options, src *source, res sim.Result, fai
 		rep.Checks = append(rep.Checks, reports.Check{
 			Name:   "replay",
 			Why:    "A policy that fails one device in a replay fails it in the field, in the middle of an outage.",
-			Status: reports.Fail,
+			Status: verdict.Fail,
 			Detail: fmt.Sprintf("the replay stopped at device %q, delay before attempt %d: %v (%s); want every delay finite and ≥ 0",
 				failed.Device, failed.Attempt, failed.Err, failed.Cause),
 			Counterexample: &reports.Counterexample{

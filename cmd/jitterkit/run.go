@@ -123,6 +123,11 @@ func validate(command string, o *options) error {
 			return usageError("--devices does not apply to --trace: the trace's own devices are checked")
 		}
 	}
+	if command == "check" || command == "gate" {
+		if err := checkConfig(o).Validate(); err != nil {
+			return usageError("%s", strings.TrimPrefix(err.Error(), "properties: "))
+		}
+	}
 	if command != "check" {
 		for _, n := range clientSizes(o) {
 			s := scenario(o, n)

@@ -118,7 +118,7 @@ func openTrace(path string) (*source, error) {
 }
 
 // protocolError returns the first protocol error of an exec source's
-// programs, or nil.
+// programs so far, or nil.
 func (s *source) protocolError() error {
 	for _, p := range s.started {
 		if err := p.Err(); err != nil {
@@ -131,17 +131,31 @@ func (s *source) protocolError() error {
 	return nil
 }
 
-// close stops the source's programs, if any.
-func (s *source) close() {
+// close stops the source's programs, if any, and returns the first
+// protocol error one made, including a line too many written after its
+// last reply. It may be called more than once.
+func (s *source) close() error {
+	var first error
 	for _, p := range s.started {
-		p.Close()
+		if err := p.Close(); err != nil && first == nil {
+			var pe *execpolicy.ProtocolError
+			if errors.As(err, &pe) {
+				first = err
+			}
+		}
 	}
+	return first
 }
 
-func closeAll(sources []*source) {
+// closeAll closes every source and returns the first protocol error.
+func closeAll(sources []*source) error {
+	var first error
 	for _, s := range sources {
-		s.close()
+		if err := s.close(); err != nil && first == nil {
+			first = err
+		}
 	}
+	return first
 }
 
 // reportPolicy describes the source for a report.

@@ -31,7 +31,11 @@ func main() {
 			return v
 		})
 	}
-	out := properties.Run(context.Background(), lastChar, properties.Config{Seed: *seed})
+	out, err := properties.Run(context.Background(), lastChar, properties.Config{Seed: *seed})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	for _, r := range out.Results {
 		fmt.Printf("%s %s\n", r.Name, r.Status)
 		if r.Name == properties.NameIDPopulations && r.Counterexample != nil {
