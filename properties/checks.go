@@ -392,7 +392,49 @@ func (r *runner) capPhase() Result {
 	res.Status = verdict.Pass
 	res.Detail = fmt.Sprintf("lowest CV %.3g at delays[%d] across %d devices, over delays[%d:%d]; want ≥ %g",
 		sf.cv, sf.attempt, sf.devices, r.cfg.Attempts, r.cfg.Attempts+sf.examined, r.cfg.Thresholds.MinCV)
+	if r.cfg.Source == Recorded {
+		if seen, why := r.capSeen(r.cfg.Attempts + sf.examined); !seen {
+			return skipped(NameCapPhase, why+"; the later delays it holds spread ("+res.Detail+")")
+		}
+	}
 	return res
+}
+
+// capSeen reports whether the delays of attempts [Attempts, to) reach the
+// cap phase, and says why not when they do not. With a declared cap, an
+// attempt is in the cap phase when the largest delays (the 95th
+// percentile across devices) reach three quarters of the cap: a window at
+// the cap puts them there under every strategy, a window half as wide does
+// not. Without one, the cap shows as the largest delays levelling off: two
+// attempts in a row whose 95th percentiles differ by less than a quarter,
+// where a growing window doubles them.
+func (r *runner) capSeen(to int) (bool, string) {
+	min := r.cfg.Thresholds.MinDevices
+	var prev float64
+	top := 0.0
+	x := make([]float64, 0, len(r.clean))
+	for a := r.cfg.Attempts; a < to; a++ {
+		x = delaysAt(x[:0], r.clean, a)
+		if len(x) < min {
+			continue
+		}
+		slices.Sort(x)
+		q := x[len(x)*95/100]
+		top = math.Max(top, q)
+		if c := r.cfg.Cap.Seconds(); c > 0 && q >= 0.75*c {
+			return true, ""
+		}
+		if r.cfg.Cap == 0 && prev > 0 && q < 1.25*prev && q > 0.8*prev {
+			return true, ""
+		}
+		prev = q
+	}
+	if r.cfg.Cap > 0 {
+		return false, fmt.Sprintf("the recording never reaches the cap: the largest delays after attempt %d come to %s of the declared %s (95th percentile); record delays through a longer outage to judge the cap phase",
+			r.cfg.Attempts, kit.FormatDuration(time.Duration(top*1e9).Round(time.Millisecond)), kit.FormatDuration(r.cfg.Cap))
+	}
+	return false, fmt.Sprintf("the recording never reaches a cap: its largest delays still grow at the last attempts it holds (up to %s, 95th percentile); declare the policy's cap, or record delays through a longer outage, to judge the cap phase",
+		kit.FormatDuration(time.Duration(top*1e9).Round(time.Millisecond)))
 }
 
 // stopped marks the end of a sequence when the collision probability of an

@@ -85,13 +85,26 @@ func TestRecordedSource(t *testing.T) {
 	tests := []struct {
 		name     string
 		attempts int
+		cap      time.Duration
 		want     map[string]verdict.Status
 	}{
-		{"three delays a device", 3, map[string]verdict.Status{
+		{"three delays a device", 3, testCap, map[string]verdict.Status{
 			NameSpread: verdict.Pass, NameClusters: verdict.Pass, NameIDPopulations: verdict.Skipped,
 			NameFrozenClock: verdict.Skipped, NameReproducibility: verdict.Skipped, NameCapPhase: verdict.Skipped,
 			NameBounds: verdict.Pass}},
-		{"through the cap", 12, map[string]verdict.Status{
+		{"five delays a device, short of the cap", 5, testCap, map[string]verdict.Status{
+			NameSpread: verdict.Pass, NameClusters: verdict.Pass, NameIDPopulations: verdict.Skipped,
+			NameFrozenClock: verdict.Skipped, NameReproducibility: verdict.Skipped, NameCapPhase: verdict.Skipped,
+			NameBounds: verdict.Pass}},
+		{"five delays a device, no cap declared", 5, 0, map[string]verdict.Status{
+			NameSpread: verdict.Pass, NameClusters: verdict.Pass, NameIDPopulations: verdict.Skipped,
+			NameFrozenClock: verdict.Skipped, NameReproducibility: verdict.Skipped, NameCapPhase: verdict.Skipped,
+			NameBounds: verdict.Pass}},
+		{"through the cap", 12, testCap, map[string]verdict.Status{
+			NameSpread: verdict.Pass, NameClusters: verdict.Pass, NameIDPopulations: verdict.Skipped,
+			NameFrozenClock: verdict.Skipped, NameReproducibility: verdict.Skipped, NameCapPhase: verdict.Pass,
+			NameBounds: verdict.Pass}},
+		{"through the cap, no cap declared", 12, 0, map[string]verdict.Status{
 			NameSpread: verdict.Pass, NameClusters: verdict.Pass, NameIDPopulations: verdict.Skipped,
 			NameFrozenClock: verdict.Skipped, NameReproducibility: verdict.Skipped, NameCapPhase: verdict.Pass,
 			NameBounds: verdict.Pass}},
@@ -99,7 +112,7 @@ func TestRecordedSource(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := trace(t, spec(t, "full"), 1000, tt.attempts)
-			out := mustRun(t, context.Background(), tr.Factory(), Config{IDs: tr.IDs(), Source: Recorded, Cap: testCap})
+			out := mustRun(t, context.Background(), tr.Factory(), Config{IDs: tr.IDs(), Source: Recorded, Cap: tt.cap})
 			assert.Equal(t, tt.want, statuses(out))
 			assert.Equal(t, verdict.Pass, out.Status(), "the checks a trace supports pass")
 			for _, r := range out.Results {
@@ -109,11 +122,14 @@ func TestRecordedSource(t *testing.T) {
 			}
 		})
 	}
-	// A recording of a policy without jitter still fails on its own
-	// devices.
+	// Recordings of policies with a defect still fail on their own
+	// devices: no jitter, and jitter that vanishes at the cap.
 	tr := trace(t, spec(t, "none"), 1000, 3)
 	out := mustRun(t, context.Background(), tr.Factory(), Config{IDs: tr.IDs(), Source: Recorded})
 	assert.Equal(t, verdict.Fail, statuses(out)[NameSpread])
+	tr = trace(t, jittered(perDevice, vanishingAtCap), 1000, 12)
+	out = mustRun(t, context.Background(), tr.Factory(), Config{IDs: tr.IDs(), Source: Recorded, Cap: testCap})
+	assert.Equal(t, verdict.Fail, statuses(out)[NameCapPhase])
 }
 
 func TestExternalSourceHasNoFrozenClock(t *testing.T) {
