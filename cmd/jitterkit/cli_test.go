@@ -210,7 +210,9 @@ func TestInterrupted(t *testing.T) {
 	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	r := jitterkit(t, ctx, "replay", "--policy", "full", "--clients", "500000", "--accept-rate", "50000", "--runs", "40", "--report", out)
-	prefix, suffix := "jitterkit: interrupted during the replay: run ", "context deadline exceeded; no report was written\n"
+	// Where it stopped depends on how far the machine got in 100ms: a run,
+	// or the start of the runs.
+	prefix, suffix := "jitterkit: interrupted during the replay: ", "context deadline exceeded; no report was written\n"
 	if r.code != exitInterrupted || !strings.HasPrefix(r.stderr, prefix) || !strings.HasSuffix(r.stderr, suffix) || !strings.Contains(r.stderr, "stopped") {
 		t.Errorf("replay: exit %d, stderr %q; want %d, %q...%q", r.code, r.stderr, exitInterrupted, prefix, suffix)
 	}
