@@ -15,7 +15,21 @@ type SpecError struct {
 }
 
 func (e *SpecError) Error() string {
-	return fmt.Sprintf("policy spec %q: %s: %v", e.Spec, e.Part, e.Err)
+	return fmt.Sprintf("policy spec %q: %s: %v", shorten(e.Spec), shorten(e.Part), e.Err)
+}
+
+// MaxSpecLen is the longest policy spec ParseSpec reads, in bytes: a spec
+// names a strategy and at most four keys.
+const MaxSpecLen = 1024
+
+// shorten cuts s to 100 bytes for an error message, saying how much more
+// there was.
+func shorten(s string) string {
+	const keep = 100
+	if len(s) <= keep {
+		return s
+	}
+	return fmt.Sprintf("%s…(%d bytes more)", strings.ToValidUTF8(s[:keep], ""), len(s)-keep)
 }
 
 func (e *SpecError) Unwrap() error { return e.Err }
@@ -31,6 +45,9 @@ func (e *SpecError) Unwrap() error { return e.Err }
 func ParseSpec(text string) (Spec, error) {
 	fail := func(part string, format string, args ...any) (Spec, error) {
 		return Spec{}, &SpecError{Spec: text, Part: part, Err: fmt.Errorf(format, args...)}
+	}
+	if len(text) > MaxSpecLen {
+		return fail("spec", "%d bytes long; a spec is at most %d", len(text), MaxSpecLen)
 	}
 	name, rest, hasKeys := strings.Cut(strings.TrimSpace(text), ":")
 	s := Spec{Strategy: Strategy(strings.TrimSpace(name))}

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -189,4 +190,17 @@ func FuzzParseSpec(f *testing.F) {
 			t.Fatalf("%s: Delays: %v", s, err)
 		}
 	})
+}
+
+func TestParseSpecTooLong(t *testing.T) {
+	text := "full:" + strings.Repeat("base=1s,", 100_000)
+	_, err := ParseSpec(text)
+	var se *SpecError
+	if !errors.As(err, &se) || se.Part != "spec" {
+		t.Fatalf("ParseSpec of %d bytes: %v; want a *SpecError about the spec", len(text), err)
+	}
+	want := `policy spec "full:base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s…(799905 bytes more)": spec: 800005 bytes long; a spec is at most 1024`
+	if err.Error() != want {
+		t.Errorf("error:\n got %s\nwant %s", err, want)
+	}
 }

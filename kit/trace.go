@@ -38,6 +38,15 @@ func (e *TraceError) Error() string {
 
 func (e *TraceError) Unwrap() error { return e.Err }
 
+// Limits on what ReadTrace reads: a line of a trace holds an id, an
+// attempt number and a delay, so a longer line is not a trace.
+const (
+	// MaxTraceLine is the longest line of a trace, in bytes.
+	MaxTraceLine = 64 << 10
+	// MaxIDLen is the longest device id, in bytes.
+	MaxIDLen = 256
+)
+
 // ReadTrace reads a trace: CSV with the header device,attempt,delay_s and
 // one record per delay, the attempts of each device numbered from 1 in order
 // (records of different devices may interleave). Delays are seconds. A
@@ -48,10 +57,13 @@ func (e *TraceError) Unwrap() error { return e.Err }
 // recorded policy's defect, and surface from its Next as a [*DelayError] or
 // a negative delay for the checks to report. Anything else that is wrong (a
 // missing header, a bad number, a wrong number of fields, attempts out of
-// order or repeated, a file without delays) is a [*TraceError] naming the
-// line and the field.
+// order or repeated, a file without delays, a line longer than
+// MaxTraceLine or an id longer than MaxIDLen) is a [*TraceError] naming the
+// line and the field. ReadTrace holds what it reads in memory: a caller
+// reading untrusted input bounds its size, for example with an
+// io.LimitedReader.
 func ReadTrace(r io.Reader) (*Trace, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(&lineLimit{r: r, max: MaxTraceLine, line: 1})
 	if bom, err := br.Peek(3); err == nil && string(bom) == "\uFEFF" {
 		br.Discard(3)
 	}
@@ -60,7 +72,10 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 	cr.ReuseRecord = true
 
 	t := &Trace{delays: map[string][]float64{}}
-	lines := map[string][]int{} // the line of each attempt, by device id
+	// The line of each attempt, by device id, for the messages about
+	// attempts out of order; 32 bits hold the lines of any trace that fits
+	// in memory.
+	lines := map[string][]int32{}
 	for first := true; ; first = false {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -71,6 +86,10 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 		}
 		if err != nil {
 			var pe *csv.ParseError
+			var te *TraceError
+			if errors.As(err, &te) {
+				return nil, te
+			}
 			if errors.As(err, &pe) {
 				return nil, &TraceError{Line: pe.Line, Err: fmt.Errorf("column %d: %w", pe.Column, pe.Err)}
 			}
@@ -89,6 +108,9 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 		id, attemptText, delayText := rec[0], rec[1], rec[2]
 		if id == "" {
 			return nil, &TraceError{Line: line, Field: "device", Err: errors.New("empty device id")}
+		}
+		if len(id) > MaxIDLen {
+			return nil, &TraceError{Line: line, Field: "device", Err: fmt.Errorf("a device id of %d bytes; ids are at most %d", len(id), MaxIDLen)}
 		}
 		attempt, err := strconv.Atoi(attemptText)
 		if err != nil {
@@ -110,13 +132,37 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 			return nil, &TraceError{Line: line, Field: "delay_s", Err: fmt.Errorf("%q is not a number of seconds", delayText)}
 		}
 		// Out of range values read as ±Inf or 0, both delays the checks judge.
-		lines[id] = append(seen, line)
+		lines[id] = append(seen, int32(line))
 		t.delays[id] = append(t.delays[id], delay)
 	}
 	if len(t.delays) == 0 {
 		return nil, &TraceError{Line: 2, Err: errors.New("no delays after the header")}
 	}
 	return t, nil
+}
+
+// A lineLimit reads from r and fails with a *TraceError once a line runs
+// longer than max bytes, so that input without line ends (a device file, a
+// binary) cannot grow a record without bound.
+type lineLimit struct {
+	r    io.Reader
+	max  int
+	run  int // bytes since the last newline
+	line int // the line being read, counting from 1
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for i, c := range p[:n] {
+		if c == '\n' {
+			l.run, l.line = 0, l.line+1
+			continue
+		}
+		if l.run++; l.run > l.max {
+			return i, &TraceError{Line: l.line, Err: fmt.Errorf("a line longer than %d bytes; a trace's lines hold a device id, an attempt and a delay", l.max)}
+		}
+	}
+	return n, err
 }
 
 // joinHeader returns the header as it is written.

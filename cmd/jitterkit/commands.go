@@ -238,7 +238,16 @@ func checkConfig(o *options) properties.Config {
 		Seed:                seedOf(o),
 		RequireReproducible: o.requireReproducible,
 		Thresholds:          properties.Thresholds{MinCV: o.minCV},
+		MemoryLimit:         o.memoryLimit,
 	}
+}
+
+// memoryLimit returns the memory limit o sets, or the default.
+func memoryLimit(o *options) int64 {
+	if o.memoryLimit > 0 {
+		return o.memoryLimit
+	}
+	return properties.DefaultMemoryLimit
 }
 
 // specCap returns the cap of spec after its default.
@@ -261,6 +270,7 @@ func scenario(o *options, clients int) sim.Scenario {
 		StartSpread: o.startSpread,
 		Horizon:     o.horizon,
 		Threshold:   o.threshold,
+		MemoryLimit: o.memoryLimit,
 	}
 	if o.retryAfter > 0 {
 		s.Server, s.RetryAfter = sim.RetryAfter, o.retryAfter

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,13 +15,10 @@ import (
 // names; a flag given on the command line overrides the file. policy and
 // clients may be lists. Keys of flags that command does not take are read
 // and checked but not used, so that one file serves every command.
-func loadConfig(path, command string, o *options) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return inputError(fmt.Errorf("config: %w", err))
-	}
-	defer f.Close()
-	return readConfig(f, path, command, o)
+func loadConfig(ctx context.Context, path, command string, o *options) error {
+	return readInput(ctx, "--config", path, maxConfigBytes, func(r io.Reader) error {
+		return readConfig(r, path, command, o)
+	})
 }
 
 func readConfig(r io.Reader, path, command string, o *options) error {
@@ -134,6 +131,8 @@ func copyFlag(name string, src, dst *options) {
 		dst.minCV = src.minCV
 	case "require-reproducible":
 		dst.requireReproducible = src.requireReproducible
+	case "memory-limit":
+		dst.memoryLimit = src.memoryLimit
 	case "report":
 		dst.report = src.report
 	case "json":

@@ -102,6 +102,8 @@ const helpPolicyFlags = `Policy (one of):
   --trace FILE             recorded delays (CSV: device,attempt,delay_s)
   --config FILE            a YAML file with these flags' names as keys
   --exec-timeout DURATION  how long the program has to answer (default 5s)
+  --memory-limit SIZE      the most memory a run may need, such as 8GiB
+                           (default 4GiB); a larger run is refused up front
 `
 
 // helpCheck is the text of "jitterkit help check".
@@ -246,6 +248,8 @@ Policies (any number):
   --trace FILE             recorded delays (CSV: device,attempt,delay_s)
   --config FILE            a YAML file with these flags' names as keys
   --exec-timeout DURATION  how long the program has to answer (default 5s)
+  --memory-limit SIZE      the most memory a run may need, such as 8GiB
+                           (default 4GiB); a larger run is refused up front
   --cap DURATION           the cap of the four built-in strategies (default
                            10s; 30s for storm)
 

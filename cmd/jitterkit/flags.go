@@ -40,6 +40,7 @@ type options struct {
 	devices             int
 	minCV               float64
 	requireReproducible bool
+	memoryLimit         int64
 
 	report string
 	json   string
@@ -123,12 +124,21 @@ var flags = []flagDef{
 		return nil
 	}},
 
+	{"memory-limit", "SIZE", func(o *options, v string) error {
+		n, err := parseSize(v)
+		if err != nil {
+			return err
+		}
+		o.memoryLimit = n
+		return nil
+	}},
+
 	{"report", "DIR", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
 	{"json", "FILE", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
 }
 
 var (
-	sourceFlags   = []string{"policy", "exec", "trace", "config", "exec-timeout"}
+	sourceFlags   = []string{"policy", "exec", "trace", "config", "exec-timeout", "memory-limit"}
 	scenarioFlags = []string{"scenario", "clients", "accept-rate", "down", "window", "start-spread", "horizon", "retry-after", "runs", "seed", "threshold"}
 	checkFlags    = []string{"cap", "devices", "seed", "min-cv", "require-reproducible"}
 )
@@ -274,20 +284,29 @@ func editDistance(a, b string) int {
 // semicolons. A spec's own key=value pairs are also separated by commas,
 // but a strategy never holds "=", so a part without one (or with a colon
 // before it) starts the next spec: "none:base=1s,cap=30s,full" is two.
+//
+// It takes time linear in the length of v, however many parts it holds.
 func splitSpecs(v string) []string {
 	var specs []string
+	var parts []string // the parts of the spec being read
+	flush := func() {
+		if len(parts) > 0 {
+			specs = append(specs, strings.Join(parts, ","))
+			parts = parts[:0]
+		}
+	}
 	for _, group := range strings.Split(v, ";") {
 		for _, part := range strings.Split(group, ",") {
 			trimmed := strings.TrimSpace(part)
 			colon, eq := strings.Index(trimmed, ":"), strings.Index(trimmed, "=")
 			startsSpec := trimmed != "" && (eq < 0 || (colon >= 0 && colon < eq))
-			if startsSpec || len(specs) == 0 {
-				specs = append(specs, trimmed)
-				continue
+			if startsSpec || len(specs) == 0 && len(parts) == 0 {
+				flush()
 			}
-			specs[len(specs)-1] += "," + trimmed
+			parts = append(parts, trimmed)
 		}
 	}
+	flush()
 	return specs
 }
 
@@ -350,6 +369,31 @@ func positiveFloatFlag(field func(*options) *float64) func(*options, string) err
 		*field(o) = x
 		return nil
 	}
+}
+
+// parseSize reads a size in bytes: a whole number with an optional binary
+// unit, such as 512MiB, 4GiB or 1073741824.
+func parseSize(v string) (int64, error) {
+	text := strings.TrimSpace(v)
+	units := []struct {
+		suffix string
+		shift  uint
+	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}}
+	shift := uint(0)
+	for _, u := range units {
+		if strings.HasSuffix(text, u.suffix) {
+			text, shift = strings.TrimSpace(strings.TrimSuffix(text, u.suffix)), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%q is not a size (a whole number of bytes, or of KiB, MiB, GiB or TiB: e.g. 8GiB)", v)
+	}
+	if n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("%s is too large", v)
+	}
+	return n << shift, nil
 }
 
 func kindList() string {

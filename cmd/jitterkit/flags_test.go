@@ -75,3 +75,18 @@ func TestConfigOverride(t *testing.T) {
 		t.Errorf("empty value: %v", err)
 	}
 }
+
+// TestSplitSpecsIsLinear splits a list of 200,000 key=value pairs, which a
+// split that grows one string by concatenation takes quadratic time over.
+func TestSplitSpecsIsLinear(t *testing.T) {
+	v := "full:" + strings.Repeat("base=1s,", 200_000) + "cap=2s"
+	allocs := testing.AllocsPerRun(1, func() { splitSpecs(v) })
+	if got := splitSpecs(v); len(got) != 1 || len(got[0]) != len(v) {
+		t.Fatalf("splitSpecs gave %d specs", len(got))
+	}
+	// Linear: a few allocations per part at most, not one string per part
+	// grown to the whole length.
+	if allocs > 100 {
+		t.Errorf("splitSpecs made %.0f allocations for one spec of 200,000 parts; want a few", allocs)
+	}
+}

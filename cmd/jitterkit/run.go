@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
+
+	"github.com/jitterkit/jitterkit/reports"
 )
 
 // run is the whole command: it parses args, does the work, writes the
@@ -31,7 +35,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	default:
 		return usageError("unknown command %q: want check, replay, gate, compare or help (see \"jitterkit help\")", command)
 	}
-	o, err := parseCommand(command, rest)
+	o, err := parseCommand(ctx, command, rest)
 	if errors.Is(err, errHelp) {
 		_, err = io.WriteString(stdout, helps[command])
 		return err
@@ -76,7 +80,7 @@ func help(stdout io.Writer, args []string) error {
 
 // parseCommand parses the flags of command and the config file they name,
 // and checks them, before any work.
-func parseCommand(command string, args []string) (*options, error) {
+func parseCommand(ctx context.Context, command string, args []string) (*options, error) {
 	o := &options{command: command}
 	if err := parseFlags(command, args, o); err != nil {
 		if errors.Is(err, errHelp) {
@@ -85,7 +89,7 @@ func parseCommand(command string, args []string) (*options, error) {
 		return nil, withHint(err, command)
 	}
 	if o.config != "" {
-		if err := loadConfig(o.config, command, o); err != nil {
+		if err := loadConfig(ctx, o.config, command, o); err != nil {
 			return nil, err
 		}
 	}
@@ -123,7 +127,11 @@ func validate(command string, o *options) error {
 			return usageError("--devices does not apply to --trace: the trace's own devices are checked")
 		}
 	}
-	if command == "check" || command == "gate" {
+	if err := checkOutputs(o); err != nil {
+		return err
+	}
+	// A trace's own devices are checked, and validated once it is read.
+	if (command == "check" || command == "gate") && o.trace == "" {
 		if err := checkConfig(o).Validate(); err != nil {
 			return usageError("%s", strings.TrimPrefix(err.Error(), "properties: "))
 		}
@@ -133,6 +141,35 @@ func validate(command string, o *options) error {
 			s := scenario(o, n)
 			if err := s.Validate(); err != nil {
 				return usageError("%s", strings.TrimPrefix(err.Error(), "sim: "))
+			}
+		}
+	}
+	return nil
+}
+
+// checkOutputs refuses an output that is one of the command's inputs:
+// writing a report over the trace it judges would destroy the evidence.
+func checkOutputs(o *options) error {
+	var outputs []string
+	if o.json != "" {
+		outputs = append(outputs, o.json)
+	}
+	if o.report != "" {
+		for _, f := range reports.Formats() {
+			outputs = append(outputs, filepath.Join(o.report, string(f)))
+		}
+	}
+	for _, in := range []struct{ flag, path string }{{"--trace", o.trace}, {"--config", o.config}} {
+		if in.path == "" {
+			continue
+		}
+		inInfo, err := os.Stat(in.path)
+		if err != nil {
+			continue // reading it will say what is wrong
+		}
+		for _, out := range outputs {
+			if outInfo, err := os.Stat(out); err == nil && os.SameFile(inInfo, outInfo) {
+				return usageError("%s would be written over %s %s, an input of this run; write it elsewhere", out, in.flag, in.path)
 			}
 		}
 	}

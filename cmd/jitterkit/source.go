@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
@@ -69,7 +69,7 @@ func openSources(ctx context.Context, o *options) ([]*source, error) {
 		out = append(out, src)
 	}
 	if o.trace != "" {
-		src, err := openTrace(o.trace)
+		src, err := openTrace(ctx, o.trace, memoryLimit(o)/traceBytesPerMemory)
 		if err != nil {
 			return out, err
 		}
@@ -97,22 +97,23 @@ func openExec(ctx context.Context, o *options) (*source, error) {
 	return src, nil
 }
 
-func openTrace(path string) (*source, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, inputError(fmt.Errorf("--trace: %w", err))
-	}
-	defer f.Close()
-	t, err := kit.ReadTrace(f)
-	if err != nil {
+// openTrace reads the trace at path, of at most max bytes.
+func openTrace(ctx context.Context, path string, max int64) (*source, error) {
+	var t *kit.Trace
+	err := readInput(ctx, "--trace", path, max, func(r io.Reader) error {
+		var err error
+		t, err = kit.ReadTrace(r)
 		var te *kit.TraceError
-		if errors.As(err, &te) && te.Field != "" {
-			return nil, inputError(fmt.Errorf("%s:%d: %s: %v", path, te.Line, te.Field, te.Err))
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			return inputError(fmt.Errorf("%s:%d: %s: %v", path, te.Line, te.Field, te.Err))
+		case errors.As(err, &te):
+			return inputError(fmt.Errorf("%s:%d: %v", path, te.Line, te.Err))
 		}
-		if errors.As(err, &te) {
-			return nil, inputError(fmt.Errorf("%s:%d: %v", path, te.Line, te.Err))
-		}
-		return nil, inputError(fmt.Errorf("--trace %s: %w", path, err))
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return &source{name: path, kind: "trace", factory: t.Factory(), ids: t.IDs()}, nil
 }
