@@ -2,9 +2,12 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // The limits, in bytes, of the strings a report shows. Every string of a
@@ -165,4 +168,62 @@ func shorten(s string, limit int) string {
 		cut--
 	}
 	return s[:cut] + more(len(s)-cut)
+}
+
+// shown returns a copy of r as the formats for people show it: every
+// string through Visible, names cut at nameMax bytes and sentences and
+// commands at textMax.
+func shown(r Report) Report {
+	return mapStrings(r,
+		func(s string) string { return Visible(s, nameMax) },
+		func(s string) string { return Visible(s, textMax) })
+}
+
+// mapStrings returns a copy of r whose every string is passed through name
+// or text, by its kind: name for ids, names, statuses and versions; text
+// for sentences, errors and commands. The slices of numbers are shared
+// with r, the rest is copied.
+func mapStrings(r Report, name, text func(string) string) Report {
+	status := func(s verdict.Status) verdict.Status { return verdict.Status(name(string(s))) }
+	r.Schema = name(r.Schema)
+	r.Verdict = status(r.Verdict)
+	r.Policy.Name, r.Policy.Spec, r.Policy.Source = name(r.Policy.Name), name(r.Policy.Spec), name(r.Policy.Source)
+	r.Policy.Command = text(r.Policy.Command)
+	r.Scenario.Name = name(r.Scenario.Name)
+	r.KitVersion = name(r.KitVersion)
+	r.Checks = slices.Clone(r.Checks)
+	for i := range r.Checks {
+		c := &r.Checks[i]
+		c.Name, c.Why, c.Status, c.Detail = name(c.Name), text(c.Why), status(c.Status), text(c.Detail)
+		if x := c.Counterexample; x != nil {
+			y := *x
+			y.Replay = text(x.Replay)
+			y.Devices = slices.Clone(x.Devices)
+			for j := range y.Devices {
+				d := &y.Devices[j]
+				d.ID, d.Err = name(d.ID), text(d.Err)
+			}
+			c.Counterexample = &y
+		}
+	}
+	if p := r.Replay; p != nil {
+		q := *p
+		q.Status, q.Detail = status(p.Status), text(p.Detail)
+		r.Replay = &q
+	}
+	if c := r.Comparison; c != nil {
+		d := *c
+		d.Figure = name(c.Figure)
+		d.Scenario.Name = name(c.Scenario.Name)
+		d.Policies = slices.Clone(c.Policies)
+		for i := range d.Policies {
+			d.Policies[i] = name(d.Policies[i])
+		}
+		r.Comparison = &d
+	}
+	r.Advice = slices.Clone(r.Advice)
+	for i := range r.Advice {
+		r.Advice[i] = text(r.Advice[i])
+	}
+	return r
 }
