@@ -72,19 +72,6 @@ func WriteDir(dir string, r Report, formats ...Format) error {
 	return writeFiles(dir, files, copyData)
 }
 
-// WriteFile writes data to path atomically, as WriteDir writes each of its
-// files: to a temporary file beside path, synced, then renamed over it. The
-// directory must exist.
-func WriteFile(path string, data []byte) error {
-	return writeFiles(filepath.Dir(path), []dirFile{{name: filepath.Base(path), data: data}}, copyData)
-}
-
-// copyData is the plain copy of a file's data into its temporary file.
-func copyData(w io.Writer, data []byte) error {
-	_, err := w.Write(data)
-	return err
-}
-
 // A dirFile is a rendered file waiting to be written.
 type dirFile struct {
 	name string
@@ -133,20 +120,7 @@ func writeFiles(dir string, files []dirFile, put func(io.Writer, []byte) error) 
 		}
 	}
 	temps = nil
-	return syncDir(dir)
-}
-
-// syncDir makes the renames in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil && !errors.Is(err, os.ErrInvalid) {
+	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("reports: syncing %s: %w", dir, err)
 	}
 	return nil

@@ -125,26 +125,3 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
-
-func TestWriteFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "replay.json")
-	if err := reports.WriteFile(path, []byte("old\n")); err != nil {
-		t.Fatal(err)
-	}
-	if err := reports.WriteFile(path, []byte("new\n")); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(path); string(got) != "new\n" {
-		t.Errorf("%s = %q; want %q", path, got, "new\n")
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("%s holds %d files; want only replay.json", dir, len(entries))
-	}
-
-	missing := filepath.Join(dir, "missing", "replay.json")
-	err := reports.WriteFile(missing, []byte("x"))
-	if want := "create " + missing + ": no such file or directory"; err == nil || err.Error() != want {
-		t.Errorf("WriteFile into a missing directory: %v; want %q", err, want)
-	}
-}
