@@ -9,8 +9,11 @@
 //	(terminal)   WriteText      the verdict first, then the checks, the
 //	                            replay's figures and what to change
 //
-// [WriteDir] writes the four files atomically, and [WriteFile] any one file. [Advise] derives what to
-// change from the failed and warned checks and from the replay.
+// [WriteDir] writes the four files as one set, which a failure or a second
+// writer cannot mix with another; [WriteFile] writes any one file, replacing
+// a regular file atomically and writing through a device or a pipe.
+// [Advise] derives what to change from the failed and warned checks and
+// from the replay.
 //
 // A Report holds no clock: the same Report renders to the same bytes, so a
 // report can be kept under version control and compared.
