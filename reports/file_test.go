@@ -215,7 +215,7 @@ func TestWriteFileRefuses(t *testing.T) {
 func charDevice(t *testing.T, dir, name string, major, minor uint32) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
-	err := syscall.Mknod(path, syscall.S_IFCHR|0o666, int(major<<8|minor))
+	err := mknod(path, major, minor)
 	if err == nil {
 		if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
 			f.Close()
