@@ -30,9 +30,9 @@ import (
 //     cannot be opened as a file and gives an error.
 //   - a directory: an error naming it, and nothing is written.
 //
-// Every error is an *fs.PathError naming the file written (the end of the
-// links), so that a caller can tell a path the user gave that does not
-// work from a failure of the kit. When ctx is done first, WriteFile stops
+// Every error names the file written (the end of the links): an
+// *fs.PathError, or the *os.LinkError of a failed rename, so that a caller
+// can tell a path that does not work from a failure of the kit. When ctx is done first, WriteFile stops
 // waiting or writing, the error wraps ctx.Err(), and a file that was to be
 // replaced is left as it was; a pipe's reader may have read part of data.
 //
