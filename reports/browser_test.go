@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/jitterkit/jitterkit/reports"
 )
 
@@ -43,19 +46,7 @@ var measured = regexp.MustCompile(`<pre class="measured">(\S+) (\d+) (\d+) (\d+)
 // with its bars, lines and labels. A screenshot of the page must hold the
 // charts' colours. It is skipped when no browser is installed.
 func TestHTMLInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser; skipped under -short")
-	}
-	browser := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			browser = p
-			break
-		}
-	}
-	if browser == "" {
-		t.Skip("no Chromium installed (apt-get install -y chromium)")
-	}
+	browser := findBrowser(t)
 	dir := t.TempDir()
 	r := failingReport()
 	var page bytes.Buffer
@@ -134,6 +125,42 @@ func TestHTMLInBrowser(t *testing.T) {
 		b, _ := os.ReadFile(shot)
 		os.WriteFile(out, b, 0o644)
 	}
+}
+
+// TestHostileHTMLInBrowser has Chromium parse the page of a report whose
+// strings are hostile: the page it builds holds the elements the source
+// holds, no more, and its text no control character.
+func TestHostileHTMLInBrowser(t *testing.T) {
+	browser := findBrowser(t)
+	dir := t.TempDir()
+	var page bytes.Buffer
+	require.NoError(t, reports.WriteHTML(&page, hostileReport()))
+	path := filepath.Join(dir, "report.html")
+	require.NoError(t, os.WriteFile(path, page.Bytes(), 0o644))
+	dom := runBrowser(t, browser, dir, "--dump-dom", "file://"+path)
+	for _, tag := range []string{"<tr>", "<td>", "<code>", "<li>", "<details>", "<strong>"} {
+		assert.Equal(t, strings.Count(page.String(), tag), strings.Count(dom, tag), "%s elements in the page Chromium built", tag)
+	}
+	for _, tag := range []string{"<script", "<b>", "<testcase", "<img"} {
+		assert.NotContains(t, dom, tag)
+	}
+	assertNothingHidden(t, dom, true)
+}
+
+// findBrowser returns the path of headless Chromium, or skips the test
+// when none is installed or under -short.
+func findBrowser(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a browser; skipped under -short")
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium installed (apt-get install -y chromium)")
+	return ""
 }
 
 // runBrowser runs headless Chromium with args and returns its standard

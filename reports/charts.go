@@ -6,6 +6,8 @@ import (
 	"image/color"
 	"math"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
@@ -233,11 +235,12 @@ func cv(xs []float64) float64 {
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // comparisonChart draws a comparison: a line per policy across the fleet
-// sizes, each point the median with its interval. The value axis is
+// sizes, each point the median with its interval. It shows the strings of
+// c through Visible, cut at chartMax bytes. The value axis is
 // logarithmic when the medians span more than a factor of 20.
 func comparisonChart(c *Comparison) ([]byte, error) {
-	label, unit := figureLabel(c.Figure)
-	p := newPlot(fmt.Sprintf("%s by fleet size (%s)", upperFirst(label), c.Scenario.Name),
+	label, unit := figureLabel(Visible(c.Figure, chartMax))
+	p := newPlot(fmt.Sprintf("%s by fleet size (%s)", upperFirst(label), Visible(c.Scenario.Name, chartMax)),
 		"clients", withUnit(label, unitWord(unit)))
 	p.Legend.Left = true
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -280,7 +283,7 @@ func comparisonChart(c *Comparison) ([]byte, error) {
 		}
 		bars.Color, bars.Width, bars.CapWidth = col, vg.Points(1.2), vg.Points(6)
 		p.Add(line, dots, bars)
-		p.Legend.Add(name, line, dots)
+		p.Legend.Add(Visible(name, chartMax), line, dots)
 	}
 	var sizes []string
 	for _, row := range c.Rows {
@@ -312,8 +315,9 @@ func (t numTicks) Ticks(min, max float64) []plot.Tick {
 
 // upperFirst capitalises the first letter of s.
 func upperFirst(s string) string {
-	if s == "" {
+	r, size := utf8.DecodeRuneInString(s)
+	if size == 0 || r == utf8.RuneError {
 		return s
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	return string(unicode.ToUpper(r)) + s[size:]
 }

@@ -1,12 +1,17 @@
 package reports
 
 import (
+	"bytes"
+	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // A Format is one of the report's files.
@@ -38,15 +43,82 @@ func (f Format) render() func(Report) ([]byte, error) {
 	return nil
 }
 
+// written reports whether head, the first bytes of a file named as f, is
+// the start of a report that this package wrote. WriteDir replaces and
+// removes only such files. The test is of the file's own first bytes, which
+// every version of the formats has begun with; it keeps WriteDir from
+// overwriting a user's own report.md, not an adversary out.
+func (f Format) written(head []byte) bool {
+	switch f {
+	case JSON:
+		return bytes.HasPrefix(head, []byte("{\n  \"schema\": \"")) && bytes.Contains(head, []byte("\n  \"verdict\": \""))
+	case Markdown:
+		return bytes.HasPrefix(head, []byte("# jitterkit: "))
+	case HTML:
+		return bytes.HasPrefix(head, []byte("<!DOCTYPE html>\n")) && bytes.Contains(head, []byte("<title>jitterkit "))
+	case JUnit:
+		return bytes.HasPrefix(head, []byte(xml.Header)) && bytes.Contains(head, []byte(`<testsuites name="jitterkit"`))
+	}
+	return false
+}
+
+// headSize is how much of an existing file Format.written reads: enough
+// for the schema and verdict of report.json, whatever they hold.
+const headSize = 8 << 10
+
 // WriteDir writes r into dir, created if missing, as the files of the given
-// formats, or of all four when none is given.
+// formats, or of all four when none is given. ctx stops it while it waits
+// for another writer of dir, and before it swaps its files in.
 //
-// The files are written atomically: every format is rendered first, then
-// each is written to a temporary file in dir and synced, and only when all
-// are written are they renamed over the old ones. A report that cannot be
-// rendered, a failed write or an interrupted run therefore leaves the
-// previous files, or none, never half of one.
-func WriteDir(dir string, r Report, formats ...Format) error {
+// dir ends up holding one whole set: the files of one report in the
+// formats asked for, and no report file of another format (one that an
+// earlier call wrote is removed), so that the report files side by side
+// always come from one run. WriteDir goes in four steps:
+//
+//  1. Every format is rendered, then written to a temporary file in dir
+//     and synced. A report that cannot be rendered or a failed write stops
+//     here, and dir is as it was.
+//  2. It takes an exclusive lock on dir: flock(2) on the directory itself,
+//     which leaves no file behind. Two writers of one directory, goroutines
+//     or processes, therefore swap their sets one after the other, and the
+//     last one to swap leaves its set, whole.
+//  3. Under the lock, it checks every file it would replace or remove. It
+//     replaces and removes only the report files it wrote: a regular file
+//     named as a format whose first bytes are those of that format's
+//     report. Any other file in dir, a user's notes.txt or their own
+//     report.md, is never moved, removed or overwritten: when a file that
+//     must be replaced is a directory, a link, a pipe or a file WriteDir did
+//     not write, it stops with an error naming that file, and dir is as it
+//     was.
+//  4. It swaps the set in, one rename per file, keeping each old file under
+//     a second name (a hard link where the file system has them) until all
+//     are done. If a rename fails, those done are undone, and dir holds the
+//     previous set, whole. Only then are the old files removed and the lock
+//     released.
+//
+// The guarantee: when WriteDir returns, dir holds one whole set, the new
+// one on success and on an error the previous one (or none), never part of
+// each; an error says so if undoing a failed swap failed too, and names
+// where the old files are kept. A reader that holds a shared flock(2) on
+// dir while it reads (flock -s DIR CMD) never sees a mixed set. What it
+// does not guarantee: a reader that takes no lock and reads during a swap
+// (a few renames, microseconds) can see a mix, and a process killed during
+// those renames leaves one, with the old files kept as hidden ".old" files;
+// one killed earlier leaves hidden ".tmp" files. Neither is removed later.
+//
+// Why not build the set in a new directory and exchange it for dir in one
+// rename (renameat2 with RENAME_EXCHANGE), which no crash can split? That
+// works only when dir holds nothing but reports, is not the current
+// directory or a mount point, and its parent is writable; and it gives dir
+// a new inode, cutting off what works inside it (a shell, a web server
+// serving it, a file watcher) and dropping its owner, mode, ACLs and
+// labels. The lock and the journal work on every directory, "." included,
+// and leave dir itself alone.
+//
+// Without flock(2) (Windows), or on a file system that refuses the lock,
+// step 2 is skipped, and two writers at once can leave a mix. On a network
+// file system the lock keeps apart the writers of one machine only.
+func WriteDir(ctx context.Context, dir string, r Report, formats ...Format) error {
 	r, err := prepare(r)
 	if err != nil {
 		return err
@@ -58,96 +130,227 @@ func WriteDir(dir string, r Report, formats ...Format) error {
 	for _, f := range formats {
 		render := f.render()
 		if render == nil {
-			return fmt.Errorf("reports: unknown format %q (want %s, %s, %s or %s)", f, JSON, Markdown, HTML, JUnit)
+			return fmt.Errorf("reports: unknown format %q (want %s, %s, %s or %s)", Visible(string(f), nameMax), JSON, Markdown, HTML, JUnit)
+		}
+		if slices.ContainsFunc(files, func(d dirFile) bool { return d.format == f }) {
+			continue
 		}
 		data, err := render(r)
 		if err != nil {
 			return fmt.Errorf("reports: rendering %s: %w", f, err)
 		}
-		files = append(files, dirFile{name: string(f), data: data})
+		files = append(files, dirFile{format: f, data: data})
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err // a *fs.PathError, which names dir
 	}
-	return writeFiles(dir, files, copyData)
-}
-
-// WriteFile writes data to path atomically, as WriteDir writes each of its
-// files: to a temporary file beside path, synced, then renamed over it. The
-// directory must exist.
-func WriteFile(path string, data []byte) error {
-	return writeFiles(filepath.Dir(path), []dirFile{{name: filepath.Base(path), data: data}}, copyData)
-}
-
-// copyData is the plain copy of a file's data into its temporary file.
-func copyData(w io.Writer, data []byte) error {
-	_, err := w.Write(data)
-	return err
+	return writeSet(ctx, dir, files, osFS)
 }
 
 // A dirFile is a rendered file waiting to be written.
 type dirFile struct {
-	name string
-	data []byte
+	format Format
+	data   []byte
 }
 
-// writeFiles writes files into dir atomically, copying each one's data into
-// its temporary file with put.
-func writeFiles(dir string, files []dirFile, put func(io.Writer, []byte) error) (err error) {
-	temps := make([]string, 0, len(files))
+// fsOps are the file system's operations that writeSet uses, so that a
+// test can make one fail part-way.
+type fsOps struct {
+	put    func(w io.Writer, data []byte) error // copies data into a temporary file
+	rename func(from, to string) error
+	link   func(from, to string) error
+	remove func(path string) error
+}
+
+var osFS = fsOps{put: copyData, rename: os.Rename, link: os.Link, remove: os.Remove}
+
+// A swapStep is one file of a swap: a report file to replace, or one of
+// another format to remove, and how far the swap has gone with it.
+type swapStep struct {
+	target string // the report file
+	temp   string // its new content, or "" to remove target
+	old    bool   // target held a report before
+	backup string // where the old report is kept during the swap
+
+	backedUp bool // backup holds the old report
+	viaLink  bool // backup is a hard link, and target still holds it too
+	placed   bool // the new file, or the removal, is in place
+}
+
+// writeSet writes files into dir as WriteDir documents: temporary files,
+// the lock, the checks, and the swap.
+func writeSet(ctx context.Context, dir string, files []dirFile, ops fsOps) (err error) {
+	var temps []string
 	defer func() {
-		if err != nil {
-			for _, t := range temps {
-				os.Remove(t)
+		for _, t := range temps {
+			if t != "" {
+				ops.remove(t)
 			}
 		}
 	}()
 	for _, f := range files {
-		t, err := os.CreateTemp(dir, "."+f.name+".*.tmp")
+		t, err := writeTemp(dir, string(f.format), f.data, 0o644, ops.put)
 		if err != nil {
-			// Name the file the caller asked for, not the temporary one.
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return &fs.PathError{Op: "create", Path: filepath.Join(dir, f.name), Err: err}
+			return err
 		}
-		temps = append(temps, t.Name())
-		err = put(t, f.data)
-		if err == nil {
-			err = t.Chmod(0o644)
-		}
-		if err == nil {
-			err = t.Sync()
-		}
-		if cerr := t.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("reports: writing %s: %w", filepath.Join(dir, f.name), err)
-		}
+		temps = append(temps, t)
 	}
-	for i, f := range files {
-		if err := os.Rename(temps[i], filepath.Join(dir, f.name)); err != nil {
-			return fmt.Errorf("reports: %w", err)
+
+	unlock, err := lockDir(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	// The backups take the random part of the temporary files' names, which
+	// no other file of this swap has.
+	suffix := strings.TrimPrefix(filepath.Base(temps[0]), "."+string(files[0].format)+".")
+	suffix = strings.TrimSuffix(suffix, ".tmp")
+	var steps []*swapStep
+	for _, f := range Formats() {
+		target := filepath.Join(dir, string(f))
+		i := slices.IndexFunc(files, func(d dirFile) bool { return d.format == f })
+		ours, err := reportFile(target, f)
+		if err != nil && i < 0 {
+			continue // not asked for and not ours to remove: left alone
 		}
+		if err != nil {
+			return err
+		}
+		s := &swapStep{target: target, old: ours, backup: filepath.Join(dir, "."+string(f)+"."+suffix+".old")}
+		if i >= 0 {
+			s.temp = temps[i]
+		} else if !ours {
+			continue
+		}
+		steps = append(steps, s)
+	}
+	if err := ctx.Err(); err != nil {
+		return &fs.PathError{Op: "write", Path: dir, Err: err}
+	}
+
+	if err := swap(steps, ops); err != nil {
+		if rerr := undo(steps, ops); rerr != nil {
+			var kept []string
+			for _, s := range steps {
+				if s.backedUp {
+					kept = append(kept, s.backup)
+				}
+			}
+			return fmt.Errorf("reports: %w; undoing the swap failed too, and %s may hold a mixed set (the previous files are kept as %s): %w",
+				err, dir, strings.Join(kept, ", "), rerr)
+		}
+		return fmt.Errorf("reports: %w (the previous report is left whole)", err)
 	}
 	temps = nil
+	for _, s := range steps {
+		if s.backedUp {
+			ops.remove(s.backup)
+		}
+	}
 	return syncDir(dir)
 }
 
-// syncDir makes the renames in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
+// reportFile says whether path holds a report of format f that this
+// package wrote (true), or nothing (false). It returns an error naming
+// path when path is anything else: WriteDir must not replace it.
+func reportFile(path string, f Format) (bool, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
 	if err != nil {
-		return fmt.Errorf("reports: %w", err)
+		return false, err
 	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
+	what := ""
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		head, err := readHead(path)
+		if err != nil {
+			return false, err
+		}
+		if f.written(head) {
+			return true, nil
+		}
+		what = "a file that is not a jitterkit report"
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeSymlink != 0:
+		what = "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	default:
+		what = "not a regular file"
 	}
-	if err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("reports: syncing %s: %w", dir, err)
+	return false, &fs.PathError{Op: "replace", Path: path, Err: fmt.Errorf("%w: it is %s, which WriteDir does not replace; nothing was written", errNotReport, what)}
+}
+
+// errNotReport is the error of a file that WriteDir would replace but did
+// not write.
+var errNotReport = errors.New("not a report file")
+
+// readHead returns the first headSize bytes of the regular file at path.
+func readHead(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, headFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, headSize)
+	n, err := io.ReadFull(f, head)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return head[:n], err
+}
+
+// swap moves each step's file into place: the old report to its backup (a
+// hard link, or a rename where links are not supported), then the new file
+// over the old, or the old one away. It stops at the first failure.
+func swap(steps []*swapStep, ops fsOps) error {
+	for _, s := range steps {
+		if s.old {
+			if s.temp != "" && ops.link(s.target, s.backup) == nil {
+				s.backedUp, s.viaLink = true, true
+			} else if err := ops.rename(s.target, s.backup); err != nil {
+				return err
+			} else {
+				s.backedUp = true
+			}
+		}
+		if s.temp != "" {
+			if err := ops.rename(s.temp, s.target); err != nil {
+				return err
+			}
+		}
+		s.placed = true
 	}
 	return nil
+}
+
+// undo puts back what swap moved, last first, and returns the errors of
+// what it could not.
+func undo(steps []*swapStep, ops fsOps) error {
+	var errs []error
+	for _, s := range slices.Backward(steps) {
+		var err error
+		switch {
+		case s.backedUp && s.viaLink && !s.placed:
+			err = ops.remove(s.backup) // the old report never left target
+		case s.backedUp:
+			err = ops.rename(s.backup, s.target)
+		case s.placed:
+			err = ops.remove(s.target) // there was none before
+		}
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			s.backedUp = false
+		}
+	}
+	return errors.Join(errs...)
 }

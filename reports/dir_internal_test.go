@@ -2,59 +2,148 @@ package reports
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-// TestWriteFilesInterrupted fails the second file's write halfway, as a
-// full disk or an interrupt would: every old file must be left whole, and
-// no temporary file behind.
-func TestWriteFilesInterrupted(t *testing.T) {
-	dir := t.TempDir()
-	old := map[string]string{"report.json": `{"schema":"old"}`, "report.md": "# old\n"}
-	for name, data := range old {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+// oldSet is a previous report in all four formats, as WriteDir wrote it:
+// each file begins as its format's report does.
+var oldSet = map[string]string{
+	"report.json": "{\n  \"schema\": \"jitterkit.report/v1\",\n  \"verdict\": \"fail\",\n  \"policy\": \"old\"\n}\n",
+	"report.md":   "# jitterkit: FAIL for old\n",
+	"report.html": "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<title>jitterkit FAIL: old</title>\n",
+	"junit.xml":   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"jitterkit\" tests=\"1\">old</testsuites>\n",
+}
+
+// newSet is the next report in the formats asked for.
+func newSet(formats ...Format) []dirFile {
+	var files []dirFile
+	for _, f := range formats {
+		files = append(files, dirFile{format: f, data: []byte("new " + string(f) + ", long enough to be cut in half\n")})
 	}
-	files := []dirFile{
-		{name: "report.json", data: []byte(`{"schema":"new","checks":[]}`)},
-		{name: "report.md", data: []byte("# new report, long enough to be cut in half\n")},
-	}
+	return files
+}
+
+// failing returns osFS whose operation op fails on its nth call.
+func failing(op string, n int) (fsOps, error) {
+	errInjected := errors.New("injected failure")
+	ops := osFS
 	calls := 0
-	errDiskFull := errors.New("no space left on device")
-	err := writeFiles(dir, files, func(w io.Writer, data []byte) error {
-		calls++
-		if calls == 2 {
-			w.Write(data[:len(data)/2])
-			return errDiskFull
+	fail := func() bool { calls++; return calls == n }
+	switch op {
+	case "put":
+		ops.put = func(w io.Writer, data []byte) error {
+			if fail() {
+				w.Write(data[:len(data)/2])
+				return errInjected
+			}
+			return copyData(w, data)
 		}
-		_, err := w.Write(data)
-		return err
-	})
-	if !errors.Is(err, errDiskFull) {
-		t.Fatalf("writeFiles error = %v; want %v", err, errDiskFull)
+	case "rename":
+		ops.rename = func(from, to string) error {
+			if fail() {
+				return errInjected
+			}
+			return os.Rename(from, to)
+		}
+	case "link":
+		ops.link = func(from, to string) error { return errInjected } // a file system without hard links
 	}
+	return ops, errInjected
+}
+
+// TestWriteSetFailsPartWay makes each step of a write fail in turn: a full
+// disk while the temporary files are written, and each rename of the swap,
+// with and without hard links. Every time the previous set must be left
+// whole, with nothing else beside it.
+func TestWriteSetFailsPartWay(t *testing.T) {
+	all := []Format{JSON, Markdown, HTML, JUnit}
+	type failure struct {
+		name    string
+		op      string // the operation that fails: put, rename, or link+rename when there are no hard links either
+		n       int    // on its nth call
+		formats []Format
+	}
+	tests := []failure{
+		{"the second file's write", "put", 2, all},
+		{"the fourth file's write", "put", 4, all},
+	}
+	// With hard links the swap renames each new file over the old: four
+	// renames. Leaving out two formats removes their old files: still
+	// four. Without hard links, each old file is first renamed to its
+	// backup: eight.
+	for n := 1; n <= 4; n++ {
+		tests = append(tests,
+			failure{fmt.Sprintf("rename %d", n), "rename", n, all},
+			failure{fmt.Sprintf("rename %d of two formats, two removed", n), "rename", n, []Format{JUnit, JSON}})
+	}
+	for n := 1; n <= 8; n++ {
+		tests = append(tests, failure{fmt.Sprintf("rename %d without hard links", n), "link+rename", n, all})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, oldSet)
+			ops, errInjected := failing(strings.TrimPrefix(tt.op, "link+"), tt.n)
+			if strings.HasPrefix(tt.op, "link+") {
+				ops.link = func(from, to string) error { return errors.New("no hard links here") }
+			}
+			err := writeSet(t.Context(), dir, newSet(tt.formats...), ops)
+			require.ErrorIs(t, err, errInjected)
+			assert.Equal(t, oldSet, readFiles(t, dir), "the files after a failed write")
+		})
+	}
+}
+
+// TestWriteSetUndoFails fails a rename of the swap, then the rename that
+// would undo it: the error says so, and names where the old file is kept.
+func TestWriteSetUndoFails(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, oldSet)
+	ops := osFS
+	renames := 0
+	ops.rename = func(from, to string) error {
+		renames++
+		if renames == 2 || strings.HasSuffix(from, ".old") {
+			return errors.New("injected failure")
+		}
+		return os.Rename(from, to)
+	}
+	err := writeSet(t.Context(), dir, newSet(JSON, Markdown, HTML, JUnit), ops)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "undoing the swap failed too")
+	backup := strings.TrimSuffix(strings.SplitN(err.Error(), "kept as ", 2)[1], ")")
+	backup = strings.SplitN(backup, ",", 2)[0]
+	backup = strings.SplitN(backup, ")", 2)[0]
+	got, rerr := os.ReadFile(backup)
+	require.NoError(t, rerr, "the backup named by %q", err)
+	assert.Equal(t, oldSet["report.json"], string(got))
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
+	}
+}
+
+// readFiles returns every file in dir by name.
+func readFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
+	require.NoError(t, err)
+	files := map[string]string{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		files[e.Name()] = string(b)
 	}
-	if len(entries) != len(old) {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		t.Errorf("dir holds %q after a failed write; want only the old files", names)
-	}
-	for name, want := range old {
-		got, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != want {
-			t.Errorf("%s = %q after a failed write; want the old %q", name, got, want)
-		}
-	}
+	return files
 }

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 )
 
@@ -16,7 +20,7 @@ import (
 func TestWriteDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	r := failingReport()
-	if err := reports.WriteDir(dir, r); err != nil {
+	if err := reports.WriteDir(t.Context(), dir, r); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []struct {
@@ -47,14 +51,14 @@ func TestWriteDir(t *testing.T) {
 // rendered: the first report's files must stay as they were, whole.
 func TestWriteDirKeepsOldReport(t *testing.T) {
 	dir := t.TempDir()
-	if err := reports.WriteDir(dir, passingReport()); err != nil {
+	if err := reports.WriteDir(t.Context(), dir, passingReport()); err != nil {
 		t.Fatal(err)
 	}
 	before := readAll(t, dir)
 
 	bad := failingReport()
 	bad.Checks[0].Counterexample.Devices[0].DelaysS[1] = math.NaN()
-	err := reports.WriteDir(dir, bad)
+	err := reports.WriteDir(t.Context(), dir, bad)
 	if err == nil {
 		t.Fatal("WriteDir of a report holding NaN succeeded; want an error")
 	}
@@ -66,18 +70,41 @@ func TestWriteDirKeepsOldReport(t *testing.T) {
 	}
 	assertOnly(t, dir, "junit.xml", "report.html", "report.json", "report.md")
 
-	if err := reports.WriteDir(dir, passingReport(), "report.pdf"); err == nil || !strings.Contains(err.Error(), `unknown format "report.pdf"`) {
+	if err := reports.WriteDir(t.Context(), dir, passingReport(), "report.pdf"); err == nil || !strings.Contains(err.Error(), `unknown format "report.pdf"`) {
 		t.Errorf("WriteDir with format report.pdf: error %v; want unknown format", err)
 	}
 }
 
-// TestWriteDirFormats writes only the formats asked for.
+// TestWriteDirFormats writes only the formats asked for, once each, and
+// removes the reports of the other formats that an earlier call wrote, so
+// that the directory never holds files of two runs.
 func TestWriteDirFormats(t *testing.T) {
-	dir := t.TempDir()
-	if err := reports.WriteDir(dir, passingReport(), reports.JUnit, reports.JSON); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		first   []reports.Format // written before, all four when empty
+		formats []reports.Format
+		want    []string
+	}{
+		{"two formats into an empty directory", nil, []reports.Format{reports.JUnit, reports.JSON}, []string{"junit.xml", "report.json"}},
+		{"a format twice", nil, []reports.Format{reports.JSON, reports.JSON}, []string{"report.json"}},
+		{"two formats after four", reports.Formats(), []reports.Format{reports.JUnit, reports.JSON}, []string{"junit.xml", "report.json"}},
+		{"four after one", []reports.Format{reports.Markdown}, nil, []string{"junit.xml", "report.html", "report.json", "report.md"}},
 	}
-	assertOnly(t, dir, "junit.xml", "report.json")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.first != nil {
+				require.NoError(t, reports.WriteDir(t.Context(), dir, failingReport(), tt.first...))
+			}
+			require.NoError(t, reports.WriteDir(t.Context(), dir, passingReport(), tt.formats...))
+			assertOnly(t, dir, tt.want...)
+			for _, name := range tt.want {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				require.NoError(t, err)
+				assert.Contains(t, string(b), "decorrelated", "%s is from the second report", name)
+			}
+		})
+	}
 }
 
 // assertOnly fails unless dir holds exactly the named files: no temporary
@@ -126,25 +153,21 @@ func mapsEqual(a, b map[string]string) bool {
 	return true
 }
 
-func TestWriteFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "replay.json")
-	if err := reports.WriteFile(path, []byte("old\n")); err != nil {
-		t.Fatal(err)
-	}
-	if err := reports.WriteFile(path, []byte("new\n")); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(path); string(got) != "new\n" {
-		t.Errorf("%s = %q; want %q", path, got, "new\n")
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("%s holds %d files; want only replay.json", dir, len(entries))
-	}
-
-	missing := filepath.Join(dir, "missing", "replay.json")
-	err := reports.WriteFile(missing, []byte("x"))
-	if want := "create " + missing + ": no such file or directory"; err == nil || err.Error() != want {
-		t.Errorf("WriteFile into a missing directory: %v; want %q", err, want)
+// TestWriteDirRewrites writes each fixture over itself: WriteDir knows its
+// own files, whatever the report holds.
+func TestWriteDirRewrites(t *testing.T) {
+	custom := passingReport()
+	custom.Schema = "custom/v9"
+	long := hostileReport()
+	long.Schema = strings.Repeat("\u202e", 1000)
+	long.Verdict = verdict.Status(strings.Repeat("\x00", 1000))
+	for _, fx := range []fixture{{"lab-none", failingReport()}, {"storm-compare", stormComparison()}, {"hostile-strings", hostileReport()},
+		{"a schema of its own", custom}, {"a long schema and verdict", long}} {
+		t.Run(fx.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, reports.WriteDir(t.Context(), dir, fx.r))
+			require.NoError(t, reports.WriteDir(t.Context(), dir, fx.r))
+			assertOnly(t, dir, "junit.xml", "report.html", "report.json", "report.md")
+		})
 	}
 }

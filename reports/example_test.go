@@ -1,7 +1,9 @@
 package reports_test
 
 import (
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
@@ -81,4 +83,15 @@ func ExampleWriteMarkdown() {
 	//
 	// - Give each device its own jitter: every device waits the same delays (CV 0, want at least 0.1). Use full or decorrelated jitter, seeded from a stable hash of the device id, not the clock or a constant.
 	// - Spread the retries wider (peak ratio 24 \> 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter.
+}
+
+// A device id from a recorded trace, as a terminal or a report shows it:
+// the escape sequence, the line break and the right-to-left override are
+// written out, and a long id is cut with a note of how much is left out.
+func ExampleVisible() {
+	fmt.Println(reports.Visible("dev-1\x1b[2J\nPASS\u202e", 256))
+	fmt.Println(reports.Visible(strings.Repeat("dev-", 5000), 16))
+	// Output:
+	// dev-1\x1b[2J\nPASS\u202e
+	// dev-dev-dev-dev-…(20.0 kB more)
 }

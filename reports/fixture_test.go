@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -215,5 +216,34 @@ func stormComparison() reports.Report {
 				{Clients: 100000, Cells: []reports.Interval{iv(100000, 100000, 100000), iv(3148, 3113, 3155), iv(4111, 4100, 4114), iv(1347, 1327, 1357)}},
 			},
 		},
+	}
+}
+
+// hostileReport is a report whose strings hold what a trace, a program or a
+// config file can put there: escape sequences, a NUL, a forged line,
+// invalid UTF-8, a right-to-left override, markup, and a detail too long to
+// show whole.
+func hostileReport() reports.Report {
+	return reports.Report{
+		Verdict:    verdict.Fail,
+		Policy:     reports.Policy{Name: "evil\u202egnp.exe", Command: "printf '\\033[2J'; python3 policy.py\n# PASS", Source: "exec"},
+		KitVersion: "v0.1.0",
+		Seed:       1,
+		Checks: []reports.Check{
+			{
+				Name: "spread\x1b[32m PASS\x1b[0m", Why: "why\tnot\u0085", Status: verdict.Fail, Figure: 0, Threshold: 0.1,
+				Detail: "got <b>|x|</b>\nPASS  spread  0.577  0.1  fine",
+				Counterexample: &reports.Counterexample{
+					Attempt: 1,
+					Devices: []reports.DeviceDelays{
+						{ID: "dev-\x00\a\b\v\f\r\x7f", DelaysS: []float64{0.1}},
+						{ID: "dev-\xff\xfe\u2066\u200b\ufeff", DelaysS: []float64{0.2}, Err: "program said: \x1b]0;pwned\a" + strings.Repeat("x", 5000)},
+					},
+					Replay: "jitterkit check --exec 'x\ny'",
+				},
+			},
+			{Name: "bounds", Why: "in bounds", Status: verdict.Pass, Detail: "fine\r\n</failure><testcase name=\"forged\">"},
+		},
+		Advice: []string{"Fix \"spread\\x1b[32m\": it\u2028broke."},
 	}
 }

@@ -36,8 +36,8 @@ type fixture struct {
 // twice: the bytes must be the same both times, and the same as the golden
 // file.
 func TestGolden(t *testing.T) {
-	first := []fixture{{"lab-none", failingReport()}, {"lab-decorrelated", passingReport()}, {"storm-compare", stormComparison()}}
-	second := []fixture{{"lab-none", buildFailingReport()}, {"lab-decorrelated", buildPassingReport()}, {"storm-compare", stormComparison()}}
+	first := []fixture{{"lab-none", failingReport()}, {"lab-decorrelated", passingReport()}, {"storm-compare", stormComparison()}, {"hostile-strings", hostileReport()}}
+	second := []fixture{{"lab-none", buildFailingReport()}, {"lab-decorrelated", buildPassingReport()}, {"storm-compare", stormComparison()}, {"hostile-strings", hostileReport()}}
 	for i, fx := range first {
 		for _, w := range writers {
 			name := fx.name + "." + w.ext

@@ -14,7 +14,7 @@ import (
 var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report.html").
-	Funcs(template.FuncMap{"upper": func(s verdict.Status) string { return strings.ToUpper(string(s)) }}).
+	Funcs(template.FuncMap{"upper": upper}).
 	Parse(htmlSource))
 
 // WriteHTML writes r as one self-contained HTML page: the verdict, the
@@ -71,6 +71,8 @@ type (
 )
 
 func renderHTML(r Report) ([]byte, error) {
+	raw := r
+	r = shown(r)
 	v := htmlView{R: r, Name: r.Policy.Name, Nothing: upperFirst(nothingToChange(r)) + ".", Policy: policyLine(r.Policy), Scenario: scenarioLine(r.Scenario)}
 	if v.Name == "" {
 		v.Name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})
@@ -135,7 +137,7 @@ func renderHTML(r Report) ([]byte, error) {
 			}
 			hc.Rows = append(hc.Rows, cells)
 		}
-		chart, err := comparisonChart(c)
+		chart, err := comparisonChart(raw.Comparison)
 		if err != nil {
 			return nil, err
 		}

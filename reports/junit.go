@@ -14,8 +14,10 @@ import (
 // test case per check and one for the replay. A failed check or replay is a
 // failure carrying its detail and counterexample; an inconclusive check is
 // an error (the evidence was not gathered) and a skipped one is skipped,
-// each with its reason; a warning passes and carries its detail as output. The suite's properties hold the policy,
-// scenario and seed.
+// each with its reason; a warning passes and carries its detail as output.
+// The suite's properties hold the policy, scenario and seed. Every string
+// from r is shown as [Visible] shows it, so the file holds only characters
+// XML allows, and an id cannot close an element or open another.
 func WriteJUnit(w io.Writer, r Report) error {
 	return write(w, r, renderJUnit)
 }
@@ -64,6 +66,7 @@ type (
 )
 
 func renderJUnit(r Report) ([]byte, error) {
+	r = shown(r)
 	suite := junitSuite{
 		Name: "jitterkit " + policyLine(r.Policy),
 		Properties: []junitProperty{
@@ -100,13 +103,13 @@ func renderJUnit(r Report) ([]byte, error) {
 		}
 		switch c.Status {
 		case verdict.Fail:
-			tc.Failure = &junitFailure{Message: xmlSafe(c.Detail), Type: "fail", Text: xmlSafe(text)}
+			tc.Failure = &junitFailure{Message: c.Detail, Type: "fail", Text: text}
 		case verdict.Inconclusive:
-			tc.Error = &junitFailure{Message: xmlSafe(c.Detail), Type: "inconclusive", Text: xmlSafe(text)}
+			tc.Error = &junitFailure{Message: c.Detail, Type: "inconclusive", Text: text}
 		case verdict.Skipped:
-			tc.Skipped = &junitSkipped{Message: xmlSafe(c.Detail)}
+			tc.Skipped = &junitSkipped{Message: c.Detail}
 		case verdict.Warn:
-			tc.SystemOut = &junitText{xmlSafe("warning: " + text)}
+			tc.SystemOut = &junitText{"warning: " + text}
 		}
 		suite.Cases = append(suite.Cases, tc)
 	}
@@ -120,11 +123,11 @@ func renderJUnit(r Report) ([]byte, error) {
 		text := strings.Join(lines, "\n")
 		switch p.Status {
 		case verdict.Fail:
-			tc.Failure = &junitFailure{Message: xmlSafe(p.Detail), Type: "fail", Text: xmlSafe(text)}
+			tc.Failure = &junitFailure{Message: p.Detail, Type: "fail", Text: text}
 		case verdict.Inconclusive:
-			tc.Error = &junitFailure{Message: xmlSafe(p.Detail), Type: "inconclusive", Text: xmlSafe(text)}
+			tc.Error = &junitFailure{Message: p.Detail, Type: "inconclusive", Text: text}
 		default:
-			tc.SystemOut = &junitText{xmlSafe(text)}
+			tc.SystemOut = &junitText{text}
 		}
 		suite.Cases = append(suite.Cases, tc)
 	}
@@ -149,19 +152,4 @@ func renderJUnit(r Report) ([]byte, error) {
 	}
 	b.WriteString("\n")
 	return b.Bytes(), nil
-}
-
-// xmlSafe replaces the characters that XML 1.0 cannot hold, which a CDATA
-// section would otherwise pass through, with U+FFFD.
-func xmlSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t' || r == '\n' || r == '\r',
-			r >= 0x20 && r <= 0xD7FF,
-			r >= 0xE000 && r <= 0xFFFD,
-			r >= 0x10000 && r <= 0x10FFFF:
-			return r
-		}
-		return '\uFFFD'
-	}, s)
 }

@@ -18,13 +18,14 @@ func WriteMarkdown(w io.Writer, r Report) error {
 }
 
 func renderMarkdown(r Report) ([]byte, error) {
+	r = shown(r)
 	var b bytes.Buffer
 	name := r.Policy.Name
 	if name == "" {
 		name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})
 	}
-	fmt.Fprintf(&b, "# jitterkit: %s for %s\n\n", strings.ToUpper(string(r.Verdict)), mdText(name))
-	fmt.Fprintf(&b, "- **Verdict:** %s\n", strings.ToUpper(string(r.Verdict)))
+	fmt.Fprintf(&b, "# jitterkit: %s for %s\n\n", mdText(upper(r.Verdict)), mdText(name))
+	fmt.Fprintf(&b, "- **Verdict:** %s\n", mdText(upper(r.Verdict)))
 	fmt.Fprintf(&b, "- **Policy:** %s\n", mdText(policyLine(r.Policy)))
 	if r.Policy.Command != "" {
 		fmt.Fprintf(&b, "- **Command:** %s\n", mdCode(r.Policy.Command))
@@ -99,11 +100,12 @@ func renderMarkdown(r Report) ([]byte, error) {
 
 // mdStatus writes a status in bold capitals.
 func mdStatus(s verdict.Status) string {
-	return "**" + strings.ToUpper(string(s)) + "**"
+	return "**" + mdText(upper(s)) + "**"
 }
 
 // mdText escapes s for Markdown text and table cells: the characters that
-// start markup, the table's bars, and line breaks.
+// start markup, and the table's bars. s is shown as Visible shows it, so it
+// holds no line break; one is made a space all the same.
 func mdText(s string) string {
 	return mdEscaper.Replace(s)
 }

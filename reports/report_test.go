@@ -123,10 +123,10 @@ func TestJUnit(t *testing.T) {
 		}
 	}
 	spread := doc.Suite.Cases[0].Failure
-	if !strings.HasSuffix(spread.Message, " \uFFFD]]>") {
-		t.Errorf("spread's failure message = %q; want the NUL replaced and the ]]> kept", spread.Message)
+	if !strings.HasSuffix(spread.Message, ` \x00]]>`) {
+		t.Errorf("spread's failure message = %q; want the NUL shown as \\x00 and the ]]> kept", spread.Message)
 	}
-	for _, s := range []string{"1000 of 1000 devices", " \uFFFD]]>\n", `"dev-\x00]]>-000000": 0.1s 0.2s 0.4s`, "replay: jitterkit check"} {
+	for _, s := range []string{"1000 of 1000 devices", " \\x00]]>\n", `"dev-\x00]]>-000000": 0.1s 0.2s 0.4s`, "replay: jitterkit check"} {
 		if !strings.Contains(spread.Text, s) {
 			t.Errorf("spread's failure text lacks %q:\n%s", s, spread.Text)
 		}

@@ -6,18 +6,23 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // WriteText writes the terminal summary of r: the verdict first, then a
 // table of the checks with the evidence of each failure, the replay's
-// figures, and what to change.
+// figures, and what to change. Every string from r is shown as [Visible]
+// shows it, so nothing in r can move the cursor, recolour or clear the
+// terminal, or start a line of its own.
 func WriteText(w io.Writer, r Report) error {
 	return write(w, r, renderText)
 }
 
 func renderText(r Report) ([]byte, error) {
+	r = shown(r)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s  %s\n", strings.ToUpper(string(r.Verdict)), policyLine(r.Policy))
+	fmt.Fprintf(&b, "%s  %s\n", upper(r.Verdict), policyLine(r.Policy))
 	if line := scenarioLine(r.Scenario); line != "" {
 		fmt.Fprintf(&b, "      %s\n", line)
 	}
@@ -28,7 +33,7 @@ func renderText(r Report) ([]byte, error) {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  status\tcheck\tfigure\tthreshold\tdetail\n")
 		for _, c := range r.Checks {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", strings.ToUpper(string(c.Status)), c.Name, num(c.Figure), num(c.Threshold), c.Detail)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", upper(c.Status), c.Name, num(c.Figure), num(c.Threshold), c.Detail)
 		}
 		tw.Flush()
 		for _, c := range r.Checks {
@@ -49,7 +54,7 @@ func renderText(r Report) ([]byte, error) {
 	}
 
 	if p := r.Replay; p != nil {
-		fmt.Fprintf(&b, "\nreplay  %s  %s\n", strings.ToUpper(string(p.Status)), p.Detail)
+		fmt.Fprintf(&b, "\nreplay  %s  %s\n", upper(p.Status), p.Detail)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  figure\tmedian\t%s\n", intervalHeading(p.Summary.Level))
 		for _, f := range summaryFigures(p.Summary) {
@@ -92,9 +97,10 @@ func counterexampleHead(x *Counterexample) string {
 	return head
 }
 
-// deviceLine writes a device's id and delays: "dev-000017": 0.1s 0.2s 0.4s.
+// deviceLine writes a device's id, in quotes, and its delays:
+// "dev-000017": 0.1s 0.2s 0.4s. The id is shown as Visible shows it.
 func deviceLine(d DeviceDelays) string {
-	return fmt.Sprintf("%q: %s", d.ID, delayList(d))
+	return `"` + d.ID + `": ` + delayList(d)
 }
 
 // delayList writes a device's delays, cut at ten, and its error.
@@ -114,6 +120,16 @@ func delayList(d DeviceDelays) string {
 		return "no delays"
 	}
 	return strings.Join(parts, " ")
+}
+
+// upper writes a status in capitals, as the verdict and the checks' tables
+// show it. A status that is not one of verdict's is shown as it is, since
+// upper-casing its escapes would change them.
+func upper(s verdict.Status) string {
+	if !s.Valid() {
+		return string(s)
+	}
+	return strings.ToUpper(string(s))
 }
 
 // intervalHeading names the intervals of a confidence level: 0.95 → "95%

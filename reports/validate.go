@@ -18,16 +18,18 @@ func prepare(r Report) (Report, error) {
 }
 
 // validate reports the first number that is not finite and the first
-// comparison row whose cells do not match its columns.
+// comparison row whose cells do not match its columns. The names and ids it
+// quotes are shown as Visible shows them.
 func (r Report) validate() error {
 	v := &validator{}
 	s := r.Scenario
 	v.nums("scenario", s.AcceptRate, s.DownS, s.WindowS, s.StartSpreadS, s.HorizonS, s.RetryAfterS, s.Threshold)
 	for i, c := range r.Checks {
-		v.nums(fmt.Sprintf("checks[%d] (%s)", i, c.Name), c.Figure, c.Threshold)
+		name := Visible(c.Name, nameMax)
+		v.nums(fmt.Sprintf("checks[%d] (%s)", i, name), c.Figure, c.Threshold)
 		if c.Counterexample != nil {
 			for _, d := range c.Counterexample.Devices {
-				v.nums(fmt.Sprintf("checks[%d] (%s): device %q", i, c.Name, d.ID), d.DelaysS...)
+				v.nums(fmt.Sprintf(`checks[%d] (%s): device "%s"`, i, name, Visible(d.ID, nameMax)), d.DelaysS...)
 			}
 		}
 	}

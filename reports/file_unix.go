@@ -1,0 +1,67 @@
+//go:build unix
+
+package reports
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+)
+
+// openInPlace opens the device, pipe or socket at path for writing, as it
+// is: without creating or truncating it, without following a link put in
+// its place since Lstat, and without making a terminal the process's
+// controlling one. It opens without blocking: a pipe with no reader fails
+// with ENXIO, and is tried again, ever less often, until a reader opens it
+// or ctx is done. The file is then made blocking again unless the runtime
+// poller serves it, so that a write waits as it would have.
+func openInPlace(ctx context.Context, path string, mode fs.FileMode) (*os.File, error) {
+	const flags = os.O_WRONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_NOFOLLOW
+	wait := time.Millisecond
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		f, err := os.OpenFile(path, flags, 0)
+		if err == nil {
+			return blocking(f)
+		}
+		if mode&fs.ModeNamedPipe == 0 || !errors.Is(err, syscall.ENXIO) {
+			return nil, err // a *fs.PathError that names path
+		}
+		select {
+		case <-ctx.Done():
+			return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("waiting for a reader of the pipe: %w", ctx.Err())}
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// blocking checks that f, just opened in place, is still no regular file
+// or directory, and clears O_NONBLOCK unless the runtime poller serves f
+// (a file it serves has deadlines).
+func blocking(f *os.File) (*os.File, error) {
+	fi, err := f.Stat()
+	if err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
+		err = &fs.PathError{Op: "open", Path: f.Name(), Err: errors.New("became a regular file or a directory while it was opened")}
+	}
+	if err == nil && errors.Is(f.SetWriteDeadline(time.Time{}), os.ErrNoDeadline) {
+		var rc syscall.RawConn
+		if rc, err = f.SyscallConn(); err == nil {
+			cerr := rc.Control(func(fd uintptr) { err = syscall.SetNonblock(int(fd), false) })
+			if err == nil {
+				err = cerr
+			}
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
