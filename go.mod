@@ -3,6 +3,7 @@ module github.com/jitterkit/jitterkit
 go 1.26.0
 
 require (
+	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/image v0.30.0
 	golang.org/x/sync v0.25.0
@@ -18,6 +19,5 @@ require (
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )

@@ -75,6 +75,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{`check`, `--exec`, `echo "Traceback: ModuleNotFoundError: No module named numpy" >&2; exit 1`}, 2, `jitterkit: exec "echo \"Traceback: ModuleNotFoundError: No module named numpy\" >&2; exit 1": device "02:1a:7f:01:09:53": it exited (exit status 1) without answering
 its standard error ends with:
 	Traceback: ModuleNotFoundError: No module named numpy`},
+		{[]string{`check`, `--exec`, `printf "\033[2J\033]0;owned\007\nline two\n" >&2; exit 1`}, 2, `jitterkit: exec "printf \"\\033[2J\\033]0;owned\\007\\nline two\\n\" >&2; exit 1": device "02:1a:7f:01:09:53": it exited (exit status 1) without answering
+its standard error ends with:
+	\x1b[2J\x1b]0;owned\a
+	line two`},
 		{[]string{`check`, `--exec`, `./no-such-policy`}, 2, `jitterkit: exec "./no-such-policy": device "02:1a:7f:01:09:53": it exited (exit status 127) without answering
 its standard error ends with:
 	sh: 1: ./no-such-policy: not found`},

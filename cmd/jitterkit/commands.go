@@ -56,6 +56,7 @@ func evaluate(e *env, o *options, st steps) error {
 	}
 	defer src.close()
 	rep := newReport(src, o)
+	var replayJSON bytes.Buffer
 	if st.checks {
 		out, err := runChecks(e, o, src)
 		if err != nil {
@@ -70,12 +71,8 @@ func evaluate(e *env, o *options, st steps) error {
 		}
 		addReplay(&rep, o, src, res, failed)
 		if o.json != "" && failed == nil {
-			var b bytes.Buffer
-			if err := res.WriteJSON(&b, src.name); err != nil {
+			if err := res.WriteJSON(&replayJSON, src.name); err != nil {
 				return kitError(err)
-			}
-			if err := reports.WriteFile(o.json, b.Bytes()); err != nil {
-				return outputError("--json", err)
 			}
 		}
 		if st.comparison && failed == nil {
@@ -91,6 +88,11 @@ func evaluate(e *env, o *options, st steps) error {
 	// before giving a verdict on what it answered.
 	if err := src.close(); err != nil {
 		return inputError(err)
+	}
+	if replayJSON.Len() > 0 {
+		if err := reports.WriteFile(e.ctx, o.json, replayJSON.Bytes()); err != nil {
+			return outputError(e, "--json", err)
+		}
 	}
 	return finish(e, o, rep)
 }
@@ -108,8 +110,8 @@ func finish(e *env, o *options, rep reports.Report) error {
 		if err := e.ctx.Err(); err != nil {
 			return &interruptedError{"before writing the report"}
 		}
-		if err := reports.WriteDir(o.report, rep); err != nil {
-			return outputError("--report", err)
+		if err := reports.WriteDir(e.ctx, o.report, rep); err != nil {
+			return outputError(e, "--report", err)
 		}
 		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportFiles(o.report))
 	}
@@ -142,10 +144,15 @@ func inconclusive(rep reports.Report) error {
 	return &exitError{exitUsage, fmt.Errorf("no verdict: %s", what)}
 }
 
-// outputError reports a failure to write flag's file: bad input (exit 2)
-// when the path cannot be written, a failure of the kit (exit 3) when the
-// report could not be rendered.
-func outputError(flag string, err error) error {
+// outputError reports a failure to write flag's file: an interruption when
+// a signal ended the wait for it (a FIFO without a reader, another gate
+// writing the same directory), bad input (exit 2) when the path cannot be
+// written, a failure of the kit (exit 3) when the report could not be
+// rendered.
+func outputError(e *env, flag string, err error) error {
+	if e.ctx.Err() != nil && errors.Is(err, e.ctx.Err()) {
+		return &interruptedError{"while writing " + flag}
+	}
 	err = fmt.Errorf("%s: %w", flag, err)
 	if errors.As(err, new(*fs.PathError)) || errors.As(err, new(*os.LinkError)) {
 		return inputError(err)

@@ -182,7 +182,7 @@ func columnHeadings(srcs []*source) (headings []string, note string) {
 	for _, s := range srcs {
 		same = same && s.spec != nil && s.spec.Seed == srcs[0].spec.Seed &&
 			strings.TrimPrefix(s.spec.String(), string(s.spec.Strategy)) == strings.TrimPrefix(srcs[0].spec.String(), string(srcs[0].spec.Strategy))
-		headings = append(headings, s.name)
+		headings = append(headings, reports.Visible(s.name, 64))
 	}
 	if !same || len(srcs) < 2 {
 		return headings, ""

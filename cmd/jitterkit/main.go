@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/jitterkit/jitterkit/reports"
 )
 
 // Exit codes. Scripts depend on them.
@@ -60,6 +63,22 @@ func (e *interruptedError) Error() string {
 	return "interrupted " + e.where + "; no report was written"
 }
 
+// visibleLines escapes every control character, invisible character and
+// invalid byte of each line of msg, so that what a program, a file or a
+// config wrote cannot move the cursor or forge a line; an indent of tabs
+// stays.
+func visibleLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, line := range lines {
+		body := strings.TrimLeft(line, "\t")
+		lines[i] = line[:len(line)-len(body)] + reports.Visible(body, maxMessageLine)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// maxMessageLine is the longest line of an error message, in bytes.
+const maxMessageLine = 4096
+
 // exitCode writes err to stderr, unless it is nil, and returns its exit
 // code: the code an exitError carries, exitInterrupted for an interrupted
 // run, and exitKit for any other error.
@@ -67,7 +86,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitPass
 	}
-	fmt.Fprintf(stderr, "jitterkit: %v\n", err)
+	fmt.Fprintf(stderr, "jitterkit: %s\n", visibleLines(err.Error()))
 	var e *exitError
 	switch {
 	case errors.As(err, &e):

@@ -159,6 +159,11 @@ func checkOutputs(o *options) error {
 			outputs = append(outputs, filepath.Join(o.report, string(f)))
 		}
 	}
+	for _, out := range outputs {
+		if fi, err := os.Stat(out); err == nil && fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0 {
+			return usageError("%s is a block device; write the output to a file", out)
+		}
+	}
 	for _, in := range []struct{ flag, path string }{{"--trace", o.trace}, {"--config", o.config}} {
 		if in.path == "" {
 			continue
