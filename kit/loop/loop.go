@@ -17,9 +17,9 @@ import (
 // A Loop is a retry loop as a device runs it: it calls op until op returns
 // nil or the loop gives up, waiting between calls however it does
 // (time.Sleep, time.After, a timer, a context's deadline, a library's Do or
-// Retry), and returns. It should return once ctx is cancelled; op passes
-// the context it is given on to nothing, so a loop may call it with ctx or a
-// context derived from it.
+// Retry), and returns. It should return once ctx is cancelled. op looks at
+// the context it is given only to return its error once it is done, so a
+// loop may call it with ctx or with a context derived from it.
 type Loop func(ctx context.Context, op func(context.Context) error) error
 
 // Config says how long each device's loop is observed. Zero fields take the
