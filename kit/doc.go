@@ -6,8 +6,28 @@
 // makes one Policy per [Device] from the device's identity: its id and the
 // instant it booted. Everything jitterkit checks is a Factory, whatever the
 // policy's source: one of the four built-in strategies described by a
-// [Spec], a retry library wrapped by an adapter ([FromNextBackOff],
-// [FromNext], [FromBackoffDelay], [FromFunc]), or delays recorded from real devices ([ReadTrace]).
+// [Spec], a retry library wrapped by an adapter, or delays recorded from real
+// devices ([ReadTrace]).
+//
+// # Adapters
+//
+// The adapters take a library's delay method as it is, without importing the
+// library:
+//
+//	FromNextBackOff   cenkalti/backoff's NextBackOff, -1 to stop
+//	FromNext          sethvargo/go-retry's Next, true to stop
+//	FromBackoffDelay  aws-sdk-go-v2's BackoffDelay(attempt, err), attempts from 1
+//	FromStep          k8s.io/apimachinery wait.Backoff's Step, no attempt number
+//	FromFunc          a function of the attempt number, counting from 1
+//	FromIndex         a function of the retry's index, counting from 0, as
+//	                  go-retryablehttp's Backoff is asked
+//	Limit             any policy stopped after n delays, as a loop with a
+//	                  limit on attempts stops it
+//
+// A library that hands out no delay at all, but sleeps, waits on a timer or
+// reconnects on its own, is checked through its retry loop itself: package
+// kit/loop runs the loop a device ships under a fake clock and records when
+// it calls its operation. Its policies are [FakeClocked].
 //
 // # The four strategies
 //

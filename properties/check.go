@@ -15,14 +15,21 @@ import (
 // it; a warning, an inconclusive check and a skipped one are logged, and an
 // inconclusive check fails t too: the suite did not gather the evidence it
 // was asked for. The frozen-clock check makes its devices inside a
-// testing/synctest bubble, so a policy that seeds from time.Now is caught.
+// testing/synctest bubble, so a policy that seeds from time.Now is caught;
+// a policy that is kit.FakeClocked, such as the loop adapter's
+// (kit/loop), ran under a frozen clock of its own that started at its
+// device's boot, so the check makes it outside the bubble, where that
+// clock can run.
 //
 // Check may itself be called inside a bubble (bubbles do not nest): the
 // frozen-clock check then uses the caller's; since a test inside a bubble
 // cannot run subtests, each check is reported under its name instead; and
 // since the bubble's clock is fake, no call is timed (CallTimeout is
 // ignored): a call that blocks for ever deadlocks the bubble, which
-// testing/synctest reports with every goroutine's stack. A config that Validate refuses is a fatal error of t, and a
+// testing/synctest reports with every goroutine's stack. A policy that
+// needs a bubble of its own, as the loop adapter's do, cannot be made
+// there: its source says so, in Outcome.Err. A config that Validate
+// refuses is a fatal error of t, and a
 // failure of the policy's source (Outcome.Err) an error of t. rapid may
 // write fail files under testdata/rapid/ when it is run with its own flags;
 // the checks themselves turn them off.
@@ -50,7 +57,8 @@ func Check(t *testing.T, f kit.Factory, cfg Config) {
 
 // RunFrozen is Run as Check runs it: the frozen-clock check makes its
 // devices inside a testing/synctest bubble (the caller's, when it is called
-// inside one), where time.Now stands still while goroutines run. It returns
+// inside one), where time.Now stands still while goroutines run, except
+// for kit.FakeClocked policies, whose own clocks are frozen already. It returns
 // the outcome and leaves t alone, for tests that assert on the verdicts
 // themselves.
 func RunFrozen(t *testing.T, f kit.Factory, cfg Config) (Outcome, error) {

@@ -27,6 +27,15 @@ const bootApart = time.Second + 7*time.Millisecond
 // even a second apart, the clock is not what collapses them, and the check
 // cannot tell whether it would: it says so, and spread reports the lack of
 // spread.
+//
+// A policy that is kit.FakeClocked (the loop adapter's) ran its device's
+// code under a fake clock of its own, which read the device's boot instant
+// when the code started: its clock is frozen and aligned with its boot
+// already, and its code cannot run inside the check's bubble, since bubbles
+// do not nest. The check finds this out on one device made outside any
+// bubble, and then compares devices booted at one instant with devices
+// booted apart without a bubble, in Check as in Run; a clock that could not
+// start at Config.Boot leaves it inconclusive.
 func (r *runner) frozenClock(frozen bubble) Result {
 	res := Result{Name: NameFrozenClock, Threshold: r.cfg.Thresholds.MinCV}
 	switch r.cfg.Source {
@@ -43,6 +52,15 @@ func (r *runner) frozenClock(frozen bubble) Result {
 	together, apart := boots{at: r.cfg.Boot}, boots{at: r.cfg.Boot, apart: bootApart}
 	var shared, spaced []device
 	where := "booted at one instant, " + r.cfg.Boot.Format(time.RFC3339)
+	if start, ok := r.fakeClockStart(ids); ok {
+		if !start.Equal(r.cfg.Boot) {
+			return Result{Name: NameFrozenClock, Status: verdict.Inconclusive, Threshold: r.cfg.Thresholds.MinCV,
+				Detail: fmt.Sprintf("the policy's own fake clock (kit.FakeClocked) started at %s, not at the boot instant %s, so devices booted apart would not start apart: set Config.Boot to %s or later",
+					start.UTC().Format(time.RFC3339Nano), r.cfg.Boot.Format(time.RFC3339Nano), start.UTC().Format(time.RFC3339))}
+		}
+		frozen = nil
+		where += ", each under a fake clock of its own started at its boot instant (kit.FakeClocked)"
+	}
 	if frozen != nil {
 		frozen(func() {
 			shared = cleanDevices(collectSync(r.f, ids, together, k))
@@ -80,6 +98,26 @@ func (r *runner) frozenClock(frozen bubble) Result {
 			two.cv, two.attempt, one.cv, th)
 	}
 	return res
+}
+
+// fakeClockStart makes the policy of the first device, booted at
+// Config.Boot, where the check runs (outside any bubble of its own), and
+// returns the instant its fake clock started at when it is kit.FakeClocked.
+// A factory that panics says no: the main collection has reported it.
+func (r *runner) fakeClockStart(ids []string) (start time.Time, ok bool) {
+	if len(ids) == 0 {
+		return time.Time{}, false
+	}
+	defer func() {
+		if recover() != nil {
+			start, ok = time.Time{}, false
+		}
+	}()
+	c, ok := r.f(kit.Device{ID: ids[0], Boot: r.cfg.Boot}).(kit.FakeClocked)
+	if !ok {
+		return time.Time{}, false
+	}
+	return c.ClockStart(), true
 }
 
 // reproducibleSample is how many devices reproducibility makes again.

@@ -1,0 +1,89 @@
+// Package loop turns the retry loop a device ships into a [kit.Factory], so
+// that a library which never hands out a delay (it sleeps, waits on a timer
+// or a context, or reconnects on its own) is checked as it is.
+//
+// A [Loop] is the user's code, unchanged: a function that calls an
+// operation until it succeeds or the loop gives up, waiting between calls.
+// For each device, [Factory] runs the device's loop in a testing/synctest
+// bubble of its own with an operation that always fails, and records the
+// instant of every call. The delays between consecutive calls are the
+// device's policy. Inside the bubble the clock is fake: it stands still
+// while the loop's goroutines run and jumps ahead when they all wait, so a
+// loop that would sleep for minutes is observed in microseconds, and the
+// delays are exactly what the loop waited, to the nanosecond.
+//
+// # The clock of each device
+//
+// A bubble's clock starts at midnight UTC 2000-01-01. Before the device's
+// loop is made, the clock is moved on to the device's Boot instant when Boot
+// is later, so devices booted at one instant start at one instant, and
+// devices booted a second apart start a second apart, as devices powered on
+// by one relay do. A loop that seeds its jitter from time.Now then gives
+// every device booted together the same delays, and the checks see it. The
+// policies are [kit.FakeClocked]: the frozen-clock check of package
+// properties recognises them and compares devices booted at one instant with
+// devices booted apart without a bubble of its own. Devices booted before
+// 2000-01-01 all start at 2000-01-01 (the clock cannot move back), and
+// ClockStart says so.
+//
+// # When the observation ends
+//
+// The loop runs until it returns or until op has been called
+// [Config.MaxDelays]+1 times. At that call the loop's context is cancelled
+// and op returns the context's error; a loop that calls op again all the
+// same is ended with runtime.Goexit on the goroutine that called op. The
+// policy then gives the delays observed, and then:
+//
+//   - [kit.ErrStop], when the loop returned on its own before the limit: it
+//     gave up.
+//   - an error saying the limit was reached, when it was: the loop had not
+//     given up, and more delays cannot be read. Properties reads 32 delays
+//     by default (its CapAttempts), the default MaxDelays; a replay reads up
+//     to its scenario's MaxAttempts, so set MaxDelays to that for sim.
+//   - an error naming what went wrong, otherwise (see below).
+//
+// A loop that never waits gives delays of 0, which the checks fail. A loop
+// whose goroutines all block for ever on something of the bubble (a channel
+// nobody sends on, with no timer set) deadlocks the bubble: that is caught
+// and reported as the device's error. A loop that neither returns, calls
+// op, nor waits cannot be stopped in Go: its device is watched from outside
+// the bubble with a limit of real time ([Config.Timeout], 20 s by default,
+// millions of times what a loop takes), reported as hung, and its goroutines
+// are left behind. Once the loops of three devices have hung, the factory
+// observes no more devices and their policies say why at once.
+//
+// Every error of the adapter reaches the checks as a failure of the policy's
+// source, not as the policy's defect: properties reports it in Outcome.Err
+// with the device and the attempt (Check fails the test with it) and judges
+// the devices that were observed, and a replay stops with a DeviceError. The
+// adapter cannot tell a loop's own defect from what a fake clock cannot run:
+// a loop that deadlocks inside a bubble may wait on something the real world
+// would deliver, and one that looks hung may be doing real network I/O.
+//
+// # What it cannot observe
+//
+//   - A negative delay: the loop waits it as none, and it shows as 0.
+//   - Time the operation itself takes: op returns at once, so the delays are
+//     the waits alone, not a timeout on each attempt.
+//   - Anything the loop decides from the error's kind: op fails with one
+//     error before the limit. A loop that retries only some errors is
+//     wrapped so that op's failure becomes one it retries.
+//   - Code that needs goroutines, channels or timers made outside the
+//     device's bubble, or made inside another device's: a goroutine waiting
+//     on them is not durably blocked, so the fake clock does not move (the
+//     device looks hung), and operating on another bubble's channel or timer
+//     panics. A library that keeps such state in package variables, made
+//     on first use, cannot be observed.
+//   - A panic in a goroutine the loop starts: it crashes the test binary, as
+//     in any test. A panic in the loop's own goroutine is reported as the
+//     device's error.
+//
+// # Only in go test
+//
+// testing/synctest needs the test's *testing.T, so the adapter is for go
+// test: [Factory] takes t, and its policies may only be made while the test
+// runs. It cannot run inside a bubble of the caller's: bubbles do not nest.
+// Factory called inside one fails the test at once, and a policy made inside
+// one (properties.Check called inside synctest.Test with a factory made
+// outside) gives an error saying so instead of delays.
+package loop

@@ -1,0 +1,421 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// A Loop is a retry loop as a device runs it: it calls op until op returns
+// nil or the loop gives up, waiting between calls however it does
+// (time.Sleep, time.After, a timer, a context's deadline, a library's Do or
+// Retry), and returns. It should return once ctx is cancelled. op looks at
+// the context it is given only to return its error once it is done, so a
+// loop may call it with ctx or with a context derived from it.
+type Loop func(ctx context.Context, op func(context.Context) error) error
+
+// Config says how long each device's loop is observed. Zero fields take the
+// defaults documented on each.
+type Config struct {
+	// MaxDelays is the most delays observed per device: op is called at
+	// most MaxDelays+1 times, and at that call the loop's context is
+	// cancelled (default DefaultMaxDelays, 32: properties reads 32 delays
+	// by default). For a replay, set it to the scenario's MaxAttempts.
+	// Every device's loop is observed up to MaxDelays when its policy is
+	// made, however few delays are read, at a few microseconds a delay:
+	// 1000 devices at 10,000 delays take about half a minute.
+	MaxDelays int
+	// Timeout is the real time one device's observation may take before
+	// the device counts as hung (default DefaultTimeout, 20 s). A loop
+	// under a fake clock takes microseconds a delay, so the default is
+	// millions of times what it needs, and below properties' CallTimeout
+	// (30 s), so that the adapter says what hung before the checks time
+	// the whole factory call out.
+	Timeout time.Duration
+}
+
+// Defaults of the Config fields left zero.
+const (
+	DefaultMaxDelays = 32
+	DefaultTimeout   = 20 * time.Second
+)
+
+// maxHangs is how many devices' loops may hang before the factory observes
+// no more: each hang costs a Timeout of real time, and a loop that hangs
+// three times will hang again.
+const maxHangs = 3
+
+// Factory returns the factory whose policy for a device is the delays of
+// the loop that loops makes for it, observed under a fake clock of the
+// device's own as the package documentation describes. loops is called
+// inside the device's bubble, after the clock has been moved to the
+// device's boot instant, so that anything it seeds from time.Now sees that
+// instant; each device gets the loop it returns.
+//
+// t is the test's; the policies may be made from any goroutine while the
+// test runs, and concurrently. Factory fails t at once when cfg is out of
+// range or when it is called inside a testing/synctest bubble. When the
+// test ends, it logs the devices whose loops hung or went on calling op
+// after their context was cancelled. A nil loops panics.
+func Factory(t *testing.T, loops func(kit.Device) Loop, cfg Config) kit.Factory {
+	t.Helper()
+	if loops == nil {
+		panic("loop: nil loops")
+	}
+	switch {
+	case cfg.MaxDelays < 0:
+		t.Fatalf("loop: MaxDelays %d is negative", cfg.MaxDelays)
+	case cfg.Timeout < 0:
+		t.Fatalf("loop: Timeout %v is negative", cfg.Timeout)
+	}
+	if cfg.MaxDelays == 0 {
+		cfg.MaxDelays = DefaultMaxDelays
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if inBubble(t) {
+		t.Fatal("loop: Factory " + errNested.Error())
+	}
+	f := &fleet{t: t, loops: loops, cfg: cfg}
+	t.Cleanup(f.report)
+	return f.policy
+}
+
+// nestedPanic is what synctest.Test panics with when it is called inside a
+// bubble, before it does anything else.
+const nestedPanic = "synctest.Run called from within a synctest bubble"
+
+var errNested = errors.New("cannot run inside a testing/synctest bubble: each device's loop runs in a bubble of its own, and bubbles do not nest; make the policies (call properties.Check) outside synctest.Test")
+
+// inBubble reports whether the calling goroutine runs inside a bubble: an
+// empty bubble costs microseconds.
+func inBubble(t *testing.T) (nested bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if fmt.Sprint(r) != nestedPanic {
+				panic(r)
+			}
+			nested = true
+		}
+	}()
+	synctest.Test(t, func(*testing.T) {})
+	return false
+}
+
+// A fleet makes the policies of one Factory and keeps what the end of the
+// test reports.
+type fleet struct {
+	t     *testing.T
+	loops func(kit.Device) Loop
+	cfg   Config
+
+	mu       sync.Mutex
+	hung     []string // devices whose loops hung, in the order they did
+	ignored  []string // the first devices whose loops ignored cancellation
+	nIgnored int
+	made     int
+}
+
+// shown is how many devices a report names before it says how many more.
+const shown = 10
+
+func (f *fleet) policy(dev kit.Device) kit.Policy {
+	f.mu.Lock()
+	f.made++
+	if len(f.hung) >= maxHangs {
+		err := fmt.Errorf("loop: not observed: the loops of %d devices hung before this one (%s); a loop that hangs three times hangs again",
+			len(f.hung), quoted(f.hung))
+		f.mu.Unlock()
+		return &failed{err: err}
+	}
+	f.mu.Unlock()
+
+	o := newObservation(dev, f.loops, f.cfg.MaxDelays)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		o.observe(f.t)
+	}()
+	timer := time.NewTimer(f.cfg.Timeout)
+	defer timer.Stop()
+	select {
+	case <-finished:
+	case <-o.complete:
+		// The loop is over; what it left in its bubble winds down alone.
+	case <-timer.C:
+		o.hang(f.cfg.Timeout)
+	}
+	p := o.policy()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if o.hung {
+		f.hung = append(f.hung, dev.ID)
+	}
+	if o.after > 0 {
+		if f.nIgnored++; len(f.ignored) < shown {
+			f.ignored = append(f.ignored, dev.ID)
+		}
+	}
+	return p
+}
+
+// report logs, when the test ends, what the policies' errors alone do not
+// show to a test that reads only some of each device's delays.
+func (f *fleet) report() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.hung) > 0 {
+		f.t.Logf("loop: the loops of %d of %d devices hung and their goroutines were left behind: %s",
+			len(f.hung), f.made, quoted(f.hung))
+	}
+	if f.nIgnored > 0 {
+		more := ""
+		if f.nIgnored > len(f.ignored) {
+			more = fmt.Sprintf(" and %d more", f.nIgnored-len(f.ignored))
+		}
+		f.t.Logf("loop: the loops of %d of %d devices called op again after their context was cancelled at the limit (MaxDelays %d), and were ended with runtime.Goexit: %s%s; such a loop cannot be stopped through its context",
+			f.nIgnored, f.made, f.cfg.MaxDelays, quoted(f.ignored), more)
+	}
+}
+
+func quoted(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = fmt.Sprintf("%q", id)
+	}
+	return strings.Join(q, ", ")
+}
+
+// An observation is one device's loop run in a bubble of its own. Its
+// fields are shared by the bubble's goroutines and the watch outside, under
+// mu.
+type observation struct {
+	dev      kit.Device
+	loops    func(kit.Device) Loop
+	max      int           // MaxDelays
+	complete chan struct{} // made outside the bubble; closed when the loop is over
+
+	// Made inside the bubble, by its root, before the loop starts.
+	ctx    context.Context
+	cancel context.CancelFunc
+	ended  chan struct{} // closed at the first call of op past the limit
+
+	mu       sync.Mutex
+	started  bool
+	start    time.Time   // the fake clock when the loop was made
+	calls    []time.Time // the instants of op's calls, at most max+1
+	after    int         // calls of op past the limit, each ended with Goexit
+	returned bool
+	loopErr  error // what the loop returned
+	panicked any
+	exited   bool   // the loop's goroutine exited without returning, not by op
+	deadlock string // the runtime's reason, when the bubble deadlocked
+	hung     bool
+	err      error // an error of its own, ending the observation
+}
+
+func newObservation(dev kit.Device, loops func(kit.Device) Loop, max int) *observation {
+	return &observation{dev: dev, loops: loops, max: max, complete: make(chan struct{})}
+}
+
+// observe runs the bubble and records how it ended.
+func (o *observation) observe(t *testing.T) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if err, ok := r.(error); ok && strings.HasPrefix(err.Error(), "deadlock: ") {
+			o.deadlock = err.Error()
+			return
+		}
+		if fmt.Sprint(r) == nestedPanic {
+			o.err = errNested
+			return
+		}
+		o.err = fmt.Errorf("loop: testing/synctest panicked: %v", r)
+	}()
+	synctest.Test(t, o.root)
+}
+
+// root is the bubble's main goroutine. It moves the clock to the device's
+// boot, runs the loop on a goroutine of its own, and returns when the loop
+// returns or calls op past the limit.
+func (o *observation) root(*testing.T) {
+	if d := o.dev.Boot.Sub(time.Now()); d > 0 {
+		time.Sleep(d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	o.mu.Lock()
+	o.ctx, o.cancel, o.ended = ctx, cancel, make(chan struct{})
+	o.started, o.start = true, time.Now().Round(0)
+	o.mu.Unlock()
+	go o.run(ctx, done)
+	select {
+	case <-done:
+	case <-o.ended:
+	}
+	cancel()
+	close(o.complete)
+}
+
+// run makes the device's loop and runs it, recording how it ended.
+func (o *observation) run(ctx context.Context, done chan<- struct{}) {
+	returned := false
+	defer func() {
+		r := recover()
+		o.mu.Lock()
+		switch {
+		case returned:
+		case r != nil:
+			o.panicked = r
+		case o.after == 0:
+			o.exited = true
+		}
+		o.mu.Unlock()
+		close(done)
+	}()
+	l := o.loops(o.dev)
+	if l == nil {
+		o.mu.Lock()
+		o.err = errors.New("loop: the loops function returned a nil Loop")
+		o.mu.Unlock()
+		returned = true
+		return
+	}
+	err := l(ctx, o.op)
+	o.mu.Lock()
+	o.returned, o.loopErr = true, err
+	o.mu.Unlock()
+	returned = true
+}
+
+// errUnavailable is what op fails with before the limit.
+var errUnavailable = errors.New("loop: unavailable (jitterkit's operation fails on every call)")
+
+// op is the operation the loop retries: it records the instant of the
+// call and fails. The call that reaches the limit cancels the loop's
+// context and returns its error; a call past it ends the calling goroutine.
+func (o *observation) op(ctx context.Context) error {
+	o.mu.Lock()
+	if len(o.calls) > o.max {
+		o.after++
+		first := o.after == 1
+		o.mu.Unlock()
+		if first {
+			close(o.ended)
+		}
+		runtime.Goexit()
+	}
+	o.calls = append(o.calls, time.Now())
+	last := len(o.calls) == o.max+1
+	o.mu.Unlock()
+	if last {
+		o.cancel()
+		return o.ctx.Err()
+	}
+	if ctx != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return errUnavailable
+}
+
+// hang marks the observation as hung after limit of real time.
+func (o *observation) hang(limit time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.hung = true
+	reached := len(o.calls) > o.max
+	switch {
+	case !o.started:
+		o.err = fmt.Errorf("loop: did not start within %v of real time (loop.Config.Timeout): the bubble was not scheduled; its goroutines are left behind", limit)
+	case reached:
+		o.err = fmt.Errorf("loop: reached the limit of %d delays (loop.Config.MaxDelays) without giving up, and then neither returned nor called op for %v of real time after its context was cancelled (loop.Config.Timeout); its goroutines are left behind", o.max, limit)
+	default:
+		o.err = fmt.Errorf("loop: hung: did not finish within %v of real time (loop.Config.Timeout), after %d calls of op: it spins without waiting, or waits on something outside its bubble (real I/O, a goroutine, channel or lock made outside it); its goroutines are left behind", limit, len(o.calls))
+	}
+}
+
+// policy returns what the observation recorded, as a policy: the delays
+// between op's calls, then how the loop ended.
+func (o *observation) policy() kit.Policy {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == errNested {
+		return &failed{err: fmt.Errorf("loop: %w", errNested)}
+	}
+	delays := make([]time.Duration, 0, max(0, len(o.calls)-1))
+	for i := 1; i < len(o.calls); i++ {
+		delays = append(delays, o.calls[i].Sub(o.calls[i-1]))
+	}
+	n := len(o.calls)
+	reached := n > o.max
+	// over: the loop returned, panicked, exited or was ended past the
+	// limit; a deadlock after that is what it left behind, not the loop's.
+	over := o.returned || o.panicked != nil || o.exited || o.after > 0
+	var end error
+	switch {
+	case o.err != nil:
+		end = o.err
+	case reached:
+		msg := fmt.Sprintf("loop: reached the limit of %d delays (loop.Config.MaxDelays) without giving up; raise MaxDelays to read more", o.max)
+		switch {
+		case o.after > 0:
+			msg += "; it called op again after its context was cancelled, and was ended with runtime.Goexit"
+		case o.deadlock != "" && !over:
+			msg += "; after its context was cancelled it blocked for ever"
+		}
+		end = errors.New(msg)
+	case o.deadlock != "" && !over:
+		end = fmt.Errorf("loop: blocked for ever after %d calls of op: every goroutine of its bubble waits on something only the bubble could deliver, and no timer is set (%s)", n, o.deadlock)
+	case o.panicked != nil:
+		end = fmt.Errorf("loop: panicked after %d calls of op: %v", n, o.panicked)
+	case o.exited:
+		end = fmt.Errorf("loop: its goroutine exited without returning after %d calls of op (runtime.Goexit, as t.FailNow calls it)", n)
+	case o.returned && n == 0:
+		end = fmt.Errorf("loop: returned without calling op: %v", o.loopErr)
+	case o.returned:
+		end = kit.ErrStop
+	default:
+		end = errors.New("loop: ended without returning")
+	}
+	return &observed{delays: delays, end: end, start: o.start}
+}
+
+// observed is the policy of a device whose loop ran: its delays, then how
+// the loop ended. It is kit.FakeClocked.
+type observed struct {
+	delays []time.Duration
+	end    error
+	start  time.Time
+}
+
+func (p *observed) Next() (time.Duration, error) {
+	if len(p.delays) == 0 {
+		return 0, p.end
+	}
+	d := p.delays[0]
+	p.delays = p.delays[1:]
+	return d, nil
+}
+
+// ClockStart returns the instant the device's fake clock read when its loop
+// was made.
+func (p *observed) ClockStart() time.Time { return p.start }
+
+// failed is the policy of a device whose loop could not run at all.
+type failed struct{ err error }
+
+func (p *failed) Next() (time.Duration, error) { return 0, p.err }

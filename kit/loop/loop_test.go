@@ -1,0 +1,312 @@
+package loop_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/loop"
+)
+
+const ms = time.Millisecond
+
+// sleepy is the loop of a device that retries for ever, sleeping the given
+// delays in turn, and ignores its context.
+func sleepy(delays ...time.Duration) loop.Loop {
+	return func(ctx context.Context, op func(context.Context) error) error {
+		for i := 0; ; i++ {
+			if op(ctx) == nil {
+				return nil
+			}
+			time.Sleep(delays[i%len(delays)])
+		}
+	}
+}
+
+// polite is the loop of a device that tries at most attempts times,
+// waiting d between tries or until its context is cancelled.
+func polite(attempts int, d time.Duration) loop.Loop {
+	return func(ctx context.Context, op func(context.Context) error) error {
+		var err error
+		for i := range attempts {
+			if i > 0 {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(d):
+				}
+			}
+			if err = op(ctx); err == nil {
+				return nil
+			}
+		}
+		return err
+	}
+}
+
+func each(l loop.Loop) func(kit.Device) loop.Loop {
+	return func(kit.Device) loop.Loop { return l }
+}
+
+func TestDelaysAreWhatTheLoopWaits(t *testing.T) {
+	f := loop.Factory(t, each(sleepy(100*ms, 250*ms, 3*time.Second)), loop.Config{MaxDelays: 5})
+	got, err := kit.Delays(f(kit.Device{ID: "dev-1"}), 5)
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{100 * ms, 250 * ms, 3 * time.Second, 100 * ms, 250 * ms}, got)
+}
+
+func TestALoopThatGivesUpStops(t *testing.T) {
+	f := loop.Factory(t, each(polite(4, time.Second)), loop.Config{})
+	p := f(kit.Device{ID: "dev-1"})
+	got, err := kit.Delays(p, 10)
+	require.NoError(t, err, "a loop that returns on its own stops with kit.ErrStop")
+	assert.Equal(t, []time.Duration{time.Second, time.Second, time.Second}, got)
+	_, err = p.Next()
+	assert.ErrorIs(t, err, kit.ErrStop)
+}
+
+func TestTheLimitCancelsTheLoop(t *testing.T) {
+	f := loop.Factory(t, each(polite(1000, time.Second)), loop.Config{MaxDelays: 3})
+	p := f(kit.Device{ID: "dev-1"})
+	got, err := kit.Delays(p, 3)
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{time.Second, time.Second, time.Second}, got)
+	_, err = p.Next()
+	assert.EqualError(t, err, "loop: reached the limit of 3 delays (loop.Config.MaxDelays) without giving up; raise MaxDelays to read more")
+	assert.NotErrorIs(t, err, kit.ErrStop, "a loop stopped by the limit had not given up")
+}
+
+func TestALoopThatIgnoresItsContextIsEnded(t *testing.T) {
+	var calls atomic.Int64
+	counted := func(ctx context.Context, op func(context.Context) error) error {
+		for {
+			calls.Add(1)
+			op(ctx) // the error, even the context's, makes no difference
+			time.Sleep(time.Second)
+		}
+	}
+	f := loop.Factory(t, each(counted), loop.Config{MaxDelays: 4})
+	got, err := kit.Delays(f(kit.Device{ID: "dev-1"}), 10)
+	assert.Len(t, got, 4)
+	assert.EqualError(t, err, "loop: reached the limit of 4 delays (loop.Config.MaxDelays) without giving up; raise MaxDelays to read more; it called op again after its context was cancelled, and was ended with runtime.Goexit")
+	assert.Equal(t, int64(6), calls.Load(), "op is called 5 times, and the 6th call ends the loop's goroutine")
+}
+
+func TestALoopThatNeverWaitsGivesZeros(t *testing.T) {
+	busy := func(ctx context.Context, op func(context.Context) error) error {
+		for op(ctx) != nil {
+		}
+		return nil
+	}
+	f := loop.Factory(t, each(busy), loop.Config{MaxDelays: 3})
+	got, _ := kit.Delays(f(kit.Device{ID: "dev-1"}), 3)
+	assert.Equal(t, []time.Duration{0, 0, 0}, got)
+}
+
+func TestTheClockStartsAtBoot(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]time.Time{}
+	record := func(d kit.Device) loop.Loop {
+		mu.Lock()
+		seen[d.ID] = time.Now()
+		mu.Unlock()
+		return polite(2, time.Second)
+	}
+	f := loop.Factory(t, record, loop.Config{})
+	relay := time.Date(2026, 3, 1, 4, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		id         string
+		boot, want time.Time
+	}{
+		{"at the relay", relay, relay},
+		{"with a fraction", relay.Add(1007 * ms), relay.Add(1007 * ms)},
+		{"zero boot", time.Time{}, time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"before 2000", time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		p := f(kit.Device{ID: tt.id, Boot: tt.boot})
+		c, ok := p.(kit.FakeClocked)
+		require.True(t, ok, "%s: the policy is %T; want kit.FakeClocked", tt.id, p)
+		assert.True(t, c.ClockStart().Equal(tt.want), "%s: ClockStart() = %v; want %v", tt.id, c.ClockStart(), tt.want)
+		assert.True(t, seen[tt.id].Equal(tt.want), "%s: time.Now() when the loop was made = %v; want %v", tt.id, seen[tt.id], tt.want)
+	}
+}
+
+func TestDevicesBootedTogetherShareTheClock(t *testing.T) {
+	seeded := func(kit.Device) loop.Loop {
+		rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
+		return sleepy(time.Duration(rng.Int64N(int64(time.Second))) + 1)
+	}
+	f := loop.Factory(t, seeded, loop.Config{MaxDelays: 1})
+	relay := time.Date(2026, 3, 1, 4, 0, 0, 0, time.UTC)
+	a, _ := kit.Delays(f(kit.Device{ID: "a", Boot: relay}), 1)
+	b, _ := kit.Delays(f(kit.Device{ID: "b", Boot: relay}), 1)
+	c, _ := kit.Delays(f(kit.Device{ID: "c", Boot: relay.Add(time.Second)}), 1)
+	assert.Equal(t, a, b, "devices booted at one instant draw from one seed")
+	assert.NotEqual(t, a, c, "devices booted a second apart draw from different seeds")
+}
+
+func TestADeadlockIsTheDevicesError(t *testing.T) {
+	stuck := func(ctx context.Context, op func(context.Context) error) error {
+		op(ctx)
+		time.Sleep(time.Second)
+		op(ctx)
+		select {} // waits for ever on nothing
+	}
+	f := loop.Factory(t, each(stuck), loop.Config{})
+	got, err := kit.Delays(f(kit.Device{ID: "dev-1"}), 5)
+	assert.Equal(t, []time.Duration{time.Second}, got)
+	assert.EqualError(t, err, "loop: blocked for ever after 2 calls of op: every goroutine of its bubble waits on something only the bubble could deliver, and no timer is set (deadlock: all goroutines in bubble are blocked)")
+}
+
+func TestAPanicIsTheDevicesError(t *testing.T) {
+	boom := func(ctx context.Context, op func(context.Context) error) error {
+		op(ctx)
+		time.Sleep(time.Second)
+		op(ctx)
+		panic("boom")
+	}
+	f := loop.Factory(t, each(boom), loop.Config{})
+	got, err := kit.Delays(f(kit.Device{ID: "dev-1"}), 5)
+	assert.Equal(t, []time.Duration{time.Second}, got)
+	assert.EqualError(t, err, "loop: panicked after 2 calls of op: boom")
+
+	f = loop.Factory(t, func(kit.Device) loop.Loop { panic("no loop") }, loop.Config{})
+	_, err = f(kit.Device{ID: "dev-1"}).Next()
+	assert.EqualError(t, err, "loop: panicked after 0 calls of op: no loop", "a panic while the loop is made")
+}
+
+func TestALoopThatNeverCallsOp(t *testing.T) {
+	lazy := func(context.Context, func(context.Context) error) error { return errors.New("misconfigured") }
+	f := loop.Factory(t, each(lazy), loop.Config{})
+	_, err := f(kit.Device{ID: "dev-1"}).Next()
+	assert.EqualError(t, err, "loop: returned without calling op: misconfigured")
+
+	f = loop.Factory(t, func(kit.Device) loop.Loop { return nil }, loop.Config{})
+	_, err = f(kit.Device{ID: "dev-1"}).Next()
+	assert.EqualError(t, err, "loop: the loops function returned a nil Loop")
+}
+
+func TestAGoexitIsTheDevicesError(t *testing.T) {
+	quits := func(ctx context.Context, op func(context.Context) error) error {
+		op(ctx)
+		runtime.Goexit()
+		return nil
+	}
+	f := loop.Factory(t, each(quits), loop.Config{})
+	_, err := f(kit.Device{ID: "dev-1"}).Next()
+	assert.EqualError(t, err, "loop: its goroutine exited without returning after 1 calls of op (runtime.Goexit, as t.FailNow calls it)")
+}
+
+// spinner returns a loop that calls op twice and then spins, yielding,
+// until stop is set: a loop the fake clock cannot move.
+func spinner(stop *atomic.Bool) loop.Loop {
+	return func(ctx context.Context, op func(context.Context) error) error {
+		op(ctx)
+		time.Sleep(time.Second)
+		op(ctx)
+		for !stop.Load() {
+			runtime.Gosched()
+		}
+		return nil
+	}
+}
+
+func TestAHangIsReportedAndLeftBehind(t *testing.T) {
+	var stop atomic.Bool
+	t.Cleanup(func() { stop.Store(true) })
+	f := loop.Factory(t, each(spinner(&stop)), loop.Config{Timeout: 50 * ms})
+	for _, id := range []string{"dev-1", "dev-2", "dev-3"} {
+		got, err := kit.Delays(f(kit.Device{ID: id}), 5)
+		assert.Equal(t, []time.Duration{time.Second}, got, "%s: the delays before the hang", id)
+		assert.EqualError(t, err, "loop: hung: did not finish within 50ms of real time (loop.Config.Timeout), after 2 calls of op: it spins without waiting, or waits on something outside its bubble (real I/O, a goroutine, channel or lock made outside it); its goroutines are left behind", id)
+	}
+	// Three hangs: the factory observes no more.
+	start := time.Now()
+	_, err := f(kit.Device{ID: "dev-4"}).Next()
+	assert.EqualError(t, err, `loop: not observed: the loops of 3 devices hung before this one ("dev-1", "dev-2", "dev-3"); a loop that hangs three times hangs again`)
+	assert.Less(t, time.Since(start), 50*ms, "a device after three hangs is not observed at all")
+}
+
+func TestDevicesAreObservedConcurrently(t *testing.T) {
+	f := loop.Factory(t, func(d kit.Device) loop.Loop {
+		n := len(d.ID)
+		return polite(5, time.Duration(n)*time.Second)
+	}, loop.Config{})
+	var wg sync.WaitGroup
+	got := make([][]time.Duration, 16)
+	for i := range got {
+		wg.Go(func() {
+			got[i], _ = kit.Delays(f(kit.Device{ID: strings.Repeat("x", i+1)}), 10)
+		})
+	}
+	wg.Wait()
+	for i, g := range got {
+		d := time.Duration(i+1) * time.Second
+		assert.Equal(t, []time.Duration{d, d, d, d}, g, "device %d", i)
+	}
+}
+
+func TestAPolicyMadeInsideABubble(t *testing.T) {
+	f := loop.Factory(t, each(polite(3, time.Second)), loop.Config{})
+	synctest.Test(t, func(t *testing.T) {
+		p := f(kit.Device{ID: "dev-1"})
+		_, err := p.Next()
+		assert.EqualError(t, err, "loop: cannot run inside a testing/synctest bubble: each device's loop runs in a bubble of its own, and bubbles do not nest; make the policies (call properties.Check) outside synctest.Test")
+		_, clocked := p.(kit.FakeClocked)
+		assert.False(t, clocked, "a policy whose loop never ran claims a fake clock")
+	})
+}
+
+// TestFactoryInsideABubble runs itself again in a process of its own, where
+// it calls Factory inside a bubble: the test must fail at once, saying why.
+func TestFactoryInsideABubble(t *testing.T) {
+	if os.Getenv("LOOP_FACTORY_IN_BUBBLE") == "1" {
+		synctest.Test(t, func(t *testing.T) {
+			loop.Factory(t, each(polite(3, time.Second)), loop.Config{})
+			t.Log("Factory returned")
+		})
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFactoryInsideABubble$", "-test.v")
+	cmd.Env = append(os.Environ(), "LOOP_FACTORY_IN_BUBBLE=1")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the test that calls Factory inside a bubble passed:\n%s", out)
+	assert.Contains(t, string(out), "loop: Factory cannot run inside a testing/synctest bubble")
+	assert.NotContains(t, string(out), "Factory returned")
+}
+
+func TestFactoryRefusesABadConfig(t *testing.T) {
+	for name, cfg := range map[string]loop.Config{
+		"negative MaxDelays": {MaxDelays: -1},
+		"negative Timeout":   {Timeout: -time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if os.Getenv("LOOP_BAD_CONFIG") == name {
+				loop.Factory(t, each(polite(3, time.Second)), cfg)
+				return
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestFactoryRefusesABadConfig$/^"+strings.ReplaceAll(name, " ", "_")+"$", "-test.v")
+			cmd.Env = append(os.Environ(), "LOOP_BAD_CONFIG="+name)
+			out, err := cmd.CombinedOutput()
+			require.Error(t, err, "%s:\n%s", name, out)
+			want := map[string]string{
+				"negative MaxDelays": "loop: MaxDelays -1 is negative",
+				"negative Timeout":   "loop: Timeout -1s is negative",
+			}[name]
+			assert.Contains(t, string(out), want)
+		})
+	}
+}
