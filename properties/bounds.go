@@ -46,6 +46,10 @@ func (r *runner) bounds() Result {
 		want = "want every delay in [0, " + kit.FormatDuration(r.cfg.Cap) + "] (the declared cap)"
 	}
 	res.Figure = float64(len(found))
+	if len(found) == 0 && len(r.clean) == 0 {
+		return Result{Name: NameBounds, Status: verdict.Inconclusive,
+			Detail: fmt.Sprintf("no device of %d answered without a failure of its source: no delay to judge", r.main.total)}
+	}
 	if len(found) == 0 {
 		res.Status = verdict.Pass
 		res.Detail = fmt.Sprintf("all delays of %d devices over up to %d attempts in bounds; %s", len(r.main.devices), r.cfg.CapAttempts, want)

@@ -277,3 +277,16 @@ func TestMemoryEstimateCoversThePeak(t *testing.T) {
 	t.Logf("peak heap %d B/device; estimate %d B/device", used/int64(cfg.Devices), cfg.Memory()/int64(cfg.Devices))
 	assert.LessOrEqual(t, used, cfg.Memory(), "the estimate must cover the peak")
 }
+
+func TestBoundsNeedsAnswers(t *testing.T) {
+	// Every device's source fails: there is no delay to hold in bounds.
+	f := func(kit.Device) kit.Policy {
+		return policyFunc(func() (time.Duration, error) { return 0, errReset })
+	}
+	out := mustRun(t, context.Background(), f, Config{IDs: serials(200)})
+	require.Error(t, out.Err)
+	r := out.Results[6]
+	require.Equal(t, NameBounds, r.Name)
+	assert.Equal(t, verdict.Inconclusive, r.Status, r.Detail)
+	assert.Equal(t, verdict.Inconclusive, out.Status())
+}
