@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -75,12 +76,33 @@ const (
 	// MaxClients is the largest fleet a replay holds: devices are numbered
 	// with 32 bits.
 	MaxClients = math.MaxUint32
-	// MaxHorizon is the longest stretch of simulated time a replay covers.
+	// MaxHorizon is the longest stretch of simulated time a replay covers,
+	// and the longest Down, Window, StartSpread and Period.
 	MaxHorizon = 31 * 24 * time.Hour
+	// MaxWindows is the most windows a run's histograms hold: the horizon
+	// over the window (in a Storm, the horizon or the start spread,
+	// whichever is longer). A month in 1s windows is 2.7 million; an hour
+	// in 1ms windows 3.6 million. Finer histograms are more than a chart
+	// or a peak needs, and take 16 bytes a window in every run replayed at
+	// once.
+	MaxWindows = 10_000_000
 	// MaxRetries is the most retries of each device in a Storm.
 	MaxRetries = 100_000
 	// DefaultMemoryLimit is the default of Scenario.MemoryLimit.
 	DefaultMemoryLimit = 4 << 30
+)
+
+// Limits of fields without a constant of their own.
+const (
+	minAcceptRate = 1e-9 // per second
+	maxAcceptRate = 1e12 // per second
+	maxThreshold  = 1e12
+	// maxMaxAttempts keeps a device's count of attempts, 32 bits, from
+	// wrapping: a periodic device's served firings add to it.
+	maxMaxAttempts = 1_000_000_000
+	// maxFirings is the most timer firings of one device over the horizon
+	// in the periodic kinds.
+	maxFirings = 1_000_000
 )
 
 // A Scenario describes one fleet replay. Every field left zero takes the
@@ -105,7 +127,7 @@ type Scenario struct {
 	// 1h for LongOutage, and no outage for the other kinds.
 	Down time.Duration
 	// Window is the width of the histogram's windows and of the peaks;
-	// default 1s.
+	// default 1s. The horizon may hold at most MaxWindows of them.
 	Window time.Duration
 	// StartSpread is the window over which the devices' first attempts
 	// (first timer firings in PeriodicAligned) are spread, uniformly at
@@ -120,14 +142,15 @@ type Scenario struct {
 	// Retries is the number of retries of each device in a Storm; default
 	// 10, at most MaxRetries.
 	Retries int
-	// Period is the timer period of the periodic kinds; default 1m.
+	// Period is the timer period of the periodic kinds; default 1m. The
+	// horizon may hold at most a million periods.
 	Period time.Duration
 	// Threshold is the highest peak ratio that passes; default 0.6, the
-	// field guide's "comfortable".
+	// field guide's "comfortable"; at most 1e12.
 	Threshold float64
 	// MaxAttempts bounds the attempts of one device: a device that reaches
 	// it gives up, so that a policy returning zero delays cannot hold the
-	// replay in one instant. Default 10,000.
+	// replay in one instant. Default 10,000; at most 1,000,000,000.
 	MaxAttempts int
 	// MemoryLimit is the most memory, in bytes, that one run may need, by
 	// the estimate of [Scenario.Memory]; default DefaultMemoryLimit (4 GiB).
@@ -214,8 +237,9 @@ func (s Scenario) WithDefaults() Scenario {
 }
 
 // Validate reports the first field of s, after defaults, that is out of
-// range, and refuses a scenario whose run would need more memory than its
-// MemoryLimit, saying how much it would need.
+// range, saying which and what range it must be in, and refuses a scenario
+// whose run would need more memory than its MemoryLimit, saying how much it
+// would need. A scenario that Validate accepts gives finite figures.
 func (s Scenario) Validate() error {
 	s = s.WithDefaults()
 	switch {
@@ -229,16 +253,28 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("sim: clients %d is more than a replay holds (%d)", s.Clients, MaxClients)
 	case !(s.AcceptRate > 0) || math.IsInf(s.AcceptRate, 0):
 		return fmt.Errorf("sim: accept rate %v per second is not a positive number", s.AcceptRate)
-	case s.AcceptRate > 1e12:
+	case s.AcceptRate > maxAcceptRate:
 		return fmt.Errorf("sim: accept rate %v per second is beyond 1e12", s.AcceptRate)
+	case s.AcceptRate < minAcceptRate:
+		return fmt.Errorf("sim: accept rate %v per second is below 1e-9", s.AcceptRate)
 	case !(s.Burst >= 1) || math.IsInf(s.Burst, 0):
 		return fmt.Errorf("sim: burst %v is not a number of at least 1", s.Burst)
 	case s.Down < 0:
 		return fmt.Errorf("sim: down %v is negative", s.Down)
+	case s.Down > MaxHorizon:
+		return fmt.Errorf("sim: down %v is beyond the longest replay, %v (%d days)", s.Down, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.Window < 0:
 		return fmt.Errorf("sim: window %v is negative", s.Window)
+	case s.Window > MaxHorizon:
+		return fmt.Errorf("sim: window %v is beyond the longest replay, %v (%d days)", s.Window, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.StartSpread < 0:
 		return fmt.Errorf("sim: start spread %v is negative", s.StartSpread)
+	case s.StartSpread > MaxHorizon:
+		return fmt.Errorf("sim: start spread %v is beyond the longest replay, %v (%d days)", s.StartSpread, MaxHorizon, MaxHorizon/(24*time.Hour))
+	case s.Period < 0:
+		return fmt.Errorf("sim: period %v is negative", s.Period)
+	case s.Period > MaxHorizon:
+		return fmt.Errorf("sim: period %v is beyond the longest replay, %v (%d days)", s.Period, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.Horizon < 0:
 		return fmt.Errorf("sim: horizon %v is negative", s.Horizon)
 	case s.Horizon > MaxHorizon:
@@ -249,20 +285,42 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("sim: retries %d is negative", s.Retries)
 	case s.Retries > MaxRetries:
 		return fmt.Errorf("sim: retries %d is more than a storm replays (%d)", s.Retries, MaxRetries)
-	case s.Period < 0:
-		return fmt.Errorf("sim: period %v is negative", s.Period)
+	case (s.Kind == Periodic || s.Kind == PeriodicAligned) && s.Horizon/s.Period > maxFirings:
+		return fmt.Errorf("sim: a %v period fires %d times over the %v horizon, more than 1,000,000: use a longer period or a shorter horizon", s.Period, s.Horizon/s.Period, s.Horizon)
 	case !(s.Threshold > 0) || math.IsInf(s.Threshold, 0):
 		return fmt.Errorf("sim: threshold %v is not a positive number", s.Threshold)
+	case s.Threshold > maxThreshold:
+		return fmt.Errorf("sim: threshold %v is beyond 1e12", s.Threshold)
 	case s.MaxAttempts < 0:
 		return fmt.Errorf("sim: max attempts %d is negative", s.MaxAttempts)
+	case s.MaxAttempts > maxMaxAttempts:
+		return fmt.Errorf("sim: max attempts %d is beyond 1,000,000,000", s.MaxAttempts)
 	case s.MemoryLimit < 0:
 		return fmt.Errorf("sim: memory limit %d is negative", s.MemoryLimit)
+	case s.windows() > MaxWindows:
+		return fmt.Errorf("sim: %v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), thousands(s.windows()), thousands(MaxWindows))
 	}
 	if need := s.Memory(); need > s.MemoryLimit {
 		return fmt.Errorf("sim: one run of %d clients over %v in %v windows would need about %s, above the limit of %s: replay fewer clients, over a shorter horizon or in wider windows",
 			s.Clients, s.Horizon, s.Window, formatBytes(need), formatBytes(s.MemoryLimit))
 	}
 	return nil
+}
+
+// span returns the stretch of simulated time the arrivals of a run of s,
+// after defaults, fall in: before the horizon, and in a Storm, whose first
+// attempts are counted wherever they fall, before the start spread too.
+func (s Scenario) span() time.Duration {
+	if s.Kind == Storm {
+		return max(s.Horizon, s.StartSpread)
+	}
+	return s.Horizon
+}
+
+// windows returns the number of windows a run's histograms hold: those
+// that the span's arrivals can fall in.
+func (s Scenario) windows() int64 {
+	return int64((max(s.span(), 1)-1)/s.Window) + 1
 }
 
 // Bytes the memory estimate counts per device: the engine's own state
@@ -302,6 +360,15 @@ func satMul(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a * b
+}
+
+// thousands writes n with thousands separators.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // formatBytes writes n in binary units: 512 B, 1.5 KiB, 12.0 GiB.

@@ -29,7 +29,7 @@ func TestValidate(t *testing.T) {
 		{"infinite accept rate", Scenario{AcceptRate: math.Inf(1)}, "sim: accept rate +Inf per second is not a positive number"},
 		{"horizon of years", Scenario{Horizon: 3 * 365 * 24 * time.Hour}, "sim: horizon 26280h0m0s is beyond the longest replay, 744h0m0s (31 days)"},
 		{"nanosecond windows over a month", Scenario{Window: time.Nanosecond, Horizon: MaxHorizon},
-			"sim: one run of 400 clients over 744h0m0s in 1ns windows would need about 19.0 PiB, above the limit of 4.0 GiB: replay fewer clients, over a shorter horizon or in wider windows"},
+			"sim: 1ns windows over 744h0m0s make 2,678,400,000,000,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
 		{"unknown kind", Scenario{Kind: "flood"}, `sim: unknown scenario "flood" (want outage, long-outage, storm, periodic or periodic-aligned)`},
 		{"unknown server", Scenario{Server: "queue"}, `sim: unknown server "queue" (want lab, token-bucket or retry-after)`},
 		{"negative down", Scenario{Down: -time.Second}, "sim: down -1s is negative"},
