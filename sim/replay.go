@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/jitterkit/jitterkit/kit"
 )
@@ -219,47 +218,110 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	if need := s.Memory(); need > 0 {
 		workers = max(1, min(workers, int(s.MemoryLimit/need)))
 	}
-	runs := make([]Run, cfg.Runs)
-	engines := make([]atomic.Pointer[engine], cfg.Runs)
-	finished := make([]atomic.Bool, cfg.Runs)
-	done := make(chan error, 1)
-	started := 0
-	go func() {
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(workers)
-		for i := range cfg.Runs {
-			if gctx.Err() != nil {
-				break
-			}
-			started++
-			g.Go(func() error {
-				defer finished[i].Store(true)
-				e := newEngine(f, s, i, RunSeed(cfg.Seed, i))
-				engines[i].Store(e)
-				r, err := e.replayRun(gctx)
-				runs[i] = r
-				return err
-			})
-		}
-		done <- g.Wait()
-	}()
-	var err error
+	r := &replay{
+		f:     f,
+		s:     s,
+		cfg:   cfg,
+		runs:  make([]Run, cfg.Runs),
+		slots: make([]slot, workers),
+	}
+	var wg sync.WaitGroup
+	for w := range r.slots {
+		r.slots[w].e = newEngine(f, s)
+		r.slots[w].run.Store(-1)
+		wg.Go(func() { r.work(ctx, &r.slots[w]) })
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
 	select {
-	case err = <-done:
+	case <-done:
 	case <-ctx.Done():
 		select {
-		case err = <-done:
+		case <-done:
 		case <-time.After(stuckGrace):
-			return Result{}, stuck(ctx, engines, finished)
+			return Result{}, r.stuck(ctx)
 		}
 	}
+	r.slots = nil // the engines: garbage, before the summary's lists
+	if r.err != nil {
+		return Result{}, r.err
+	}
+	if r.finished < cfg.Runs {
+		return Result{}, fmt.Errorf("sim: replay stopped after %d of %d runs: %w", r.finished, cfg.Runs, context.Cause(ctx))
+	}
+	return Result{Scenario: s, Config: cfg, Runs: r.runs, Summary: summarize(r.runs, s, cfg)}, nil
+}
+
+// A replay holds the state its workers share.
+type replay struct {
+	f   kit.Factory
+	s   Scenario // with defaults
+	cfg Config   // with defaults
+
+	next atomic.Int64 // the number of the next run to start
+
+	mu       sync.Mutex
+	runs     []Run
+	finished int   // runs finished without error
+	err      error // the first error of a run
+	slots    []slot
+}
+
+// A slot is a worker: its engine, the run it replays, and the cancel
+// function of that run's context.
+type slot struct {
+	e      *engine
+	run    atomic.Int64 // the run being replayed, or -1
+	cancel context.CancelCauseFunc
+}
+
+// work replays runs on w's engine, in the order of their numbers, until
+// every run has started, ctx is done, or a run has failed.
+func (r *replay) work(ctx context.Context, w *slot) {
+	for ctx.Err() == nil {
+		i := int(r.next.Add(1) - 1)
+		if i >= r.cfg.Runs {
+			return
+		}
+		rctx, cancel := context.WithCancelCause(ctx)
+		r.mu.Lock()
+		if r.err != nil {
+			r.mu.Unlock()
+			cancel(nil)
+			return
+		}
+		w.cancel = cancel
+		w.run.Store(int64(i))
+		r.mu.Unlock()
+
+		w.e.reset(i, RunSeed(r.cfg.Seed, i))
+		run, err := w.e.replayRun(rctx)
+		w.e.release()
+		cancel(nil)
+		r.finish(w, i, run, err)
+	}
+}
+
+// finish records the figures of run i, or its error.
+func (r *replay) finish(w *slot, i int, run Run, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w.cancel = nil
+	w.run.Store(-1)
 	if err != nil {
-		return Result{}, err
+		if r.err == nil {
+			r.err = err
+			for j := range r.slots {
+				if o := &r.slots[j]; o.cancel != nil {
+					o.cancel(err)
+				}
+			}
+		}
+		return
 	}
-	if started < cfg.Runs {
-		return Result{}, fmt.Errorf("sim: replay stopped after starting %d of %d runs: %w", started, cfg.Runs, context.Cause(ctx))
-	}
-	return Result{Scenario: s, Config: cfg, Runs: runs, Summary: summarize(runs, s, cfg)}, nil
+	r.finished++
+	r.runs[i] = run
+	r.runs[i].Arrivals, r.runs[i].RetryArrivals = w.e.histograms()
 }
 
 // StuckGrace is how long Replay waits, once its context is done, for its
@@ -273,20 +335,26 @@ const StuckGrace = 2 * time.Second
 // stuckGrace is StuckGrace, shortened by the tests.
 var stuckGrace = StuckGrace
 
-// stuck reports the first run that did not stop: the device whose policy
-// it was asking, and the attempt.
-func stuck(ctx context.Context, engines []atomic.Pointer[engine], finished []atomic.Bool) error {
-	for i := range engines {
-		e := engines[i].Load()
-		if e == nil || finished[i].Load() {
+// stuck reports the lowest-numbered run that did not stop: the device
+// whose policy it was asking, and the attempt.
+func (r *replay) stuck(ctx context.Context) error {
+	run, asking := int64(-1), uint64(0)
+	for i := range r.slots {
+		w := &r.slots[i]
+		n := w.run.Load()
+		a := w.e.asking.Load()
+		if n < 0 || w.run.Load() != n || run >= 0 && n > run {
 			continue
 		}
-		asking := e.asking.Load()
-		dev, attempt := int(asking>>32), int(uint32(asking))
-		return &DeviceError{Run: e.run, Seed: e.seed, Device: deviceID(e.prefix, dev), Attempt: attempt, Cause: PolicyHung,
-			Err: fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))}
+		run, asking = n, a
 	}
-	return fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
+	if run < 0 {
+		return fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
+	}
+	dev, attempt := int(asking>>32), int(uint32(asking))
+	seed := RunSeed(r.cfg.Seed, int(run))
+	return &DeviceError{Run: int(run), Seed: seed, Device: DeviceID(seed, dev), Attempt: attempt, Cause: PolicyHung,
+		Err: fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))}
 }
 
 // replayRun replays the engine's run.
@@ -303,7 +371,7 @@ func (e *engine) replayRun(ctx context.Context) (Run, error) {
 	return e.result(), nil
 }
 
-// result returns the figures of a finished run.
+// result returns the figures of a finished run, without its histograms.
 func (e *engine) result() Run {
 	r := Run{
 		Seed:           e.seed,
@@ -314,8 +382,9 @@ func (e *engine) result() Run {
 		AttemptLimited: e.limited,
 		Pending:        e.pending,
 	}
-	r.Arrivals, r.BusiestWindowArrivals = trimmed(e.hist)
-	r.RetryArrivals, r.PeakRetryArrivals = trimmed(e.rhist)
+	touched := e.touched()
+	r.BusiestWindowArrivals = int(peak(e.hist[:touched]))
+	r.PeakRetryArrivals = int(peak(e.rhist[:touched]))
 	r.PeakRatio = float64(r.PeakRetryArrivals) / e.s.budget()
 	if n := len(e.success); n > 0 {
 		r.P50 = time.Duration(nearestRank(e.success, 0.50))
@@ -324,19 +393,37 @@ func (e *engine) result() Run {
 	return r
 }
 
-// trimmed returns h as ints without its trailing zeros, and its largest
-// count.
-func trimmed(h []int32) ([]int, int) {
+// histograms returns the run's histograms as a Run holds them, without
+// their trailing empty windows.
+func (e *engine) histograms() (arrivals, retries []int) {
+	return ints(trim(e.hist[:e.touched()])), ints(trim(e.rhist[:e.touched()]))
+}
+
+// peak returns the largest count of h, or 0.
+func peak(h []int64) int64 {
+	var m int64
+	for _, c := range h {
+		m = max(m, c)
+	}
+	return m
+}
+
+// trim returns h without its trailing zeros.
+func trim(h []int64) []int64 {
 	n := len(h)
 	for n > 0 && h[n-1] == 0 {
 		n--
 	}
-	out, peak := make([]int, n), 0
-	for i, c := range h[:n] {
+	return h[:n]
+}
+
+// ints returns a copy of h as ints, never nil.
+func ints(h []int64) []int {
+	out := make([]int, len(h))
+	for i, c := range h {
 		out[i] = int(c)
-		peak = max(peak, int(c))
 	}
-	return out, peak
+	return out
 }
 
 // nearestRank returns the q-quantile of x by nearest rank, reordering x.

@@ -323,6 +323,16 @@ func (s Scenario) windows() int64 {
 	return int64((max(s.span(), 1)-1)/s.Window) + 1
 }
 
+// firings returns the most timer firings of one device over the horizon
+// in the periodic kinds, and 1 in the others: the most times a device is
+// served.
+func (s Scenario) firings() int64 {
+	if s.Kind != Periodic && s.Kind != PeriodicAligned {
+		return 1
+	}
+	return int64(s.Horizon/s.Period) + 1
+}
+
 // Bytes the memory estimate counts per device: the engine's own state
 // (policy interface 16, attempt counter 4, time of success 8, the pending
 // event 8 in the calendar, and the chunks' and slices' spare room: about 45
@@ -337,7 +347,7 @@ const (
 
 // Memory estimates the bytes one run of s needs, after defaults: the state
 // of every device, an allowance for each device's policy, and the two
-// histograms over the horizon.
+// histograms, 8 bytes a window each.
 func (s Scenario) Memory() int64 {
 	s = s.WithDefaults()
 	perDevice := int64(engineBytesPerDevice + policyBytesAllowance)
@@ -349,9 +359,9 @@ func (s Scenario) Memory() int64 {
 	}
 	windows := int64(1)
 	if s.Window > 0 {
-		windows += int64(s.Horizon / s.Window)
+		windows = s.windows()
 	}
-	return satMul(int64(s.Clients), perDevice) + satMul(windows, 2*4) + ringBytes
+	return satMul(int64(s.Clients), perDevice) + satMul(windows, 2*8) + ringBytes
 }
 
 // satMul returns a·b, or MaxInt64 when it overflows.
