@@ -53,7 +53,9 @@
 // cannot hold, or whose source fails, stops the replay with a
 // [*DeviceError] naming the run, the device and the attempt. Cancelling the
 // context stops it with an error saying where; a policy that never returns
-// is named the same way once the context is done (see [StuckGrace]). [Scenario.Validate] refuses
+// is named the same way once the context is done (see [StuckGrace]). When
+// several runs fail, the replay reports the lowest-numbered one, whatever
+// the number of runs replayed at once. [Scenario.Validate] refuses
 // out-of-range scenarios with the reason, and scenarios whose run would
 // need more than their MemoryLimit with the memory they would need.
 package sim

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -21,7 +22,8 @@ type Config struct {
 	// alone with Config{Runs: 1, Seed: run.Seed}.
 	Seed uint64
 	// Workers is the number of runs replayed at once; default the number
-	// of CPUs. The figures do not depend on it.
+	// of CPUs. The figures, and the error of a replay that fails, do not
+	// depend on it.
 	Workers int
 	// Level is the confidence level of the summary's intervals; default
 	// 0.95.
@@ -193,7 +195,8 @@ func (e *DeviceError) PolicyDefect() bool {
 // Replay replays the scenario s cfg.Runs times, each run with its own fleet
 // of s.Clients devices whose policies f makes, and returns every run's
 // figures and their summary. Runs are replayed in parallel, and the result
-// depends only on f, s and cfg.Seed.
+// depends only on f, s and cfg.Seed, and so does the error of a replay
+// that fails: the error of the lowest-numbered run that fails.
 //
 // Replay returns an error, and no result, when s or cfg is out of range
 // (see [Scenario.Validate]), when a policy fails (a [*DeviceError] naming
@@ -219,11 +222,12 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 		workers = max(1, min(workers, int(s.MemoryLimit/need)))
 	}
 	r := &replay{
-		f:     f,
-		s:     s,
-		cfg:   cfg,
-		runs:  make([]Run, cfg.Runs),
-		slots: make([]slot, workers),
+		f:      f,
+		s:      s,
+		cfg:    cfg,
+		runs:   make([]Run, cfg.Runs),
+		failed: cfg.Runs,
+		slots:  make([]slot, workers),
 	}
 	var wg sync.WaitGroup
 	for w := range r.slots {
@@ -263,7 +267,8 @@ type replay struct {
 	mu       sync.Mutex
 	runs     []Run
 	finished int   // runs finished without error
-	err      error // the first error of a run
+	failed   int   // the lowest-numbered run that failed, or cfg.Runs
+	err      error // its error
 	slots    []slot
 }
 
@@ -275,8 +280,13 @@ type slot struct {
 	cancel context.CancelCauseFunc
 }
 
+// errSuperseded stops a run once a lower-numbered run has failed: the
+// replay reports the lower run's error, and needs nothing of the higher
+// runs.
+var errSuperseded = errors.New("a lower-numbered run failed")
+
 // work replays runs on w's engine, in the order of their numbers, until
-// every run has started, ctx is done, or a run has failed.
+// every run has started, ctx is done, or a lower-numbered run has failed.
 func (r *replay) work(ctx context.Context, w *slot) {
 	for ctx.Err() == nil {
 		i := int(r.next.Add(1) - 1)
@@ -285,7 +295,7 @@ func (r *replay) work(ctx context.Context, w *slot) {
 		}
 		rctx, cancel := context.WithCancelCause(ctx)
 		r.mu.Lock()
-		if r.err != nil {
+		if i > r.failed {
 			r.mu.Unlock()
 			cancel(nil)
 			return
@@ -308,15 +318,16 @@ func (r *replay) finish(w *slot, i int, run Run, err error) {
 	defer r.mu.Unlock()
 	w.cancel = nil
 	w.run.Store(-1)
-	if err != nil {
-		if r.err == nil {
-			r.err = err
-			for j := range r.slots {
-				if o := &r.slots[j]; o.cancel != nil {
-					o.cancel(err)
-				}
+	switch {
+	case err != nil && i < r.failed:
+		r.failed, r.err = i, err
+		for j := range r.slots {
+			if o := &r.slots[j]; o.cancel != nil && o.run.Load() > int64(i) {
+				o.cancel(errSuperseded)
 			}
 		}
+		return
+	case err != nil || i > r.failed:
 		return
 	}
 	r.finished++
