@@ -23,7 +23,8 @@ type engine struct {
 	f        kit.Factory
 	run      int
 	seed     uint64
-	prefix   string // device ids are prefix + serial
+	ids      []string // the fleet's fixed ids (Scenario.IDs), or nil
+	prefix   string   // without fixed ids, device ids are prefix + serial
 	boot     time.Time
 	rng      rand.PCG
 	n        int
@@ -83,6 +84,7 @@ func newEngine(f kit.Factory, s Scenario) *engine {
 	e := &engine{
 		s:        s,
 		f:        f,
+		ids:      s.IDs,
 		n:        s.Clients,
 		horizon:  int64(s.Horizon),
 		down:     int64(s.Down),
@@ -99,7 +101,9 @@ func newEngine(f kit.Factory, s Scenario) *engine {
 // state of the previous run is cleared and its policies released.
 func (e *engine) reset(run int, seed uint64) {
 	e.run, e.seed = run, seed
-	e.prefix = devicePrefix(seed)
+	if e.ids == nil {
+		e.prefix = devicePrefix(seed)
+	}
 	e.boot = bootTime(seed)
 	e.rng.Seed(seed, splitmix64(seed))
 	e.calling, e.callAttempt = -1, 0
@@ -160,6 +164,14 @@ func deviceID(prefix string, i int) string {
 	return string(appendID(make([]byte, 0, len(prefix)+10), prefix, i))
 }
 
+// deviceID returns the id of the run's device i.
+func (e *engine) deviceID(i int) string {
+	if e.ids != nil {
+		return e.ids[i]
+	}
+	return deviceID(e.prefix, i)
+}
+
 func appendID(b []byte, prefix string, i int) []byte {
 	b = append(b, prefix...)
 	for p := 1_000_000; p > 1 && i < p; p /= 10 {
@@ -172,8 +184,13 @@ func appendID(b []byte, prefix string, i int) []byte {
 // as the device's error.
 func (e *engine) newPolicy(i int) (p kit.Policy) {
 	e.asking.Store(uint64(i) << 32)
-	e.id = appendID(e.id[:0], e.prefix, i)
-	id := string(e.id)
+	var id string
+	if e.ids != nil {
+		id = e.ids[i]
+	} else {
+		e.id = appendID(e.id[:0], e.prefix, i)
+		id = string(e.id)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			e.fail(i, 0, PolicyPanic, fmt.Errorf("the factory panicked: %v", r))
@@ -190,7 +207,7 @@ func (e *engine) newPolicy(i int) (p kit.Policy) {
 // fail records the first error of the run.
 func (e *engine) fail(dev, attempt int, cause Cause, err error) {
 	if e.err == nil {
-		e.err = &DeviceError{Run: e.run, Seed: e.seed, Device: deviceID(e.prefix, dev), Attempt: attempt, Cause: cause, Err: err}
+		e.err = &DeviceError{Run: e.run, Seed: e.seed, Device: e.deviceID(dev), Attempt: attempt, Cause: cause, Err: err}
 	}
 }
 
@@ -228,7 +245,7 @@ func (e *engine) replay(ctx context.Context) error {
 		}
 		t := e.offset(e.s.StartSpread)
 		if e.s.Kind == Periodic {
-			t = int64(kit.HashID(deviceID(e.prefix, i)) % uint64(e.s.Period))
+			t = int64(kit.HashID(e.deviceID(i)) % uint64(e.s.Period))
 		}
 		if e.periodic {
 			e.phase[i] = t

@@ -92,8 +92,9 @@ func splitmix64(x uint64) uint64 {
 // the instant the fleet fails; in the periodic kinds a time to success is
 // measured from the timer's firing.
 type Run struct {
-	// Seed is the run's seed: it chooses the fleet's ids ([DeviceID]) and
-	// the offsets of the first attempts.
+	// Seed is the run's seed: it chooses the offsets of the first attempts,
+	// the devices' boot time and, unless the scenario sets IDs, the
+	// fleet's ids ([DeviceID]).
 	Seed uint64
 	// AllServed is when the last device was served (the last firing, in
 	// the periodic kinds). Every device was served only if Served equals
@@ -364,7 +365,11 @@ func (r *replay) stuck(ctx context.Context) error {
 	}
 	dev, attempt := int(asking>>32), int(uint32(asking))
 	seed := RunSeed(r.cfg.Seed, int(run))
-	return &DeviceError{Run: int(run), Seed: seed, Device: DeviceID(seed, dev), Attempt: attempt, Cause: PolicyHung,
+	id := DeviceID(seed, dev)
+	if r.s.IDs != nil {
+		id = r.s.IDs[dev]
+	}
+	return &DeviceError{Run: int(run), Seed: seed, Device: id, Attempt: attempt, Cause: PolicyHung,
 		Err: fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))}
 }
 

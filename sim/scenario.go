@@ -114,8 +114,16 @@ type Scenario struct {
 	Kind Kind
 	// Server is the server model; default Lab. Storm has no server.
 	Server Server
-	// Clients is the number of devices; default 400.
+	// Clients is the number of devices; default 400, or len(IDs).
 	Clients int
+	// IDs, when set, are the fleet's device ids, the same in every run:
+	// device i of every run is IDs[i], its policy is made with that id, and
+	// a [DeviceError] names it. A fleet of recorded devices (a trace) is
+	// replayed this way. Clients must then be zero or len(IDs). Without
+	// IDs, each run's fleet is a serial range chosen by the run's seed,
+	// such as dev-5f0e2a91-0000017 for device 17. The ids are not copied;
+	// do not change them during a replay.
+	IDs []string
 	// AcceptRate is the number of requests the server accepts per second;
 	// default 50. In a Storm it only sets the budget that PeakRatio is
 	// measured against.
@@ -184,6 +192,9 @@ func (s Scenario) WithDefaults() Scenario {
 	}
 	if s.Clients == 0 {
 		s.Clients = DefaultClients
+		if len(s.IDs) > 0 {
+			s.Clients = len(s.IDs)
+		}
 	}
 	if s.AcceptRate == 0 {
 		s.AcceptRate = DefaultAcceptRate
@@ -233,6 +244,9 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.MemoryLimit == 0 {
 		s.MemoryLimit = DefaultMemoryLimit
 	}
+	if len(s.IDs) == 0 {
+		s.IDs = nil
+	}
 	return s
 }
 
@@ -241,6 +255,9 @@ func (s Scenario) WithDefaults() Scenario {
 // whose run would need more memory than its MemoryLimit, saying how much it
 // would need. A scenario that Validate accepts gives finite figures.
 func (s Scenario) Validate() error {
+	if len(s.IDs) > 0 && s.Clients != 0 && s.Clients != len(s.IDs) {
+		return fmt.Errorf("sim: clients %d but %d ids: leave clients zero when the ids set the fleet", s.Clients, len(s.IDs))
+	}
 	s = s.WithDefaults()
 	switch {
 	case s.Kind != Outage && s.Kind != LongOutage && s.Kind != Storm && s.Kind != Periodic && s.Kind != PeriodicAligned:
@@ -300,6 +317,11 @@ func (s Scenario) Validate() error {
 	case s.windows() > MaxWindows:
 		return fmt.Errorf("sim: %v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), thousands(s.windows()), thousands(MaxWindows))
 	}
+	for i, id := range s.IDs {
+		if id == "" {
+			return fmt.Errorf("sim: IDs[%d] is empty", i)
+		}
+	}
 	if need := s.Memory(); need > s.MemoryLimit {
 		return fmt.Errorf("sim: one run of %d clients over %v in %v windows would need about %s, above the limit of %s: replay fewer clients, over a shorter horizon or in wider windows",
 			s.Clients, s.Horizon, s.Window, formatBytes(need), formatBytes(s.MemoryLimit))
@@ -346,8 +368,8 @@ const (
 )
 
 // Memory estimates the bytes one run of s needs, after defaults: the state
-// of every device, an allowance for each device's policy, and the two
-// histograms, 8 bytes a window each.
+// of every device, an allowance for each device's policy, the two
+// histograms, 8 bytes a window each, and the ids.
 func (s Scenario) Memory() int64 {
 	s = s.WithDefaults()
 	perDevice := int64(engineBytesPerDevice + policyBytesAllowance)
@@ -361,7 +383,11 @@ func (s Scenario) Memory() int64 {
 	if s.Window > 0 {
 		windows = s.windows()
 	}
-	return satMul(int64(s.Clients), perDevice) + satMul(windows, 2*8) + ringBytes
+	var ids int64
+	for _, id := range s.IDs {
+		ids += 16 + int64(len(id))
+	}
+	return satMul(int64(s.Clients), perDevice) + satMul(windows, 2*8) + ringBytes + ids
 }
 
 // satMul returns a·b, or MaxInt64 when it overflows.
