@@ -17,11 +17,11 @@
 //
 // Each device's policy comes from a [kit.Factory], called once per device
 // with the device's id and boot time. The ids of a run are a serial range
-// chosen by the run's seed ([DeviceID]), unless the scenario fixes them
-// (Scenario.IDs, a recorded fleet, whose device i is the same id in every
-// run); every device of a run boots in the same second, so a policy seeded
-// by device id draws different delays in every run, and one seeded from
-// the clock shows its mistake.
+// chosen by the run's seed, such as dev-5f0e2a91-0000017 for device 17,
+// unless the scenario fixes them (Scenario.IDs, a recorded fleet, whose
+// device i is the same id in every run); every device of a run boots in
+// the same second, so a policy seeded by device id draws different delays
+// in every run, and one seeded from the clock shows its mistake.
 //
 // # Figures and verdict
 //

@@ -152,15 +152,16 @@ func devicePrefix(seed uint64) string {
 	return fmt.Sprintf("dev-%08x-", uint32(seed>>32^seed))
 }
 
-// DeviceID returns the id of device i in the run whose seed is seed: "dev-",
-// eight hex digits taken from the seed, "-", and i in seven or more digits,
-// such as "dev-5f0e2a91-0000017". Each run replays a different fleet: the
-// same policy seeded by device id draws different delays in every run.
-func DeviceID(seed uint64, i int) string {
-	return deviceID(devicePrefix(seed), i)
+// deviceID returns the id of device i in the run whose seed is seed, when
+// the scenario gives no ids of its own: "dev-", eight hex digits taken from
+// the seed, "-", and i in seven or more digits, such as
+// "dev-5f0e2a91-0000017". Each run replays a different fleet: the same
+// policy seeded by device id draws different delays in every run.
+func deviceID(seed uint64, i int) string {
+	return serialID(devicePrefix(seed), i)
 }
 
-func deviceID(prefix string, i int) string {
+func serialID(prefix string, i int) string {
 	return string(appendID(make([]byte, 0, len(prefix)+10), prefix, i))
 }
 
@@ -169,7 +170,7 @@ func (e *engine) deviceID(i int) string {
 	if e.ids != nil {
 		return e.ids[i]
 	}
-	return deviceID(e.prefix, i)
+	return serialID(e.prefix, i)
 }
 
 func appendID(b []byte, prefix string, i int) []byte {

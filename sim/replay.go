@@ -72,8 +72,8 @@ func (c Config) validate() error {
 	return nil
 }
 
-// RunSeed returns the seed of run i of a replay seeded with seed.
-func RunSeed(seed uint64, i int) uint64 {
+// runSeed returns the seed of run i of a replay seeded with seed.
+func runSeed(seed uint64, i int) uint64 {
 	if i == 0 {
 		return seed
 	}
@@ -94,7 +94,7 @@ func splitmix64(x uint64) uint64 {
 type Run struct {
 	// Seed is the run's seed: it chooses the offsets of the first attempts,
 	// the devices' boot time and, unless the scenario sets IDs, the
-	// fleet's ids ([DeviceID]).
+	// fleet's ids.
 	Seed uint64
 	// AllServed is when the last device was served (the last firing, in
 	// the periodic kinds). Every device was served only if Served equals
@@ -305,7 +305,7 @@ func (r *replay) work(ctx context.Context, w *slot) {
 		w.run.Store(int64(i))
 		r.mu.Unlock()
 
-		w.e.reset(i, RunSeed(r.cfg.Seed, i))
+		w.e.reset(i, runSeed(r.cfg.Seed, i))
 		run, err := w.e.replayRun(rctx)
 		w.e.release()
 		cancel(nil)
@@ -364,8 +364,8 @@ func (r *replay) stuck(ctx context.Context) error {
 		return fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
 	}
 	dev, attempt := int(asking>>32), int(uint32(asking))
-	seed := RunSeed(r.cfg.Seed, int(run))
-	id := DeviceID(seed, dev)
+	seed := runSeed(r.cfg.Seed, int(run))
+	id := deviceID(seed, dev)
 	if r.s.IDs != nil {
 		id = r.s.IDs[dev]
 	}

@@ -116,7 +116,7 @@ func TestReplayErrorDoesNotDependOnWorkers(t *testing.T) {
 		t.Run(fmt.Sprint("workers=", workers), func(t *testing.T) {
 			var started5 atomic.Bool
 			failed5 := make(chan struct{})
-			id2, id5, id7 := DeviceID(RunSeed(seed, 2), 1900), DeviceID(RunSeed(seed, 5), 0), DeviceID(RunSeed(seed, 7), 3)
+			id2, id5, id7 := deviceID(runSeed(seed, 2), 1900), deviceID(runSeed(seed, 5), 0), deviceID(runSeed(seed, 7), 3)
 			f := func(d kit.Device) kit.Policy {
 				switch d.ID {
 				case id5:
@@ -149,7 +149,7 @@ func TestReplayErrorDoesNotDependOnWorkers(t *testing.T) {
 			assert.EqualError(t, err, want)
 		})
 	}
-	assert.Equal(t, "sim: run 2 (seed "+fmt.Sprint(RunSeed(seed, 2))+"): device "+DeviceID(RunSeed(seed, 2), 1900)+": delay before attempt 4: the program stopped answering", want)
+	assert.Equal(t, "sim: run 2 (seed "+fmt.Sprint(runSeed(seed, 2))+"): device "+deviceID(runSeed(seed, 2), 1900)+": delay before attempt 4: the program stopped answering", want)
 }
 
 // TestReplayCancelledRunsAbove checks that once a run fails, the runs
@@ -157,7 +157,7 @@ func TestReplayErrorDoesNotDependOnWorkers(t *testing.T) {
 func TestReplayCancelledRunsAbove(t *testing.T) {
 	const seed = 3
 	var calls atomic.Int64
-	id := DeviceID(RunSeed(seed, 0), 0)
+	id := deviceID(runSeed(seed, 0), 0)
 	f := func(d kit.Device) kit.Policy {
 		if d.ID == id {
 			return policyFunc(func() (time.Duration, error) { return 0, errUnreachable })
