@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +33,15 @@ type Config struct {
 	// Resamples is the number of bootstrap resamples behind each
 	// interval; default 2,000.
 	Resamples int
+	// RepresentativeOnly keeps the arrival histograms (Run.Arrivals and
+	// Run.RetryArrivals) of the representative run only (see
+	// [Result.Representative]); the other runs keep their figures, and nil
+	// histograms. Every run's histograms take 16 bytes a window until the
+	// replay returns, which dominates the memory of replays of many runs
+	// of small fleets; with RepresentativeOnly a run's histograms are kept,
+	// at 8 bytes a window, only while the run may still be the
+	// representative one, which is never more than half of the runs.
+	RepresentativeOnly bool
 }
 
 // Defaults of Config.
@@ -126,9 +137,12 @@ type Run struct {
 	// success of the served devices (nearest rank).
 	P50, P99 time.Duration
 	// Arrivals counts all arrivals per window: window i covers
-	// [i·Window, (i+1)·Window). Trailing empty windows are left off.
+	// [i·Window, (i+1)·Window). Trailing empty windows are left off. It
+	// is nil when the run's histograms were not kept
+	// (Config.RepresentativeOnly), and empty, not nil, when the run had
+	// no arrivals.
 	Arrivals []int
-	// RetryArrivals counts the retry arrivals per window.
+	// RetryArrivals counts the retry arrivals per window, as Arrivals.
 	RetryArrivals []int
 }
 
@@ -230,6 +244,9 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 		failed: cfg.Runs,
 		slots:  make([]slot, workers),
 	}
+	if cfg.RepresentativeOnly {
+		r.keep = newShortlist(cfg.Runs)
+	}
 	var wg sync.WaitGroup
 	for w := range r.slots {
 		r.slots[w].e = newEngine(f, s)
@@ -254,7 +271,11 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	if r.finished < cfg.Runs {
 		return Result{}, fmt.Errorf("sim: replay stopped after %d of %d runs: %w", r.finished, cfg.Runs, context.Cause(ctx))
 	}
-	return Result{Scenario: s, Config: cfg, Runs: r.runs, Summary: summarize(r.runs, s, cfg)}, nil
+	rep := representative(r.runs)
+	if r.keep != nil {
+		r.runs[rep].Arrivals, r.runs[rep].RetryArrivals = r.keep.histogram(rep).ints()
+	}
+	return Result{Scenario: s, Config: cfg, Runs: r.runs, Representative: rep, Summary: summarize(r.runs, s, cfg)}, nil
 }
 
 // A replay holds the state its workers share.
@@ -267,9 +288,10 @@ type replay struct {
 
 	mu       sync.Mutex
 	runs     []Run
-	finished int   // runs finished without error
-	failed   int   // the lowest-numbered run that failed, or cfg.Runs
-	err      error // its error
+	keep     *shortlist // with RepresentativeOnly, the histograms kept
+	finished int        // runs finished without error
+	failed   int        // the lowest-numbered run that failed, or cfg.Runs
+	err      error      // its error
 	slots    []slot
 }
 
@@ -333,7 +355,23 @@ func (r *replay) finish(w *slot, i int, run Run, err error) {
 	}
 	r.finished++
 	r.runs[i] = run
-	r.runs[i].Arrivals, r.runs[i].RetryArrivals = w.e.histograms()
+	if r.keep == nil {
+		r.runs[i].Arrivals, r.runs[i].RetryArrivals = w.e.histograms()
+		return
+	}
+	r.keep.add(run.PeakRetryArrivals, i, w.e.compact)
+}
+
+// representative returns the number of the representative run: the run
+// whose peak of retry arrivals is the median run's, the lower median
+// between two, and the lowest-numbered of the runs with that peak.
+func representative(runs []Run) int {
+	order := make([]int, len(runs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(runs[a].PeakRetryArrivals, runs[b].PeakRetryArrivals) })
+	return order[(len(order)-1)/2]
 }
 
 // StuckGrace is how long Replay waits, once its context is done, for its
@@ -415,6 +453,11 @@ func (e *engine) histograms() (arrivals, retries []int) {
 	return ints(trim(e.hist[:e.touched()])), ints(trim(e.rhist[:e.touched()]))
 }
 
+// compact returns the run's histograms as a shortlist keeps them.
+func (e *engine) compact() *histogram {
+	return newHistogram(trim(e.hist[:e.touched()]), trim(e.rhist[:e.touched()]))
+}
+
 // peak returns the largest count of h, or 0.
 func peak(h []int64) int64 {
 	var m int64
@@ -434,7 +477,7 @@ func trim(h []int64) []int64 {
 }
 
 // ints returns a copy of h as ints, never nil.
-func ints(h []int64) []int {
+func ints[T int32 | int64](h []T) []int {
 	out := make([]int, len(h))
 	for i, c := range h {
 		out[i] = int(c)
