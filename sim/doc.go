@@ -47,7 +47,22 @@
 // times less than with a priority queue of every pending arrival, and
 // allocates about 45 bytes per device beyond the policies' own state. The
 // cost per attempt stays about flat from 10,000 to 10 million devices
-// (BenchmarkReplay).
+// (BenchmarkReplay). Each worker replays its runs one after the other on
+// one engine, whose arrays and histograms are sized once, for the whole
+// horizon.
+//
+// # Memory
+//
+// What a replay needs is known before it starts, from the scenario and the
+// configuration alone ([Scenario.Memory]): the devices of the runs
+// replayed at once and an allowance for their policies, each run's
+// histograms, what is kept of every run, and the summary, counted twice
+// for the garbage the collector lets pile up. Replay replays at once only
+// as many runs as fit in the scenario's MemoryLimit, and [Scenario.Validate]
+// refuses a replay that does not fit even one run at a time, saying what to
+// change. Every run keeps its figures; its histograms, 16 bytes a window,
+// are what grows with the runs, and Config.RepresentativeOnly keeps them
+// for the representative run only ([Result.Representative]).
 //
 // # Bad policies and bad input
 //
@@ -58,6 +73,7 @@
 // is named the same way once the context is done (see [StuckGrace]). When
 // several runs fail, the replay reports the lowest-numbered one, whatever
 // the number of runs replayed at once. [Scenario.Validate] refuses
-// out-of-range scenarios with the reason, and scenarios whose run would
-// need more than their MemoryLimit with the memory they would need.
+// out-of-range fields with the field and its range, values that could not
+// give finite figures among them, and replays that would need more than
+// their MemoryLimit with the memory they would need.
 package sim

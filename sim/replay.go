@@ -17,21 +17,22 @@ import (
 
 // Config sets the replications of a replay.
 type Config struct {
-	// Runs is the number of runs; default 20.
+	// Runs is the number of runs; default 20, at most 1,000,000.
 	Runs int
 	// Seed is the seed every run's seed derives from. Run 0's seed is Seed
 	// itself, and run i's is a hash of Seed and i, so any run replays
 	// alone with Config{Runs: 1, Seed: run.Seed}.
 	Seed uint64
-	// Workers is the number of runs replayed at once; default the number
-	// of CPUs. The figures, and the error of a replay that fails, do not
-	// depend on it.
+	// Workers is the most runs replayed at once; default the number of
+	// CPUs, fewer when the scenario's MemoryLimit does not fit that many
+	// (see [Scenario.Memory]). The figures, and the error of a replay that
+	// fails, do not depend on it.
 	Workers int
 	// Level is the confidence level of the summary's intervals; default
 	// 0.95.
 	Level float64
 	// Resamples is the number of bootstrap resamples behind each
-	// interval; default 2,000.
+	// interval; default 2,000, at most 1,000,000.
 	Resamples int
 	// RepresentativeOnly keeps the arrival histograms (Run.Arrivals and
 	// Run.RetryArrivals) of the representative run only (see
@@ -51,6 +52,12 @@ const (
 	DefaultResamples = 2000
 )
 
+// Limits of Config.
+const (
+	maxRuns      = 1_000_000
+	maxResamples = 1_000_000
+)
+
 func (c Config) withDefaults() Config {
 	if c.Runs == 0 {
 		c.Runs = DefaultRuns
@@ -67,17 +74,19 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// validate reports the first field of c, after defaults, that is out of
+// range.
 func (c Config) validate() error {
 	switch {
 	case c.Runs < 0:
 		return fmt.Errorf("sim: runs %d is negative", c.Runs)
-	case c.Runs > 1_000_000:
+	case c.Runs > maxRuns:
 		return fmt.Errorf("sim: runs %d is more than 1,000,000", c.Runs)
 	case c.Workers < 0:
 		return fmt.Errorf("sim: workers %d is negative", c.Workers)
 	case !(c.Level > 0 && c.Level < 1):
 		return fmt.Errorf("sim: confidence level %v is not between 0 and 1", c.Level)
-	case c.Resamples < 0 || c.Resamples > 1_000_000:
+	case c.Resamples < 0 || c.Resamples > maxResamples:
 		return fmt.Errorf("sim: resamples %d is not between 0 and 1,000,000", c.Resamples)
 	}
 	return nil
@@ -213,10 +222,10 @@ func (e *DeviceError) PolicyDefect() bool {
 // depends only on f, s and cfg.Seed, and so does the error of a replay
 // that fails: the error of the lowest-numbered run that fails.
 //
-// Replay returns an error, and no result, when s or cfg is out of range
-// (see [Scenario.Validate]), when a policy fails (a [*DeviceError] naming
-// the run, the device and the attempt), or when ctx is done (saying where
-// the replay stopped).
+// Replay returns an error, and no result, when s or cfg is out of range or
+// would not fit in s.MemoryLimit (see [Scenario.Validate]), when a policy
+// fails (a [*DeviceError] naming the run, the device and the attempt), or
+// when ctx is done (saying where the replay stopped).
 func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
 	if ctx == nil {
 		panic("sim: Replay with a nil context")
@@ -224,25 +233,17 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	if f == nil {
 		panic("sim: Replay with a nil factory")
 	}
-	if err := s.Validate(); err != nil {
+	if err := s.Validate(cfg); err != nil {
 		return Result{}, err
 	}
-	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
-		return Result{}, err
-	}
-	s = s.WithDefaults()
-	workers := min(cfg.Workers, cfg.Runs)
-	if need := s.Memory(); need > 0 {
-		workers = max(1, min(workers, int(s.MemoryLimit/need)))
-	}
+	s, cfg = s.WithDefaults(), cfg.withDefaults()
 	r := &replay{
 		f:      f,
 		s:      s,
 		cfg:    cfg,
 		runs:   make([]Run, cfg.Runs),
 		failed: cfg.Runs,
-		slots:  make([]slot, workers),
+		slots:  make([]slot, s.budget(cfg).workers),
 	}
 	if cfg.RepresentativeOnly {
 		r.keep = newShortlist(cfg.Runs)
@@ -439,7 +440,7 @@ func (e *engine) result() Run {
 	touched := e.touched()
 	r.BusiestWindowArrivals = int(peak(e.hist[:touched]))
 	r.PeakRetryArrivals = int(peak(e.rhist[:touched]))
-	r.PeakRatio = float64(r.PeakRetryArrivals) / e.s.budget()
+	r.PeakRatio = float64(r.PeakRetryArrivals) / e.s.windowBudget()
 	if n := len(e.success); n > 0 {
 		r.P50 = time.Duration(nearestRank(e.success, 0.50))
 		r.P99 = time.Duration(nearestRank(e.success, 0.99))

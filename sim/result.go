@@ -69,7 +69,7 @@ func (r Result) Detail() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "peak ratio %.2f [%.2f, %.2f] %s threshold %v: up to %s retries in one %v window against a budget of %s (median of %d runs, %g%% CI)",
 		p.Median, p.Low, p.High, op, s.Threshold, count(sum["peak_retry_arrivals"].Median), s.Window,
-		count(s.budget()), len(r.Runs), 100*r.Config.Level)
+		count(s.windowBudget()), len(r.Runs), 100*r.Config.Level)
 	fmt.Fprintf(&b, "; busiest window %s arrivals", count(sum["busiest_window_arrivals"].Median))
 	switch served := sum["served"].Median; {
 	case s.Kind == Storm || served == 0:

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 )
 
@@ -160,9 +159,12 @@ type Scenario struct {
 	// it gives up, so that a policy returning zero delays cannot hold the
 	// replay in one instant. Default 10,000; at most 1,000,000,000.
 	MaxAttempts int
-	// MemoryLimit is the most memory, in bytes, that one run may need, by
-	// the estimate of [Scenario.Memory]; default DefaultMemoryLimit (4 GiB).
-	// Replay runs fewer runs at once when several would not fit.
+	// MemoryLimit is the most memory, in bytes, that a replay may need, by
+	// the estimate of [Scenario.Memory]: the runs replayed at once and the
+	// results kept of every run. Default DefaultMemoryLimit (4 GiB). Replay
+	// runs fewer runs at once when several would not fit, and
+	// [Scenario.Validate] refuses a replay that does not fit even one run
+	// at a time.
 	MemoryLimit int64
 }
 
@@ -250,11 +252,29 @@ func (s Scenario) WithDefaults() Scenario {
 	return s
 }
 
-// Validate reports the first field of s, after defaults, that is out of
-// range, saying which and what range it must be in, and refuses a scenario
-// whose run would need more memory than its MemoryLimit, saying how much it
-// would need. A scenario that Validate accepts gives finite figures.
-func (s Scenario) Validate() error {
+// Validate reports the first field of s or cfg, after defaults, that is
+// out of range, saying which and what range it must be in, and refuses a
+// replay that would need more memory than s.MemoryLimit even one run at a
+// time, saying how much it would need and what to change ([Scenario.Memory]).
+// It is what [Replay] refuses before any work: a replay that Validate
+// accepts produces finite figures and needs no more than its limit.
+func (s Scenario) Validate(cfg Config) error {
+	if err := s.validateFields(); err != nil {
+		return err
+	}
+	if err := cfg.withDefaults().validate(); err != nil {
+		return err
+	}
+	b := s.WithDefaults().budget(cfg.withDefaults())
+	if b.workers == 0 {
+		return b.refusal()
+	}
+	return nil
+}
+
+// validateFields reports the first field of s, after defaults, that is out
+// of range.
+func (s Scenario) validateFields() error {
 	if len(s.IDs) > 0 && s.Clients != 0 && s.Clients != len(s.IDs) {
 		return fmt.Errorf("sim: clients %d but %d ids: leave clients zero when the ids set the fleet", s.Clients, len(s.IDs))
 	}
@@ -322,10 +342,6 @@ func (s Scenario) Validate() error {
 			return fmt.Errorf("sim: IDs[%d] is empty", i)
 		}
 	}
-	if need := s.Memory(); need > s.MemoryLimit {
-		return fmt.Errorf("sim: one run of %d clients over %v in %v windows would need about %s, above the limit of %s: replay fewer clients, over a shorter horizon or in wider windows",
-			s.Clients, s.Horizon, s.Window, formatBytes(need), formatBytes(s.MemoryLimit))
-	}
 	return nil
 }
 
@@ -355,75 +371,9 @@ func (s Scenario) firings() int64 {
 	return int64(s.Horizon/s.Period) + 1
 }
 
-// Bytes the memory estimate counts per device: the engine's own state
-// (policy interface 16, attempt counter 4, time of success 8, the pending
-// event 8 in the calendar, and the chunks' and slices' spare room: about 45
-// bytes allocated per device at a million devices, 64 at ten thousand, by
-// BenchmarkReplay), and an allowance for a policy's state and its id, which
-// the built-in strategies keep under (72 bytes).
-const (
-	engineBytesPerDevice   = 72
-	periodicBytesPerDevice = 8 + 4
-	policyBytesAllowance   = 96
-)
-
-// Memory estimates the bytes one run of s needs, after defaults: the state
-// of every device, an allowance for each device's policy, the two
-// histograms, 8 bytes a window each, and the ids.
-func (s Scenario) Memory() int64 {
-	s = s.WithDefaults()
-	perDevice := int64(engineBytesPerDevice + policyBytesAllowance)
-	switch s.Kind {
-	case Storm:
-		perDevice = policyBytesAllowance
-	case Periodic, PeriodicAligned:
-		perDevice += periodicBytesPerDevice + 8*int64(max(1, s.Horizon/max(s.Period, 1)))
-	}
-	windows := int64(1)
-	if s.Window > 0 {
-		windows = s.windows()
-	}
-	var ids int64
-	for _, id := range s.IDs {
-		ids += 16 + int64(len(id))
-	}
-	return satMul(int64(s.Clients), perDevice) + satMul(windows, 2*8) + ringBytes + ids
-}
-
-// satMul returns a·b, or MaxInt64 when it overflows.
-func satMul(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * b
-}
-
-// thousands writes n with thousands separators.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// formatBytes writes n in binary units: 512 B, 1.5 KiB, 12.0 GiB.
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, i := float64(n), -1
-	for f >= unit && i < 5 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", f, "KMGTPE"[i])
-}
-
-// budget returns the number of requests the server accepts in one window
-// while it is up.
-func (s Scenario) budget() float64 { return s.AcceptRate * s.Window.Seconds() }
+// windowBudget returns the number of requests the server accepts in one
+// window while it is up.
+func (s Scenario) windowBudget() float64 { return s.AcceptRate * s.Window.Seconds() }
 
 // MarshalJSON writes s after defaults, with times in seconds.
 func (s Scenario) MarshalJSON() ([]byte, error) {
