@@ -77,7 +77,7 @@ func benchReplay(b *testing.B, f kit.Factory, s Scenario, replay func(context.Co
 	policyBytes := allocated(func() {
 		prefix := devicePrefix(0)
 		for i := range n {
-			policySink = f(kit.Device{ID: deviceID(prefix, i), Boot: epoch})
+			policySink = f(kit.Device{ID: serialID(prefix, i), Boot: epoch})
 		}
 	})
 	var attempts int

@@ -120,6 +120,18 @@ func (c *calendar) take() (sec int64, chunks [][]uint64, ok bool) {
 	return 0, nil, false
 }
 
+// reset empties the calendar for a new run, keeping its chunks.
+func (c *calendar) reset() {
+	for i, chunks := range c.ring {
+		if chunks != nil {
+			c.release(chunks)
+			c.ring[i] = nil
+		}
+	}
+	c.far = c.far[:0]
+	c.cur, c.n, c.inRing = 0, 0, 0
+}
+
 // release returns the chunks of a processed second to the free list.
 func (c *calendar) release(chunks [][]uint64) {
 	for i, ch := range chunks {

@@ -17,9 +17,11 @@
 //
 // Each device's policy comes from a [kit.Factory], called once per device
 // with the device's id and boot time. The ids of a run are a serial range
-// chosen by the run's seed ([DeviceID]), and every device of a run boots
-// in the same second, so a policy seeded by device id draws different
-// delays in every run, and one seeded from the clock shows its mistake.
+// chosen by the run's seed, such as dev-5f0e2a91-0000017 for device 17,
+// unless the scenario fixes them (Scenario.IDs, a recorded fleet, whose
+// device i is the same id in every run); every device of a run boots in
+// the same second, so a policy seeded by device id draws different delays
+// in every run, and one seeded from the clock shows its mistake.
 //
 // # Figures and verdict
 //
@@ -45,7 +47,22 @@
 // times less than with a priority queue of every pending arrival, and
 // allocates about 45 bytes per device beyond the policies' own state. The
 // cost per attempt stays about flat from 10,000 to 10 million devices
-// (BenchmarkReplay).
+// (BenchmarkReplay). Each worker replays its runs one after the other on
+// one engine, whose arrays and histograms are sized once, for the whole
+// horizon.
+//
+// # Memory
+//
+// What a replay needs is known before it starts, from the scenario and the
+// configuration alone ([Scenario.Memory]): the devices of the runs
+// replayed at once and an allowance for their policies, each run's
+// histograms, what is kept of every run, and the summary, counted twice
+// for the garbage the collector lets pile up. Replay replays at once only
+// as many runs as fit in the scenario's MemoryLimit, and [Scenario.Validate]
+// refuses a replay that does not fit even one run at a time, saying what to
+// change. Every run keeps its figures; its histograms, 16 bytes a window,
+// are what grows with the runs, and Config.RepresentativeOnly keeps them
+// for the representative run only ([Result.Representative]).
 //
 // # Bad policies and bad input
 //
@@ -53,7 +70,10 @@
 // cannot hold, or whose source fails, stops the replay with a
 // [*DeviceError] naming the run, the device and the attempt. Cancelling the
 // context stops it with an error saying where; a policy that never returns
-// is named the same way once the context is done (see [StuckGrace]). [Scenario.Validate] refuses
-// out-of-range scenarios with the reason, and scenarios whose run would
-// need more than their MemoryLimit with the memory they would need.
+// is named the same way once the context is done (see [StuckGrace]). When
+// several runs fail, the replay reports the lowest-numbered one, whatever
+// the number of runs replayed at once. [Scenario.Validate] refuses
+// out-of-range fields with the field and its range, values that could not
+// give finite figures among them, and replays that would need more than
+// their MemoryLimit with the memory they would need.
 package sim

@@ -14,13 +14,17 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 )
 
-// An engine replays one run: one fleet, one seed.
+// An engine replays one run: one fleet, one seed. A worker of Replay keeps
+// one engine and replays its runs one after the other on it, so that the
+// fleet's arrays, the calendar's chunks and the histograms are allocated
+// once per worker rather than once per run.
 type engine struct {
 	s        Scenario // with defaults
 	f        kit.Factory
 	run      int
 	seed     uint64
-	prefix   string // device ids are prefix + serial
+	ids      []string // the fleet's fixed ids (Scenario.IDs), or nil
+	prefix   string   // without fixed ids, device ids are prefix + serial
 	boot     time.Time
 	rng      rand.PCG
 	n        int
@@ -57,8 +61,13 @@ type engine struct {
 	tokensAt int64
 	bucketUp bool // the token bucket has been filled
 
-	// Figures.
-	hist, rhist             []int32
+	// Figures. The histograms cover every window an arrival can fall in
+	// (Scenario.windows), so that they never grow during a run; their
+	// counts are 64-bit, since a policy that retries at once can put more
+	// than 2³¹ arrivals in one window. Arrivals all come before end, which
+	// bounds the windows a run has touched.
+	hist, rhist             []int64
+	end                     int64
 	success                 []int64
 	attempts                int64
 	served, gaveUp, pending int
@@ -68,25 +77,65 @@ type engine struct {
 	err error
 }
 
-func newEngine(f kit.Factory, s Scenario, run int, seed uint64) *engine {
+// newEngine returns an engine for the runs of s, after defaults, with the
+// policies f makes. Call reset before each run.
+func newEngine(f kit.Factory, s Scenario) *engine {
+	windows := s.windows()
 	e := &engine{
 		s:        s,
 		f:        f,
-		run:      run,
-		seed:     seed,
-		prefix:   devicePrefix(seed),
-		boot:     bootTime(seed),
-		rng:      *rand.NewPCG(seed, splitmix64(seed)),
+		ids:      s.IDs,
 		n:        s.Clients,
 		horizon:  int64(s.Horizon),
 		down:     int64(s.Down),
 		win:      int64(s.Window),
 		periodic: s.Kind == Periodic || s.Kind == PeriodicAligned,
 		hinted:   s.Server == RetryAfter,
+		hist:     make([]int64, windows),
+		rhist:    make([]int64, windows),
 	}
-	e.hist = make([]int32, 0, 64)
-	e.rhist = make([]int32, 0, 64)
 	return e
+}
+
+// reset prepares the engine for run number run, whose seed is seed: the
+// state of the previous run is cleared and its policies released.
+func (e *engine) reset(run int, seed uint64) {
+	e.run, e.seed = run, seed
+	if e.ids == nil {
+		e.prefix = devicePrefix(seed)
+	}
+	e.boot = bootTime(seed)
+	e.rng.Seed(seed, splitmix64(seed))
+	e.calling, e.callAttempt = -1, 0
+	e.asking.Store(0)
+	e.inline, e.accepted, e.quota = false, 0, 0
+	e.tokens, e.tokensAt, e.bucketUp = 0, 0, false
+	touched := e.touched()
+	clear(e.hist[:touched])
+	clear(e.rhist[:touched])
+	e.end = 0
+	e.success = e.success[:0]
+	e.attempts, e.served, e.gaveUp, e.pending, e.limited, e.last = 0, 0, 0, 0, 0, 0
+	e.err = nil
+	e.heap, e.sel = e.heap[:0], e.sel[:0]
+	if e.cal != nil {
+		e.cal.reset()
+	}
+	clear(e.att)
+	clear(e.firing)
+}
+
+// release drops the references of a finished run to its policies, so that
+// they can be collected while the worker waits for its next run.
+func (e *engine) release() { clear(e.pol) }
+
+// touched returns the number of leading windows the run's arrivals can
+// have fallen in.
+func (e *engine) touched() int {
+	if e.end <= 0 {
+		return 0
+	}
+	return min(len(e.hist), int((e.end-1)/e.win)+1)
 }
 
 // epoch is the boot time of every fleet, give or take a day: the devices of
@@ -103,16 +152,25 @@ func devicePrefix(seed uint64) string {
 	return fmt.Sprintf("dev-%08x-", uint32(seed>>32^seed))
 }
 
-// DeviceID returns the id of device i in the run whose seed is seed: "dev-",
-// eight hex digits taken from the seed, "-", and i in seven or more digits,
-// such as "dev-5f0e2a91-0000017". Each run replays a different fleet: the
-// same policy seeded by device id draws different delays in every run.
-func DeviceID(seed uint64, i int) string {
-	return deviceID(devicePrefix(seed), i)
+// deviceID returns the id of device i in the run whose seed is seed, when
+// the scenario gives no ids of its own: "dev-", eight hex digits taken from
+// the seed, "-", and i in seven or more digits, such as
+// "dev-5f0e2a91-0000017". Each run replays a different fleet: the same
+// policy seeded by device id draws different delays in every run.
+func deviceID(seed uint64, i int) string {
+	return serialID(devicePrefix(seed), i)
 }
 
-func deviceID(prefix string, i int) string {
+func serialID(prefix string, i int) string {
 	return string(appendID(make([]byte, 0, len(prefix)+10), prefix, i))
+}
+
+// deviceID returns the id of the run's device i.
+func (e *engine) deviceID(i int) string {
+	if e.ids != nil {
+		return e.ids[i]
+	}
+	return serialID(e.prefix, i)
 }
 
 func appendID(b []byte, prefix string, i int) []byte {
@@ -127,8 +185,13 @@ func appendID(b []byte, prefix string, i int) []byte {
 // as the device's error.
 func (e *engine) newPolicy(i int) (p kit.Policy) {
 	e.asking.Store(uint64(i) << 32)
-	e.id = appendID(e.id[:0], e.prefix, i)
-	id := string(e.id)
+	var id string
+	if e.ids != nil {
+		id = e.ids[i]
+	} else {
+		e.id = appendID(e.id[:0], e.prefix, i)
+		id = string(e.id)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			e.fail(i, 0, PolicyPanic, fmt.Errorf("the factory panicked: %v", r))
@@ -145,7 +208,7 @@ func (e *engine) newPolicy(i int) (p kit.Policy) {
 // fail records the first error of the run.
 func (e *engine) fail(dev, attempt int, cause Cause, err error) {
 	if e.err == nil {
-		e.err = &DeviceError{Run: e.run, Seed: e.seed, Device: deviceID(e.prefix, dev), Attempt: attempt, Cause: cause, Err: err}
+		e.err = &DeviceError{Run: e.run, Seed: e.seed, Device: e.deviceID(dev), Attempt: attempt, Cause: cause, Err: err}
 	}
 }
 
@@ -160,14 +223,16 @@ func (e *engine) offset(spread time.Duration) int64 {
 // replay runs the outage and periodic kinds.
 func (e *engine) replay(ctx context.Context) error {
 	n := e.n
-	e.pol = make([]kit.Policy, n)
-	e.att = make([]uint32, n)
-	e.cal = newCalendar(n)
-	if e.periodic {
-		e.phase = make([]int64, n)
-		e.firing = make([]uint32, n)
-	} else {
-		e.success = make([]int64, 0, n)
+	if e.pol == nil {
+		e.pol = make([]kit.Policy, n)
+		e.att = make([]uint32, n)
+		e.cal = newCalendar(n)
+		if e.periodic {
+			e.phase = make([]int64, n)
+			e.firing = make([]uint32, n)
+		}
+		// At most one success a device, or one a firing.
+		e.success = make([]int64, 0, int64(n)*e.s.firings())
 	}
 	for i := range n {
 		if i&0xffff == 0 {
@@ -181,7 +246,7 @@ func (e *engine) replay(ctx context.Context) error {
 		}
 		t := e.offset(e.s.StartSpread)
 		if e.s.Kind == Periodic {
-			t = int64(kit.HashID(deviceID(e.prefix, i)) % uint64(e.s.Period))
+			t = int64(kit.HashID(e.deviceID(i)) % uint64(e.s.Period))
 		}
 		if e.periodic {
 			e.phase[i] = t
@@ -199,6 +264,7 @@ func (e *engine) replay(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return e.stopped(ctx, fmt.Sprintf("at simulated second %d", sec))
 		}
+		e.end = min(e.horizon, (sec+1)*nsPerSec)
 		e.protected(sec, chunks)
 		if e.err != nil {
 			return e.err
@@ -375,21 +441,10 @@ func (e *engine) arrive(dev uint32, t int64) {
 	} else {
 		w = int(t / e.win)
 	}
-	if w >= len(e.hist) {
-		e.hist = grow(e.hist, w)
-		e.rhist = grow(e.rhist, w)
-	}
 	e.hist[w]++
 	if e.att[dev] > 1 {
 		e.rhist[w]++
 	}
-}
-
-func grow(h []int32, w int) []int32 {
-	if w < cap(h) {
-		return h[:w+1]
-	}
-	return append(h[:cap(h)], make([]int32, max(w+1, 2*cap(h))-cap(h))...)[:w+1]
 }
 
 // serve records that dev was served at t.
@@ -609,11 +664,8 @@ func causeOf(err error) Cause {
 // count adds one arrival at t to the histograms.
 func (e *engine) count(t int64, retry bool) {
 	e.attempts++
+	e.end = max(e.end, t+1)
 	w := int(t / e.win)
-	if w >= len(e.hist) {
-		e.hist = grow(e.hist, w)
-		e.rhist = grow(e.rhist, w)
-	}
 	e.hist[w]++
 	if retry {
 		e.rhist[w]++

@@ -27,7 +27,7 @@ func heapReplay(f kit.Factory, s Scenario, seed uint64) Run {
 	att := make([]int, n)
 	q := make(eventHeap, 0, n)
 	for i := range n {
-		pol[i] = f(kit.Device{ID: deviceID(prefix, i), Boot: boot})
+		pol[i] = f(kit.Device{ID: serialID(prefix, i), Boot: boot})
 		var t int64
 		if s.StartSpread > 0 {
 			t = int64(rng.Uint64() % uint64(s.StartSpread))
@@ -176,7 +176,7 @@ func tunedHeapReplay(f kit.Factory, s Scenario, seed uint64) (attempts int, allS
 	pol := make([]kit.Policy, n)
 	q := make([]heapEvent, 0, n)
 	for i := range n {
-		pol[i] = f(kit.Device{ID: deviceID(prefix, i), Boot: boot})
+		pol[i] = f(kit.Device{ID: serialID(prefix, i), Boot: boot})
 		q = append(q, heapEvent{int64(rng.Uint64() % uint64(s.StartSpread)), i})
 	}
 	less := func(a, b heapEvent) bool { return a.t < b.t || a.t == b.t && a.dev < b.dev }

@@ -15,7 +15,7 @@ import (
 // badAt returns a factory whose device number dev answers its n-th call of
 // Next with bad(n), and whose other devices wait a second each time.
 func badAt(seed uint64, dev, n int, bad func() (time.Duration, error)) kit.Factory {
-	id := DeviceID(seed, dev)
+	id := deviceID(seed, dev)
 	return func(d kit.Device) kit.Policy {
 		calls := 0
 		return policyFunc(func() (time.Duration, error) {
@@ -40,7 +40,7 @@ var errUnreachable = errors.New("the program stopped answering")
 // crashing.
 func TestHostilePolicies(t *testing.T) {
 	const seed = 5
-	id := DeviceID(seed, 17)
+	id := deviceID(seed, 17)
 	for _, c := range []struct {
 		name   string
 		f      kit.Factory
@@ -140,7 +140,7 @@ func TestHungPolicy(t *testing.T) {
 	defer func(g time.Duration) { stuckGrace = g }(stuckGrace)
 	stuckGrace = 100 * time.Millisecond
 	const seed = 3
-	id := DeviceID(seed, 17)
+	id := deviceID(seed, 17)
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	for _, c := range []struct {

@@ -1,35 +1,48 @@
 package sim
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/jitterkit/jitterkit/kit"
 )
 
 // Config sets the replications of a replay.
 type Config struct {
-	// Runs is the number of runs; default 20.
+	// Runs is the number of runs; default 20, at most 1,000,000.
 	Runs int
 	// Seed is the seed every run's seed derives from. Run 0's seed is Seed
 	// itself, and run i's is a hash of Seed and i, so any run replays
 	// alone with Config{Runs: 1, Seed: run.Seed}.
 	Seed uint64
-	// Workers is the number of runs replayed at once; default the number
-	// of CPUs. The figures do not depend on it.
+	// Workers is the most runs replayed at once; default the number of
+	// CPUs, fewer when the scenario's MemoryLimit does not fit that many
+	// (see [Scenario.Memory]). The figures, and the error of a replay that
+	// fails, do not depend on it.
 	Workers int
 	// Level is the confidence level of the summary's intervals; default
 	// 0.95.
 	Level float64
 	// Resamples is the number of bootstrap resamples behind each
-	// interval; default 2,000.
+	// interval; default 2,000, at most 1,000,000.
 	Resamples int
+	// RepresentativeOnly keeps the arrival histograms (Run.Arrivals and
+	// Run.RetryArrivals) of the representative run only (see
+	// [Result.Representative]); the other runs keep their figures, and nil
+	// histograms. Every run's histograms take 16 bytes a window until the
+	// replay returns, which dominates the memory of replays of many runs
+	// of small fleets; with RepresentativeOnly a run's histograms are kept,
+	// at 8 bytes a window, only while the run may still be the
+	// representative one, which is never more than half of the runs.
+	RepresentativeOnly bool
 }
 
 // Defaults of Config.
@@ -37,6 +50,12 @@ const (
 	DefaultRuns      = 20
 	DefaultLevel     = 0.95
 	DefaultResamples = 2000
+)
+
+// Limits of Config.
+const (
+	maxRuns      = 1_000_000
+	maxResamples = 1_000_000
 )
 
 func (c Config) withDefaults() Config {
@@ -55,24 +74,26 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// validate reports the first field of c, after defaults, that is out of
+// range.
 func (c Config) validate() error {
 	switch {
 	case c.Runs < 0:
 		return fmt.Errorf("sim: runs %d is negative", c.Runs)
-	case c.Runs > 1_000_000:
+	case c.Runs > maxRuns:
 		return fmt.Errorf("sim: runs %d is more than 1,000,000", c.Runs)
 	case c.Workers < 0:
 		return fmt.Errorf("sim: workers %d is negative", c.Workers)
 	case !(c.Level > 0 && c.Level < 1):
 		return fmt.Errorf("sim: confidence level %v is not between 0 and 1", c.Level)
-	case c.Resamples < 0 || c.Resamples > 1_000_000:
+	case c.Resamples < 0 || c.Resamples > maxResamples:
 		return fmt.Errorf("sim: resamples %d is not between 0 and 1,000,000", c.Resamples)
 	}
 	return nil
 }
 
-// RunSeed returns the seed of run i of a replay seeded with seed.
-func RunSeed(seed uint64, i int) uint64 {
+// runSeed returns the seed of run i of a replay seeded with seed.
+func runSeed(seed uint64, i int) uint64 {
 	if i == 0 {
 		return seed
 	}
@@ -91,8 +112,9 @@ func splitmix64(x uint64) uint64 {
 // the instant the fleet fails; in the periodic kinds a time to success is
 // measured from the timer's firing.
 type Run struct {
-	// Seed is the run's seed: it chooses the fleet's ids ([DeviceID]) and
-	// the offsets of the first attempts.
+	// Seed is the run's seed: it chooses the offsets of the first attempts,
+	// the devices' boot time and, unless the scenario sets IDs, the
+	// fleet's ids.
 	Seed uint64
 	// AllServed is when the last device was served (the last firing, in
 	// the periodic kinds). Every device was served only if Served equals
@@ -124,9 +146,12 @@ type Run struct {
 	// success of the served devices (nearest rank).
 	P50, P99 time.Duration
 	// Arrivals counts all arrivals per window: window i covers
-	// [i·Window, (i+1)·Window). Trailing empty windows are left off.
+	// [i·Window, (i+1)·Window). Trailing empty windows are left off. It
+	// is nil when the run's histograms were not kept
+	// (Config.RepresentativeOnly), and empty, not nil, when the run had
+	// no arrivals.
 	Arrivals []int
-	// RetryArrivals counts the retry arrivals per window.
+	// RetryArrivals counts the retry arrivals per window, as Arrivals.
 	RetryArrivals []int
 }
 
@@ -194,12 +219,13 @@ func (e *DeviceError) PolicyDefect() bool {
 // Replay replays the scenario s cfg.Runs times, each run with its own fleet
 // of s.Clients devices whose policies f makes, and returns every run's
 // figures and their summary. Runs are replayed in parallel, and the result
-// depends only on f, s and cfg.Seed.
+// depends only on f, s and cfg.Seed, and so does the error of a replay
+// that fails: the error of the lowest-numbered run that fails.
 //
-// Replay returns an error, and no result, when s or cfg is out of range
-// (see [Scenario.Validate]), when a policy fails (a [*DeviceError] naming
-// the run, the device and the attempt), or when ctx is done (saying where
-// the replay stopped).
+// Replay returns an error, and no result, when s or cfg is out of range or
+// would not fit in s.MemoryLimit (see [Scenario.Validate]), when a policy
+// fails (a [*DeviceError] naming the run, the device and the attempt), or
+// when ctx is done (saying where the replay stopped).
 func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
 	if ctx == nil {
 		panic("sim: Replay with a nil context")
@@ -207,59 +233,146 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	if f == nil {
 		panic("sim: Replay with a nil factory")
 	}
-	if err := s.Validate(); err != nil {
+	if err := s.Validate(cfg); err != nil {
 		return Result{}, err
 	}
-	cfg = cfg.withDefaults()
-	if err := cfg.validate(); err != nil {
-		return Result{}, err
+	s, cfg = s.WithDefaults(), cfg.withDefaults()
+	r := &replay{
+		f:      f,
+		s:      s,
+		cfg:    cfg,
+		runs:   make([]Run, cfg.Runs),
+		failed: cfg.Runs,
+		slots:  make([]slot, s.budget(cfg).workers),
 	}
-	s = s.WithDefaults()
-	workers := min(cfg.Workers, cfg.Runs)
-	if need := s.Memory(); need > 0 {
-		workers = max(1, min(workers, int(s.MemoryLimit/need)))
+	if cfg.RepresentativeOnly {
+		r.keep = newShortlist(cfg.Runs)
 	}
-	runs := make([]Run, cfg.Runs)
-	engines := make([]atomic.Pointer[engine], cfg.Runs)
-	finished := make([]atomic.Bool, cfg.Runs)
-	done := make(chan error, 1)
-	started := 0
-	go func() {
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(workers)
-		for i := range cfg.Runs {
-			if gctx.Err() != nil {
-				break
-			}
-			started++
-			g.Go(func() error {
-				defer finished[i].Store(true)
-				e := newEngine(f, s, i, RunSeed(cfg.Seed, i))
-				engines[i].Store(e)
-				r, err := e.replayRun(gctx)
-				runs[i] = r
-				return err
-			})
-		}
-		done <- g.Wait()
-	}()
-	var err error
+	var wg sync.WaitGroup
+	for w := range r.slots {
+		r.slots[w].e = newEngine(f, s)
+		r.slots[w].run.Store(-1)
+		wg.Go(func() { r.work(ctx, &r.slots[w]) })
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
 	select {
-	case err = <-done:
+	case <-done:
 	case <-ctx.Done():
 		select {
-		case err = <-done:
+		case <-done:
 		case <-time.After(stuckGrace):
-			return Result{}, stuck(ctx, engines, finished)
+			return Result{}, r.stuck(ctx)
 		}
 	}
-	if err != nil {
-		return Result{}, err
+	r.slots = nil // the engines: garbage, before the summary's lists
+	if r.err != nil {
+		return Result{}, r.err
 	}
-	if started < cfg.Runs {
-		return Result{}, fmt.Errorf("sim: replay stopped after starting %d of %d runs: %w", started, cfg.Runs, context.Cause(ctx))
+	if r.finished < cfg.Runs {
+		return Result{}, fmt.Errorf("sim: replay stopped after %d of %d runs: %w", r.finished, cfg.Runs, context.Cause(ctx))
 	}
-	return Result{Scenario: s, Config: cfg, Runs: runs, Summary: summarize(runs, s, cfg)}, nil
+	rep := representative(r.runs)
+	if r.keep != nil {
+		r.runs[rep].Arrivals, r.runs[rep].RetryArrivals = r.keep.histogram(rep).ints()
+	}
+	return Result{Scenario: s, Config: cfg, Runs: r.runs, Representative: rep, Summary: summarize(r.runs, s, cfg)}, nil
+}
+
+// A replay holds the state its workers share.
+type replay struct {
+	f   kit.Factory
+	s   Scenario // with defaults
+	cfg Config   // with defaults
+
+	next atomic.Int64 // the number of the next run to start
+
+	mu       sync.Mutex
+	runs     []Run
+	keep     *shortlist // with RepresentativeOnly, the histograms kept
+	finished int        // runs finished without error
+	failed   int        // the lowest-numbered run that failed, or cfg.Runs
+	err      error      // its error
+	slots    []slot
+}
+
+// A slot is a worker: its engine, the run it replays, and the cancel
+// function of that run's context.
+type slot struct {
+	e      *engine
+	run    atomic.Int64 // the run being replayed, or -1
+	cancel context.CancelCauseFunc
+}
+
+// errSuperseded stops a run once a lower-numbered run has failed: the
+// replay reports the lower run's error, and needs nothing of the higher
+// runs.
+var errSuperseded = errors.New("a lower-numbered run failed")
+
+// work replays runs on w's engine, in the order of their numbers, until
+// every run has started, ctx is done, or a lower-numbered run has failed.
+func (r *replay) work(ctx context.Context, w *slot) {
+	for ctx.Err() == nil {
+		i := int(r.next.Add(1) - 1)
+		if i >= r.cfg.Runs {
+			return
+		}
+		rctx, cancel := context.WithCancelCause(ctx)
+		r.mu.Lock()
+		if i > r.failed {
+			r.mu.Unlock()
+			cancel(nil)
+			return
+		}
+		w.cancel = cancel
+		w.run.Store(int64(i))
+		r.mu.Unlock()
+
+		w.e.reset(i, runSeed(r.cfg.Seed, i))
+		run, err := w.e.replayRun(rctx)
+		w.e.release()
+		cancel(nil)
+		r.finish(w, i, run, err)
+	}
+}
+
+// finish records the figures of run i, or its error.
+func (r *replay) finish(w *slot, i int, run Run, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w.cancel = nil
+	w.run.Store(-1)
+	switch {
+	case err != nil && i < r.failed:
+		r.failed, r.err = i, err
+		for j := range r.slots {
+			if o := &r.slots[j]; o.cancel != nil && o.run.Load() > int64(i) {
+				o.cancel(errSuperseded)
+			}
+		}
+		return
+	case err != nil || i > r.failed:
+		return
+	}
+	r.finished++
+	r.runs[i] = run
+	if r.keep == nil {
+		r.runs[i].Arrivals, r.runs[i].RetryArrivals = w.e.histograms()
+		return
+	}
+	r.keep.add(run.PeakRetryArrivals, i, w.e.compact)
+}
+
+// representative returns the number of the representative run: the run
+// whose peak of retry arrivals is the median run's, the lower median
+// between two, and the lowest-numbered of the runs with that peak.
+func representative(runs []Run) int {
+	order := make([]int, len(runs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(runs[a].PeakRetryArrivals, runs[b].PeakRetryArrivals) })
+	return order[(len(order)-1)/2]
 }
 
 // StuckGrace is how long Replay waits, once its context is done, for its
@@ -273,20 +386,30 @@ const StuckGrace = 2 * time.Second
 // stuckGrace is StuckGrace, shortened by the tests.
 var stuckGrace = StuckGrace
 
-// stuck reports the first run that did not stop: the device whose policy
-// it was asking, and the attempt.
-func stuck(ctx context.Context, engines []atomic.Pointer[engine], finished []atomic.Bool) error {
-	for i := range engines {
-		e := engines[i].Load()
-		if e == nil || finished[i].Load() {
+// stuck reports the lowest-numbered run that did not stop: the device
+// whose policy it was asking, and the attempt.
+func (r *replay) stuck(ctx context.Context) error {
+	run, asking := int64(-1), uint64(0)
+	for i := range r.slots {
+		w := &r.slots[i]
+		n := w.run.Load()
+		a := w.e.asking.Load()
+		if n < 0 || w.run.Load() != n || run >= 0 && n > run {
 			continue
 		}
-		asking := e.asking.Load()
-		dev, attempt := int(asking>>32), int(uint32(asking))
-		return &DeviceError{Run: e.run, Seed: e.seed, Device: deviceID(e.prefix, dev), Attempt: attempt, Cause: PolicyHung,
-			Err: fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))}
+		run, asking = n, a
 	}
-	return fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
+	if run < 0 {
+		return fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
+	}
+	dev, attempt := int(asking>>32), int(uint32(asking))
+	seed := runSeed(r.cfg.Seed, int(run))
+	id := deviceID(seed, dev)
+	if r.s.IDs != nil {
+		id = r.s.IDs[dev]
+	}
+	return &DeviceError{Run: int(run), Seed: seed, Device: id, Attempt: attempt, Cause: PolicyHung,
+		Err: fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))}
 }
 
 // replayRun replays the engine's run.
@@ -303,7 +426,7 @@ func (e *engine) replayRun(ctx context.Context) (Run, error) {
 	return e.result(), nil
 }
 
-// result returns the figures of a finished run.
+// result returns the figures of a finished run, without its histograms.
 func (e *engine) result() Run {
 	r := Run{
 		Seed:           e.seed,
@@ -314,9 +437,10 @@ func (e *engine) result() Run {
 		AttemptLimited: e.limited,
 		Pending:        e.pending,
 	}
-	r.Arrivals, r.BusiestWindowArrivals = trimmed(e.hist)
-	r.RetryArrivals, r.PeakRetryArrivals = trimmed(e.rhist)
-	r.PeakRatio = float64(r.PeakRetryArrivals) / e.s.budget()
+	touched := e.touched()
+	r.BusiestWindowArrivals = int(peak(e.hist[:touched]))
+	r.PeakRetryArrivals = int(peak(e.rhist[:touched]))
+	r.PeakRatio = float64(r.PeakRetryArrivals) / e.s.windowBudget()
 	if n := len(e.success); n > 0 {
 		r.P50 = time.Duration(nearestRank(e.success, 0.50))
 		r.P99 = time.Duration(nearestRank(e.success, 0.99))
@@ -324,19 +448,42 @@ func (e *engine) result() Run {
 	return r
 }
 
-// trimmed returns h as ints without its trailing zeros, and its largest
-// count.
-func trimmed(h []int32) ([]int, int) {
+// histograms returns the run's histograms as a Run holds them, without
+// their trailing empty windows.
+func (e *engine) histograms() (arrivals, retries []int) {
+	return ints(trim(e.hist[:e.touched()])), ints(trim(e.rhist[:e.touched()]))
+}
+
+// compact returns the run's histograms as a shortlist keeps them.
+func (e *engine) compact() *histogram {
+	return newHistogram(trim(e.hist[:e.touched()]), trim(e.rhist[:e.touched()]))
+}
+
+// peak returns the largest count of h, or 0.
+func peak(h []int64) int64 {
+	var m int64
+	for _, c := range h {
+		m = max(m, c)
+	}
+	return m
+}
+
+// trim returns h without its trailing zeros.
+func trim(h []int64) []int64 {
 	n := len(h)
 	for n > 0 && h[n-1] == 0 {
 		n--
 	}
-	out, peak := make([]int, n), 0
-	for i, c := range h[:n] {
+	return h[:n]
+}
+
+// ints returns a copy of h as ints, never nil.
+func ints[T int32 | int64](h []T) []int {
+	out := make([]int, len(h))
+	for i, c := range h {
 		out[i] = int(c)
-		peak = max(peak, int(c))
 	}
-	return out, peak
+	return out
 }
 
 // nearestRank returns the q-quantile of x by nearest rank, reordering x.

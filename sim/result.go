@@ -23,6 +23,12 @@ type Result struct {
 	Config Config
 	// Runs are the runs, in the order of their number.
 	Runs []Run
+	// Representative is the number of the representative run, whose
+	// histograms a report draws: the run whose peak of retry arrivals is
+	// the median run's (the lower median of an even number of runs), the
+	// lowest-numbered of the runs with that peak. Its histograms are kept
+	// whatever Config.RepresentativeOnly says.
+	Representative int
 	// Summary maps each figure's name (see [Figures]) to its median over
 	// the runs and the confidence interval at Config.Level.
 	Summary map[string]Estimate
@@ -63,7 +69,7 @@ func (r Result) Detail() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "peak ratio %.2f [%.2f, %.2f] %s threshold %v: up to %s retries in one %v window against a budget of %s (median of %d runs, %g%% CI)",
 		p.Median, p.Low, p.High, op, s.Threshold, count(sum["peak_retry_arrivals"].Median), s.Window,
-		count(s.budget()), len(r.Runs), 100*r.Config.Level)
+		count(s.windowBudget()), len(r.Runs), 100*r.Config.Level)
 	fmt.Fprintf(&b, "; busiest window %s arrivals", count(sum["busiest_window_arrivals"].Median))
 	switch served := sum["served"].Median; {
 	case s.Kind == Storm || served == 0:
@@ -184,14 +190,14 @@ type configJSON struct {
 	Resamples int     `json:"resamples"`
 }
 
-// MarshalJSON writes the run's figures, with times in seconds.
+// MarshalJSON writes the run's figures, with times in seconds. A run
+// whose histograms were not kept (Config.RepresentativeOnly) has no
+// "arrivals" and "retry_arrivals".
 func (r Run) MarshalJSON() ([]byte, error) {
 	arrivals, retries := r.Arrivals, r.RetryArrivals
-	if arrivals == nil {
-		arrivals = []int{}
-	}
-	if retries == nil {
-		retries = []int{}
+	if (arrivals == nil) != (retries == nil) {
+		// A Run made by hand with one histogram: write the other empty.
+		arrivals, retries = nonNil(arrivals), nonNil(retries)
 	}
 	return marshal(runJSON{
 		Seed:                  r.Seed,
@@ -224,6 +230,13 @@ type runJSON struct {
 	Pending               int     `json:"pending"`
 	P50ServedS            float64 `json:"p50_served_s"`
 	P99ServedS            float64 `json:"p99_served_s"`
-	Arrivals              []int   `json:"arrivals"`
-	RetryArrivals         []int   `json:"retry_arrivals"`
+	Arrivals              []int   `json:"arrivals,omitzero"`
+	RetryArrivals         []int   `json:"retry_arrivals,omitzero"`
+}
+
+func nonNil(h []int) []int {
+	if h == nil {
+		return []int{}
+	}
+	return h
 }

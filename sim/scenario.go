@@ -75,12 +75,33 @@ const (
 	// MaxClients is the largest fleet a replay holds: devices are numbered
 	// with 32 bits.
 	MaxClients = math.MaxUint32
-	// MaxHorizon is the longest stretch of simulated time a replay covers.
+	// MaxHorizon is the longest stretch of simulated time a replay covers,
+	// and the longest Down, Window, StartSpread and Period.
 	MaxHorizon = 31 * 24 * time.Hour
+	// MaxWindows is the most windows a run's histograms hold: the horizon
+	// over the window (in a Storm, the horizon or the start spread,
+	// whichever is longer). A month in 1s windows is 2.7 million; an hour
+	// in 1ms windows 3.6 million. Finer histograms are more than a chart
+	// or a peak needs, and take 16 bytes a window in every run replayed at
+	// once.
+	MaxWindows = 10_000_000
 	// MaxRetries is the most retries of each device in a Storm.
 	MaxRetries = 100_000
 	// DefaultMemoryLimit is the default of Scenario.MemoryLimit.
 	DefaultMemoryLimit = 4 << 30
+)
+
+// Limits of fields without a constant of their own.
+const (
+	minAcceptRate = 1e-9 // per second
+	maxAcceptRate = 1e12 // per second
+	maxThreshold  = 1e12
+	// maxMaxAttempts keeps a device's count of attempts, 32 bits, from
+	// wrapping: a periodic device's served firings add to it.
+	maxMaxAttempts = 1_000_000_000
+	// maxFirings is the most timer firings of one device over the horizon
+	// in the periodic kinds.
+	maxFirings = 1_000_000
 )
 
 // A Scenario describes one fleet replay. Every field left zero takes the
@@ -92,8 +113,16 @@ type Scenario struct {
 	Kind Kind
 	// Server is the server model; default Lab. Storm has no server.
 	Server Server
-	// Clients is the number of devices; default 400.
+	// Clients is the number of devices; default 400, or len(IDs).
 	Clients int
+	// IDs, when set, are the fleet's device ids, the same in every run:
+	// device i of every run is IDs[i], its policy is made with that id, and
+	// a [DeviceError] names it. A fleet of recorded devices (a trace) is
+	// replayed this way. Clients must then be zero or len(IDs). Without
+	// IDs, each run's fleet is a serial range chosen by the run's seed,
+	// such as dev-5f0e2a91-0000017 for device 17. The ids are not copied;
+	// do not change them during a replay.
+	IDs []string
 	// AcceptRate is the number of requests the server accepts per second;
 	// default 50. In a Storm it only sets the budget that PeakRatio is
 	// measured against.
@@ -105,7 +134,7 @@ type Scenario struct {
 	// 1h for LongOutage, and no outage for the other kinds.
 	Down time.Duration
 	// Window is the width of the histogram's windows and of the peaks;
-	// default 1s.
+	// default 1s. The horizon may hold at most MaxWindows of them.
 	Window time.Duration
 	// StartSpread is the window over which the devices' first attempts
 	// (first timer firings in PeriodicAligned) are spread, uniformly at
@@ -120,18 +149,22 @@ type Scenario struct {
 	// Retries is the number of retries of each device in a Storm; default
 	// 10, at most MaxRetries.
 	Retries int
-	// Period is the timer period of the periodic kinds; default 1m.
+	// Period is the timer period of the periodic kinds; default 1m. The
+	// horizon may hold at most a million periods.
 	Period time.Duration
 	// Threshold is the highest peak ratio that passes; default 0.6, the
-	// field guide's "comfortable".
+	// field guide's "comfortable"; at most 1e12.
 	Threshold float64
 	// MaxAttempts bounds the attempts of one device: a device that reaches
 	// it gives up, so that a policy returning zero delays cannot hold the
-	// replay in one instant. Default 10,000.
+	// replay in one instant. Default 10,000; at most 1,000,000,000.
 	MaxAttempts int
-	// MemoryLimit is the most memory, in bytes, that one run may need, by
-	// the estimate of [Scenario.Memory]; default DefaultMemoryLimit (4 GiB).
-	// Replay runs fewer runs at once when several would not fit.
+	// MemoryLimit is the most memory, in bytes, that a replay may need, by
+	// the estimate of [Scenario.Memory]: the runs replayed at once and the
+	// results kept of every run. Default DefaultMemoryLimit (4 GiB). Replay
+	// runs fewer runs at once when several would not fit, and
+	// [Scenario.Validate] refuses a replay that does not fit even one run
+	// at a time.
 	MemoryLimit int64
 }
 
@@ -161,6 +194,9 @@ func (s Scenario) WithDefaults() Scenario {
 	}
 	if s.Clients == 0 {
 		s.Clients = DefaultClients
+		if len(s.IDs) > 0 {
+			s.Clients = len(s.IDs)
+		}
 	}
 	if s.AcceptRate == 0 {
 		s.AcceptRate = DefaultAcceptRate
@@ -210,13 +246,38 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.MemoryLimit == 0 {
 		s.MemoryLimit = DefaultMemoryLimit
 	}
+	if len(s.IDs) == 0 {
+		s.IDs = nil
+	}
 	return s
 }
 
-// Validate reports the first field of s, after defaults, that is out of
-// range, and refuses a scenario whose run would need more memory than its
-// MemoryLimit, saying how much it would need.
-func (s Scenario) Validate() error {
+// Validate reports the first field of s or cfg, after defaults, that is
+// out of range, saying which and what range it must be in, and refuses a
+// replay that would need more memory than s.MemoryLimit even one run at a
+// time, saying how much it would need and what to change ([Scenario.Memory]).
+// It is what [Replay] refuses before any work: a replay that Validate
+// accepts produces finite figures and needs no more than its limit.
+func (s Scenario) Validate(cfg Config) error {
+	if err := s.validateFields(); err != nil {
+		return err
+	}
+	if err := cfg.withDefaults().validate(); err != nil {
+		return err
+	}
+	b := s.WithDefaults().budget(cfg.withDefaults())
+	if b.workers == 0 {
+		return b.refusal()
+	}
+	return nil
+}
+
+// validateFields reports the first field of s, after defaults, that is out
+// of range.
+func (s Scenario) validateFields() error {
+	if len(s.IDs) > 0 && s.Clients != 0 && s.Clients != len(s.IDs) {
+		return fmt.Errorf("sim: clients %d but %d ids: leave clients zero when the ids set the fleet", s.Clients, len(s.IDs))
+	}
 	s = s.WithDefaults()
 	switch {
 	case s.Kind != Outage && s.Kind != LongOutage && s.Kind != Storm && s.Kind != Periodic && s.Kind != PeriodicAligned:
@@ -229,16 +290,28 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("sim: clients %d is more than a replay holds (%d)", s.Clients, MaxClients)
 	case !(s.AcceptRate > 0) || math.IsInf(s.AcceptRate, 0):
 		return fmt.Errorf("sim: accept rate %v per second is not a positive number", s.AcceptRate)
-	case s.AcceptRate > 1e12:
+	case s.AcceptRate > maxAcceptRate:
 		return fmt.Errorf("sim: accept rate %v per second is beyond 1e12", s.AcceptRate)
+	case s.AcceptRate < minAcceptRate:
+		return fmt.Errorf("sim: accept rate %v per second is below 1e-9", s.AcceptRate)
 	case !(s.Burst >= 1) || math.IsInf(s.Burst, 0):
 		return fmt.Errorf("sim: burst %v is not a number of at least 1", s.Burst)
 	case s.Down < 0:
 		return fmt.Errorf("sim: down %v is negative", s.Down)
+	case s.Down > MaxHorizon:
+		return fmt.Errorf("sim: down %v is beyond the longest replay, %v (%d days)", s.Down, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.Window < 0:
 		return fmt.Errorf("sim: window %v is negative", s.Window)
+	case s.Window > MaxHorizon:
+		return fmt.Errorf("sim: window %v is beyond the longest replay, %v (%d days)", s.Window, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.StartSpread < 0:
 		return fmt.Errorf("sim: start spread %v is negative", s.StartSpread)
+	case s.StartSpread > MaxHorizon:
+		return fmt.Errorf("sim: start spread %v is beyond the longest replay, %v (%d days)", s.StartSpread, MaxHorizon, MaxHorizon/(24*time.Hour))
+	case s.Period < 0:
+		return fmt.Errorf("sim: period %v is negative", s.Period)
+	case s.Period > MaxHorizon:
+		return fmt.Errorf("sim: period %v is beyond the longest replay, %v (%d days)", s.Period, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.Horizon < 0:
 		return fmt.Errorf("sim: horizon %v is negative", s.Horizon)
 	case s.Horizon > MaxHorizon:
@@ -249,78 +322,58 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("sim: retries %d is negative", s.Retries)
 	case s.Retries > MaxRetries:
 		return fmt.Errorf("sim: retries %d is more than a storm replays (%d)", s.Retries, MaxRetries)
-	case s.Period < 0:
-		return fmt.Errorf("sim: period %v is negative", s.Period)
+	case (s.Kind == Periodic || s.Kind == PeriodicAligned) && s.Horizon/s.Period > maxFirings:
+		return fmt.Errorf("sim: a %v period fires %d times over the %v horizon, more than 1,000,000: use a longer period or a shorter horizon", s.Period, s.Horizon/s.Period, s.Horizon)
 	case !(s.Threshold > 0) || math.IsInf(s.Threshold, 0):
 		return fmt.Errorf("sim: threshold %v is not a positive number", s.Threshold)
+	case s.Threshold > maxThreshold:
+		return fmt.Errorf("sim: threshold %v is beyond 1e12", s.Threshold)
 	case s.MaxAttempts < 0:
 		return fmt.Errorf("sim: max attempts %d is negative", s.MaxAttempts)
+	case s.MaxAttempts > maxMaxAttempts:
+		return fmt.Errorf("sim: max attempts %d is beyond 1,000,000,000", s.MaxAttempts)
 	case s.MemoryLimit < 0:
 		return fmt.Errorf("sim: memory limit %d is negative", s.MemoryLimit)
+	case s.windows() > MaxWindows:
+		return fmt.Errorf("sim: %v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), thousands(s.windows()), thousands(MaxWindows))
 	}
-	if need := s.Memory(); need > s.MemoryLimit {
-		return fmt.Errorf("sim: one run of %d clients over %v in %v windows would need about %s, above the limit of %s: replay fewer clients, over a shorter horizon or in wider windows",
-			s.Clients, s.Horizon, s.Window, formatBytes(need), formatBytes(s.MemoryLimit))
+	for i, id := range s.IDs {
+		if id == "" {
+			return fmt.Errorf("sim: IDs[%d] is empty", i)
+		}
 	}
 	return nil
 }
 
-// Bytes the memory estimate counts per device: the engine's own state
-// (policy interface 16, attempt counter 4, time of success 8, the pending
-// event 8 in the calendar, and the chunks' and slices' spare room: about 45
-// bytes allocated per device at a million devices, 64 at ten thousand, by
-// BenchmarkReplay), and an allowance for a policy's state and its id, which
-// the built-in strategies keep under (72 bytes).
-const (
-	engineBytesPerDevice   = 72
-	periodicBytesPerDevice = 8 + 4
-	policyBytesAllowance   = 96
-)
-
-// Memory estimates the bytes one run of s needs, after defaults: the state
-// of every device, an allowance for each device's policy, and the two
-// histograms over the horizon.
-func (s Scenario) Memory() int64 {
-	s = s.WithDefaults()
-	perDevice := int64(engineBytesPerDevice + policyBytesAllowance)
-	switch s.Kind {
-	case Storm:
-		perDevice = policyBytesAllowance
-	case Periodic, PeriodicAligned:
-		perDevice += periodicBytesPerDevice + 8*int64(max(1, s.Horizon/max(s.Period, 1)))
+// span returns the stretch of simulated time the arrivals of a run of s,
+// after defaults, fall in: before the horizon, and in a Storm, whose first
+// attempts are counted wherever they fall, before the start spread too.
+func (s Scenario) span() time.Duration {
+	if s.Kind == Storm {
+		return max(s.Horizon, s.StartSpread)
 	}
-	windows := int64(1)
-	if s.Window > 0 {
-		windows += int64(s.Horizon / s.Window)
-	}
-	return satMul(int64(s.Clients), perDevice) + satMul(windows, 2*4) + ringBytes
+	return s.Horizon
 }
 
-// satMul returns a·b, or MaxInt64 when it overflows.
-func satMul(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * b
+// windows returns the number of windows a run's histograms hold: those
+// that the span's arrivals can fall in.
+func (s Scenario) windows() int64 {
+	return int64((max(s.span(), 1)-1)/s.Window) + 1
 }
 
-// formatBytes writes n in binary units: 512 B, 1.5 KiB, 12.0 GiB.
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
+// firings returns the most timer firings of one device over the horizon
+// in the periodic kinds, and 1 in the others: the most times a device is
+// served.
+func (s Scenario) firings() int64 {
+	if s.Kind != Periodic && s.Kind != PeriodicAligned {
+		return 1
 	}
-	f, i := float64(n), -1
-	for f >= unit && i < 5 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", f, "KMGTPE"[i])
+	return int64(s.Horizon/s.Period) + 1
 }
 
-// budget returns the number of requests the server accepts in one window
-// while it is up.
-func (s Scenario) budget() float64 { return s.AcceptRate * s.Window.Seconds() }
+// windowBudget returns the number of requests the server accepts in one
+// window while it is up.
+func (s Scenario) windowBudget() float64 { return s.AcceptRate * s.Window.Seconds() }
 
 // MarshalJSON writes s after defaults, with times in seconds.
 func (s Scenario) MarshalJSON() ([]byte, error) {

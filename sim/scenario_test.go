@@ -23,13 +23,13 @@ func TestValidate(t *testing.T) {
 		{"negative clients", Scenario{Clients: -1}, "sim: clients -1 is negative"},
 		{"ten billion clients", Scenario{Clients: 1e10}, "sim: clients 10000000000 is more than a replay holds (4294967295)"},
 		{"a billion clients", Scenario{Clients: 1e9},
-			"sim: one run of 1000000000 clients over 1h0m0s in 1s windows would need about 156.5 GiB, above the limit of 4.0 GiB: replay fewer clients, over a shorter horizon or in wider windows"},
+			"sim: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 339.3 GiB, above the memory limit of 4.0 GiB: one run needs 339.3 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
 		{"negative accept rate", Scenario{AcceptRate: -5}, "sim: accept rate -5 per second is not a positive number"},
 		{"NaN accept rate", Scenario{AcceptRate: math.NaN()}, "sim: accept rate NaN per second is not a positive number"},
 		{"infinite accept rate", Scenario{AcceptRate: math.Inf(1)}, "sim: accept rate +Inf per second is not a positive number"},
 		{"horizon of years", Scenario{Horizon: 3 * 365 * 24 * time.Hour}, "sim: horizon 26280h0m0s is beyond the longest replay, 744h0m0s (31 days)"},
 		{"nanosecond windows over a month", Scenario{Window: time.Nanosecond, Horizon: MaxHorizon},
-			"sim: one run of 400 clients over 744h0m0s in 1ns windows would need about 19.0 PiB, above the limit of 4.0 GiB: replay fewer clients, over a shorter horizon or in wider windows"},
+			"sim: 1ns windows over 744h0m0s make 2,678,400,000,000,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
 		{"unknown kind", Scenario{Kind: "flood"}, `sim: unknown scenario "flood" (want outage, long-outage, storm, periodic or periodic-aligned)`},
 		{"unknown server", Scenario{Server: "queue"}, `sim: unknown server "queue" (want lab, token-bucket or retry-after)`},
 		{"negative down", Scenario{Down: -time.Second}, "sim: down -1s is negative"},
@@ -38,7 +38,7 @@ func TestValidate(t *testing.T) {
 		{"negative retries", Scenario{Kind: Storm, Retries: -3}, "sim: retries -3 is negative"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.s.Validate()
+			err := c.s.Validate(Config{})
 			if err == nil || err.Error() != c.want {
 				t.Errorf("Validate() = %v\nwant %s", err, c.want)
 			}
@@ -47,11 +47,11 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
-	if err := (Scenario{}).Validate(); err != nil {
+	if err := (Scenario{}).Validate(Config{}); err != nil {
 		t.Errorf("the default scenario: Validate() = %v; want nil", err)
 	}
 	big := Scenario{Clients: 1e9, MemoryLimit: 1 << 40}
-	if err := big.Validate(); err != nil {
+	if err := big.Validate(Config{}); err != nil {
 		t.Errorf("a billion clients within a 1 TiB limit: Validate() = %v; want nil", err)
 	}
 }
@@ -220,7 +220,7 @@ func FuzzScenario(f *testing.F) {
 			Horizon: time.Duration(horizon), RetryAfter: time.Duration(retryAfter), Retries: int(retries),
 			Period: time.Duration(period), Threshold: threshold, MaxAttempts: int(maxAttempts),
 		}
-		if err := s.Validate(); err != nil {
+		if err := s.Validate(Config{}); err != nil {
 			if !strings.HasPrefix(err.Error(), "sim: ") {
 				t.Fatalf("Validate(%+v) = %q; want the prefix sim: ", s, err)
 			}

@@ -115,29 +115,59 @@ func bootstrapMedian(level float64, resamples int, src rand.Source, x []float64)
 	for i := range jack {
 		jack[i] = medianWithout(sorted, i)
 	}
-	mean := stat.Mean(jack, nil)
-	var num, den float64
-	for _, j := range jack {
-		d := mean - j
-		num += d * d * d
-		den += d * d
-	}
-	a := 0.0
-	if den > 0 {
-		a = num / (6 * math.Pow(den, 1.5))
+	a := acceleration(jack, 1)
+	if math.IsNaN(a) || math.IsInf(a, 0) {
+		// The cubes overflowed: the acceleration does not depend on
+		// the scale of the values, so take them over the largest.
+		var scale float64
+		for _, j := range jack {
+			scale = max(scale, math.Abs(j))
+		}
+		a = acceleration(jack, scale)
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			a = 0
+		}
 	}
 
 	alpha := (1 - level) / 2
 	adjusted := func(q float64) float64 {
 		z := z0 + distuv.UnitNormal.Quantile(q)
-		if 1-a*z <= 0 {
+		if !(1-a*z > 0) {
 			return q
 		}
-		return distuv.UnitNormal.CDF(z0 + z/(1-a*z))
+		p := distuv.UnitNormal.CDF(z0 + z/(1-a*z))
+		if math.IsNaN(p) {
+			return q
+		}
+		return min(max(p, 0), 1)
 	}
 	lo := stat.Quantile(adjusted(alpha), stat.Empirical, boot, nil)
 	hi := stat.Quantile(adjusted(1-alpha), stat.Empirical, boot, nil)
 	return Estimate{m, lo, hi}
+}
+
+// acceleration returns the BCa acceleration of the jackknife values jack,
+// each divided by scale: Σd³ / (6·(Σd²)^1.5), where d is each value's
+// distance below their mean; 0 when every value is the same.
+func acceleration(jack []float64, scale float64) float64 {
+	var mean float64
+	if scale == 1 {
+		mean = stat.Mean(jack, nil)
+	} else {
+		for _, j := range jack {
+			mean += j / scale / float64(len(jack))
+		}
+	}
+	var num, den float64
+	for _, j := range jack {
+		d := mean - j/scale
+		num += d * d * d
+		den += d * d
+	}
+	if !(den > 0) {
+		return 0
+	}
+	return num / (6 * math.Pow(den, 1.5))
 }
 
 // median returns the median of sorted: the middle value, or the mean of the

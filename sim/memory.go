@@ -1,0 +1,212 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"unsafe"
+)
+
+// The memory a replay needs is estimated from its scenario and
+// configuration alone, before any work, from what each part of the replay
+// keeps at its peak. A replay keeps
+//
+//   - for each run replayed at once: the state of every device (its
+//     policy's interface, its attempt counter, its time of success, its
+//     pending arrivals in the calendar, and the room the calendar and the
+//     selection of each second's first arrivals grow into), the devices'
+//     policies and their ids, and the run's two histograms, 8 bytes a
+//     window each;
+//   - for every run, its figures (a Run) and its histograms: every run's
+//     at 16 bytes a window, or with Config.RepresentativeOnly those of the
+//     runs that may still be the representative one, at most half of the
+//     runs, at 8 bytes a window;
+//   - the summary's working lists, four numbers a run and one a resample;
+//   - the scenario's IDs, when it sets them.
+//
+// The garbage collector lets the heap grow to about twice what is kept
+// before it collects (GOGC=100): the policies of each finished run, the ids
+// the devices are made with and the lists the engine outgrows are garbage,
+// so the estimate counts what is kept twice.
+const (
+	// policyBytes is the allowance for one device's policy and its id: the
+	// built-in strategies take 72 (a policy of 48 bytes and an id of 24).
+	policyBytes = 96
+	// deviceBytes is the engine's own state of one device: its policy's
+	// interface (16), its attempt counter (4) and its time of success (8).
+	deviceBytes = 16 + 4 + 8
+	// calendarBytes is the calendar's and the selection's room per device,
+	// at its largest: chunks for two events a device (the second being
+	// processed, whose every device may retry in a later second), 16; the
+	// list of arrivals further ahead than the ring, 16 a device, and the
+	// lists of one second's arrivals and of its retries within the second,
+	// 8 a device each, all three grown by a quarter at most; and the chunk
+	// lists, 2. The chunks that the ring's seconds leave partly filled
+	// count apart (runBytes). On the lab's model the engine allocates 45
+	// bytes a device at a million devices (BenchmarkReplay).
+	calendarBytes = 16 + 20 + 10 + 10 + 2
+	// periodicBytes is the periodic kinds' state of one device: its offset
+	// (8) and its current firing (4); its times of success count 8 bytes
+	// a firing.
+	periodicBytes = 8 + 4
+	// runBytes is a run's fixed state beside its histograms: the
+	// calendar's ring of bucket headers, and the room of one partly filled
+	// chunk in each of the ring's 4,096 seconds (calendarChunk).
+	runBytes = ringBytes
+	// heapMinimum is the heap the garbage collector lets grow before it
+	// first collects, whatever is kept.
+	heapMinimum = 4 << 20
+	// keptHistogramBytes is the size of the record of one kept run's
+	// compact histograms, beside their counts.
+	keptHistogramBytes = int64(unsafe.Sizeof(histogram{})) + 16
+)
+
+// Memory estimates the most bytes Replay(ctx, f, s, cfg) holds at once,
+// after defaults: the runs it replays at once, the results it keeps of
+// every run, the summary, the ids, and the garbage the collector lets the
+// heap grow by. Replay replays at most as many runs at once as fit within
+// s.MemoryLimit, and at least one: Memory counts those.
+func (s Scenario) Memory(cfg Config) int64 {
+	return s.WithDefaults().budget(cfg.withDefaults()).need
+}
+
+// A budget is the memory plan of a replay.
+type budget struct {
+	perRun  int64 // one run replayed, kept once
+	kept    int64 // the results kept of every run, the summary and the ids, kept once
+	workers int   // the runs replayed at once, within the limit; 0 if not even one fits
+	need    int64 // the estimate, with workers runs at once (one if none fit)
+	s       Scenario
+	cfg     Config
+}
+
+// budget plans the memory of a replay of s with cfg, both after defaults.
+func (s Scenario) budget(cfg Config) budget {
+	b := budget{s: s, cfg: cfg}
+	runs := int64(max(cfg.Runs, 1))
+	n := int64(max(s.Clients, 0))
+	windows := s.windows()
+
+	// One run.
+	var perDevice int64
+	switch s.Kind {
+	case Storm:
+		// A storm makes one policy at a time and keeps no state of its
+		// devices: its policies are garbage as soon as they are used.
+	case Periodic, PeriodicAligned:
+		perDevice = deviceBytes + calendarBytes + policyBytes + periodicBytes + 8*(s.firings()-1)
+	default:
+		perDevice = deviceBytes + calendarBytes + policyBytes
+	}
+	b.perRun = add(mul(n, perDevice), mul(windows, 2*8), runBytes, calendarChunk(s.Clients)*ringSize*8)
+
+	// What is kept of every run. A kept histogram of RepresentativeOnly
+	// takes 4 bytes a window, or 8 when a window can hold more than 2³¹−1
+	// arrivals; the shortlist keeps a pointer a run and two heaps of
+	// keys.
+	histograms := mul(runs, mul(windows, 2*8))
+	if cfg.RepresentativeOnly {
+		count := int64(4)
+		if mul(n, s.arrivalsPerDevice()) > math.MaxInt32 {
+			count = 8
+		}
+		shortlisted := (runs+1)/2 + 1
+		histograms = add(mul(runs, 8+2*16), mul(shortlisted, add(keptHistogramBytes, mul(windows, 2*count))), mul(windows, 2*8))
+	}
+	summary := add(mul(runs, 4*8), mul(int64(cfg.Resamples), 8))
+	var ids int64
+	for _, id := range s.IDs {
+		ids += 16 + int64(len(id))
+	}
+	b.kept = add(mul(runs, int64(unsafe.Sizeof(Run{}))), histograms, summary, ids)
+
+	workers := min(int64(max(cfg.Workers, 1)), runs)
+	if room := (s.MemoryLimit-heapMinimum)/2 - b.kept; room >= b.perRun {
+		b.workers = int(min(workers, room/b.perRun))
+	}
+	b.need = add(mul(2, add(b.kept, mul(int64(max(b.workers, 1)), b.perRun))), heapMinimum)
+	return b
+}
+
+// arrivalsPerDevice returns the most arrivals of one device in a run.
+func (s Scenario) arrivalsPerDevice() int64 {
+	switch s.Kind {
+	case Storm:
+		return int64(s.Retries) + 1
+	case Periodic, PeriodicAligned:
+		return int64(s.MaxAttempts) + s.firings()
+	}
+	return int64(s.MaxAttempts)
+}
+
+// refusal explains a budget that does not fit even one run at a time: the
+// memory it would need, the part that needs the most, and what to change.
+func (b budget) refusal() error {
+	s, cfg := b.s, b.cfg
+	fleet := thousands(int64(s.Clients)) + " clients"
+	if s.Clients == 1 {
+		fleet = "1 client"
+	}
+	runs := thousands(int64(cfg.Runs)) + " runs"
+	if cfg.Runs == 1 {
+		runs = "1 run"
+	}
+	part := fmt.Sprintf("one run needs %s; replay fewer clients, over a shorter horizon or in wider windows", formatBytes(mul(2, b.perRun)))
+	if b.kept > b.perRun {
+		part = fmt.Sprintf("what is kept of %s needs %s; replay fewer runs, over a shorter horizon or in wider windows", runs, formatBytes(mul(2, b.kept)))
+		if !cfg.RepresentativeOnly {
+			part += ", keep only the representative run's histograms (Config.RepresentativeOnly)"
+		}
+	}
+	return fmt.Errorf("sim: %s of %s over %v in %v windows would need about %s, above the memory limit of %s: %s, or raise the limit",
+		runs, fleet, s.Horizon, s.Window, formatBytes(b.need), formatBytes(s.MemoryLimit), part)
+}
+
+// calendarChunk returns the events a calendar chunk holds in a fleet of n
+// devices (see newCalendar).
+func calendarChunk(n int) int64 {
+	return int64(min(max(n/1024, 32), 4096))
+}
+
+// mul returns a·b for a, b ≥ 0, or MaxInt64 when it overflows.
+func mul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// add returns the sum of xs ≥ 0, or MaxInt64 when it overflows.
+func add(xs ...int64) int64 {
+	var sum int64
+	for _, x := range xs {
+		if x > math.MaxInt64-sum {
+			return math.MaxInt64
+		}
+		sum += x
+	}
+	return sum
+}
+
+// thousands writes n with thousands separators.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// formatBytes writes n in binary units: 512 B, 1.5 KiB, 12.0 GiB.
+func formatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n), -1
+	for f >= unit && i < 5 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, "KMGTPE"[i])
+}

@@ -1,0 +1,177 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// peakHeap runs f and returns the most heap in use above what was in use
+// before it, sampled every millisecond, with the collector at its default
+// setting (GOGC=100).
+func peakHeap(f func()) int64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var peak atomic.Uint64
+	peak.Store(base.HeapInuse)
+	done, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-sampled
+	return int64(peak.Load()) - int64(base.HeapInuse)
+}
+
+// The hostile review's three cases on the CLI, each of which ran far past
+// the 4 GiB guard, pinned here with limits in megabytes: Validate refuses
+// them up front, saying what to change, and the variants it accepts stay
+// within their limit.
+func TestMemoryHostileCases(t *testing.T) {
+	const mib = 1 << 20
+	none300 := kit.Spec{Strategy: kit.None, Base: 300 * time.Second, Cap: 300 * time.Second}.Factory()
+	full := kit.Spec{Strategy: kit.Full, Base: 100 * time.Millisecond, Cap: 10 * time.Second}.Factory()
+	for _, c := range []struct {
+		name string
+		f    kit.Factory
+		s    Scenario
+		cfg  Config
+		want string // Validate's error, or "" to replay it within the limit
+	}{
+		// 1. One client over a month in 10ms windows: 9.8 GB for one run,
+		// 14 GB and killed with 20.
+		{"month in 10ms windows", none300, Scenario{Clients: 1, Down: MaxHorizon, Horizon: MaxHorizon, Window: 10 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
+			"sim: 10ms windows over 744h0m0s make 267,840,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
+		{"month in 1s windows, 20 runs", none300, Scenario{Clients: 1, Down: MaxHorizon, Horizon: MaxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 20},
+			"sim: 20 runs of 1 client over 744h0m0s in 1s windows would need about 1.7 GiB, above the memory limit of 256.0 MiB: what is kept of 20 runs needs 1.6 GiB; replay fewer runs, over a shorter horizon or in wider windows, keep only the representative run's histograms (Config.RepresentativeOnly), or raise the limit"},
+		{"month in 1s windows, one run", none300, Scenario{Clients: 1, Down: MaxHorizon, Horizon: MaxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 1}, ""},
+		// 2. Nanosecond windows over 400ms: 13.2 GB for one run, with an
+		// estimate under 4 GiB.
+		{"400ms in 1ns windows", full, Scenario{Window: time.Nanosecond, Horizon: 400 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
+			"sim: 1ns windows over 400ms make 400,000,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
+		{"400ms in 100ns windows", full, Scenario{Window: 100 * time.Nanosecond, Horizon: 400 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
+			"sim: 1 run of 400 clients over 400ms in 100ns windows would need about 250.5 MiB, above the memory limit of 64.0 MiB: one run needs 124.4 MiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
+		{"400ms in 100ns windows within 512 MiB", full, Scenario{Window: 100 * time.Nanosecond, Horizon: 400 * time.Millisecond, MemoryLimit: 512 * mib}, Config{Runs: 3, Workers: 2}, ""},
+		// 3. One client, many runs: 60 to 100 KB a run, 3.0 GB for 50,000
+		// runs, a million runs accepted and killed at 8 GB.
+		{"one client, 2,000 runs", full, Scenario{Clients: 1, MemoryLimit: 128 * mib}, Config{Runs: 2000},
+			"sim: 2,000 runs of 1 client over 1h0m0s in 1s windows would need about 226.7 MiB, above the memory limit of 128.0 MiB: what is kept of 2,000 runs needs 220.4 MiB; replay fewer runs, over a shorter horizon or in wider windows, keep only the representative run's histograms (Config.RepresentativeOnly), or raise the limit"},
+		{"one client, 2,000 runs, representative only", full, Scenario{Clients: 1, MemoryLimit: 128 * mib}, Config{Runs: 2000, RepresentativeOnly: true, Resamples: 200}, ""},
+		{"one client, a million runs", full, Scenario{Clients: 1, MemoryLimit: 128 * mib}, Config{Runs: 1_000_000, RepresentativeOnly: true},
+			"sim: 1,000,000 runs of 1 client over 1h0m0s in 1s windows would need about 27.3 GiB, above the memory limit of 128.0 MiB: what is kept of 1,000,000 runs needs 27.3 GiB; replay fewer runs, over a shorter horizon or in wider windows, or raise the limit"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.s.Validate(c.cfg)
+			if c.want != "" {
+				assert.EqualError(t, err, c.want)
+				_, rerr := Replay(context.Background(), c.f, c.s, c.cfg)
+				assert.EqualError(t, rerr, c.want, "Replay refuses what Validate refuses")
+				return
+			}
+			require.NoError(t, err)
+			need := c.s.Memory(c.cfg)
+			require.LessOrEqual(t, need, c.s.MemoryLimit, "Memory within the limit Validate accepted")
+			var rerr error
+			used := peakHeap(func() { _, rerr = Replay(context.Background(), c.f, c.s, c.cfg) })
+			require.NoError(t, rerr)
+			t.Logf("peak heap %s; estimate %s; limit %s", formatBytes(used), formatBytes(need), formatBytes(c.s.MemoryLimit))
+			assert.LessOrEqual(t, used, need, "the estimate must cover the peak")
+		})
+	}
+}
+
+// TestMemoryCoversThePeak replays a few shapes whose memory goes to
+// different parts of the estimate, and checks that the estimate covers the
+// peak heap measured: many clients, one client with many runs, and a long
+// horizon in fine windows.
+func TestMemoryCoversThePeak(t *testing.T) {
+	full := kit.Spec{Strategy: kit.Full}.Factory()
+	for _, c := range []struct {
+		name string
+		f    kit.Factory
+		s    Scenario
+		cfg  Config
+	}{
+		{"many clients", full, labAt(200_000), Config{Runs: 4, Workers: 2}},
+		{"many clients, long outage", kit.Spec{Strategy: kit.Full, Base: time.Second, Cap: 2 * time.Hour}.Factory(),
+			Scenario{Kind: LongOutage, Clients: 100_000, AcceptRate: 1000, Window: 10 * time.Millisecond}, Config{Runs: 2, Workers: 2}},
+		{"many clients, token bucket", full, Scenario{Server: TokenBucket, Clients: 100_000, AcceptRate: 12_500}, Config{Runs: 3, Workers: 1}},
+		{"many clients, periodic", full, Scenario{Kind: Periodic, Clients: 50_000, AcceptRate: 500, Period: 10 * time.Second}, Config{Runs: 3, Workers: 2}},
+		{"many clients, storm", full, Scenario{Kind: Storm, Clients: 100_000, Window: 20 * time.Millisecond}, Config{Runs: 4, Workers: 2}},
+		{"one client, many runs", full, Scenario{Clients: 1}, Config{Runs: 5000, Resamples: 300}},
+		{"one client, many runs, representative only", full, Scenario{Clients: 1}, Config{Runs: 5000, Resamples: 300, RepresentativeOnly: true}},
+		{"long horizon in fine windows", kit.Spec{Strategy: kit.None, Base: 300 * time.Second, Cap: 300 * time.Second}.Factory(),
+			Scenario{Clients: 100, Down: 72 * time.Hour, Horizon: 72 * time.Hour, Window: 100 * time.Millisecond}, Config{Runs: 3, Workers: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if testing.Short() && c.s.Clients >= 100_000 {
+				t.Skip("large fleets are skipped under -short")
+			}
+			require.NoError(t, c.s.Validate(c.cfg))
+			var err error
+			used := peakHeap(func() { _, err = Replay(context.Background(), c.f, c.s, c.cfg) })
+			require.NoError(t, err)
+			need := c.s.Memory(c.cfg)
+			t.Logf("peak heap %s; estimate %s (%.1f times)", formatBytes(used), formatBytes(need), float64(need)/float64(used))
+			assert.LessOrEqual(t, used, need, "the estimate must cover the peak")
+		})
+	}
+}
+
+// TestMemoryWorkers checks that Replay replays as many runs at once as
+// fit in the memory limit, and at least one.
+func TestMemoryWorkers(t *testing.T) {
+	s, cfg := labAt(100_000), Config{Runs: 20, Workers: 8}
+	s.MemoryLimit = 1 << 40
+	all := s.WithDefaults().budget(cfg.withDefaults())
+	require.Equal(t, 8, all.workers, "runs at once within 1 TiB")
+	within := func(workers int64) int64 { return 2*(all.kept+workers*all.perRun) + heapMinimum }
+	for _, workers := range []int{1, 2, 5} {
+		for _, limit := range []int64{within(int64(workers)), within(int64(workers)+1) - 1} {
+			s.MemoryLimit = limit
+			b := s.WithDefaults().budget(cfg.withDefaults())
+			assert.Equal(t, workers, b.workers, "runs at once within %d bytes", limit)
+			assert.LessOrEqual(t, b.need, limit, "the estimate within %d bytes", limit)
+			assert.Equal(t, b.need, s.Memory(cfg), "Memory")
+		}
+	}
+	s.MemoryLimit = within(1) - 1
+	assert.ErrorContains(t, s.Validate(cfg), "above the memory limit", "one byte short of one run")
+}
+
+func TestFormatBytes(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{512, "512 B"}, {1536, "1.5 KiB"}, {12 << 30, "12.0 GiB"}, {1 << 62, "4.0 EiB"}} {
+		assert.Equal(t, c.want, formatBytes(c.n), "formatBytes(%d)", c.n)
+	}
+	assert.Equal(t, "1,234,567", thousands(1234567))
+	assert.Equal(t, fmt.Sprint(999), thousands(999))
+}
