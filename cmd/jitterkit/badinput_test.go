@@ -37,7 +37,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`replay`, `--policy`, `full`, `--accept-rate`, `-5`}, 2, `jitterkit: --accept-rate: -5 is not a positive number (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--accept-rate`, `NaN`}, 2, `jitterkit: --accept-rate: NaN is not a positive number (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--clients`, `10000000000`}, 2, `jitterkit: clients 10000000000 is more than a replay holds (4294967295) (see "jitterkit help replay")`},
-		{[]string{`replay`, `--policy`, `full`, `--clients`, `1000000000`}, 2, `jitterkit: one run of 1000000000 clients over 1h0m0s in 1s windows would need about 156.5 GiB, above the limit of 4.0 GiB: replay fewer clients, over a shorter horizon or in wider windows (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--clients`, `1000000000`}, 2, `jitterkit: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 339.3 GiB, above the memory limit of 4.0 GiB: one run needs 339.3 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--horizon`, `87600h`}, 2, `jitterkit: horizon 87600h0m0s is beyond the longest replay, 744h0m0s (31 days) (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--runs`, `0`}, 2, `jitterkit: --runs: 0 is not a positive number (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--scenario`, `flood`}, 2, `jitterkit: --scenario: "flood" is not a scenario (want outage, long-outage, storm, periodic, periodic-aligned) (see "jitterkit help replay")`},

@@ -316,9 +316,9 @@ func runReplay(e *env, o *options, src *source, clients int) (res sim.Result, fa
 	}
 	f := src.factory
 	s := scenario(o, clients)
-	cfg := sim.Config{Runs: o.runs, Seed: seedOf(o)}
+	cfg := replayConfig(o)
 	if src.ids != nil {
-		if s, f, err = traceFleet(src, s, cfg); err != nil {
+		if s, err = traceFleet(src, s); err != nil {
 			return res, nil, err
 		}
 	}
@@ -351,34 +351,25 @@ func errString(err error) string {
 	return err.Error()
 }
 
+// replayConfig returns the replications o asks for. The reports draw the
+// representative run's histograms only, so only those are kept.
+func replayConfig(o *options) sim.Config {
+	return sim.Config{Runs: o.runs, Seed: seedOf(o), RepresentativeOnly: true}
+}
+
 // traceFleet gives every run of a replay the trace's devices: device i of
-// each run plays the trace's i-th device, whatever id the run gives it.
-func traceFleet(src *source, s sim.Scenario, cfg sim.Config) (sim.Scenario, kit.Factory, error) {
+// each run is the trace's i-th device.
+func traceFleet(src *source, s sim.Scenario) (sim.Scenario, error) {
 	n := len(src.ids)
 	switch {
 	case s.Clients == 0:
-		s.Clients = n
+		s.IDs = src.ids
 	case s.Clients > n:
-		return s, nil, usageError("--clients %d: the trace %s holds %d devices", s.Clients, src.name, n)
+		return s, usageError("--clients %d: the trace %s holds %d devices", s.Clients, src.name, n)
+	default:
+		s.IDs, s.Clients = src.ids[:s.Clients], 0
 	}
-	runs := cfg.Runs
-	if runs == 0 {
-		runs = sim.DefaultRuns
-	}
-	ids := make(map[string]string, s.Clients*runs)
-	for r := range runs {
-		seed := sim.RunSeed(cfg.Seed, r)
-		for i := range s.Clients {
-			ids[sim.DeviceID(seed, i)] = src.ids[i]
-		}
-	}
-	f := src.factory
-	return s, func(d kit.Device) kit.Policy {
-		if id, ok := ids[d.ID]; ok {
-			d.ID = id
-		}
-		return f(d)
-	}, nil
+	return s, nil
 }
 
 // counted returns f, counting on bar the devices it makes.

@@ -139,7 +139,7 @@ func validate(command string, o *options) error {
 	if command != "check" {
 		for _, n := range clientSizes(o) {
 			s := scenario(o, n)
-			if err := s.Validate(); err != nil {
+			if err := s.Validate(replayConfig(o)); err != nil {
 				return usageError("%s", strings.TrimPrefix(err.Error(), "sim: "))
 			}
 		}
