@@ -61,7 +61,7 @@ func (r *runner) bounds() Result {
 	for i, f := range found {
 		devs[i] = f.dev
 	}
-	res.Counterexample = &Counterexample{Attempt: found[0].attempt, Devices: shown(devs, r.cfg.CapAttempts), Replay: r.replay()}
+	res.Counterexample = &Counterexample{Attempt: found[0].attempt, Devices: shown(devs, r.cfg.CapAttempts), Seed: r.seed, Replay: r.replay()}
 	for i := range res.Counterexample.Devices {
 		if f := found[i]; f.dev.fault == nil {
 			res.Counterexample.Devices[i].Err = "out of bounds: " + f.text

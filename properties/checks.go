@@ -158,8 +158,9 @@ type runner struct {
 	clean  []device // devices of main without a fault
 }
 
+// replay says how to run the same checks again from Go: the run's seed.
 func (r *runner) replay() string {
-	return fmt.Sprintf("Config.Seed = %d (jitterkit check --seed %d)", r.seed, r.seed)
+	return fmt.Sprintf("Config.Seed = %d", r.seed)
 }
 
 // cleanDevices returns the devices of s without a fault: s.devices itself
@@ -279,7 +280,7 @@ func (r *runner) spreadFailure(devs []device, a int, cv float64, want string) (s
 			mode = v
 		}
 	}
-	ce := &Counterexample{Attempt: a + 1, Replay: r.replay()}
+	ce := &Counterexample{Attempt: a + 1, Seed: r.seed, Replay: r.replay()}
 	limit := r.cfg.Attempts
 	if a >= limit {
 		limit = a + 1
@@ -520,7 +521,7 @@ func (r *runner) clusters() Result {
 	res.Figure, res.Threshold = pairs, want.critical
 	if pairs >= want.critical {
 		res.Status = verdict.Fail
-		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Replay: r.replay()}
+		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Seed: r.seed, Replay: r.replay()}
 		res.Detail = fmt.Sprintf("delays(%q) = %s for %d of %d devices, %.0f identical pairs in all; want fewer than %.0f (chance expects %.3g)",
 			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, pairs, want.critical, want.expected)
 		return res
@@ -528,7 +529,7 @@ func (r *runner) clusters() Result {
 	if len(g) > 1 && len(g[0].delays) > 0 && float64(len(g)) > th.MaxLockstep*float64(n) {
 		res.Status = verdict.Fail
 		res.Figure, res.Threshold = float64(len(g))/float64(n), th.MaxLockstep
-		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Replay: r.replay()}
+		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Seed: r.seed, Replay: r.replay()}
 		res.Detail = fmt.Sprintf("delays(%q) = %s for %d of %d devices: they retry in lockstep; want at most %g of the fleet sharing one sequence",
 			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, th.MaxLockstep)
 		return res
@@ -537,7 +538,7 @@ func (r *runner) clusters() Result {
 	if arr.ratio > th.ArrivalRatio {
 		res.Status = verdict.Fail
 		res.Figure, res.Threshold = arr.ratio, th.ArrivalRatio
-		res.Counterexample = &Counterexample{Attempt: arr.attempt, Devices: shown(arr.devices, arr.attempt), Replay: r.replay()}
+		res.Counterexample = &Counterexample{Attempt: arr.attempt, Devices: shown(arr.devices, arr.attempt), Seed: r.seed, Replay: r.replay()}
 		res.Detail = fmt.Sprintf("retry %d of %d of %d devices lands in one %s window at %s; want at most %g× the %.3g that independent devices put in one window",
 			arr.attempt, arr.count, arr.n, kit.FormatDuration(arr.width), kit.FormatDuration(arr.at), th.ArrivalRatio, arr.reference)
 		return res

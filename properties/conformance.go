@@ -100,7 +100,7 @@ func (r *runner) conformance() Result {
 			if len(off) > 0 {
 				res.Status = verdict.Fail
 				res.Figure, res.Threshold = float64(len(off)), 0
-				res.Counterexample = &Counterexample{Attempt: a + 1, Devices: shown(off, a+1), Replay: r.replay()}
+				res.Counterexample = &Counterexample{Attempt: a + 1, Devices: shown(off, a+1), Seed: r.seed, Replay: r.replay()}
 				res.Detail = fmt.Sprintf("delays(%q)[%d] = %s, and %d of %d devices off the window; want %s (claim %s)",
 					res.Counterexample.Devices[0].ID, a, kit.FormatDuration(res.Counterexample.Devices[0].Delays[a]), len(off), len(r.clean), kit.FormatDuration(w), claim)
 				return res
@@ -128,7 +128,7 @@ func (r *runner) conformance() Result {
 	if worst.p < r.cfg.Thresholds.KSAlpha {
 		res.Status = verdict.Fail
 		res.Detail = text
-		res.Counterexample = &Counterexample{Attempt: worst.attempt + 1, Replay: r.replay()}
+		res.Counterexample = &Counterexample{Attempt: worst.attempt + 1, Seed: r.seed, Replay: r.replay()}
 		return res
 	}
 	res.Status = verdict.Pass

@@ -180,7 +180,7 @@ func (r *runner) reproducibility() Result {
 			default:
 				got.Delays = a.delays
 			}
-			bad = &Counterexample{Devices: []DeviceDelays{{ID: d.id, Delays: want}, got}, Replay: r.replay()}
+			bad = &Counterexample{Devices: []DeviceDelays{{ID: d.id, Delays: want}, got}, Seed: r.seed, Replay: r.replay()}
 			badDetail = fmt.Sprintf("delays(%q)[0:%d] = %s, then %s %s", d.id, k, formatDelays(want), formatDelays(got.Delays), src.name)
 		}
 	}

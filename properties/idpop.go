@@ -82,7 +82,7 @@ func (r *runner) idPopulations() Result {
 			if d.fault != nil && d.fault.defect {
 				res.Status = verdict.Fail
 				res.Detail = fmt.Sprintf("device %q attempt %d: %s, in a population drawn by rapid", d.id, d.fault.attempt, d.fault.msg)
-				res.Counterexample = &Counterexample{Attempt: d.fault.attempt, Devices: shown([]device{d}, k), Replay: fmt.Sprintf("%s or -rapid.seed=%d", r.replay(), r.seed)}
+				res.Counterexample = &Counterexample{Attempt: d.fault.attempt, Devices: shown([]device{d}, k), Seed: r.seed, Replay: fmt.Sprintf("%s, or -rapid.seed=%d", r.replay(), r.seed)}
 				break
 			}
 		}
@@ -105,7 +105,7 @@ func (r *runner) idPopulations() Result {
 	}
 	res.Status = verdict.Fail
 	res.Figure, res.Threshold = last.pairs, last.limit.critical
-	res.Counterexample = &Counterexample{Devices: shown(last.group, k), Replay: fmt.Sprintf("%s or -rapid.seed=%d", r.replay(), r.seed)}
+	res.Counterexample = &Counterexample{Devices: shown(last.group, k), Seed: r.seed, Replay: fmt.Sprintf("%s, or -rapid.seed=%d", r.replay(), r.seed)}
 	res.Detail = fmt.Sprintf("delays(%q)[0:%d] = %s for %d of %d %s (shrunk by rapid: %s), %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
 		res.Counterexample.Devices[0].ID, k, formatDelays(last.group[0].delays), len(last.group), len(last.ids), last.shape,
 		idList(last.ids), last.pairs, last.limit.critical, last.limit.expected)

@@ -38,7 +38,11 @@ type Counterexample struct {
 	Attempt int
 	// Devices are the devices that show it, sorted by id.
 	Devices []DeviceDelays
-	// Replay says how to run the same check again.
+	// Seed is the seed of the run that found it: Config.Seed, which draws
+	// the population and rapid's id populations.
+	Seed uint64
+	// Replay says how to run the same check again, in Go's terms:
+	// "Config.Seed = 7", and for id populations "-rapid.seed=7" as well.
 	Replay string
 }
 

@@ -92,36 +92,40 @@ func attrEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;").Replace(s)
 }
 
-// histogramChart draws the arrival histogram of the replay: all arrivals and
-// retry arrivals per window, the time the server is down, the accept
-// budget and the threshold.
-func histogramChart(s Scenario, h Histogram) ([]byte, error) {
-	w := h.WindowS
+// histogramChart draws the arrival histogram of the replay's
+// representative run: all arrivals and retry arrivals per window, the time
+// the server is down, the accept budget and the threshold.
+func histogramChart(rp *Replay) ([]byte, error) {
+	s := rp.Scenario.WithDefaults()
+	arrivals, retryArrivals := rp.Histogram()
+	w := s.Window.Seconds()
 	if w <= 0 {
 		w = 1
 	}
+	budget := rp.Budget()
+	threshold := s.Threshold * budget
 	p := newPlot(
-		fmt.Sprintf("Arrivals per %s window (run seed %d)", seconds(w), h.Seed),
+		fmt.Sprintf("Arrivals per %s window (run seed %d)", seconds(w), rp.Runs[rp.Representative].Seed),
 		"time since the failure (s)", "arrivals per window")
 	p.Legend.Left = false
-	end := float64(len(h.Arrivals)) * w
+	end := float64(len(arrivals)) * w
 	top := float64(0)
-	for _, n := range h.Arrivals {
+	for _, n := range arrivals {
 		top = math.Max(top, float64(n))
 	}
-	top = math.Max(top, math.Max(h.Budget, h.Threshold))
+	top = math.Max(top, math.Max(budget, threshold))
 	if top == 0 {
 		top = 1
 	}
-	if s.DownS > 0 {
-		down, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: s.DownS, Y: 0}, {X: s.DownS, Y: top * 1.3}, {X: 0, Y: top * 1.3}})
+	if down := s.Down.Seconds(); down > 0 {
+		area, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: down, Y: 0}, {X: down, Y: top * 1.3}, {X: 0, Y: top * 1.3}})
 		if err != nil {
 			return nil, err
 		}
-		down.Color = colorDown
-		down.LineStyle.Width = 0
-		p.Add(down)
-		p.Legend.Add(fmt.Sprintf("server down (%s)", seconds(s.DownS)), down)
+		area.Color = colorDown
+		area.LineStyle.Width = 0
+		p.Add(area)
+		p.Legend.Add(fmt.Sprintf("server down (%s)", duration(s.Down)), area)
 	}
 	bars := func(counts []int, fill color.Color) *plotter.Histogram {
 		hist := &plotter.Histogram{Width: w, FillColor: fill}
@@ -135,22 +139,22 @@ func histogramChart(s Scenario, h Histogram) ([]byte, error) {
 		hist.LineStyle.Color = color.White
 		return hist
 	}
-	all, retries := bars(h.Arrivals, colorArrivals), bars(h.Retries, colorRetries)
+	all, retries := bars(arrivals, colorArrivals), bars(retryArrivals, colorRetries)
 	p.Add(all, retries)
 	p.Legend.Add("all arrivals", all)
 	p.Legend.Add("retry arrivals", retries)
-	if h.Budget > 0 {
-		budget, err := hline(end, h.Budget, colorBudget, nil)
+	if budget > 0 {
+		budgetLine, err := hline(end, budget, colorBudget, nil)
 		if err != nil {
 			return nil, err
 		}
-		limit, err := hline(end, h.Threshold, colorLimit, []vg.Length{vg.Points(6), vg.Points(3)})
+		limit, err := hline(end, threshold, colorLimit, []vg.Length{vg.Points(6), vg.Points(3)})
 		if err != nil {
 			return nil, err
 		}
-		p.Add(budget, limit)
-		p.Legend.Add(fmt.Sprintf("accept budget (%s per window)", num(h.Budget)), budget)
-		p.Legend.Add(fmt.Sprintf("threshold (%s × budget = %s)", num(s.Threshold), num(h.Threshold)), limit)
+		p.Add(budgetLine, limit)
+		p.Legend.Add(fmt.Sprintf("accept budget (%s per window)", num(budget)), budgetLine)
+		p.Legend.Add(fmt.Sprintf("threshold (%s × budget = %s)", num(s.Threshold), num(threshold)), limit)
 	}
 	p.X.Min, p.X.Max = 0, math.Max(end, w)
 	p.Y.Min, p.Y.Max = 0, top*1.3 // headroom for the legend
@@ -239,8 +243,9 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 // c through Visible, cut at chartMax bytes. The value axis is
 // logarithmic when the medians span more than a factor of 20.
 func comparisonChart(c *Comparison) ([]byte, error) {
-	label, unit := figureLabel(Visible(c.Figure, chartMax))
-	p := newPlot(fmt.Sprintf("%s by fleet size (%s)", upperFirst(label), Visible(c.Scenario.Name, chartMax)),
+	label, unit := figureLabel(c.Figure)
+	label = Visible(label, chartMax)
+	p := newPlot(fmt.Sprintf("%s by fleet size (%s)", upperFirst(label), Visible(string(c.Scenario.WithDefaults().Kind), chartMax)),
 		"clients", withUnit(label, unitWord(unit)))
 	p.Legend.Left = true
 	lo, hi := math.Inf(1), math.Inf(-1)

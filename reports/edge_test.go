@@ -7,6 +7,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // TestSparseReports renders reports with parts missing or degenerate in
@@ -20,18 +21,17 @@ func TestSparseReports(t *testing.T) {
 		{"empty", reports.Report{}, "nothing judged"},
 		{"checks only", reports.Report{Verdict: verdict.Pass, Checks: []reports.Check{{Name: "spread", Status: verdict.Pass, Figure: 0.577, Threshold: 0.1}}},
 			"nothing: the policy passed every check\n"},
-		{"a replay with no server limit and no windows", reports.Report{Verdict: verdict.Pass,
-			Scenario: reports.Scenario{Name: "storm", Clients: 10},
-			Replay:   &reports.Replay{Status: verdict.Pass, Histogram: reports.Histogram{}}},
-			"accept rate unlimited"},
+		{"a storm replay with no runs", reports.Report{Verdict: verdict.Pass,
+			Replay: &reports.Replay{Status: verdict.Pass, Scenario: sim.Scenario{Kind: sim.Storm, Clients: 10}}},
+			"storm: 10 clients, window 1s"},
 		{"a replay whose windows are all empty", reports.Report{
-			Replay: &reports.Replay{Status: verdict.Pass, Histogram: reports.Histogram{WindowS: 1, Arrivals: []int{0, 0}, Retries: []int{0, 0}, Budget: 5, Threshold: 3}}},
+			Replay: &reports.Replay{Status: verdict.Pass, Runs: []sim.Run{{Arrivals: []int{0, 0}, RetryArrivals: []int{0, 0}}}}},
 			"replay  PASS"},
-		{"one fleet size and one policy", reports.Report{Comparison: &reports.Comparison{Figure: "all_served_s", Policies: []string{"full"},
-			Rows: []reports.ComparisonRow{{Clients: 400, Cells: []reports.Interval{{Median: 14.8, Low: 14.2, High: 15.3}}}}}},
+		{"one fleet size and one policy", reports.Report{Comparisons: []reports.Comparison{{Figure: sim.AllServed, Policies: []string{"full"},
+			Rows: []reports.ComparisonRow{{Clients: 400, Cells: []sim.Estimate{{Median: 14.8, Low: 14.2, High: 15.3}}}}}}},
 			"14.8 [14.2, 15.3]"},
-		{"a comparison with a zero", reports.Report{Comparison: &reports.Comparison{Figure: "gave_up", Policies: []string{"a", "b"},
-			Rows: []reports.ComparisonRow{{Clients: 1, Cells: []reports.Interval{{}, {Median: 1000, Low: 900, High: 1100}}}}}},
+		{"a comparison with a zero", reports.Report{Comparisons: []reports.Comparison{{Figure: sim.GaveUp, Policies: []string{"a", "b"},
+			Rows: []reports.ComparisonRow{{Clients: 1, Cells: []sim.Estimate{{}, {Median: 1000, Low: 900, High: 1100}}}}}}},
 			"1,000 [900, 1,100]"},
 		{"early delays of one device and none", reports.Report{EarlyDelays: []reports.AttemptDelays{{Attempt: 1, DelaysS: []float64{0.1}}, {Attempt: 2}}},
 			"what to change"},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -19,20 +20,17 @@ import (
 // cap 10 s) replayed by sim, and the first delays that kit's strategies
 // draw.
 
-// lab is the scenario of the lab, seed 001.
-var lab = reports.Scenario{
-	Name: "outage", Clients: 400, AcceptRate: 50, DownS: 2, WindowS: 1,
-	StartSpreadS: 0.01, HorizonS: 3600, Runs: 5, Threshold: 0.6,
-}
+// lab is the scenario of the lab, seed 001: 400 clients against a server
+// that accepts 50 requests a second and is down for the first 2 s.
+var lab = sim.Scenario{Kind: sim.Outage, Clients: 400, AcceptRate: 50, Down: 2 * time.Second}
 
-// replay replays f on s with sim, s.Runs runs from seed 1, and returns the
+// labRuns are the replications of the fixtures' replays.
+var labRuns = sim.Config{Runs: 5, Seed: 1, RepresentativeOnly: true}
+
+// replay replays f on s with sim, five runs from seed 1, and returns the
 // replay as a report holds it.
-func replay(f kit.Factory, s reports.Scenario) *reports.Replay {
-	sec := func(x float64) time.Duration { return time.Duration(x * float64(time.Second)) }
-	res, err := sim.Replay(context.Background(), f, sim.Scenario{
-		Clients: s.Clients, AcceptRate: s.AcceptRate, Down: sec(s.DownS), Window: sec(s.WindowS),
-		StartSpread: sec(s.StartSpreadS), Horizon: sec(s.HorizonS), Threshold: s.Threshold,
-	}, sim.Config{Runs: s.Runs, Seed: 1})
+func replay(f kit.Factory, s sim.Scenario) *reports.Replay {
+	res, err := sim.Replay(context.Background(), f, s, labRuns)
 	if err != nil {
 		panic(err)
 	}
@@ -61,8 +59,8 @@ func earlyDelays(f kit.Factory, devices, n int) []reports.AttemptDelays {
 
 // comparison compares the four strategies on the lab's scenario at 400 and
 // 1,000 clients, by their peak retry arrivals.
-func comparison() *reports.Comparison {
-	c := &reports.Comparison{Figure: "peak_retry_arrivals", Scenario: lab}
+func comparison() reports.Comparison {
+	c := reports.Comparison{Figure: sim.PeakRetryArrivals, Scenario: lab, Config: labRuns}
 	for _, st := range kit.Strategies() {
 		c.Policies = append(c.Policies, labSpec(st).String())
 	}
@@ -71,7 +69,7 @@ func comparison() *reports.Comparison {
 		s.Clients = n
 		row := reports.ComparisonRow{Clients: n}
 		for _, st := range kit.Strategies() {
-			row.Cells = append(row.Cells, replay(labSpec(st).Factory(), s).Summary.PeakRetryArrivals)
+			row.Cells = append(row.Cells, replay(labSpec(st).Factory(), s).Summary[sim.PeakRetryArrivals])
 		}
 		c.Rows = append(c.Rows, row)
 	}
@@ -111,12 +109,11 @@ func buildFailingReport() reports.Report {
 	spec := labSpec(kit.None)
 	r := reports.Report{
 		Policy:     reports.Policy{Name: spec.String(), Spec: spec.String(), Source: "spec"},
-		Scenario:   lab,
 		KitVersion: "v0.1.0",
 		Seed:       1,
 		Checks: []reports.Check{
 			{
-				Name: "spread", Why: "devices that draw the same delays retry together and arrive as one wave.",
+				Name: properties.NameSpread, Why: "devices that draw the same delays retry together and arrive as one wave.",
 				Status: verdict.Fail, Figure: 0, Threshold: 0.1,
 				Detail: `delays("dev-000000")[1] = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 				Counterexample: &reports.Counterexample{
@@ -129,22 +126,22 @@ func buildFailingReport() reports.Report {
 				},
 			},
 			{
-				Name: "clusters", Why: "a group of devices in lockstep storms as one, however spread the rest are.",
+				Name: properties.NameClusters, Why: "a group of devices in lockstep storms as one, however spread the rest are.",
 				Status: verdict.Fail, Figure: 1, Threshold: 0.01,
 				Detail: "1000 of 1000 devices share one sequence of delays; want at most 1% of the fleet",
 			},
 			{
-				Name: "frozen clock", Why: "devices powered on by one relay boot in the same second.",
+				Name: properties.NameFrozenClock, Why: "devices powered on by one relay boot in the same second.",
 				Status: verdict.Pass, Figure: 0, Threshold: 0.1,
 				Detail: "the delays do not depend on the boot instant",
 			},
 			{
-				Name: "reproducibility", Why: "a device that draws the same delays after a restart can be replayed.",
+				Name: properties.NameReproducibility, Why: "a device that draws the same delays after a restart can be replayed.",
 				Status: verdict.Pass, Figure: 1, Threshold: 1,
 				Detail: "1000 of 1000 devices drew the same delays twice",
 			},
 			{
-				Name: "cap phase", Why: "after a long outage every device has reached its cap, and only jitter keeps them apart.",
+				Name: properties.NameCapPhase, Why: "after a long outage every device has reached its cap, and only jitter keeps them apart.",
 				Status: verdict.Fail, Figure: 0, Threshold: 0.1,
 				Detail: `delays("dev-000000")[12] = 10s for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 				Counterexample: &reports.Counterexample{
@@ -154,13 +151,13 @@ func buildFailingReport() reports.Report {
 				},
 			},
 			{
-				Name: "bounds", Why: "a negative, infinite or over-cap delay is a bug that waits for an outage.",
+				Name: properties.NameBounds, Why: "a negative, infinite or over-cap delay is a bug that waits for an outage.",
 				Status: verdict.Pass, Figure: 0, Threshold: 0,
 				Detail: "36000 delays, all finite and in [0, 10s]",
 			},
 		},
 		Replay:      replay(spec.Factory(), lab),
-		Comparison:  comparison(),
+		Comparisons: []reports.Comparison{comparison()},
 		EarlyDelays: earlyDelays(spec.Factory(), 1000, 3),
 	}
 	r.Verdict = verdict.Fail
@@ -177,13 +174,12 @@ func buildPassingReport() reports.Report {
 	s.AcceptRate = 500
 	r := reports.Report{
 		Policy:     reports.Policy{Name: "decorrelated", Spec: spec.String(), Source: "spec"},
-		Scenario:   s,
 		KitVersion: "v0.1.0",
 		Seed:       7,
 		Checks: []reports.Check{
-			{Name: "spread", Why: "devices that draw the same delays retry together and arrive as one wave.",
+			{Name: properties.NameSpread, Why: "devices that draw the same delays retry together and arrive as one wave.",
 				Status: verdict.Pass, Figure: 0.291, Threshold: 0.1, Detail: "CV of the 1st delay across 1000 devices = 0.291 ≥ 0.1"},
-			{Name: "reproducibility", Why: "a device that draws the same delays after a restart can be replayed.",
+			{Name: properties.NameReproducibility, Why: "a device that draws the same delays after a restart can be replayed.",
 				Status: verdict.Warn, Figure: 1, Threshold: 1, Detail: "1000 of 1000 devices drew the same delays twice in one process; not tried across processes"},
 		},
 		Replay:      replay(spec.Factory(), s),
@@ -198,24 +194,24 @@ func buildPassingReport() reports.Report {
 // for 1,000, 10,000 and 100,000 clients under the four strategies, median
 // [95% BCa interval], the report that jitterkit compare writes.
 func stormComparison() reports.Report {
-	s := reports.Scenario{Name: "storm", Clients: 1000, WindowS: 1, Runs: 30, Threshold: 0.6}
-	iv := func(m, lo, hi float64) reports.Interval { return reports.Interval{Median: m, Low: lo, High: hi} }
+	s := sim.Scenario{Kind: sim.Storm, Clients: 1000, Window: 20 * time.Millisecond}
+	iv := func(m, lo, hi float64) sim.Estimate { return sim.Estimate{Median: m, Low: lo, High: hi} }
 	return reports.Report{
 		Verdict:    verdict.Pass,
 		Policy:     reports.Policy{Name: "the four strategies", Source: "spec"},
-		Scenario:   s,
 		KitVersion: "v0.1.0",
 		Seed:       0,
-		Comparison: &reports.Comparison{
-			Figure:   "peak_retry_arrivals",
+		Comparisons: []reports.Comparison{{
+			Figure:   sim.PeakRetryArrivals,
 			Scenario: s,
+			Config:   sim.Config{Runs: 30},
 			Policies: []string{"none", "full", "equal", "decorrelated"},
 			Rows: []reports.ComparisonRow{
-				{Clients: 1000, Cells: []reports.Interval{iv(1000, 1000, 1000), iv(39, 37, 42), iv(51, 48, 51), iv(20, 18, 20)}},
-				{Clients: 10000, Cells: []reports.Interval{iv(10000, 10000, 10000), iv(327, 314, 327), iv(438, 431, 439), iv(150, 142, 152)}},
-				{Clients: 100000, Cells: []reports.Interval{iv(100000, 100000, 100000), iv(3148, 3113, 3155), iv(4111, 4100, 4114), iv(1347, 1327, 1357)}},
+				{Clients: 1000, Cells: []sim.Estimate{iv(1000, 1000, 1000), iv(39, 37, 42), iv(51, 48, 51), iv(20, 18, 20)}},
+				{Clients: 10000, Cells: []sim.Estimate{iv(10000, 10000, 10000), iv(327, 314, 327), iv(438, 431, 439), iv(150, 142, 152)}},
+				{Clients: 100000, Cells: []sim.Estimate{iv(100000, 100000, 100000), iv(3148, 3113, 3155), iv(4111, 4100, 4114), iv(1347, 1327, 1357)}},
 			},
-		},
+		}},
 	}
 }
 

@@ -5,41 +5,39 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // A figure is one row of the replay's summary table.
 type figure struct {
-	key   string // the JSON name
+	key   sim.Figure
 	label string // what a reader calls it
 	unit  string // "s" for seconds, "" for counts and ratios
-	iv    Interval
+	iv    sim.Estimate
+}
+
+// tableFigures are the figures the summary tables show, in order.
+var tableFigures = []sim.Figure{
+	sim.AllServed, sim.BusiestWindowArrivals, sim.PeakRetryArrivals, sim.PeakRatio,
+	sim.Attempts, sim.Served, sim.GaveUp, sim.P50Served, sim.P99Served,
 }
 
 // summaryFigures lists the summary's figures in the order the tables show
 // them.
-func summaryFigures(s Summary) []figure {
-	return []figure{
-		{"all_served_s", "all served after", "s", s.AllServedS},
-		{"busiest_window_arrivals", "busiest window (all arrivals)", "", s.BusiestWindowArrivals},
-		{"peak_retry_arrivals", "peak retry arrivals per window", "", s.PeakRetryArrivals},
-		{"peak_ratio", "peak ratio (retries / accept budget)", "", s.PeakRatio},
-		{"attempts", "attempts", "", s.Attempts},
-		{"served", "served", "", s.Served},
-		{"gave_up", "gave up", "", s.GaveUp},
-		{"p50_served_s", "time to success, p50", "s", s.P50ServedS},
-		{"p99_served_s", "time to success, p99", "s", s.P99ServedS},
+func summaryFigures(sum map[sim.Figure]sim.Estimate) []figure {
+	out := make([]figure, 0, len(tableFigures))
+	for _, f := range tableFigures {
+		out = append(out, figure{f, f.Label(), f.Unit(), sum[f]})
 	}
+	return out
 }
 
-// figureLabel returns what a reader calls the figure named key, and its
-// unit.
-func figureLabel(key string) (label, unit string) {
-	for _, f := range summaryFigures(Summary{}) {
-		if f.key == key {
-			return f.label, f.unit
-		}
-	}
-	return strings.ReplaceAll(key, "_", " "), ""
+// figureLabel returns what a reader calls the figure, and its unit.
+func figureLabel(f sim.Figure) (label, unit string) {
+	return f.Label(), f.Unit()
 }
 
 // num formats x for a table: whole numbers with thousands separators, other
@@ -87,7 +85,7 @@ func withUnit(s, unit string) string {
 
 // interval formats a median and its interval as seed tables do:
 // "39 [37, 42]".
-func interval(iv Interval, unit string) string {
+func interval(iv sim.Estimate, unit string) string {
 	return withUnit(fmt.Sprintf("%s [%s, %s]", num(iv.Median), num(iv.Low), num(iv.High)), unit)
 }
 
@@ -104,30 +102,31 @@ func perSecond(r float64) string {
 	return num(r) + "/s"
 }
 
-// scenarioLine describes a scenario in one line, or returns "" for a report
-// without a scenario (the checks alone).
-func scenarioLine(s Scenario) string {
-	if s == (Scenario{}) {
-		return ""
+// scenarioLine describes a scenario, after its defaults, replayed runs
+// times, in one line: "outage: 400 clients, accept rate 50/s, down 2s,
+// window 1s, 20 runs, threshold 0.6".
+func scenarioLine(s sim.Scenario, runs int) string {
+	s = s.WithDefaults()
+	parts := []string{fmt.Sprintf("%s clients", num(float64(s.Clients)))}
+	if s.Kind != sim.Storm {
+		parts = append(parts, fmt.Sprintf("accept rate %s", perSecond(s.AcceptRate)))
 	}
-	parts := []string{
-		fmt.Sprintf("%s clients", num(float64(s.Clients))),
-		fmt.Sprintf("accept rate %s", perSecond(s.AcceptRate)),
+	if s.Down > 0 {
+		parts = append(parts, fmt.Sprintf("down %s", duration(s.Down)))
 	}
-	if s.DownS > 0 {
-		parts = append(parts, fmt.Sprintf("down %s", seconds(s.DownS)))
+	parts = append(parts, fmt.Sprintf("window %s", duration(s.Window)))
+	if s.Server == sim.RetryAfter {
+		parts = append(parts, "Retry-After "+duration(s.RetryAfter))
 	}
-	parts = append(parts, fmt.Sprintf("window %s", seconds(s.WindowS)))
-	if s.RetryAfterS > 0 {
-		parts = append(parts, "Retry-After "+seconds(s.RetryAfterS))
+	if runs > 0 {
+		parts = append(parts, plural(runs, "run"))
 	}
-	parts = append(parts, plural(s.Runs, "run"), fmt.Sprintf("threshold %s", num(s.Threshold)))
-	name := s.Name
-	if name == "" {
-		name = "scenario"
-	}
-	return name + ": " + strings.Join(parts, ", ")
+	parts = append(parts, fmt.Sprintf("threshold %s", num(s.Threshold)))
+	return string(s.Kind) + ": " + strings.Join(parts, ", ")
 }
+
+// duration writes d as a reader writes it: 2s, 20ms, 1h30m.
+func duration(d time.Duration) string { return kit.FormatDuration(d) }
 
 // policyLine names a policy with its origin: "full (spec
 // full:base=100ms,cap=10s)", "none:base=1s,cap=30s (spec)".

@@ -1,7 +1,7 @@
 package reports
 
 import (
-	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -24,7 +24,7 @@ func (r *Report) AddChecks(out properties.Outcome) {
 			Threshold: res.Threshold,
 		}
 		if x := res.Counterexample; x != nil {
-			c.Counterexample = &Counterexample{Attempt: x.Attempt, Replay: x.Replay}
+			c.Counterexample = &Counterexample{Attempt: x.Attempt, Seed: x.Seed, Replay: x.Replay}
 			for _, d := range x.Devices {
 				c.Counterexample.Devices = append(c.Counterexample.Devices, DeviceDelays{
 					ID: d.ID, DelaysS: inSeconds(d.Delays), Err: d.Err,
@@ -38,91 +38,61 @@ func (r *Report) AddChecks(out properties.Outcome) {
 	}
 }
 
-// AddReplay sets r's scenario and replay from the result of a fleet
-// replay: its status and detail, every run's figures, the summary, and the
-// arrival histogram of the representative run, the one whose peak of retry
-// arrivals is the median run's.
+// AddReplay sets r's replay from the result of a fleet replay: its status
+// and detail, its scenario and configuration, every run's figures, the
+// summary, and which run's histograms the chart draws (the representative
+// run, see [sim.Result]). Only that run keeps its histograms in the report.
 func (r *Report) AddReplay(res sim.Result) {
-	r.Scenario = ScenarioOf(res.Scenario, res.Config.Runs)
 	p := &Replay{
-		Status: verdict.Status(res.Status()),
-		Detail: res.Detail(),
-		Summary: Summary{
-			Level:                 res.Config.Level,
-			AllServedS:            IntervalOf(res, "all_served_s"),
-			BusiestWindowArrivals: IntervalOf(res, "busiest_window_arrivals"),
-			PeakRetryArrivals:     IntervalOf(res, "peak_retry_arrivals"),
-			PeakRatio:             IntervalOf(res, "peak_ratio"),
-			Attempts:              IntervalOf(res, "attempts"),
-			Served:                IntervalOf(res, "served"),
-			GaveUp:                IntervalOf(res, "gave_up"),
-			P50ServedS:            IntervalOf(res, "p50_served_s"),
-			P99ServedS:            IntervalOf(res, "p99_served_s"),
-		},
+		Status:         res.Status(),
+		Detail:         res.Detail(),
+		Scenario:       res.Scenario,
+		Config:         res.Config,
+		Representative: res.Representative,
+		Summary:        res.Summary,
+		Runs:           slices.Clone(res.Runs),
 	}
-	for _, run := range res.Runs {
-		p.Runs = append(p.Runs, Run{
-			Seed:                  run.Seed,
-			AllServedS:            run.AllServed.Seconds(),
-			BusiestWindowArrivals: run.BusiestWindowArrivals,
-			PeakRetryArrivals:     run.PeakRetryArrivals,
-			PeakRatio:             run.PeakRatio,
-			Attempts:              run.Attempts,
-			Served:                run.Served,
-			GaveUp:                run.GaveUp,
-			P50ServedS:            run.P50.Seconds(),
-			P99ServedS:            run.P99.Seconds(),
-		})
-	}
-	if len(res.Runs) > 0 {
-		run := representative(res.Runs)
-		s := res.Scenario.WithDefaults()
-		budget := s.AcceptRate * s.Window.Seconds()
-		p.Histogram = Histogram{
-			Seed:      run.Seed,
-			WindowS:   s.Window.Seconds(),
-			Arrivals:  run.Arrivals,
-			Retries:   run.RetryArrivals,
-			Budget:    budget,
-			Threshold: s.Threshold * budget,
+	for i := range p.Runs {
+		if i != p.Representative {
+			p.Runs[i].Arrivals, p.Runs[i].RetryArrivals = nil, nil
 		}
 	}
 	r.Replay = p
 }
 
-// ScenarioOf describes s, after its defaults, replayed runs times.
-func ScenarioOf(s sim.Scenario, runs int) Scenario {
-	s = s.WithDefaults()
-	out := Scenario{
-		Name:         string(s.Kind),
-		Clients:      s.Clients,
-		AcceptRate:   s.AcceptRate,
-		DownS:        s.Down.Seconds(),
-		WindowS:      s.Window.Seconds(),
-		StartSpreadS: s.StartSpread.Seconds(),
-		HorizonS:     s.Horizon.Seconds(),
-		Runs:         runs,
-		Threshold:    s.Threshold,
+// AddStopped sets r's replay to one that a policy's defect stopped: a
+// failure naming the device and the attempt, on scenario s replayed with
+// cfg. replay says how to find it again, as AddChecks's does.
+func (r *Report) AddStopped(s sim.Scenario, cfg sim.Config, e *sim.DeviceError, replay string) {
+	r.Replay = &Replay{
+		Status:   verdict.Fail,
+		Detail:   fmt.Sprintf("the replay stopped at device %q, delay %d: %v (%s); want every delay finite and ≥ 0", e.Device, max(e.Attempt-1, 0), e.Err, e.Cause),
+		Scenario: s.WithDefaults(),
+		Config:   cfg,
+		Stopped: &Counterexample{
+			Attempt: max(e.Attempt-1, 0), // the delay before attempt n is delay n-1
+			Devices: []DeviceDelays{{ID: e.Device, DelaysS: []float64{}, Err: e.Err.Error()}},
+			Seed:    e.Seed,
+			Replay:  replay,
+		},
 	}
-	if s.Server == sim.RetryAfter {
-		out.RetryAfterS = s.RetryAfter.Seconds()
-	}
-	return out
 }
 
-// IntervalOf returns the median and interval of one of res's figures, named
-// as [sim.Figures] names them.
-func IntervalOf(res sim.Result, figure string) Interval {
-	e := res.Summary[figure]
-	return Interval{Median: e.Median, Low: e.Low, High: e.High}
+// Histogram returns the arrivals and the retry arrivals per window of the
+// representative run, nil when the replay has none.
+func (p *Replay) Histogram() (arrivals, retries []int) {
+	if p == nil || p.Representative < 0 || p.Representative >= len(p.Runs) {
+		return nil, nil
+	}
+	run := p.Runs[p.Representative]
+	return run.Arrivals, run.RetryArrivals
 }
 
-// representative returns the run whose peak of retry arrivals is the
-// median run's: the lower median, the first such run by seed order.
-func representative(runs []sim.Run) sim.Run {
-	order := slices.Clone(runs)
-	slices.SortStableFunc(order, func(a, b sim.Run) int { return cmp.Compare(a.PeakRetryArrivals, b.PeakRetryArrivals) })
-	return order[(len(order)-1)/2]
+// Budget returns the requests the server accepts in one window while it is
+// up: the scenario's accept rate times its window.
+func (p *Replay) Budget() float64 {
+	s := p.Scenario.WithDefaults()
+	return s.AcceptRate * s.Window.Seconds()
 }
 
 // inSeconds converts delays to seconds, as the report holds them.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // hostileStrings are strings a trace, a program or a config file can put
@@ -48,7 +49,7 @@ var hostileStrings = []struct {
 func spoil(r *reports.Report, s string) {
 	r.Verdict = verdict.Status(s)
 	r.Policy = reports.Policy{Name: s, Spec: s, Command: s, Source: s}
-	r.Scenario.Name = s
+	r.Replay.Scenario.Kind = sim.Kind(s)
 	r.KitVersion = s
 	for i := range r.Checks {
 		c := &r.Checks[i]
@@ -61,10 +62,13 @@ func spoil(r *reports.Report, s string) {
 		}
 	}
 	r.Replay.Detail = s
-	r.Comparison.Figure = s
-	r.Comparison.Scenario.Name = s
-	for i := range r.Comparison.Policies {
-		r.Comparison.Policies[i] = s
+	for k := range r.Comparisons {
+		c := &r.Comparisons[k]
+		c.Figure = sim.Figure(s)
+		c.Scenario.Kind = sim.Kind(s)
+		for i := range c.Policies {
+			c.Policies[i] = s
+		}
 	}
 	for i := range r.Advice {
 		r.Advice[i] = s

@@ -38,8 +38,8 @@ type (
 		Scenario   string
 		Checks     []htmlCheck
 		Replay     *htmlReplay
-		Spread     template.HTML
-		Comparison *htmlComparison
+		Spread      template.HTML
+		Comparisons []*htmlComparison
 	}
 	htmlCheck struct {
 		Name, Why, Detail string
@@ -53,6 +53,7 @@ type (
 	}
 	htmlDevice struct{ ID, Delays, Err string }
 	htmlReplay struct {
+		Stopped *htmlCounterexample
 		Status  verdict.Status
 		Detail  string
 		Level   string
@@ -70,36 +71,50 @@ type (
 	}
 )
 
+// htmlCounterexampleOf formats a counterexample's devices for the page.
+func htmlCounterexampleOf(x *Counterexample) *htmlCounterexample {
+	n, more := cut(len(x.Devices))
+	hx := &htmlCounterexample{Head: counterexampleHead(x), More: more, Replay: x.Replay}
+	for _, d := range x.Devices[:n] {
+		var delays []string
+		m, dmore := cut(len(d.DelaysS))
+		for _, s := range d.DelaysS[:m] {
+			delays = append(delays, num(s))
+		}
+		if dmore != "" {
+			delays = append(delays, dmore)
+		}
+		hx.Devices = append(hx.Devices, htmlDevice{ID: d.ID, Delays: strings.Join(delays, ", "), Err: d.Err})
+	}
+	return hx
+}
+
 func renderHTML(r Report) ([]byte, error) {
 	raw := r
 	r = shown(r)
-	v := htmlView{R: r, Name: r.Policy.Name, Nothing: upperFirst(nothingToChange(r)) + ".", Policy: policyLine(r.Policy), Scenario: scenarioLine(r.Scenario)}
+	v := htmlView{R: r, Name: r.Policy.Name, Nothing: upperFirst(nothingToChange(r)) + ".", Policy: policyLine(r.Policy)}
+	if p := r.Replay; p != nil {
+		v.Scenario = scenarioLine(p.Scenario, p.Config.Runs)
+	}
 	if v.Name == "" {
 		v.Name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})
 	}
 	for _, c := range r.Checks {
 		hc := htmlCheck{Name: c.Name, Why: c.Why, Detail: c.Detail, Status: c.Status, Figure: num(c.Figure), Threshold: num(c.Threshold)}
 		if x := c.Counterexample; x != nil {
-			n, more := cut(len(x.Devices))
-			hx := &htmlCounterexample{Head: counterexampleHead(x), More: more, Replay: x.Replay}
-			for _, d := range x.Devices[:n] {
-				var delays []string
-				m, dmore := cut(len(d.DelaysS))
-				for _, s := range d.DelaysS[:m] {
-					delays = append(delays, num(s))
-				}
-				if dmore != "" {
-					delays = append(delays, dmore)
-				}
-				hx.Devices = append(hx.Devices, htmlDevice{ID: d.ID, Delays: strings.Join(delays, ", "), Err: d.Err})
-			}
-			hc.Counterexample = hx
+			hc.Counterexample = htmlCounterexampleOf(x)
 		}
 		v.Checks = append(v.Checks, hc)
 	}
 	if p := r.Replay; p != nil {
-		hr := &htmlReplay{Status: p.Status, Detail: p.Detail, Level: upperFirst(intervalHeading(p.Summary.Level)), Seed: p.Histogram.Seed}
+		hr := &htmlReplay{Status: p.Status, Detail: p.Detail, Level: upperFirst(intervalHeading(p.Config.WithDefaults().Level))}
+		if x := p.Stopped; x != nil {
+			hr.Stopped = htmlCounterexampleOf(x)
+		}
 		for _, f := range summaryFigures(p.Summary) {
+			if p.Stopped != nil {
+				break
+			}
 			hr.Figures = append(hr.Figures, htmlFigure{
 				Label:    f.label,
 				Median:   withUnit(num(f.iv.Median), f.unit),
@@ -108,16 +123,19 @@ func renderHTML(r Report) ([]byte, error) {
 		}
 		for _, run := range p.Runs {
 			hr.Runs = append(hr.Runs, []string{
-				num(float64(run.Seed)), num(run.AllServedS), num(float64(run.BusiestWindowArrivals)),
+				num(float64(run.Seed)), num(run.AllServed.Seconds()), num(float64(run.BusiestWindowArrivals)),
 				num(float64(run.PeakRetryArrivals)), num(run.PeakRatio), num(float64(run.Attempts)),
-				num(float64(run.Served)), num(float64(run.GaveUp)), num(run.P50ServedS), num(run.P99ServedS),
+				num(float64(run.Served)), num(float64(run.GaveUp)), num(run.P50.Seconds()), num(run.P99.Seconds()),
 			})
 		}
-		chart, err := histogramChart(r.Scenario, p.Histogram)
-		if err != nil {
-			return nil, err
+		if arrivals, _ := p.Histogram(); arrivals != nil {
+			hr.Seed = p.Runs[p.Representative].Seed
+			chart, err := histogramChart(p)
+			if err != nil {
+				return nil, err
+			}
+			hr.Chart = template.HTML(chart)
 		}
-		hr.Chart = template.HTML(chart)
 		v.Replay = hr
 	}
 	if len(r.EarlyDelays) > 0 {
@@ -127,9 +145,12 @@ func renderHTML(r Report) ([]byte, error) {
 		}
 		v.Spread = template.HTML(chart)
 	}
-	if c := r.Comparison; c != nil && len(c.Rows) > 0 && len(c.Policies) > 0 {
+	for i, c := range r.Comparisons {
+		if len(c.Rows) == 0 || len(c.Policies) == 0 {
+			continue
+		}
 		label, unit := figureLabel(c.Figure)
-		hc := &htmlComparison{Title: upperFirst(withUnit(label, unitWord(unit))), Scenario: scenarioLine(c.Scenario), Policies: c.Policies}
+		hc := &htmlComparison{Title: upperFirst(withUnit(label, unitWord(unit))), Scenario: comparisonScenario(c), Policies: c.Policies}
 		for _, row := range c.Rows {
 			cells := []string{num(float64(row.Clients))}
 			for _, iv := range row.Cells {
@@ -137,12 +158,12 @@ func renderHTML(r Report) ([]byte, error) {
 			}
 			hc.Rows = append(hc.Rows, cells)
 		}
-		chart, err := comparisonChart(raw.Comparison)
+		chart, err := comparisonChart(&raw.Comparisons[i])
 		if err != nil {
 			return nil, err
 		}
 		hc.Chart = template.HTML(chart)
-		v.Comparison = hc
+		v.Comparisons = append(v.Comparisons, hc)
 	}
 	var b bytes.Buffer
 	if err := htmlTemplate.Execute(&b, v); err != nil {

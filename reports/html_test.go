@@ -8,6 +8,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // hostile puts markup into every string of a report that a user or a policy
@@ -19,7 +20,7 @@ func hostile() reports.Report {
 	)
 	r := failingReport()
 	r.Policy = reports.Policy{Name: img, Spec: img + "spec", Command: `sh -c '` + script + `'`, Source: script}
-	r.Scenario.Name = script
+	r.Replay.Scenario.Kind = sim.Kind(script)
 	r.KitVersion = img
 	r.Checks[0].Name = script
 	r.Checks[0].Why = img
@@ -29,9 +30,9 @@ func hostile() reports.Report {
 	r.Checks[0].Counterexample.Devices[1].Err = script
 	r.Checks[0].Counterexample.Replay = img
 	r.Replay.Detail = script
-	r.Comparison.Policies[0] = script
-	r.Comparison.Policies[1] = img
-	r.Comparison.Scenario.Name = img
+	r.Comparisons[0].Policies[0] = script
+	r.Comparisons[0].Policies[1] = img
+	r.Comparisons[0].Scenario.Kind = sim.Kind(img)
 	r.Advice = append(r.Advice, script, img)
 	return r
 }
@@ -96,8 +97,8 @@ func FuzzHTMLEscapes(f *testing.F) {
 			Policy:  reports.Policy{Name: name, Command: command, Source: "exec"},
 			Checks: []reports.Check{{Name: name, Status: verdict.Fail, Detail: id,
 				Counterexample: &reports.Counterexample{Devices: []reports.DeviceDelays{{ID: id, DelaysS: []float64{1}, Err: command}}}}},
-			Comparison: &reports.Comparison{Figure: "peak_ratio", Policies: []string{name},
-				Rows: []reports.ComparisonRow{{Clients: 10, Cells: []reports.Interval{{Median: 1, Low: 0.5, High: 2}}}}},
+			Comparisons: []reports.Comparison{{Figure: sim.PeakRatio, Policies: []string{name},
+				Rows: []reports.ComparisonRow{{Clients: 10, Cells: []sim.Estimate{{Median: 1, Low: 0.5, High: 2}}}}}},
 			Advice: []string{id},
 		}
 		var b bytes.Buffer

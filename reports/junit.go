@@ -73,8 +73,8 @@ func renderJUnit(r Report) ([]byte, error) {
 			{"policy", policyLine(r.Policy)},
 		},
 	}
-	if line := scenarioLine(r.Scenario); line != "" {
-		suite.Properties = append(suite.Properties, junitProperty{"scenario", line})
+	if p := r.Replay; p != nil {
+		suite.Properties = append(suite.Properties, junitProperty{"scenario", scenarioLine(p.Scenario, p.Config.Runs)})
 	}
 	suite.Properties = append(suite.Properties,
 		junitProperty{"seed", fmt.Sprint(r.Seed)},
@@ -114,11 +114,21 @@ func renderJUnit(r Report) ([]byte, error) {
 		suite.Cases = append(suite.Cases, tc)
 	}
 	if p := r.Replay; p != nil {
-		tc := junitCase{Name: "replay " + r.Scenario.Name, Classname: "jitterkit.replay"}
+		tc := junitCase{Name: "replay " + string(p.Scenario.WithDefaults().Kind), Classname: "jitterkit.replay"}
 		var lines []string
-		lines = append(lines, p.Detail, scenarioLine(r.Scenario))
-		for _, f := range summaryFigures(p.Summary) {
-			lines = append(lines, fmt.Sprintf("%s: %s", f.label, interval(f.iv, f.unit)))
+		lines = append(lines, p.Detail, scenarioLine(p.Scenario, p.Config.Runs))
+		if x := p.Stopped; x != nil {
+			lines = append(lines, "counterexample: "+counterexampleHead(x))
+			for _, d := range x.Devices {
+				lines = append(lines, "  "+deviceLine(d))
+			}
+			if x.Replay != "" {
+				lines = append(lines, "replay: "+x.Replay)
+			}
+		} else {
+			for _, f := range summaryFigures(p.Summary) {
+				lines = append(lines, fmt.Sprintf("%s: %s", f.label, interval(f.iv, f.unit)))
+			}
 		}
 		text := strings.Join(lines, "\n")
 		switch p.Status {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // WriteMarkdown writes r as Markdown for a pull request or a design
@@ -30,8 +31,8 @@ func renderMarkdown(r Report) ([]byte, error) {
 	if r.Policy.Command != "" {
 		fmt.Fprintf(&b, "- **Command:** %s\n", mdCode(r.Policy.Command))
 	}
-	if line := scenarioLine(r.Scenario); line != "" {
-		fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(line))
+	if p := r.Replay; p != nil {
+		fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(scenarioLine(p.Scenario, p.Config.Runs)))
 	}
 	fmt.Fprintf(&b, "- **Seed:** %d · jitterkit %s · schema %s\n", r.Seed, mdText(r.KitVersion), mdText(r.Schema))
 
@@ -63,17 +64,30 @@ func renderMarkdown(r Report) ([]byte, error) {
 
 	if p := r.Replay; p != nil {
 		fmt.Fprintf(&b, "\n## Replay\n\n%s: %s\n\n", mdStatus(p.Status), mdText(p.Detail))
-		fmt.Fprintf(&b, "| Figure | Median | %s |\n|---|--:|--:|\n", upperFirst(intervalHeading(p.Summary.Level)))
-		for _, f := range summaryFigures(p.Summary) {
-			fmt.Fprintf(&b, "| %s | %s | [%s, %s] |\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
+		if x := p.Stopped; x != nil {
+			fmt.Fprintf(&b, "Counterexample: %s\n\n", counterexampleHead(x))
+			for _, d := range x.Devices {
+				fmt.Fprintf(&b, "- %s: %s\n", mdCode(d.ID), mdText(delayList(d)))
+			}
+			if x.Replay != "" {
+				fmt.Fprintf(&b, "\nReplay: %s\n", mdCode(x.Replay))
+			}
+		} else {
+			fmt.Fprintf(&b, "| Figure | Median | %s |\n|---|--:|--:|\n", upperFirst(intervalHeading(p.Config.Level)))
+			for _, f := range summaryFigures(p.Summary) {
+				fmt.Fprintf(&b, "| %s | %s | [%s, %s] |\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
+			}
+			fmt.Fprintf(&b, "\n%s (%s). The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.\n",
+				plural(len(p.Runs), "run"), seedList(p.Runs), num(p.Budget()))
 		}
-		fmt.Fprintf(&b, "\n%s (%s). The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.\n",
-			plural(len(p.Runs), "run"), seedList(p.Runs), num(p.Histogram.Budget))
 	}
 
-	if c := r.Comparison; c != nil && len(c.Rows) > 0 {
+	for _, c := range r.Comparisons {
+		if len(c.Rows) == 0 {
+			continue
+		}
 		label, unit := figureLabel(c.Figure)
-		fmt.Fprintf(&b, "\n## Comparison\n\n%s, median [interval], on %s.\n\n", upperFirst(withUnit(label, unitWord(unit))), mdText(scenarioLine(c.Scenario)))
+		fmt.Fprintf(&b, "\n## Comparison\n\n%s, median [interval], on %s.\n\n", upperFirst(withUnit(label, unitWord(unit))), mdText(scenarioLine(c.Scenario, c.Config.Runs)))
 		fmt.Fprintf(&b, "| Clients |")
 		for _, p := range c.Policies {
 			fmt.Fprintf(&b, " %s |", mdText(p))
@@ -129,7 +143,7 @@ func mdCode(s string) string {
 }
 
 // seedList lists the runs' seeds, cut at ten: "seeds 1, 2, 3".
-func seedList(runs []Run) string {
+func seedList(runs []sim.Run) string {
 	n, more := cut(len(runs))
 	var seeds []string
 	for _, r := range runs[:n] {

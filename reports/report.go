@@ -1,18 +1,25 @@
 package reports
 
-import "github.com/jitterkit/jitterkit/kit/verdict"
+import (
+	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/sim"
+)
 
 // Schema names the version of the report's JSON shape. A change that a
-// reader of report.json would notice gets a new version.
-const Schema = "jitterkit.report/v1"
+// reader of report.json would notice gets a new version. In v2 the replay
+// carries its scenario, configuration, runs and summary in the shapes of
+// sim's own JSON (the shape of jitterkit replay --json), and comparisons
+// are a list.
+const Schema = "jitterkit.report/v2"
 
 // A Report is everything one run of the kit found about one policy: the
-// property checks, the fleet replay, a comparison with other policies, and
-// what to change. It is plain data: the caller fills it in, and the Write
-// functions render it. The same Report always renders to the same bytes.
+// property checks, the fleet replay, comparisons with other policies, and
+// what to change. It is plain data: the caller fills it in, usually through
+// the gate, and the Write functions render it. The same Report always
+// renders to the same bytes.
 //
-// Times and delays are in seconds. Every number must be finite: a delay that
-// is NaN or infinite belongs in a device's Err, as text.
+// Delays are in seconds. Every number must be finite: a delay that is NaN
+// or infinite belongs in a device's Err, as text.
 type Report struct {
 	// Schema is the version of this shape; the Write functions set it to
 	// [Schema] when it is empty.
@@ -23,8 +30,6 @@ type Report struct {
 	Verdict verdict.Status `json:"verdict"`
 	// Policy says which policy was checked and where it came from.
 	Policy Policy `json:"policy"`
-	// Scenario is the replay's scenario, and the threshold it is held to.
-	Scenario Scenario `json:"scenario"`
 	// KitVersion is the version of jitterkit that wrote the report.
 	KitVersion string `json:"kit_version"`
 	// Seed is the seed the checks and the replay derived theirs from; the
@@ -34,9 +39,9 @@ type Report struct {
 	Checks []Check `json:"checks"`
 	// Replay is the fleet replay, or nil when none ran.
 	Replay *Replay `json:"replay,omitempty"`
-	// Comparison sets the policy beside others on the same scenario, or is
-	// nil.
-	Comparison *Comparison `json:"comparison,omitempty"`
+	// Comparisons set the policy, or several, beside others on one
+	// scenario: one table per figure.
+	Comparisons []Comparison `json:"comparisons,omitempty"`
 	// EarlyDelays are the first delays of every checked device, one entry
 	// per attempt, for the chart of their spread.
 	EarlyDelays []AttemptDelays `json:"early_delays,omitempty"`
@@ -53,41 +58,15 @@ type Policy struct {
 	Spec string `json:"spec,omitempty"`
 	// Command is the program of an exec policy.
 	Command string `json:"command,omitempty"`
-	// Source says where the policy came from: "spec", "exec", "trace",
-	// "config" or "go".
+	// Source says where the policy came from: "spec", "exec", "trace" or
+	// "go".
 	Source string `json:"source"`
-}
-
-// A Scenario is the replay's setting, in the words of the CLI's flags.
-type Scenario struct {
-	// Name is the scenario: "outage", "storm" or "periodic".
-	Name string `json:"name"`
-	// Clients is the number of devices in the fleet.
-	Clients int `json:"clients"`
-	// AcceptRate is the number of requests the server accepts per second;
-	// 0 means no limit.
-	AcceptRate float64 `json:"accept_rate"`
-	// DownS is how long the server is down at the start, in seconds.
-	DownS float64 `json:"down_s"`
-	// WindowS is the width of the histogram's windows, in seconds.
-	WindowS float64 `json:"window_s"`
-	// StartSpreadS is the spread of the devices' first attempts, in seconds.
-	StartSpreadS float64 `json:"start_spread_s"`
-	// HorizonS is when the replay stops, in seconds; 0 means none.
-	HorizonS float64 `json:"horizon_s,omitempty"`
-	// RetryAfterS is the server's fixed Retry-After hint, in seconds; 0
-	// means none.
-	RetryAfterS float64 `json:"retry_after_s,omitempty"`
-	// Runs is the number of replications.
-	Runs int `json:"runs"`
-	// Threshold is the highest peak ratio that passes (0.6 by default:
-	// under 60% of the accept budget is comfortable).
-	Threshold float64 `json:"threshold"`
 }
 
 // A Check is the result of one property check.
 type Check struct {
-	// Name is the check's short name, such as "spread" or "cap phase".
+	// Name is the check's short name, one of the properties.Name*
+	// constants such as "spread" or "cap-phase".
 	Name string `json:"name"`
 	// Why says in one sentence why the property matters to a fleet.
 	Why string `json:"why"`
@@ -103,19 +82,23 @@ type Check struct {
 	// share of the fleet, a p-value, a count of bad delays.
 	Figure    float64 `json:"figure"`
 	Threshold float64 `json:"threshold"`
-	// Counterexample is the smallest evidence of a failure, or nil.
+	// Counterexample is the smallest evidence of a finding, or nil.
 	Counterexample *Counterexample `json:"counterexample,omitempty"`
 }
 
-// A Counterexample is the smallest set of devices that shows a check's
-// failure, and how to replay it.
+// A Counterexample is the smallest set of devices that shows a finding,
+// and how to find it again.
 type Counterexample struct {
-	// Attempt is the retry, counting from 1, at which the property broke;
-	// 0 when the failure is not about one attempt.
+	// Attempt is the delay, counting from 1, at which the property broke;
+	// 0 when the finding is not about one attempt.
 	Attempt int `json:"attempt"`
 	// Devices are the devices involved, with the delays they drew.
 	Devices []DeviceDelays `json:"devices"`
-	// Replay is the command, or the -rapid.seed, that reproduces the failure.
+	// Seed is the seed that finds it again: the run's seed for the checks,
+	// the replication's own for a replay.
+	Seed uint64 `json:"seed"`
+	// Replay says how to find it again, in the words of where the report
+	// was made: a jitterkit command line, or a go test setting.
 	Replay string `json:"replay,omitempty"`
 }
 
@@ -131,103 +114,45 @@ type DeviceDelays struct {
 	Err string `json:"err,omitempty"`
 }
 
-// A Replay holds the figures of the fleet replay: every run, their summary,
-// and the arrival histogram of one run.
+// A Replay holds the fleet replay: its scenario, every run's figures, their
+// summary, and which run's histograms the charts draw. Its scenario,
+// configuration and runs are sim's own types, written as jitterkit replay
+// --json writes them.
 type Replay struct {
 	// Status is Fail when the median peak ratio is over the scenario's
-	// threshold.
+	// threshold or a policy's defect stopped the replay (see Stopped).
 	Status verdict.Status `json:"status"`
 	// Detail says what was judged, got before want.
 	Detail string `json:"detail"`
-	// Runs are the replications, in the order of their seeds.
-	Runs []Run `json:"runs"`
-	// Summary is the median of each figure over the runs, with an interval.
-	Summary Summary `json:"summary"`
-	// Histogram is the arrival histogram of one representative run.
-	Histogram Histogram `json:"histogram"`
-}
-
-// A Run holds the figures of one replication of the replay.
-type Run struct {
-	// Seed is the run's own seed.
-	Seed uint64 `json:"seed"`
-	// AllServedS is when the last device was served, in seconds.
-	AllServedS float64 `json:"all_served_s"`
-	// BusiestWindowArrivals is the most arrivals in one window, first
-	// attempts included.
-	BusiestWindowArrivals int `json:"busiest_window_arrivals"`
-	// PeakRetryArrivals is the most retry arrivals in one window, first
-	// attempts excluded.
-	PeakRetryArrivals int `json:"peak_retry_arrivals"`
-	// PeakRatio is PeakRetryArrivals over the window's accept budget.
-	PeakRatio float64 `json:"peak_ratio"`
-	// Attempts counts every attempt, first ones included.
-	Attempts int `json:"attempts"`
-	// Served counts the devices served; GaveUp those whose policy stopped
-	// first.
-	Served int `json:"served"`
-	GaveUp int `json:"gave_up"`
-	// P50ServedS and P99ServedS are the median and 99th percentile of the
-	// devices' time to success, in seconds.
-	P50ServedS float64 `json:"p50_served_s"`
-	P99ServedS float64 `json:"p99_served_s"`
-}
-
-// A Summary holds the median of each of a Run's figures over the runs, with
-// its confidence interval.
-type Summary struct {
-	// Level is the confidence level of the intervals, such as 0.95; 0
-	// when it is not known. The other fields are named as in Run.
-	Level                 float64  `json:"level"`
-	AllServedS            Interval `json:"all_served_s"`
-	BusiestWindowArrivals Interval `json:"busiest_window_arrivals"`
-	PeakRetryArrivals     Interval `json:"peak_retry_arrivals"`
-	PeakRatio             Interval `json:"peak_ratio"`
-	Attempts              Interval `json:"attempts"`
-	Served                Interval `json:"served"`
-	GaveUp                Interval `json:"gave_up"`
-	P50ServedS            Interval `json:"p50_served_s"`
-	P99ServedS            Interval `json:"p99_served_s"`
-}
-
-// An Interval is a median and the confidence interval around it.
-type Interval struct {
-	// Median is the median over the runs.
-	Median float64 `json:"median"`
-	// Low and High bound the median's confidence interval.
-	Low  float64 `json:"low"`
-	High float64 `json:"high"`
-}
-
-// A Histogram counts the arrivals of one run in consecutive windows; window
-// i covers [i·WindowS, (i+1)·WindowS).
-type Histogram struct {
-	// Seed is the seed of the run it shows.
-	Seed uint64 `json:"seed"`
-	// WindowS is the width of a window, in seconds.
-	WindowS float64 `json:"window_s"`
-	// Arrivals counts all arrivals per window, first attempts included.
-	Arrivals []int `json:"arrivals"`
-	// Retries counts the retry arrivals per window.
-	Retries []int `json:"retries"`
-	// Budget is the number of requests the server accepts in one window
-	// while it is up.
-	Budget float64 `json:"budget"`
-	// Threshold is the most retry arrivals per window that pass: the
-	// scenario's threshold times Budget.
-	Threshold float64 `json:"threshold"`
+	// Scenario is the replayed scenario, with its defaults.
+	Scenario sim.Scenario `json:"scenario"`
+	// Config is the replications' configuration, with its defaults.
+	Config sim.Config `json:"config"`
+	// Runs are the replications, in the order of their number. Only the
+	// representative run holds its histograms.
+	Runs []sim.Run `json:"runs"`
+	// Representative is the number of the run the histogram chart draws.
+	Representative int `json:"representative"`
+	// Summary is the median of each figure over the runs, with its
+	// interval at Config.Level.
+	Summary map[sim.Figure]sim.Estimate `json:"summary"`
+	// Stopped is the device whose policy's defect (a panic, a bad delay, a
+	// call that never returned) stopped the replay, or nil; a stopped
+	// replay has no runs and no summary.
+	Stopped *Counterexample `json:"stopped,omitempty"`
 }
 
 // A Comparison is a table of one figure of the replay: a row per fleet
 // size, a column per policy, and in each cell the figure's median and
 // interval.
 type Comparison struct {
-	// Figure names the compared figure, as in Run's JSON:
-	// "peak_retry_arrivals", "all_served_s", "attempts"...
-	Figure string `json:"figure"`
+	// Figure is the compared figure.
+	Figure sim.Figure `json:"figure"`
 	// Scenario is the scenario every cell ran; its Clients is replaced by
 	// each row's.
-	Scenario Scenario `json:"scenario"`
+	Scenario sim.Scenario `json:"scenario"`
+	// Config is the replications of every cell.
+	Config sim.Config `json:"config"`
 	// Policies are the columns' headings, usually policy specs.
 	Policies []string `json:"policies"`
 	// Rows are the fleet sizes, smallest first.
@@ -238,8 +163,8 @@ type Comparison struct {
 type ComparisonRow struct {
 	// Clients is the fleet size of the row.
 	Clients int `json:"clients"`
-	// Cells holds one interval per policy, in the order of Policies.
-	Cells []Interval `json:"cells"`
+	// Cells holds one estimate per policy, in the order of Policies.
+	Cells []sim.Estimate `json:"cells"`
 }
 
 // AttemptDelays are the delays that every checked device drew before one

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // TestJSONRoundTrip reads report.json back: it holds the whole report, with
@@ -33,13 +34,13 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &raw); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"schema", "verdict", "policy", "scenario", "kit_version", "seed", "checks", "replay", "comparison", "early_delays", "advice"} {
+	for _, key := range []string{"schema", "verdict", "policy", "kit_version", "seed", "checks", "replay", "comparisons", "early_delays", "advice"} {
 		if _, ok := raw[key]; !ok {
 			t.Errorf("report.json has no %q", key)
 		}
 	}
-	if raw["schema"] != "jitterkit.report/v1" {
-		t.Errorf(`report.json "schema" = %v; want jitterkit.report/v1`, raw["schema"])
+	if raw["schema"] != "jitterkit.report/v2" {
+		t.Errorf(`report.json "schema" = %v; want jitterkit.report/v2`, raw["schema"])
 	}
 }
 
@@ -53,10 +54,14 @@ func TestNotFinite(t *testing.T) {
 	}{
 		{"a delay", func(r *reports.Report) { r.Checks[0].Counterexample.Devices[1].DelaysS[0] = math.Inf(1) },
 			`checks[0] (spread): device "dev-000001": value 0 is +Inf`},
-		{"a figure", func(r *reports.Report) { r.Checks[2].Figure = math.NaN() }, `checks[2] (frozen clock): value 0 is NaN`},
-		{"a summary", func(r *reports.Report) { r.Replay.Summary.PeakRatio.High = math.Inf(-1) }, `replay.summary.peak_ratio: value 2 is -Inf`},
+		{"a figure", func(r *reports.Report) { r.Checks[2].Figure = math.NaN() }, `checks[2] (frozen-clock): value 0 is NaN`},
+		{"a summary", func(r *reports.Report) {
+			e := r.Replay.Summary[sim.PeakRatio]
+			e.High = math.Inf(-1)
+			r.Replay.Summary[sim.PeakRatio] = e
+		}, `replay.summary.peak_ratio: value 2 is -Inf`},
 		{"an early delay", func(r *reports.Report) { r.EarlyDelays[2].DelaysS[999] = math.NaN() }, `early_delays[2]: value 999 is NaN`},
-		{"a comparison", func(r *reports.Report) { r.Comparison.Rows[1].Cells = r.Comparison.Rows[1].Cells[:3] }, `comparison.rows[1]: 3 cells for 4 policies`},
+		{"a comparison", func(r *reports.Report) { r.Comparisons[0].Rows[1].Cells = r.Comparisons[0].Rows[1].Cells[:3] }, `comparisons[0].rows[1]: 3 cells for 4 policies`},
 	}
 	for _, tt := range tests {
 		for _, w := range writers {
@@ -108,8 +113,8 @@ func TestJUnit(t *testing.T) {
 	if doc.Tests != 7 || doc.Failures != 4 || len(doc.Suite.Cases) != 7 {
 		t.Fatalf("junit.xml: %d tests, %d failures, %d test cases; want 7, 4 and 7", doc.Tests, doc.Failures, len(doc.Suite.Cases))
 	}
-	want := map[string]string{"spread": "fail", "clusters": "fail", "frozen clock": "pass", "reproducibility": "warn",
-		"cap phase": "fail", "bounds": "pass", "replay outage": "fail"}
+	want := map[string]string{"spread": "fail", "clusters": "fail", "frozen-clock": "pass", "reproducibility": "warn",
+		"cap-phase": "fail", "bounds": "pass", "replay outage": "fail"}
 	for _, c := range doc.Suite.Cases {
 		got := "pass"
 		switch {
@@ -175,7 +180,7 @@ func TestTextVerdictFirst(t *testing.T) {
 		t.Errorf("first line = %q; want the verdict and the policy", first)
 	}
 	last := -1
-	for _, section := range []string{"\nchecks\n", "\nreplay  FAIL", "\ncomparison:", "\nwhat to change\n  - Give each device its own jitter"} {
+	for _, section := range []string{"\nchecks\n", "\nreplay  FAIL", "\ncomparison\n", "\nwhat to change\n  - Give each device its own jitter"} {
 		i := strings.Index(text, section)
 		if i <= last {
 			t.Errorf("section %q at %d, not after the previous one at %d", section, i, last)

@@ -23,8 +23,8 @@ func renderText(r Report) ([]byte, error) {
 	r = shown(r)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s  %s\n", upper(r.Verdict), policyLine(r.Policy))
-	if line := scenarioLine(r.Scenario); line != "" {
-		fmt.Fprintf(&b, "      %s\n", line)
+	if p := r.Replay; p != nil {
+		fmt.Fprintf(&b, "      %s\n", scenarioLine(p.Scenario, p.Config.Runs))
 	}
 	fmt.Fprintf(&b, "      seed %d, jitterkit %s\n", r.Seed, r.KitVersion)
 
@@ -55,27 +55,27 @@ func renderText(r Report) ([]byte, error) {
 
 	if p := r.Replay; p != nil {
 		fmt.Fprintf(&b, "\nreplay  %s  %s\n", upper(p.Status), p.Detail)
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  figure\tmedian\t%s\n", intervalHeading(p.Summary.Level))
-		for _, f := range summaryFigures(p.Summary) {
-			fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
+		if x := p.Stopped; x != nil {
+			fmt.Fprintf(&b, "  %s\n", counterexampleHead(x))
+			for _, d := range x.Devices {
+				fmt.Fprintf(&b, "    %s\n", deviceLine(d))
+			}
+			if x.Replay != "" {
+				fmt.Fprintf(&b, "    replay: %s\n", x.Replay)
+			}
+		} else {
+			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "  figure\tmedian\t%s\n", intervalHeading(p.Config.WithDefaults().Level))
+			for _, f := range summaryFigures(p.Summary) {
+				fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
+			}
+			tw.Flush()
 		}
-		tw.Flush()
 	}
 
-	if c := r.Comparison; c != nil && len(c.Rows) > 0 {
-		label, unit := figureLabel(c.Figure)
-		fmt.Fprintf(&b, "\ncomparison: %s, median [interval]\n", withUnit(label, unitWord(unit)))
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  clients\t%s\n", strings.Join(c.Policies, "\t"))
-		for _, row := range c.Rows {
-			cells := make([]string, len(row.Cells))
-			for i, iv := range row.Cells {
-				cells[i] = interval(iv, "")
-			}
-			fmt.Fprintf(tw, "  %s\t%s\n", num(float64(row.Clients)), strings.Join(cells, "\t"))
-		}
-		tw.Flush()
+	if len(r.Comparisons) > 0 {
+		fmt.Fprintf(&b, "\ncomparison\n")
+		writeComparisons(&b, r.Comparisons, "  ")
 	}
 
 	fmt.Fprintf(&b, "\nwhat to change\n")

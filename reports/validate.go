@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"github.com/jitterkit/jitterkit/sim"
 	"math"
 )
 
@@ -22,8 +23,10 @@ func prepare(r Report) (Report, error) {
 // quotes are shown as Visible shows them.
 func (r Report) validate() error {
 	v := &validator{}
-	s := r.Scenario
-	v.nums("scenario", s.AcceptRate, s.DownS, s.WindowS, s.StartSpreadS, s.HorizonS, s.RetryAfterS, s.Threshold)
+	scenario := func(where string, s sim.Scenario) {
+		d := s.WithDefaults()
+		v.nums(where, d.AcceptRate, d.Burst, d.Threshold)
+	}
 	for i, c := range r.Checks {
 		name := Visible(c.Name, nameMax)
 		v.nums(fmt.Sprintf("checks[%d] (%s)", i, name), c.Figure, c.Threshold)
@@ -34,25 +37,35 @@ func (r Report) validate() error {
 		}
 	}
 	if p := r.Replay; p != nil {
+		scenario("replay.scenario", p.Scenario)
+		v.nums("replay.config.level", p.Config.Level)
 		for i, run := range p.Runs {
-			v.nums(fmt.Sprintf("replay.runs[%d]", i), run.AllServedS, run.PeakRatio, run.P50ServedS, run.P99ServedS)
+			v.nums(fmt.Sprintf("replay.runs[%d]", i), run.PeakRatio)
+			if len(run.RetryArrivals) > len(run.Arrivals) {
+				v.fail("replay.runs[%d]: %d windows of retries but %d of arrivals", i, len(run.RetryArrivals), len(run.Arrivals))
+			}
+		}
+		if len(p.Runs) > 0 && (p.Representative < 0 || p.Representative >= len(p.Runs)) {
+			v.fail("replay.representative: run %d of %d", p.Representative, len(p.Runs))
 		}
 		for _, f := range summaryFigures(p.Summary) {
-			v.nums("replay.summary."+f.key, f.iv.Median, f.iv.Low, f.iv.High)
+			v.nums("replay.summary."+string(f.key), f.iv.Median, f.iv.Low, f.iv.High)
 		}
-		v.nums("replay.summary.level", p.Summary.Level)
-		v.nums("replay.histogram", p.Histogram.WindowS, p.Histogram.Budget, p.Histogram.Threshold)
-		if len(p.Histogram.Retries) > len(p.Histogram.Arrivals) {
-			v.fail("replay.histogram: %d windows of retries but %d of arrivals", len(p.Histogram.Retries), len(p.Histogram.Arrivals))
+		v.nums("replay.budget", p.Budget(), p.Budget()*p.Scenario.WithDefaults().Threshold)
+		if x := p.Stopped; x != nil {
+			for _, d := range x.Devices {
+				v.nums(fmt.Sprintf(`replay.stopped: device "%s"`, Visible(d.ID, nameMax)), d.DelaysS...)
+			}
 		}
 	}
-	if c := r.Comparison; c != nil {
+	for k, c := range r.Comparisons {
+		scenario(fmt.Sprintf("comparisons[%d].scenario", k), c.Scenario)
 		for i, row := range c.Rows {
 			if len(row.Cells) != len(c.Policies) {
-				v.fail("comparison.rows[%d]: %d cells for %d policies", i, len(row.Cells), len(c.Policies))
+				v.fail("comparisons[%d].rows[%d]: %d cells for %d policies", k, i, len(row.Cells), len(c.Policies))
 			}
 			for j, iv := range row.Cells {
-				v.nums(fmt.Sprintf("comparison.rows[%d].cells[%d]", i, j), iv.Median, iv.Low, iv.High)
+				v.nums(fmt.Sprintf("comparisons[%d].rows[%d].cells[%d]", k, i, j), iv.Median, iv.Low, iv.High)
 			}
 		}
 	}

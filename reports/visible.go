@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // The limits, in bytes, of the strings a report shows. Every string of a
@@ -185,41 +186,51 @@ func shown(r Report) Report {
 // with r, the rest is copied.
 func mapStrings(r Report, name, text func(string) string) Report {
 	status := func(s verdict.Status) verdict.Status { return verdict.Status(name(string(s))) }
+	counterexample := func(x *Counterexample) *Counterexample {
+		if x == nil {
+			return nil
+		}
+		y := *x
+		y.Replay = text(x.Replay)
+		y.Devices = slices.Clone(x.Devices)
+		for j := range y.Devices {
+			d := &y.Devices[j]
+			d.ID, d.Err = name(d.ID), text(d.Err)
+		}
+		return &y
+	}
+	scenario := func(s sim.Scenario) sim.Scenario {
+		s.Kind, s.Server = sim.Kind(name(string(s.Kind))), sim.Server(name(string(s.Server)))
+		s.IDs = nil // the fleet's ids are not shown
+		return s
+	}
 	r.Schema = name(r.Schema)
 	r.Verdict = status(r.Verdict)
 	r.Policy.Name, r.Policy.Spec, r.Policy.Source = name(r.Policy.Name), name(r.Policy.Spec), name(r.Policy.Source)
 	r.Policy.Command = text(r.Policy.Command)
-	r.Scenario.Name = name(r.Scenario.Name)
 	r.KitVersion = name(r.KitVersion)
 	r.Checks = slices.Clone(r.Checks)
 	for i := range r.Checks {
 		c := &r.Checks[i]
 		c.Name, c.Why, c.Status, c.Detail = name(c.Name), text(c.Why), status(c.Status), text(c.Detail)
-		if x := c.Counterexample; x != nil {
-			y := *x
-			y.Replay = text(x.Replay)
-			y.Devices = slices.Clone(x.Devices)
-			for j := range y.Devices {
-				d := &y.Devices[j]
-				d.ID, d.Err = name(d.ID), text(d.Err)
-			}
-			c.Counterexample = &y
-		}
+		c.Counterexample = counterexample(c.Counterexample)
 	}
 	if p := r.Replay; p != nil {
 		q := *p
 		q.Status, q.Detail = status(p.Status), text(p.Detail)
+		q.Scenario = scenario(p.Scenario)
+		q.Stopped = counterexample(p.Stopped)
 		r.Replay = &q
 	}
-	if c := r.Comparison; c != nil {
-		d := *c
-		d.Figure = name(c.Figure)
-		d.Scenario.Name = name(c.Scenario.Name)
-		d.Policies = slices.Clone(c.Policies)
-		for i := range d.Policies {
-			d.Policies[i] = name(d.Policies[i])
+	r.Comparisons = slices.Clone(r.Comparisons)
+	for i := range r.Comparisons {
+		c := &r.Comparisons[i]
+		c.Figure = sim.Figure(name(string(c.Figure)))
+		c.Scenario = scenario(c.Scenario)
+		c.Policies = slices.Clone(c.Policies)
+		for j := range c.Policies {
+			c.Policies[j] = name(c.Policies[j])
 		}
-		r.Comparison = &d
 	}
 	r.Advice = slices.Clone(r.Advice)
 	for i := range r.Advice {

@@ -43,7 +43,7 @@ func ExampleReplay_storm() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("%s: peak %.0f retries in one window\n", st, r.Summary["peak_retry_arrivals"].Median)
+		fmt.Printf("%s: peak %.0f retries in one window\n", st, r.Summary[sim.PeakRetryArrivals].Median)
 	}
 	// Output:
 	// none: peak 10000 retries in one window
@@ -111,14 +111,14 @@ func ExampleResult_WriteJSON() {
 		Schema  string
 		Policy  string
 		Runs    []json.RawMessage
-		Summary map[string]sim.Estimate
+		Summary map[sim.Figure]sim.Estimate
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(doc.Schema, doc.Policy, len(doc.Runs), "runs")
-	fmt.Printf("all served after %.1fs\n", doc.Summary["all_served_s"].Median)
+	fmt.Printf("all served after %.1fs\n", doc.Summary[sim.AllServed].Median)
 	// Output:
 	// jitterkit.replay/v1 equal:base=100ms,cap=10s 10 runs
 	// all served after 20.5s

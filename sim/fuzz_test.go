@@ -152,9 +152,9 @@ func FuzzReplay(f *testing.F) {
 		require.LessOrEqual(t, s.Memory(cfg), d.MemoryLimit, "the estimate of an accepted replay")
 		finite(t, "threshold × budget", d.Threshold*d.windowBudget())
 		for name, e := range res.Summary {
-			finite(t, name+" median", e.Median)
-			finite(t, name+" low", e.Low)
-			finite(t, name+" high", e.High)
+			finite(t, string(name)+" median", e.Median)
+			finite(t, string(name)+" low", e.Low)
+			finite(t, string(name)+" high", e.High)
 		}
 		for _, run := range res.Runs {
 			finite(t, "peak ratio", run.PeakRatio)

@@ -116,28 +116,28 @@ func TestLabJitterInLine(t *testing.T) {
 // three times faster than no jitter too.
 func TestLabFindings(t *testing.T) {
 	results := labReplay(t)
-	med := func(st kit.Strategy, fig string) Estimate { return results[st].Summary[fig] }
-	none := med(kit.None, "all_served_s").Median
+	med := func(st kit.Strategy, fig Figure) Estimate { return results[st].Summary[fig] }
+	none := med(kit.None, AllServed).Median
 	for _, st := range []kit.Strategy{kit.Equal, kit.Full, kit.Decorrelated} {
-		e := med(st, "all_served_s")
+		e := med(st, AllServed)
 		lo, hi := none/e.High, none/e.Low
 		if lo < 3 || hi > 4.5 {
 			t.Errorf("%s jitter cuts the completion time %.2f- to %.2f-fold (none %.1fs, %s median %.1fs [%.1f, %.1f]); want three- to four-fold (within [3, 4.5])",
 				st, lo, hi, none, st, e.Median, e.Low, e.High)
 		}
 	}
-	eq, full, no := med(kit.Equal, "attempts"), med(kit.Full, "attempts"), med(kit.None, "attempts")
+	eq, full, no := med(kit.Equal, Attempts), med(kit.Full, Attempts), med(kit.None, Attempts)
 	if !(eq.High < full.Low && full.High < no.Low) {
 		t.Errorf("attempts: equal %v, full %v, none %v; want equal < full < none, intervals apart", eq, full, no)
 	}
-	bf, be, bn := med(kit.Full, "busiest_window_arrivals"), med(kit.Equal, "busiest_window_arrivals"), med(kit.None, "busiest_window_arrivals")
+	bf, be, bn := med(kit.Full, BusiestWindowArrivals), med(kit.Equal, BusiestWindowArrivals), med(kit.None, BusiestWindowArrivals)
 	if !(bf.Low > be.High && bf.Low > bn.High) {
 		t.Errorf("busiest second: full %v, equal %v, none %v; want full the highest, intervals apart", bf, be, bn)
 	}
 	for _, st := range kit.Strategies() {
 		s := results[st].Summary
 		t.Logf("%-12s all served after %5.1fs [%5.1f, %5.1f]   busiest second %6.0f   attempts %6.0f   peak ratio %5.2f",
-			st, s["all_served_s"].Median, s["all_served_s"].Low, s["all_served_s"].High,
-			s["busiest_window_arrivals"].Median, s["attempts"].Median, s["peak_ratio"].Median)
+			st, s[AllServed].Median, s[AllServed].Low, s[AllServed].High,
+			s[BusiestWindowArrivals].Median, s[Attempts].Median, s[PeakRatio].Median)
 	}
 }

@@ -67,7 +67,7 @@ const (
 // heap grow by. Replay replays at most as many runs at once as fit within
 // s.MemoryLimit, and at least one: Memory counts those.
 func (s Scenario) Memory(cfg Config) int64 {
-	return s.WithDefaults().budget(cfg.withDefaults()).need
+	return s.WithDefaults().budget(cfg.WithDefaults()).need
 }
 
 // A budget is the memory plan of a replay.

@@ -149,13 +149,13 @@ func TestMemoryCoversThePeak(t *testing.T) {
 func TestMemoryWorkers(t *testing.T) {
 	s, cfg := labAt(100_000), Config{Runs: 20, Workers: 8}
 	s.MemoryLimit = 1 << 40
-	all := s.WithDefaults().budget(cfg.withDefaults())
+	all := s.WithDefaults().budget(cfg.WithDefaults())
 	require.Equal(t, 8, all.workers, "runs at once within 1 TiB")
 	within := func(workers int64) int64 { return 2*(all.kept+workers*all.perRun) + heapMinimum }
 	for _, workers := range []int{1, 2, 5} {
 		for _, limit := range []int64{within(int64(workers)), within(int64(workers)+1) - 1} {
 			s.MemoryLimit = limit
-			b := s.WithDefaults().budget(cfg.withDefaults())
+			b := s.WithDefaults().budget(cfg.WithDefaults())
 			assert.Equal(t, workers, b.workers, "runs at once within %d bytes", limit)
 			assert.LessOrEqual(t, b.need, limit, "the estimate within %d bytes", limit)
 			assert.Equal(t, b.need, s.Memory(cfg), "Memory")

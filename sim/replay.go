@@ -58,7 +58,9 @@ const (
 	maxResamples = 1_000_000
 )
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every zero field set to its default; Workers
+// becomes the number of CPUs.
+func (c Config) WithDefaults() Config {
 	if c.Runs == 0 {
 		c.Runs = DefaultRuns
 	}
@@ -236,7 +238,7 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	if err := s.Validate(cfg); err != nil {
 		return Result{}, err
 	}
-	s, cfg = s.WithDefaults(), cfg.withDefaults()
+	s, cfg = s.WithDefaults(), cfg.WithDefaults()
 	r := &replay{
 		f:      f,
 		s:      s,

@@ -29,9 +29,9 @@ type Result struct {
 	// lowest-numbered of the runs with that peak. Its histograms are kept
 	// whatever Config.RepresentativeOnly says.
 	Representative int
-	// Summary maps each figure's name (see [Figures]) to its median over
-	// the runs and the confidence interval at Config.Level.
-	Summary map[string]Estimate
+	// Summary maps each figure (see [Figures]) to its median over the runs
+	// and the confidence interval at Config.Level.
+	Summary map[Figure]Estimate
 	// Policy names the replayed policy in the JSON, such as a spec; Replay
 	// leaves it empty.
 	Policy string
@@ -42,11 +42,11 @@ type Result struct {
 // interval reaches over it, or when devices were still retrying at the
 // horizon, so that the figures may understate the load; Pass otherwise.
 func (r Result) Status() verdict.Status {
-	p := r.Summary["peak_ratio"]
+	p := r.Summary[PeakRatio]
 	switch {
 	case p.Median > r.Scenario.Threshold:
 		return verdict.Fail
-	case p.High > r.Scenario.Threshold || r.Summary["pending"].Median > 0:
+	case p.High > r.Scenario.Threshold || r.Summary[Pending].Median > 0:
 		return verdict.Warn
 	}
 	return verdict.Pass
@@ -61,40 +61,40 @@ func (r Result) Passed() bool { return r.Status() != verdict.Fail }
 //	peak ratio 39.62 [38.10, 40.70] > threshold 0.6: up to 1,981 retries in one 1s window against a budget of 50 (median of 20 runs, 95% CI); busiest window 1,981 arrivals; all served after 14.8s; 3,103 attempts; 400 of 400 served
 func (r Result) Detail() string {
 	s, sum := r.Scenario, r.Summary
-	p := sum["peak_ratio"]
+	p := sum[PeakRatio]
 	op := "≤"
 	if p.Median > s.Threshold {
 		op = ">"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "peak ratio %.2f [%.2f, %.2f] %s threshold %v: up to %s retries in one %v window against a budget of %s (median of %d runs, %g%% CI)",
-		p.Median, p.Low, p.High, op, s.Threshold, count(sum["peak_retry_arrivals"].Median), s.Window,
+		p.Median, p.Low, p.High, op, s.Threshold, count(sum[PeakRetryArrivals].Median), s.Window,
 		count(s.windowBudget()), len(r.Runs), 100*r.Config.Level)
-	fmt.Fprintf(&b, "; busiest window %s arrivals", count(sum["busiest_window_arrivals"].Median))
-	switch served := sum["served"].Median; {
+	fmt.Fprintf(&b, "; busiest window %s arrivals", count(sum[BusiestWindowArrivals].Median))
+	switch served := sum[Served].Median; {
 	case s.Kind == Storm || served == 0:
 	case s.Kind == Outage || s.Kind == LongOutage:
 		if served < float64(s.Clients) {
-			fmt.Fprintf(&b, "; last served after %.1fs", sum["all_served_s"].Median)
+			fmt.Fprintf(&b, "; last served after %.1fs", sum[AllServed].Median)
 		} else {
-			fmt.Fprintf(&b, "; all served after %.1fs", sum["all_served_s"].Median)
+			fmt.Fprintf(&b, "; all served after %.1fs", sum[AllServed].Median)
 		}
 	default:
-		fmt.Fprintf(&b, "; last firing served after %.1fs", sum["all_served_s"].Median)
+		fmt.Fprintf(&b, "; last firing served after %.1fs", sum[AllServed].Median)
 	}
-	fmt.Fprintf(&b, "; %s attempts", count(sum["attempts"].Median))
+	fmt.Fprintf(&b, "; %s attempts", count(sum[Attempts].Median))
 	if s.Kind == Storm {
 		return b.String()
 	}
 	if s.Kind == Periodic || s.Kind == PeriodicAligned {
-		fmt.Fprintf(&b, "; %s firings served", count(sum["served"].Median))
+		fmt.Fprintf(&b, "; %s firings served", count(sum[Served].Median))
 	} else {
-		fmt.Fprintf(&b, "; %s of %s served", count(sum["served"].Median), count(float64(s.Clients)))
+		fmt.Fprintf(&b, "; %s of %s served", count(sum[Served].Median), count(float64(s.Clients)))
 	}
-	if g := sum["gave_up"].Median; g > 0 {
+	if g := sum[GaveUp].Median; g > 0 {
 		fmt.Fprintf(&b, "; %s gave up", count(g))
 	}
-	if n := sum["pending"].Median; n > 0 {
+	if n := sum[Pending].Median; n > 0 {
 		fmt.Fprintf(&b, "; %s still retrying at the %v horizon", count(n), s.Horizon)
 	}
 	return b.String()
@@ -135,7 +135,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Schema:   Schema,
 		Scenario: r.Scenario,
 		Policy:   r.Policy,
-		Config:   configJSON{Runs: r.Config.Runs, Seed: r.Config.Seed, Level: r.Config.Level, Resamples: r.Config.Resamples},
+		Config:   r.Config,
 		Status:   r.Status(),
 		Detail:   r.Detail(),
 		Runs:     runs,
@@ -176,11 +176,18 @@ type resultJSON struct {
 	Schema   string              `json:"schema"`
 	Scenario Scenario            `json:"scenario"`
 	Policy   string              `json:"policy"`
-	Config   configJSON          `json:"config"`
+	Config   Config              `json:"config"`
 	Status   verdict.Status      `json:"status"`
 	Detail   string              `json:"detail"`
 	Runs     []Run               `json:"runs"`
-	Summary  map[string]Estimate `json:"summary"`
+	Summary  map[Figure]Estimate `json:"summary"`
+}
+
+// MarshalJSON writes the replications' configuration after its defaults:
+// "runs", "seed", "level" and "resamples".
+func (c Config) MarshalJSON() ([]byte, error) {
+	d := c.WithDefaults()
+	return marshal(configJSON{Runs: d.Runs, Seed: d.Seed, Level: d.Level, Resamples: d.Resamples})
 }
 
 type configJSON struct {

@@ -3,15 +3,20 @@ package sim
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
@@ -180,5 +185,22 @@ func TestCount(t *testing.T) {
 		if got := count(tt.x); got != tt.want {
 			t.Errorf("count(%v) = %q; want %q", tt.x, got, tt.want)
 		}
+	}
+}
+
+// TestJSONRoundTrip reads back what a replay's scenario, configuration and
+// runs write: the same values, times to the nanosecond.
+func TestJSONRoundTrip(t *testing.T) {
+	spec := kit.Spec{Strategy: kit.Full, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+	res, err := Replay(context.Background(), spec.Factory(), Scenario{Clients: 50, AcceptRate: 5, Server: RetryAfter}, Config{Runs: 3, Seed: 9})
+	require.NoError(t, err)
+	for _, v := range []any{res.Scenario, res.Config, res.Runs} {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		back := reflect.New(reflect.TypeOf(v))
+		require.NoError(t, json.Unmarshal(b, back.Interface()))
+		again, err := json.Marshal(back.Elem().Interface())
+		require.NoError(t, err)
+		assert.JSONEq(t, string(b), string(again))
 	}
 }

@@ -262,10 +262,10 @@ func (s Scenario) Validate(cfg Config) error {
 	if err := s.validateFields(); err != nil {
 		return err
 	}
-	if err := cfg.withDefaults().validate(); err != nil {
+	if err := cfg.WithDefaults().validate(); err != nil {
 		return err
 	}
-	b := s.WithDefaults().budget(cfg.withDefaults())
+	b := s.WithDefaults().budget(cfg.WithDefaults())
 	if b.workers == 0 {
 		return b.refusal()
 	}

@@ -131,7 +131,7 @@ func TestPeriodic(t *testing.T) {
 	if ro.Status() != verdict.Pass {
 		t.Errorf("offset timers: status %s; want pass: %s", ro.Status(), ro.Detail())
 	}
-	if got := ro.Summary["served"].Median; got != 5*3000 {
+	if got := ro.Summary[Served].Median; got != 5*3000 {
 		t.Errorf("offset timers: %v firings served; want all of 5 periods × 3000", got)
 	}
 	t.Logf("aligned: %s", ra.Detail())
@@ -160,7 +160,7 @@ func TestRetryAfter(t *testing.T) {
 			t.Errorf("Retry-After 1s, run seed %d: peak %d retries in one 10ms window; want the whole fleet, 400", run.Seed, run.PeakRetryArrivals)
 		}
 	}
-	if got := lab.Summary["peak_retry_arrivals"]; got.High >= 400/3 {
+	if got := lab.Summary[PeakRetryArrivals]; got.High >= 400/3 {
 		t.Errorf("full jitter without the hint: peak %v retries in one 10ms window; want under a third of the fleet", got)
 	}
 }
@@ -195,7 +195,7 @@ func TestLongOutage(t *testing.T) {
 	if got := atCap(full); got > 2000/3 {
 		t.Errorf("full jitter at the cap: peak %d retries in one window; want about a fifth of the fleet, under a third", got)
 	}
-	if got := none.Summary["served"].Median; got != 2000 {
+	if got := none.Summary[Served].Median; got != 2000 {
 		t.Errorf("no jitter: %v served; want all 2000 after the outage", got)
 	}
 	if !strings.Contains(none.Detail(), "2,000 of 2,000 served") {

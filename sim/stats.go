@@ -17,49 +17,18 @@ type Estimate struct {
 	High   float64 `json:"high"`
 }
 
-// A figure is one number of a Run, named as in its JSON.
-type figure struct {
-	name  string
-	value func(Run, Scenario) float64
-}
-
-// figures are the figures the summary estimates, in a fixed order.
-var figures = []figure{
-	{"all_served_s", func(r Run, _ Scenario) float64 { return r.AllServed.Seconds() }},
-	{"busiest_window_arrivals", func(r Run, _ Scenario) float64 { return float64(r.BusiestWindowArrivals) }},
-	{"peak_retry_arrivals", func(r Run, _ Scenario) float64 { return float64(r.PeakRetryArrivals) }},
-	{"peak_ratio", func(r Run, _ Scenario) float64 { return r.PeakRatio }},
-	{"attempts", func(r Run, _ Scenario) float64 { return float64(r.Attempts) }},
-	{"attempts_per_device", func(r Run, s Scenario) float64 { return float64(r.Attempts) / float64(s.Clients) }},
-	{"served", func(r Run, _ Scenario) float64 { return float64(r.Served) }},
-	{"gave_up", func(r Run, _ Scenario) float64 { return float64(r.GaveUp) }},
-	{"pending", func(r Run, _ Scenario) float64 { return float64(r.Pending) }},
-	{"p50_served_s", func(r Run, _ Scenario) float64 { return r.P50.Seconds() }},
-	{"p99_served_s", func(r Run, _ Scenario) float64 { return r.P99.Seconds() }},
-}
-
-// Figures returns the names of the figures in a Result's Summary, as they
-// appear in a Run's JSON.
-func Figures() []string {
-	names := make([]string, len(figures))
-	for i, f := range figures {
-		names[i] = f.name
-	}
-	return names
-}
-
 // summarize estimates the median of every figure over the runs. Each
 // figure's bootstrap draws from its own generator, seeded from cfg.Seed and
 // the figure's place, so the summary depends on nothing else.
-func summarize(runs []Run, s Scenario, cfg Config) map[string]Estimate {
-	out := make(map[string]Estimate, len(figures))
+func summarize(runs []Run, s Scenario, cfg Config) map[Figure]Estimate {
+	out := make(map[Figure]Estimate, len(figureInfo))
 	x := make([]float64, len(runs))
-	for i, f := range figures {
+	for i, f := range figureInfo {
 		for j, r := range runs {
 			x[j] = f.value(r, s)
 		}
 		src := rand.NewPCG(cfg.Seed, splitmix64(uint64(i)+1))
-		out[f.name] = bootstrapMedian(cfg.Level, cfg.Resamples, src, x)
+		out[f.f] = bootstrapMedian(cfg.Level, cfg.Resamples, src, x)
 	}
 	return out
 }

@@ -57,7 +57,7 @@ func TestStorm(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				peak[st] = r.Summary["peak_retry_arrivals"]
+				peak[st] = r.Summary[PeakRetryArrivals]
 				if st == kit.None {
 					for _, run := range r.Runs {
 						if run.PeakRetryArrivals != n {

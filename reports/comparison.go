@@ -1,0 +1,134 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/sim"
+)
+
+// WriteComparisons writes comparisons as the terminal shows them: the
+// scenario they share once, then a table per figure, a row per fleet size
+// and a column per policy, each cell the median and its interval:
+//
+//	storm: 1,000 to 10,000 clients, window 20ms, 5 runs per cell, seed 1
+//	policies: base=1s, cap=30s
+//
+//	peak retry arrivals per window, median [95% interval]
+//	  clients                     none            full  ...
+//	    1,000     1,000 [1,000, 1,000]     39 [38, 43]  ...
+//
+// Policies that are all specs of one backoff are headed by their
+// strategies, with the backoff said once. Every string is shown through
+// Visible.
+func WriteComparisons(w io.Writer, cs []Comparison) error {
+	var b bytes.Buffer
+	writeComparisons(&b, shown(Report{Comparisons: cs}).Comparisons, "")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeComparisons writes the comparisons to b, each line after indent.
+func writeComparisons(b *bytes.Buffer, cs []Comparison, indent string) {
+	var first *Comparison
+	for i := range cs {
+		if len(cs[i].Rows) > 0 {
+			first = &cs[i]
+			break
+		}
+	}
+	if first == nil {
+		return
+	}
+	fmt.Fprintf(b, "%s%s\n", indent, comparisonScenario(*first))
+	headings, note := columnHeadings(first.Policies)
+	if note != "" {
+		fmt.Fprintf(b, "%spolicies: %s\n", indent, note)
+	}
+	for _, c := range cs {
+		if len(c.Rows) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n%s%s, median [%s]\n", indent, withUnit(c.Figure.Label(), unitWord(c.Figure.Unit())), intervalHeading(c.Config.WithDefaults().Level))
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "%s  clients\t%s\t\n", indent, strings.Join(headings, "\t"))
+		for _, row := range c.Rows {
+			cells := make([]string, len(row.Cells))
+			for i, e := range row.Cells {
+				cells[i] = cell(c.Figure, e)
+			}
+			fmt.Fprintf(tw, "%s  %s\t%s\t\n", indent, num(float64(row.Clients)), strings.Join(cells, "\t"))
+		}
+		tw.Flush()
+	}
+}
+
+// comparisonScenario describes the scenario of a comparison in one line:
+// its kind, the span of its fleet sizes, the server, the runs per cell and
+// the seed.
+func comparisonScenario(c Comparison) string {
+	s := c.Scenario.WithDefaults()
+	fleet := plural(s.Clients, "client")
+	if n := len(c.Rows); n > 1 {
+		fleet = fmt.Sprintf("%s to %s clients", num(float64(c.Rows[0].Clients)), num(float64(c.Rows[n-1].Clients)))
+	} else if n == 1 {
+		fleet = plural(c.Rows[0].Clients, "client")
+	}
+	parts := []string{fleet}
+	if s.Kind != sim.Storm {
+		parts = append(parts, "accept rate "+perSecond(s.AcceptRate))
+	}
+	if s.Down > 0 {
+		parts = append(parts, "down "+duration(s.Down))
+	}
+	parts = append(parts, "window "+duration(s.Window))
+	if s.Server == sim.RetryAfter {
+		parts = append(parts, "Retry-After "+duration(s.RetryAfter))
+	}
+	cfg := c.Config.WithDefaults()
+	parts = append(parts, fmt.Sprintf("%d runs per cell", cfg.Runs), fmt.Sprintf("seed %d", cfg.Seed))
+	return string(s.Kind) + ": " + strings.Join(parts, ", ")
+}
+
+// columnHeadings returns the policies' names, shortened to their
+// strategies when every policy is a spec with the same backoff and seed,
+// with that backoff as a note.
+func columnHeadings(policies []string) (headings []string, note string) {
+	headings = slices.Clone(policies)
+	if len(policies) < 2 {
+		return headings, ""
+	}
+	var backoff string
+	for i, p := range policies {
+		spec, err := kit.ParseSpec(p)
+		if err != nil || spec.String() != p {
+			return policies, ""
+		}
+		_, rest, _ := strings.Cut(p, ":")
+		if i > 0 && rest != backoff {
+			return policies, ""
+		}
+		backoff = rest
+		headings[i] = string(spec.Strategy)
+	}
+	return headings, strings.ReplaceAll(backoff, ",", ", ")
+}
+
+// cell writes one cell of a comparison: "39 [37, 42]" for counts, "0.83
+// [0.80, 0.90]" for ratios, "14.8 [14.1, 15.6]" for seconds.
+func cell(f sim.Figure, e sim.Estimate) string {
+	format := num
+	switch {
+	case f == sim.PeakRatio:
+		format = func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+	case f.Unit() == "s":
+		format = func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+	}
+	return fmt.Sprintf("%s [%s, %s]", format(e.Median), format(e.Low), format(e.High))
+}
