@@ -34,7 +34,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
@@ -73,37 +72,6 @@ type Options struct {
 	// Dir is the program's working directory; empty means the current one.
 	Dir string
 }
-
-// A ProtocolError reports a program that broke the exec protocol.
-type ProtocolError struct {
-	Command string // the command as given to sh -c
-	Device  string // the device whose request failed; empty for a line nobody asked for
-	Line    string // the offending reply line, cut short; empty when there was none
-	Err     error  // what is wrong
-	Stderr  string // the end of the program's standard error, if it wrote any
-}
-
-func (e *ProtocolError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "exec %q: ", e.Command)
-	if e.Device != "" {
-		fmt.Fprintf(&b, "device %q: ", e.Device)
-	}
-	fmt.Fprintf(&b, "%v", e.Err)
-	if e.Line != "" {
-		fmt.Fprintf(&b, ": %q", e.Line)
-	}
-	if e.Stderr != "" {
-		fmt.Fprintf(&b, "\nits standard error ends with:\n%s", indent(e.Stderr))
-	}
-	return b.String()
-}
-
-func (e *ProtocolError) Unwrap() error { return e.Err }
-
-// ErrTimeout is the Err of a ProtocolError for a reply that did not come in
-// time.
-var ErrTimeout = errors.New("no reply in time")
 
 // A Program is a running exec-protocol policy. Its Factory may be used from
 // several goroutines.
@@ -222,8 +190,10 @@ func (p *Program) Err() error {
 	return nil
 }
 
-// Stderr returns the end of what the program wrote to its standard error.
-func (p *Program) Stderr() string { return p.stderr.String() }
+// Stderr returns the end of what the program wrote to its standard error,
+// with control characters and invalid UTF-8 escaped (\x1b), and line
+// breaks kept.
+func (p *Program) Stderr() string { return escape(p.stderr.String(), true) }
 
 // Factory returns the factory of the program's policy. Making a device's
 // policy sends its request; its first call to Next waits for the reply.
@@ -316,7 +286,7 @@ func (p *Program) protocolError(device string, line []byte, err error) {
 	case <-p.drained:
 	case <-time.After(p.opt.Grace):
 	}
-	e.Stderr = lastLines(p.stderr.String(), 10)
+	e.Stderr = lastLines(p.Stderr(), 10)
 	p.fail(e)
 }
 
@@ -540,25 +510,4 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
-}
-
-// cut returns line as a string, cut to lineQuoted bytes.
-func cut(line []byte) string {
-	if len(line) > lineQuoted {
-		return string(line[:lineQuoted]) + "…"
-	}
-	return string(line)
-}
-
-// lastLines returns the last n lines of s, without blank ends.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
-}
-
-func indent(s string) string {
-	return "\t" + strings.ReplaceAll(s, "\n", "\n\t")
 }

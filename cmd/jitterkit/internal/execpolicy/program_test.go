@@ -240,6 +240,14 @@ its standard error ends with:
 	warning 28
 	warning 29
 	warning 30`,
+	}, {
+		name:    "what the program wrote reaches the terminal escaped",
+		command: `read -r line; printf '\033[2J\033]0;owned\007 caf\303\251 \377\r\n\tsecond\342\200\256 line\r\nthird\n' >&2; printf '\033[2J\033]0;owned\007\n'`,
+		want: `exec "read -r line; printf '\\033[2J\\033]0;owned\\007 caf\\303\\251 \\377\\r\\n\\tsecond\\342\\200\\256 line\\r\\nthird\\n' >&2; printf '\\033[2J\\033]0;owned\\007\\n'": device "dev-000017": the reply is not a JSON array of numbers: "\x1b[2J\x1b]0;owned\a"
+its standard error ends with:
+	\x1b[2J\x1b]0;owned\a café \xff
+	\tsecond\u202e line
+	third`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -252,6 +260,9 @@ its standard error ends with:
 			}
 			if got := err.Error(); got != tt.want {
 				t.Errorf("Next() error:\n%s\nwant:\n%s", got, tt.want)
+			}
+			if got := err.Error(); strings.ContainsFunc(got, func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' || r == 0x7f }) {
+				t.Errorf("Next() error holds a raw control character: %q", got)
 			}
 			// The program is stopped: every later request fails alike.
 			if _, err2 := f(kit.Device{ID: "dev-000018"}).Next(); err2 != err {
