@@ -20,17 +20,29 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 )
 
-// start starts command with a short timeout and grace, and closes it when
-// the test ends.
+// The tests must hold on a slow, loaded machine: a test that wants no
+// timeout uses a generous one (generous), and a test that wants one uses a
+// program that never answers with a short one (short). No test waits for
+// something to happen by a deadline, except through the program's own
+// Timeout.
+const (
+	generous = time.Minute
+	short    = 300 * time.Millisecond
+)
+
+// start starts command with a generous timeout and a short grace, and
+// closes it when the test ends.
 func start(t *testing.T, command string, opt Options) *Program {
 	t.Helper()
 	if opt.Timeout == 0 {
-		opt.Timeout = 2 * time.Second
+		opt.Timeout = generous
 	}
 	if opt.Grace == 0 {
 		opt.Grace = 100 * time.Millisecond
 	}
-	opt.Dir = t.TempDir()
+	if opt.Dir == "" {
+		opt.Dir = t.TempDir()
+	}
 	p, err := Start(context.Background(), command, opt)
 	if err != nil {
 		t.Fatalf("Start(%q): %v", command, err)
@@ -61,6 +73,20 @@ func drain(p kit.Policy, n int) []next {
 		out = append(out, next{d: d})
 	}
 	return out
+}
+
+// eventually polls cond until it holds, for at most a minute: for
+// outcomes that come in their own time, not for deadlines.
+func eventually(cond func() bool) bool {
+	for end := time.Now().Add(time.Minute); ; {
+		if cond() {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestDelays(t *testing.T) {
@@ -112,8 +138,8 @@ func TestDelays(t *testing.T) {
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("delays = %v; want %v", got, tt.want)
 			}
-			if err := p.Err(); err != nil {
-				t.Errorf("Err() = %v; want nil", err)
+			if err := p.Close(); err != nil {
+				t.Errorf("Close() = %v; want nil", err)
 			}
 		})
 	}
@@ -140,7 +166,9 @@ for line in sys.stdin:
 			t.Fatalf("Next() #%d = %v, %v; want %ds, nil", i, d, err, i)
 		}
 	}
-	p.Close()
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close() = %v; want nil", err)
+	}
 	got, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +204,9 @@ func TestConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close() = %v; want nil", err)
+	}
 }
 
 func TestProtocolErrors(t *testing.T) {
@@ -183,6 +214,7 @@ func TestProtocolErrors(t *testing.T) {
 		name    string
 		command string
 		attempt int
+		timeout time.Duration
 		want    string
 	}{{
 		name:    "garbage",
@@ -222,9 +254,14 @@ its standard error ends with:
 its standard error ends with:
 	sh: 1: ./no-such-policy: not found`,
 	}, {
+		name:    "closes its output, with exec",
+		command: `exec python3 -c 'import os, sys, time; sys.stdin.readline(); os.close(1); time.sleep(100)'`,
+		want:    `exec "exec python3 -c 'import os, sys, time; sys.stdin.readline(); os.close(1); time.sleep(100)'": device "dev-000017": it closed its output without answering`,
+	}, {
 		name:    "never answers",
 		command: `while read -r line; do :; done`,
-		want:    `exec "while read -r line; do :; done": device "dev-000017": no reply in time: it did not answer within 300ms`,
+		timeout: short,
+		want:    `exec "while read -r line; do :; done": device "dev-000017": no reply in time: it wrote nothing for 300ms while a request waited for its reply`,
 	}, {
 		name:    "stderr is kept, its last lines shown",
 		command: `for i in $(seq 1 30); do echo "warning $i" >&2; done; read -r line; echo nope`,
@@ -251,7 +288,7 @@ its standard error ends with:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := start(t, tt.command, Options{Attempts: tt.attempt, Timeout: 300 * time.Millisecond})
+			p := start(t, tt.command, Options{Attempts: tt.attempt, Timeout: tt.timeout})
 			f := p.Factory()
 			_, err := f(kit.Device{ID: "dev-000017"}).Next()
 			var pe *ProtocolError
@@ -264,6 +301,9 @@ its standard error ends with:
 			if got := err.Error(); strings.ContainsFunc(got, func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' || r == 0x7f }) {
 				t.Errorf("Next() error holds a raw control character: %q", got)
 			}
+			if errors.Is(err, ErrTimeout) != (tt.timeout == short) {
+				t.Errorf("errors.Is(%v, ErrTimeout) = %v", err, !(tt.timeout == short))
+			}
 			// The program is stopped: every later request fails alike.
 			if _, err2 := f(kit.Device{ID: "dev-000018"}).Next(); err2 != err {
 				t.Errorf("later Next() error = %v; want the first error again", err2)
@@ -271,12 +311,238 @@ its standard error ends with:
 			if p.Err() != err {
 				t.Errorf("Err() = %v; want the first error", p.Err())
 			}
+			if p.Close() != err {
+				t.Errorf("Close() = %v; want the first error", p.Close())
+			}
+		})
+	}
+}
+
+// TestTimeout pins the one timeout: it measures the program's silence
+// while a request waits, never the time the work takes.
+func TestTimeout(t *testing.T) {
+	tests := []struct {
+		name     string
+		command  string
+		timeout  time.Duration
+		devices  int           // how many policies to make, in order, before reading them
+		idle     time.Duration // a pause before the first request
+		want     string        // the first error; "" for none
+		slowest  time.Duration // for the tests that want no timeout: the longest silence the program means to keep
+		overall  time.Duration // and the whole run, at least
+		closeErr bool          // Close returns the error too
+	}{{
+		name:    "never answers",
+		command: `sleep 100`,
+		timeout: short,
+		devices: 1,
+		want:    `exec "sleep 100": device "dev-000000": no reply in time: it wrote nothing for 300ms while a request waited for its reply`,
+	}, {
+		name:    "stops reading its input, so that the request cannot be written",
+		command: `sleep 100`,
+		timeout: short,
+		// Many more requests than the pipe holds: the writes block.
+		devices: 10000,
+		want:    `exec "sleep 100": device "dev-000000": no reply in time: it wrote nothing for 300ms while a request waited for its reply`,
+	}, {
+		name:    "writes half a reply and hangs",
+		command: `read -r line; printf '[1,'; sleep 100`,
+		timeout: short,
+		devices: 1,
+		want:    `exec "read -r line; printf '[1,'; sleep 100": device "dev-000000": no reply in time: it wrote nothing for 300ms while a request waited for its reply`,
+	}, {
+		name:    "slow but steady",
+		command: `while read -r line; do sleep 0.2; echo '[1]'; done`,
+		timeout: 3 * time.Second,
+		devices: 20,
+		slowest: 200 * time.Millisecond,
+		overall: 4 * time.Second,
+	}, {
+		name:    "slow to start",
+		command: `sleep 2; while read -r line; do echo '[1]'; done`,
+		timeout: generous,
+		devices: 3,
+		slowest: 2 * time.Second,
+	}, {
+		name:    "the clock runs only while a request waits",
+		command: `while read -r line; do echo '[1]'; done`,
+		timeout: 2 * time.Second,
+		idle:    4 * time.Second,
+		devices: 3,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.want == "" && tt.timeout < 10*tt.slowest {
+				t.Fatalf("timeout %v leaves less than 10 times the program's silence %v", tt.timeout, tt.slowest)
+			}
+			p := start(t, tt.command, Options{Timeout: tt.timeout})
+			time.Sleep(tt.idle)
+			began := time.Now()
+			f := p.Factory()
+			var policies []kit.Policy
+			for i := range tt.devices {
+				policies = append(policies, f(kit.Device{ID: "dev-" + pad(i)}))
+			}
+			var err error
+			for _, pl := range policies {
+				if _, err = pl.Next(); err != nil {
+					break
+				}
+			}
+			took := time.Since(began)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Next() = %v; want no error", err)
+				}
+				if took < tt.overall {
+					t.Errorf("the run took %v; the test means it to take at least %v, more than the timeout", took, tt.overall)
+				}
+				if err := p.Close(); err != nil {
+					t.Errorf("Close() = %v; want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrTimeout) || err.Error() != tt.want {
+				t.Fatalf("Next() error:\n%v\nwant:\n%s", err, tt.want)
+			}
+			if p.Close() != err {
+				t.Errorf("Close() = %v; want the first error", p.Close())
+			}
+		})
+	}
+}
+
+// pad writes a device number as the fleet's ids do.
+func pad(i int) string {
+	s := strconv.Itoa(i)
+	return strings.Repeat("0", max(0, 6-len(s))) + s
+}
+
+// TestEveryReplyBelongsToItsRequest pins what the kit can tell without
+// request ids: a line nobody asked for, a reply longer than its request,
+// and one line too many by the end, which Close finds.
+func TestEveryReplyBelongsToItsRequest(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		attempt int
+		// run drives the policies, and returns the first error.
+		run func(f kit.Factory) error
+		// unasked: the error comes from a line that arrives while the
+		// program runs; the test waits for it before it closes.
+		unasked bool
+		want    string // the error of run, or of Close when run returns none
+	}{{
+		name:    "a line before the first request",
+		command: `echo "ready"; while read -r line; do echo "[1]"; done`,
+		run:     func(f kit.Factory) error { return nil },
+		want:    `exec "echo \"ready\"; while read -r line; do echo \"[1]\"; done": it wrote a line nobody asked for, before the first request: "ready"`,
+	}, {
+		name: "a request answered twice, seen before the next request",
+		// The second answer comes before the kit writes the next request.
+		command: `read -r line; echo '[1]'; echo '[1]'; while read -r line; do echo '[2]'; done`,
+		run: func(f kit.Factory) error {
+			_, err := f(kit.Device{ID: "dev-000012"}).Next()
+			return err
+		},
+		unasked: true,
+		want:    `exec "read -r line; echo '[1]'; echo '[1]'; while read -r line; do echo '[2]'; done": it wrote a line nobody asked for, after the reply to device "dev-000012": "[1]"`,
+	}, {
+		name: "a shifted reply longer than its request",
+		// dev-1 asks for 4, uses 2 and asks for 8; dev-2 asks for 4. The
+		// program answers the first request twice, after it has read all
+		// three: dev-1's second request gets the repeat, and dev-2 the
+		// 8 delays meant for dev-1.
+		command: `read -r a; echo '[1,1,1,1]'; read -r b; read -r c; echo '[1,1,1,1]'; echo '[2,2,2,2,2,2,2,2]'; echo '[3,3,3,3]'; cat >/dev/null`,
+		attempt: 4,
+		run: func(f kit.Factory) error {
+			d1 := f(kit.Device{ID: "dev-1"})
+			d1.Next()
+			d1.Next() // half of 4 used: asks for 8
+			_, err := f(kit.Device{ID: "dev-2"}).Next()
+			return err
+		},
+		want: `exec "read -r a; echo '[1,1,1,1]'; read -r b; read -r c; echo '[1,1,1,1]'; echo '[2,2,2,2,2,2,2,2]'; echo '[3,3,3,3]'; cat >/dev/null": device "dev-2": the reply has more than the 4 numbers asked for: "[2,2,2,2,2,2,2,2]"`,
+	}, {
+		name: "a request answered twice, found by Close",
+		// The program reads all three requests before it answers, and
+		// writes its last line only when its input ends: every reply
+		// but the first goes to the wrong device, and only the count
+		// at the end shows it.
+		command: `read -r a; read -r b; read -r c; echo '[1]'; echo '[1]'; echo '[2]'; cat >/dev/null; echo '[3]'`,
+		run: func(f kit.Factory) error {
+			var policies []kit.Policy
+			for _, id := range []string{"dev-1", "dev-2", "dev-3"} {
+				policies = append(policies, f(kit.Device{ID: id}))
+			}
+			for _, pl := range policies {
+				if _, err := pl.Next(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		want: `exec "read -r a; read -r b; read -r c; echo '[1]'; echo '[1]'; echo '[2]'; cat >/dev/null; echo '[3]'": it wrote more lines than it was asked for: a line after the reply to the last request, to device "dev-3"; if it answered a request twice, every reply after that one went to the wrong device: "[3]"`,
+	}, {
+		name:    "a line after the last reply, from a program that exits",
+		command: `read -r a; echo '[1]'; echo '[1]'`,
+		run: func(f kit.Factory) error {
+			_, err := f(kit.Device{ID: "dev-000012"}).Next()
+			return err
+		},
+		unasked: true,
+		want:    `exec "read -r a; echo '[1]'; echo '[1]'": it wrote a line nobody asked for, after the reply to device "dev-000012": "[1]"`,
+	}, {
+		name:    "no line too many",
+		command: `while read -r line; do echo '[1]'; done; echo 'bye' >&2`,
+		run: func(f kit.Factory) error {
+			for _, id := range []string{"dev-1", "dev-2", "dev-3"} {
+				if _, err := f(kit.Device{ID: id}).Next(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := start(t, tt.command, Options{Attempts: tt.attempt})
+			err := tt.run(p.Factory())
+			if err == nil && tt.unasked {
+				if !eventually(func() bool { return p.Err() != nil }) {
+					t.Fatal("Err() = nil; want the line nobody asked for")
+				}
+				err = p.Err()
+			}
+			if err == nil {
+				// A line that comes unasked shows in Err as soon as
+				// it is read; Close finds the rest.
+				err = p.Close()
+			}
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Fatalf("error:\n%s\nwant:\n%s", got, tt.want)
+			}
+			if err == nil {
+				return
+			}
+			if !errors.As(err, new(*ProtocolError)) {
+				t.Errorf("error %v is not a *ProtocolError", err)
+			}
+			if p.Close() != err || p.Err() != err {
+				t.Errorf("Close() = %v, Err() = %v; want the error again", p.Close(), p.Err())
+			}
 		})
 	}
 }
 
 // TestNoProcessLeftBehind stops programs that try to outlive the kit and
-// checks through their pid files that no process survives.
+// checks through their pid files that no process survives Close.
 func TestNoProcessLeftBehind(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -302,12 +568,18 @@ func TestNoProcessLeftBehind(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := start(t, tt.command, Options{Timeout: time.Second})
+			// The program may not end when its input does: Close
+			// waits Timeout for anything it still writes.
+			opt := Options{Timeout: 3 * time.Second}
+			if tt.timeout {
+				opt.Timeout = short
+			}
+			p := start(t, tt.command, opt)
 			_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
 			if tt.timeout != errors.Is(err, ErrTimeout) {
 				t.Fatalf("Next() error = %v; want timeout %v", err, tt.timeout)
 			}
-			if err := p.Close(); err != nil {
+			if err := p.Close(); (err != nil) != tt.timeout {
 				t.Fatalf("Close() = %v", err)
 			}
 			b, err := os.ReadFile(filepath.Join(p.opt.Dir, "pids"))
@@ -320,26 +592,12 @@ func TestNoProcessLeftBehind(t *testing.T) {
 			}
 			for _, s := range pids {
 				pid, _ := strconv.Atoi(s)
-				if !eventuallyDead(pid, 2*time.Second) {
+				if !eventually(func() bool { return !running(pid) }) {
 					t.Errorf("process %d still runs after Close", pid)
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			}
 		})
-	}
-}
-
-// eventuallyDead reports whether process pid has ended, or become a zombie
-// waiting for its parent, within d.
-func eventuallyDead(pid int, d time.Duration) bool {
-	for end := time.Now().Add(d); ; {
-		if !running(pid) {
-			return true
-		}
-		if time.Now().After(end) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -373,20 +631,23 @@ func TestClosedProgram(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := Start(ctx, `while read -r line; do :; done`, Options{Timeout: time.Minute, Grace: 50 * time.Millisecond})
+	p, err := Start(ctx, `while read -r line; do :; done`, Options{Timeout: generous, Grace: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
 	time.AfterFunc(50*time.Millisecond, cancel)
 	began := time.Now()
 	_, err = p.Factory()(kit.Device{ID: "a"}).Next()
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Next() = %v; want context.Canceled", err)
 	}
-	// The wait is interrupted, not served to its minute-long timeout.
-	if waited := time.Since(began); waited > 10*time.Second {
-		t.Errorf("Next() returned after %v", waited)
+	// The wait is interrupted, not served to its minute-long timeout, and
+	// so is Close's wait for the reply.
+	if err := p.Close(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Close() = %v; want context.Canceled: the replies were not all checked", err)
+	}
+	if waited := time.Since(began); waited > generous/2 {
+		t.Errorf("Next() and Close() returned after %v", waited)
 	}
 }
 
@@ -434,6 +695,9 @@ for line in sys.stdin:
 	if !errors.As(err, new(*kit.DelayError)) {
 		t.Errorf("Next() on a NaN delay = %v; want a *kit.DelayError", err)
 	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close() = %v; want nil", err)
+	}
 }
 
 // TestStreamed makes a fleet's policies first, which sends every request,
@@ -451,32 +715,21 @@ func TestStreamed(t *testing.T) {
 			t.Fatalf("dev-%d: Next() = %v, %v; want %ds", i, d, err, i)
 		}
 	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close() = %v; want nil", err)
+	}
 }
 
-// TestSlowButSteady answers every request late, but never goes Timeout
-// without answering: no request times out, though the whole fleet takes
-// several times the timeout.
-func TestSlowButSteady(t *testing.T) {
-	p := start(t, `while read -r line; do sleep 0.05; echo "[1]"; done`, Options{Timeout: 300 * time.Millisecond})
+// TestCloseWaitsForTheRepliesOwed closes a program with requests whose
+// replies have not come yet: Close waits for them, as for any reply, and
+// checks the count.
+func TestCloseWaitsForTheRepliesOwed(t *testing.T) {
+	p := start(t, `while read -r line; do sleep 0.1; echo '[1]'; done`, Options{})
 	f := p.Factory()
-	var policies []kit.Policy
-	for i := range 20 {
-		policies = append(policies, f(kit.Device{ID: "dev-" + strconv.Itoa(i)}))
+	for i := range 5 {
+		f(kit.Device{ID: "dev-" + pad(i)})
 	}
-	for i, pl := range policies {
-		if _, err := pl.Next(); err != nil {
-			t.Fatalf("dev-%d: %v", i, err)
-		}
-	}
-}
-
-// TestUnaskedLine is a program that writes before it is asked.
-func TestUnaskedLine(t *testing.T) {
-	p := start(t, `echo "ready"; while read -r line; do echo "[1]"; done`, Options{})
-	time.Sleep(100 * time.Millisecond)
-	_, err := p.Factory()(kit.Device{ID: "dev-1"}).Next()
-	want := `exec "echo \"ready\"; while read -r line; do echo \"[1]\"; done": it wrote a line nobody asked for: "ready"`
-	if err == nil || err.Error() != want {
-		t.Errorf("Next() error = %v; want %s", err, want)
+	if err := p.Close(); err != nil {
+		t.Errorf("Close() = %v; want nil", err)
 	}
 }

@@ -16,7 +16,9 @@ import (
 // Stderr is escaped already.
 type ProtocolError struct {
 	Command string // the command as given to sh -c
-	Device  string // the device whose request failed; empty for a line nobody asked for
+	// Device is the device whose request failed. It is empty for a line
+	// nobody asked for, whose Err names the device answered last.
+	Device string
 	// Line is the offending reply line, cut short, as the program wrote it:
 	// quote it (%q) before printing it. It is empty when there was none.
 	Line   string
@@ -42,8 +44,10 @@ func (e *ProtocolError) Error() string {
 
 func (e *ProtocolError) Unwrap() error { return e.Err }
 
-// ErrTimeout is the Err of a ProtocolError for a reply that did not come in
-// time.
+// ErrTimeout is the Err (through errors.Is) of a ProtocolError for a
+// program that went Options.Timeout without writing while a request waited
+// for its reply. Its message names the limit; a caller that lets users set
+// it says how.
 var ErrTimeout = errors.New("no reply in time")
 
 // escape returns s with everything that could act on a terminal written
