@@ -66,7 +66,14 @@
 //
 // Closing a Program, or a protocol error, stops the program's whole process
 // group: SIGTERM, then SIGKILL, so that neither a program that ignores the
-// end of its input nor the children it started outlive it.
+// end of its input nor the children it started outlive it. On Linux the
+// kit also finds, through /proc, the processes that left the group (setsid,
+// daemons): every process started for the program carries an environment
+// variable, JITTERKIT_EXEC_TOKEN, with a token of its own, and every process
+// that carries it, or descends from the program's first process, is killed
+// too, in rounds until none is left (at most 20). A process that both left
+// the program's process tree and dropped the variable from its environment
+// (env -i) is out of reach.
 //
 // # A program that closes its output
 //
@@ -541,8 +548,8 @@ func (p *Program) protocolError(device string, line []byte, err error) {
 
 // endedByExit reports whether a program whose output or input ended
 // before it answered did so because it exited, rather than because it
-// closed the pipe and lives on. The leader has Grace to exit; a leader the
-// tracker sees exiting is waited for as long as Timeout, so that a slow
+// closed the pipe and lives on. The leader has Grace to exit; on Linux, a
+// leader seen exiting is waited for as long as Timeout, so that a slow
 // machine does not turn an exit into a close.
 func (p *Program) endedByExit() bool {
 	grace := time.NewTimer(p.opt.Grace)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -548,6 +549,7 @@ func TestNoProcessLeftBehind(t *testing.T) {
 		name    string
 		command string
 		timeout bool // the request times out rather than being answered
+		linux   bool // only Linux finds these
 	}{{
 		name:    "ignores the end of its input",
 		command: `echo $$ > pids; read -r line; echo '[1]'; while :; do sleep 0.05; done`,
@@ -564,9 +566,26 @@ func TestNoProcessLeftBehind(t *testing.T) {
 		name:    "never answers and starts children",
 		command: `sleep 1000 & echo $! > pids; echo $$ >> pids; while read -r line; do :; done`,
 		timeout: true,
+	}, {
+		name:    "starts a child that leaves the process group",
+		command: `setsid sleep 300 & echo $! > pids; while read -r line; do echo '[1]'; done`,
+		linux:   true,
+	}, {
+		name: "starts a daemon whose parent exits at once, then exits",
+		// setsid -f forks, and its child's parent exits: the daemon is
+		// adopted by init before the program answers.
+		command: `setsid -f sh -c 'echo $$ > pid; exec sleep 300' </dev/null >/dev/null 2>&1; until [ -s pid ]; do sleep 0.01; done; cat pid > pids; read -r line; echo '[1]'`,
+		linux:   true,
+	}, {
+		name:    "a daemon that ignores SIGTERM, and its child",
+		command: `setsid -f sh -c 'trap "" TERM; echo $$ > pid; sleep 300 & echo $! >> pid; wait' </dev/null >/dev/null 2>&1; until [ $(wc -l < pid) -eq 2 ]; do sleep 0.01; done 2>/dev/null; cat pid > pids; while read -r line; do echo '[1]'; done`,
+		linux:   true,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.linux && runtime.GOOS != "linux" {
+				t.Skip("only Linux finds the processes that leave the program's process group")
+			}
 			t.Parallel()
 			// The program may not end when its input does: Close
 			// waits Timeout for anything it still writes.

@@ -1,3 +1,5 @@
+//go:build !linux
+
 package execpolicy
 
 import (
@@ -6,10 +8,10 @@ import (
 	"syscall"
 )
 
-// A tracker does nothing yet: Close stops the program's process group
-// only, a program started through sh -c that closes its output is found by
-// the timeout, and an output that ends is taken as an exit only when the
-// leader is reaped within Grace.
+// Without Linux's /proc a tracker does nothing: Close stops the program's
+// process group only, a program started through sh -c that closes its
+// output is found by the timeout, and an output that ends is taken as an
+// exit only when the leader is reaped within Grace.
 type tracker struct{}
 
 func awaitExit(int) bool { return false }
