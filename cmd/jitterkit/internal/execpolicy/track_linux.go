@@ -5,9 +5,11 @@ package execpolicy
 import (
 	"bytes"
 	"crypto/rand"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,7 +17,7 @@ import (
 )
 
 // On Linux a tracker reads /proc to follow the program's processes. It does
-// two jobs that process groups cannot:
+// three jobs that process groups cannot:
 //
 //   - It finds every process the program started, so that Close can stop
 //     them all, including those that left the program's process group with
@@ -29,6 +31,9 @@ import (
 //     then no other process can take its pid. The tracker signals each
 //     process through a pidfd (os.FindProcess), after checking that the pid
 //     still names the process it read.
+//
+//   - It sees a program that closed its output while the sh -c that started
+//     it still holds the reply pipe: see outputClosed.
 //
 //   - It sees whether the program's leader is exiting, so that a program
 //     whose output ends as it exits is reported as exited however slowly
@@ -237,5 +242,105 @@ func (t *tracker) exiting() bool {
 	return !ok || !p.alive() || p.flags&pfExiting != 0
 }
 
-// outputClosed is not done yet: it never finds a closed output.
-func (t *tracker) outputClosed() (string, bool) { return "", false }
+// outputClosed looks for a program that closed its output while the sh -c
+// that started it waits for it and so still holds the reply pipe, which
+// therefore never ends. It returns a key naming what it saw, and whether
+// the output is closed; the caller asks twice, some time apart, and acts
+// only when both answers are yes with the same key. The output is closed
+// when all of these hold:
+//
+//  1. the leader is still the shell (it has not exec'ed the program), and
+//     its standard output is the reply pipe;
+//  2. the leader is blocked waiting for a child to end (see waiting): it
+//     runs none of its own script meanwhile;
+//  3. the leader has at least one live child, and every live child has no
+//     standard output at all (fd 1 is closed). Each was forked by the
+//     leader with the leader's standard output, the reply pipe, so each
+//     closed it;
+//  4. no process but the leader holds the reply pipe, under any fd.
+//
+// A setup step with its output sent elsewhere (make >&2) fails 1: sh
+// redirects its own fd 1 while the step runs. A shell loop that is itself
+// the program fails 2 or 3. A command whose children or pipeline partners
+// still hold the pipe fails 4. What is read as closed but is not: a shell
+// that waits for a command that closed its standard output and then, once
+// the command ends, writes the reply itself (sh -c 'cmd >&-; echo [1]'
+// spelled with cmd closing its own fd 1). Anything unreadable counts as not
+// closed.
+func (t *tracker) outputClosed() (string, bool) {
+	if t.leader == 0 || t.shell == "" || t.pipe == "" {
+		return "", false
+	}
+	dir := "/proc/" + strconv.Itoa(t.leader)
+	if exe, err := os.Readlink(dir + "/exe"); err != nil || exe != t.shell {
+		return "", false
+	}
+	if out, err := os.Readlink(dir + "/fd/1"); err != nil || out != t.pipe {
+		return "", false
+	}
+	if wchan, err := os.ReadFile(dir + "/wchan"); err != nil || !waiting(string(wchan)) {
+		return "", false
+	}
+	procs := processes()
+	var key []string
+	for _, p := range procs {
+		if p.ppid != t.leader || !p.alive() {
+			continue
+		}
+		_, err := os.Readlink("/proc/" + strconv.Itoa(p.pid) + "/fd/1")
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", false // it has a standard output, or it cannot be read
+		}
+		// A process that has just ended has no fds either: it must still
+		// be alive after its fd 1 was found closed.
+		if now, ok := readProc(p.pid); !ok || now.start != p.start || !now.alive() || now.flags&pfExiting != 0 {
+			return "", false
+		}
+		key = append(key, strconv.Itoa(p.pid)+"@"+strconv.FormatUint(p.start, 10))
+	}
+	if len(key) == 0 {
+		return "", false
+	}
+	desc := descendants(procs, t.leader)
+	for _, p := range procs {
+		if p.pid == t.leader || p.pid == t.self {
+			continue
+		}
+		held, known := t.holdsPipe(p.pid)
+		if held {
+			return "", false
+		}
+		if !known && (desc[p.pid] || p.pgid == t.leader) {
+			return "", false // one of the program's processes cannot be read
+		}
+	}
+	slices.Sort(key)
+	return strings.Join(key, ","), true
+}
+
+// waiting reports whether a shell whose wchan is wchan is blocked waiting
+// for a child to end: in wait4 (do_wait), the way a shell waits for a
+// command, or in sigsuspend, the way dash and bash run the wait builtin,
+// until SIGCHLD comes. A compiler may add a suffix to the kernel's
+// function names (sigsuspend.isra.0).
+func waiting(wchan string) bool {
+	name, _, _ := strings.Cut(wchan, ".")
+	return name == "do_wait" || name == "sigsuspend"
+}
+
+// holdsPipe reports whether process pid holds the reply pipe under any fd,
+// and whether its fds could be read at all.
+func (t *tracker) holdsPipe(pid int) (held, known bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		// A process that ended is known to hold nothing.
+		return false, errors.Is(err, os.ErrNotExist)
+	}
+	for _, e := range ents {
+		if l, err := os.Readlink(dir + e.Name()); err == nil && l == t.pipe {
+			return true, true
+		}
+	}
+	return false, true
+}
