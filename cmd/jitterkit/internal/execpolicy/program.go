@@ -361,8 +361,14 @@ func (p *Program) Close() error {
 			p.waitFrom = time.Now() // the wait for the end of the output
 		}
 		p.mu.Unlock()
-		p.closeInput()
-		checked := p.awaitEnd()
+		// With the context done the program is stopped at once: its
+		// input is not closed before, lest it take the end of its input
+		// for its cue to exit with its replies owed.
+		checked := false
+		if p.ctx.Err() == nil {
+			p.closeInput()
+			checked = p.awaitEnd()
+		}
 		// A protocol error found by now is recorded before the program
 		// is stopped, so that its words say how the program ended; one
 		// found while the rest of the output is read, after.
