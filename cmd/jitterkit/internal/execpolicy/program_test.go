@@ -35,6 +35,12 @@ const (
 // closes it when the test ends.
 func start(t *testing.T, command string, opt Options) *Program {
 	t.Helper()
+	return startContext(t, context.Background(), command, opt)
+}
+
+// startContext is start with a context.
+func startContext(t *testing.T, ctx context.Context, command string, opt Options) *Program {
+	t.Helper()
 	if opt.Timeout == 0 {
 		opt.Timeout = generous
 	}
@@ -44,7 +50,7 @@ func start(t *testing.T, command string, opt Options) *Program {
 	if opt.Dir == "" {
 		opt.Dir = t.TempDir()
 	}
-	p, err := Start(context.Background(), command, opt)
+	p, err := Start(ctx, command, opt)
 	if err != nil {
 		t.Fatalf("Start(%q): %v", command, err)
 	}
@@ -352,12 +358,14 @@ func TestTimeout(t *testing.T) {
 		devices: 1,
 		want:    `exec "read -r line; printf '[1,'; sleep 100": device "dev-000000": no reply in time: it wrote nothing for 300ms while a request waited for its reply`,
 	}, {
+		// A loaded runner can stall a program for seconds: the timeout
+		// is 50 times the program's pace, and the run longer than it.
 		name:    "slow but steady",
 		command: `while read -r line; do sleep 0.2; echo '[1]'; done`,
-		timeout: 3 * time.Second,
-		devices: 20,
+		timeout: 10 * time.Second,
+		devices: 60,
 		slowest: 200 * time.Millisecond,
-		overall: 4 * time.Second,
+		overall: 12 * time.Second,
 	}, {
 		name:    "slow to start",
 		command: `sleep 2; while read -r line; do echo '[1]'; done`,
@@ -367,8 +375,8 @@ func TestTimeout(t *testing.T) {
 	}, {
 		name:    "the clock runs only while a request waits",
 		command: `while read -r line; do echo '[1]'; done`,
-		timeout: 2 * time.Second,
-		idle:    4 * time.Second,
+		timeout: 10 * time.Second,
+		idle:    12 * time.Second,
 		devices: 3,
 	}}
 	for _, tt := range tests {
@@ -545,17 +553,30 @@ func TestEveryReplyBelongsToItsRequest(t *testing.T) {
 // TestNoProcessLeftBehind stops programs that try to outlive the kit and
 // checks through their pid files that no process survives Close.
 func TestNoProcessLeftBehind(t *testing.T) {
+	// How a test ends.
+	const (
+		answered  = iota // the program answers; Close finds nothing wrong
+		timesOut         // the program never answers: a short Timeout
+		cancelled        // the program answers, then ignores the end of its input: the context is cancelled before Close, which stops it at once
+		unasked          // the program is asked nothing and ignores the end of its input: Close waits a short Timeout for more output, then stops it
+	)
 	tests := []struct {
 		name    string
 		command string
-		timeout bool // the request times out rather than being answered
+		end     int
 		linux   bool // only Linux finds these
 	}{{
 		name:    "ignores the end of its input",
 		command: `echo $$ > pids; read -r line; echo '[1]'; while :; do sleep 0.05; done`,
+		end:     cancelled,
 	}, {
 		name:    "ignores the end of its input and SIGTERM",
 		command: `trap '' TERM; echo $$ > pids; read -r line; echo '[1]'; while :; do sleep 0.05; done`,
+		end:     cancelled,
+	}, {
+		name:    "ignores the end of its input and SIGTERM, asked nothing",
+		command: `trap '' TERM; echo $$ > pids; while :; do sleep 0.05; done`,
+		end:     unasked,
 	}, {
 		name:    "starts children",
 		command: `sleep 1000 & echo $! > pids; (trap '' TERM; while :; do sleep 0.05; done) & echo $! >> pids; while read -r line; do echo '[1]'; done`,
@@ -565,7 +586,7 @@ func TestNoProcessLeftBehind(t *testing.T) {
 	}, {
 		name:    "never answers and starts children",
 		command: `sleep 1000 & echo $! > pids; echo $$ >> pids; while read -r line; do :; done`,
-		timeout: true,
+		end:     timesOut,
 	}, {
 		name:    "starts a child that leaves the process group",
 		command: `setsid sleep 300 & echo $! > pids; while read -r line; do echo '[1]'; done`,
@@ -580,6 +601,11 @@ func TestNoProcessLeftBehind(t *testing.T) {
 		name:    "a daemon that ignores SIGTERM, and its child",
 		command: `setsid -f sh -c 'trap "" TERM; echo $$ > pid; sleep 300 & echo $! >> pid; wait' </dev/null >/dev/null 2>&1; until [ $(wc -l < pid) -eq 2 ]; do sleep 0.01; done 2>/dev/null; cat pid > pids; while read -r line; do echo '[1]'; done`,
 		linux:   true,
+	}, {
+		name:    "a daemon that ignores SIGTERM, and a cancelled context",
+		command: `setsid -f sh -c 'trap "" TERM; echo $$ > pid; exec sleep 300' </dev/null >/dev/null 2>&1; until [ -s pid ]; do sleep 0.01; done; cat pid > pids; while read -r line; do echo '[1]'; done`,
+		end:     cancelled,
+		linux:   true,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -587,21 +613,32 @@ func TestNoProcessLeftBehind(t *testing.T) {
 				t.Skip("only Linux finds the processes that leave the program's process group")
 			}
 			t.Parallel()
-			// The program may not end when its input does: Close
-			// waits Timeout for anything it still writes.
-			opt := Options{Timeout: 3 * time.Second}
-			if tt.timeout {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opt := Options{}
+			if tt.end == timesOut || tt.end == unasked {
 				opt.Timeout = short
 			}
-			p := start(t, tt.command, opt)
-			_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
-			if tt.timeout != errors.Is(err, ErrTimeout) {
-				t.Fatalf("Next() error = %v; want timeout %v", err, tt.timeout)
+			p := startContext(t, ctx, tt.command, opt)
+			pidFile := filepath.Join(p.opt.Dir, "pids")
+			if tt.end == unasked {
+				eventually(func() bool { b, _ := os.ReadFile(pidFile); return len(b) > 0 })
+			} else {
+				_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
+				if (tt.end == timesOut) != errors.Is(err, ErrTimeout) || tt.end != timesOut && err != nil {
+					t.Fatalf("Next() error = %v", err)
+				}
 			}
-			if err := p.Close(); (err != nil) != tt.timeout {
+			if tt.end == cancelled {
+				cancel()
+			}
+			switch err := p.Close(); {
+			case tt.end == timesOut && !errors.Is(err, ErrTimeout),
+				tt.end == cancelled && !errors.Is(err, context.Canceled),
+				(tt.end == answered || tt.end == unasked) && err != nil:
 				t.Fatalf("Close() = %v", err)
 			}
-			b, err := os.ReadFile(filepath.Join(p.opt.Dir, "pids"))
+			b, err := os.ReadFile(pidFile)
 			if err != nil {
 				t.Fatal(err)
 			}
