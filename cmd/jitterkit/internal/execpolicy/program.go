@@ -82,17 +82,19 @@
 // end of the output at once. Through sh -c, the shell that waits for the
 // program still holds the output, which therefore never ends. On Linux the
 // kit looks for this case in /proc whenever a request has waited 200ms
-// without a reply, and acts when two looks in a row find all of these:
-// the program's first process is still the shell, and its standard output
-// is the reply pipe; it is blocked waiting for a child; it has children,
-// and none of them has a standard output any more (each was started with
-// the shell's, so each closed it); and no other process holds the reply
-// pipe. A setup step whose output goes elsewhere (make >&2 && exec ./prog),
-// a shell loop that is the program, a pipeline, or a helper that closes its
-// own copy while another process answers, all fail one of these. What
-// passes them but is not a closed output: a shell whose child closed its
-// output and which, once the child ends, writes the reply itself. Elsewhere,
-// or when /proc cannot be read, such a program is found by the timeout.
+// without a reply, and acts when two looks in a row find all of these: the
+// program's first process is still the shell, and its standard output is
+// the reply pipe; it is blocked waiting for a child; it has children, none
+// of them has a standard output any more (each was started with the
+// shell's, so each closed it) and each is asleep (not on its way out, as a
+// command that closes its output when it exits is); and no other process
+// holds the reply pipe. A setup step whose output goes elsewhere
+// (make >&2 && exec ./prog), a shell loop that is the program, a pipeline,
+// or a helper that closes its own copy while another process answers, all
+// fail one of these. What passes them but is not a closed output: a shell
+// whose child closed its output and sleeps, and which, once the child
+// ends, writes the reply itself. Elsewhere, or when /proc cannot be read,
+// such a program is found by the timeout.
 package execpolicy
 
 import (

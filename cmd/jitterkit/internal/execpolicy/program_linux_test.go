@@ -98,6 +98,13 @@ for line in sys.stdin:
 		name:    "a shell loop that computes in a command substitution",
 		command: `while read -r line; do n=$(sleep 1; echo 1); echo "[$n]"; done`,
 	}, {
+		// coreutils close their standard output as they exit, and a
+		// loaded machine can hold a process there for long: the command
+		// here takes a second over it, running, and the shell answers.
+		name: "a command that closes its output on its way out, slowly",
+		command: `while read -r line; do python3 -c 'import os, time; os.close(1); end = time.time() + 1
+while time.time() < end: pass'; echo '[1]'; done`,
+	}, {
 		name:    "a pause, then exec",
 		command: `sleep 2; exec ` + answer,
 	}, {

@@ -254,9 +254,10 @@ func (t *tracker) exiting() bool {
 //  2. the leader is blocked waiting for a child to end (see waiting): it
 //     runs none of its own script meanwhile;
 //  3. the leader has at least one live child, and every live child has no
-//     standard output at all (fd 1 is closed). Each was forked by the
-//     leader with the leader's standard output, the reply pipe, so each
-//     closed it;
+//     standard output at all (fd 1 is closed), and is asleep. Each was
+//     forked by the leader with the leader's standard output, the reply
+//     pipe, so each closed it; and a child that closes its standard output
+//     on its way out (coreutils do, at exit) is running then, not asleep;
 //  4. no process but the leader holds the reply pipe, under any fd.
 //
 // A setup step with its output sent elsewhere (make >&2) fails 1: sh
@@ -291,9 +292,12 @@ func (t *tracker) outputClosed() (string, bool) {
 		if !errors.Is(err, os.ErrNotExist) {
 			return "", false // it has a standard output, or it cannot be read
 		}
-		// A process that has just ended has no fds either: it must still
-		// be alive after its fd 1 was found closed.
-		if now, ok := readProc(p.pid); !ok || now.start != p.start || !now.alive() || now.flags&pfExiting != 0 {
+		// A process on its way out closes its standard output too:
+		// coreutils' close_stdout does at exit, and the kernel closes
+		// every fd when it exits. Such a process is running, or marked
+		// exiting; one that closed its output and lives on is asleep.
+		// Seen asleep at two looks, it is not leaving.
+		if now, ok := readProc(p.pid); !ok || now.start != p.start || now.state != 'S' || now.flags&pfExiting != 0 {
 			return "", false
 		}
 		key = append(key, strconv.Itoa(p.pid)+"@"+strconv.FormatUint(p.start, 10))
