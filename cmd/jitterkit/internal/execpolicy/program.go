@@ -173,7 +173,9 @@ type Options struct {
 	// Grace is how long a program being stopped has to exit by itself, and
 	// again after SIGTERM, before SIGKILL; default DefaultGrace. Once the
 	// program's first process has exited, its children still holding the
-	// output have Grace to end it.
+	// output have Grace to end it; and a program whose output ends before
+	// it answers has Grace to exit, or the error says it closed its output
+	// (on Linux, a program seen exiting is waited for up to Timeout).
 	Grace time.Duration
 	// Dir is the program's working directory; empty means the current one.
 	Dir string

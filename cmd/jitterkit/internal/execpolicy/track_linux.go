@@ -90,9 +90,12 @@ func newTracker(cmd *exec.Cmd) *tracker {
 // closed-output probe stays off when any of them cannot be read.
 func (t *tracker) started(cmd *exec.Cmd, out *os.File) {
 	t.leader = cmd.Process.Pid
-	if p, ok := readProc(t.leader); ok {
-		t.since = p.start
+	p, ok := readProc(t.leader)
+	if !ok {
+		t.leader = 0 // no /proc to read: the tracker does nothing
+		return
 	}
+	t.since = p.start
 	if exe, err := filepath.EvalSymlinks(cmd.Path); err == nil {
 		t.shell = exe
 	}
@@ -264,10 +267,9 @@ func (t *tracker) exiting() bool {
 // redirects its own fd 1 while the step runs. A shell loop that is itself
 // the program fails 2 or 3. A command whose children or pipeline partners
 // still hold the pipe fails 4. What is read as closed but is not: a shell
-// that waits for a command that closed its standard output and then, once
-// the command ends, writes the reply itself (sh -c 'cmd >&-; echo [1]'
-// spelled with cmd closing its own fd 1). Anything unreadable counts as not
-// closed.
+// that waits for a command that closed its standard output and sleeps, and
+// writes the reply itself once the command ends. Anything unreadable
+// counts as not closed.
 func (t *tracker) outputClosed() (string, bool) {
 	if t.leader == 0 || t.shell == "" || t.pipe == "" {
 		return "", false
