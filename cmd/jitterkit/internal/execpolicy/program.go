@@ -10,18 +10,91 @@
 // after that many. NaN, Infinity and -Infinity (as Python's json module
 // writes them) and negative numbers are delays too: they are the policy's
 // defect, for the checks to report. A reply that is not an array of numbers,
-// a missing reply, a program that exits early or does not answer in time is
-// a [*ProtocolError]; after one the program is stopped and every further
-// request fails with the same error.
+// a missing reply, a line nobody asked for, a program that exits or closes
+// its output early or does not answer in time is a [*ProtocolError]; after
+// one the program is stopped and every further request fails with the same
+// error.
+//
+// # Streaming
 //
 // Requests are streamed: the request for a device is written when its
 // policy is made, and replies are read as they come, so the program works
 // through a fleet without waiting on a round trip per device.
 //
-// Closing a Program, or a reply that does not come in time, stops the
-// program's whole process group: SIGTERM, then SIGKILL, so that neither a
-// program that ignores the end of its input nor the children it started
-// outlive it.
+// # Time
+//
+// One limit, [Options.Timeout], decides whether a program is too slow, and
+// it measures silence, not speed: how long the program goes without writing
+// anything while at least one request waits for its reply. The clock starts
+// when a request is written while none waits (so the program's start-up
+// counts from the first request), and starts again at every write of the
+// program. A program that stops reading its input, so that the kit's write
+// blocks, is silent with a request waiting too. A slow but steady program
+// never times out, however long the fleet takes. Close waits by the same
+// rule for the replies still owed and for the end of the output, so a
+// program that does not exit when its input ends holds Close for Timeout.
+//
+// # Which reply belongs to which request
+//
+// The protocol has no request ids: the n-th reply line is the answer to the
+// n-th request. So a program that answers one request twice shifts every
+// later reply onto the wrong device, and nothing can tell which request was
+// answered twice. What can be told is checked:
+//
+//   - A line that arrives while no request waits is a line nobody asked
+//     for. It is caught as it arrives if it arrives before the next request
+//     is written; after that it is read as that request's reply. Which of
+//     the two happens depends on timing, but either way the program is
+//     found out, by this check or the last one.
+//   - A reply with more numbers than its request asked for is an error. A
+//     device asks for more delays as it uses them up (32, then 64, 128...)
+//     while new devices ask for 32, so a shifted reply is often caught here,
+//     early.
+//   - Any line after the reply to the last request is an error. Close
+//     closes the program's input and reads its output to its end to find
+//     one. A program that answers every request, one of them twice, writes
+//     one line more than it was asked for, so a duplicate reply is always
+//     caught, at the latest by Close.
+//   - A program that answers one request twice and leaves another
+//     unanswered writes as many lines as it was asked for. If it then exits
+//     at the end of its input, nothing can catch it.
+//
+// So the delays read from a program can be trusted only once [Program.Close]
+// has returned nil.
+//
+// # Stopping
+//
+// Closing a Program, or a protocol error, stops the program's whole process
+// group: SIGTERM, then SIGKILL, so that neither a program that ignores the
+// end of its input nor the children it started outlive it. On Linux the
+// kit also finds, through /proc, the processes that left the group (setsid,
+// daemons): every process started for the program carries an environment
+// variable, JITTERKIT_EXEC_TOKEN, with a token of its own, and every process
+// that carries it, or descends from the program's first process, is killed
+// too, in rounds until none is left (at most 20). A process that both left
+// the program's process tree and dropped the variable from its environment
+// (env -i) is out of reach.
+//
+// # A program that closes its output
+//
+// A program that closes its standard output before it answers is a protocol
+// error as soon as it is seen. With exec in front of it, the kit sees the
+// end of the output at once. Through sh -c, the shell that waits for the
+// program still holds the output, which therefore never ends. On Linux the
+// kit looks for this case in /proc whenever a request has waited 200ms
+// without a reply, and acts when two looks in a row find all of these: the
+// program's first process is still the shell, and its standard output is
+// the reply pipe; it is blocked waiting for a child; it has children, none
+// of them has a standard output any more (each was started with the
+// shell's, so each closed it) and each is asleep (not on its way out, as a
+// command that closes its output when it exits is); and no other process
+// holds the reply pipe. A setup step whose output goes elsewhere
+// (make >&2 && exec ./prog), a shell loop that is the program, a pipeline,
+// or a helper that closes its own copy while another process answers, all
+// fail one of these. What passes them but is not a closed output: a shell
+// whose child closed its output and sleeps, and which, once the child
+// ends, writes the reply itself. Elsewhere, or when /proc cannot be read,
+// such a program is found by the timeout.
 package execpolicy
 
 import (
@@ -34,7 +107,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
@@ -43,10 +115,24 @@ import (
 
 // Defaults for the fields of Options left zero.
 const (
+	// DefaultAttempts is how many delays the first request for a device
+	// asks for.
 	DefaultAttempts = 32
-	DefaultTimeout  = 5 * time.Second
-	// DefaultGrace is how long the program has to exit by itself once its
-	// input is closed, and again after SIGTERM, before SIGKILL.
+
+	// DefaultTimeout is how long a program may go without writing while a
+	// request waits for its reply. It is there to stop a program that hangs,
+	// never to judge a slow one: the same program must get the same verdict
+	// on a laptop and on a loaded CI runner. The longest silence of a sound
+	// program is its start-up, which counts from the first request. On a
+	// busy shared runner python3 can take 3 s to start, and a JVM 10 to 20 s
+	// on a loaded 2-core one; 60 s is three times the slowest of these. The
+	// price of a generous limit is small: a program that really hangs is
+	// reported a minute late, once, and one that does not exit when its
+	// input ends holds Close as long.
+	DefaultTimeout = 60 * time.Second
+
+	// DefaultGrace is how long a program being stopped has to exit by
+	// itself, and again after SIGTERM, before SIGKILL.
 	DefaultGrace = 500 * time.Millisecond
 )
 
@@ -55,6 +141,21 @@ const (
 	stderrKept  = 4 << 10 // bytes of the program's standard error kept
 	lineQuoted  = 200     // bytes of an offending line quoted in an error
 	maxAttempts = 1 << 16 // the most delays ever asked of one device
+
+	// probeAfter is how long a request waits without a reply before the
+	// kit looks in /proc for a program that closed its output, and
+	// probeEvery how often it looks again. A finding is acted on when two
+	// looks in a row agree.
+	probeAfter = 200 * time.Millisecond
+	probeEvery = 250 * time.Millisecond
+
+	// endWait bounds the waits for the end of the program's output and
+	// standard error once every process known to hold them is dead: only a
+	// process out of the kit's reach can hold them open longer.
+	endWait = 2 * time.Second
+	// killRounds bounds the rounds of SIGKILL that find and stop the
+	// program's processes; a round that finds none ends them.
+	killRounds = 20
 )
 
 // Options configures a Program. The zero value is ready to use.
@@ -63,73 +164,67 @@ type Options struct {
 	// for; default DefaultAttempts. A device that uses them all is asked
 	// again for twice as many, and the new tail is used.
 	Attempts int
-	// Timeout is how long the program may go without answering while a
-	// request waits for its reply; default DefaultTimeout.
+	// Timeout is the one limit on the program's speed: how long it may go
+	// without writing while at least one request waits for its reply;
+	// default DefaultTimeout. See the package documentation. It bounds
+	// Close too: a program whose input has been closed may go Timeout
+	// without writing before it is taken to have said all it will.
 	Timeout time.Duration
-	// Grace is how long the program has to exit when it is stopped,
-	// before it is sent SIGTERM, and again before SIGKILL; default
-	// DefaultGrace.
+	// Grace is how long a program being stopped has to exit by itself, and
+	// again after SIGTERM, before SIGKILL; default DefaultGrace. Once the
+	// program's first process has exited, its children still holding the
+	// output have Grace to end it; and a program whose output ends before
+	// it answers has Grace to exit, or the error says it closed its output
+	// (on Linux, a program seen exiting is waited for up to Timeout).
 	Grace time.Duration
 	// Dir is the program's working directory; empty means the current one.
 	Dir string
 }
 
-// A ProtocolError reports a program that broke the exec protocol.
-type ProtocolError struct {
-	Command string // the command as given to sh -c
-	Device  string // the device whose request failed; empty for a line nobody asked for
-	Line    string // the offending reply line, cut short; empty when there was none
-	Err     error  // what is wrong
-	Stderr  string // the end of the program's standard error, if it wrote any
-}
-
-func (e *ProtocolError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "exec %q: ", e.Command)
-	if e.Device != "" {
-		fmt.Fprintf(&b, "device %q: ", e.Device)
-	}
-	fmt.Fprintf(&b, "%v", e.Err)
-	if e.Line != "" {
-		fmt.Fprintf(&b, ": %q", e.Line)
-	}
-	if e.Stderr != "" {
-		fmt.Fprintf(&b, "\nits standard error ends with:\n%s", indent(e.Stderr))
-	}
-	return b.String()
-}
-
-func (e *ProtocolError) Unwrap() error { return e.Err }
-
-// ErrTimeout is the Err of a ProtocolError for a reply that did not come in
-// time.
-var ErrTimeout = errors.New("no reply in time")
-
 // A Program is a running exec-protocol policy. Its Factory may be used from
-// several goroutines.
+// several goroutines. A caller must Close it, and check Close's error,
+// before trusting the delays it read: see the package documentation.
 type Program struct {
 	command string
 	opt     Options
 	ctx     context.Context
 
-	cmd     *exec.Cmd
-	stdin   *os.File
-	stdout  *os.File
-	stderr  *tail
-	exited  chan struct{} // closed once the program's leader has been reaped
-	status  error         // its exit status, set before exited is closed
+	cmd    *exec.Cmd
+	track  *tracker
+	stdin  *os.File
+	stdout *os.File
+	stderr *tail
+
+	// exited is closed once the program's leader has exited. On Linux the
+	// leader is left a zombie until stop has stopped every process of the
+	// program, so that its pid, which is also its process group's id,
+	// cannot be reused meanwhile; elsewhere it is reaped at once (reaped).
+	exited  chan struct{}
+	reaped  bool          // the leader was reaped before exited was closed
+	status  error         // its exit status, once it is reaped
 	drained chan struct{} // closed once its standard error is read to the end
 	readEnd chan struct{} // closed when the reader stops
+	kick    chan struct{} // wakes the watchdog when a request starts a wait
+	broken  chan struct{} // closed when a protocol error is found
+	failed  chan struct{} // closed when it is recorded, the program stopped
 
 	writeMu sync.Mutex // serialises requests; taken before mu
 
-	mu       sync.Mutex
-	pending  []*reply  // requests written and not yet answered, in order
-	progress time.Time // when the program last answered, or was first waited on
-	err      error     // the first error; then every request fails with it
-	failing  bool      // a protocol error is being recorded
-	eof      bool      // the program closed its output
-	stopOnce sync.Once
+	mu         sync.Mutex
+	pending    []*reply  // requests written and not yet answered, in order
+	waitFrom   time.Time // when the current wait began: a request written while none waited, or the input closed
+	lastOut    time.Time // when the program last wrote anything
+	lastDevice string    // the device answered last
+	err        error     // the first protocol error; then every request fails with it
+	failing    bool      // a protocol error is being recorded
+	eof        bool      // the program's output ended
+	closing    bool      // Close has begun: requests fail with errClosed
+	stopping   bool      // the program is being stopped: its end is no error
+
+	inOnce    sync.Once
+	stopOnce  sync.Once
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // A reply is the answer to one request, filled in by the reader.
@@ -144,8 +239,8 @@ type reply struct {
 // Start starts command with sh -c in a process group of its own. It fails
 // only when the shell cannot be started; a command that does not exist
 // shows as a ProtocolError on the first request, with the shell's message.
-// Cancelling ctx interrupts the requests waiting for their replies; the
-// caller still closes the program.
+// Cancelling ctx interrupts the requests waiting for their replies and
+// makes Close stop the program at once; the caller still closes it.
 func Start(ctx context.Context, command string, opt Options) (*Program, error) {
 	if opt.Attempts <= 0 {
 		opt.Attempts = DefaultAttempts
@@ -172,6 +267,7 @@ func Start(ctx context.Context, command string, opt Options) (*Program, error) {
 	cmd.Dir = opt.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = ownGroup()
+	track := newTracker(cmd)
 	err := cmd.Start()
 	// The child holds its own copies of its ends of the pipes.
 	inR.Close()
@@ -183,17 +279,22 @@ func Start(ctx context.Context, command string, opt Options) (*Program, error) {
 		errR.Close()
 		return nil, fmt.Errorf("exec %q: %w", command, err)
 	}
+	track.started(cmd, outR)
 	p := &Program{
 		command: command,
 		opt:     opt,
 		ctx:     ctx,
 		cmd:     cmd,
+		track:   track,
 		stdin:   inW,
 		stdout:  outR,
 		stderr:  &tail{max: stderrKept},
 		exited:  make(chan struct{}),
 		drained: make(chan struct{}),
 		readEnd: make(chan struct{}),
+		kick:    make(chan struct{}, 1),
+		broken:  make(chan struct{}),
+		failed:  make(chan struct{}),
 	}
 	go func() {
 		io.Copy(p.stderr, errR)
@@ -201,29 +302,31 @@ func Start(ctx context.Context, command string, opt Options) (*Program, error) {
 		close(p.drained)
 	}()
 	go func() {
-		p.status = cmd.Wait()
+		if !awaitExit(cmd.Process.Pid) {
+			p.status, p.reaped = cmd.Wait(), true
+		}
 		close(p.exited)
 	}()
 	go p.read()
+	go p.watch()
 	return p, nil
 }
 
 // Command returns the command the program was started with.
 func (p *Program) Command() string { return p.command }
 
-// Err returns the first protocol error the program made, or nil.
+// Err returns the first protocol error the program made, or nil. After
+// Close it includes what Close found.
 func (p *Program) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var pe *ProtocolError
-	if errors.As(p.err, &pe) {
-		return p.err
-	}
-	return nil
+	return p.err
 }
 
-// Stderr returns the end of what the program wrote to its standard error.
-func (p *Program) Stderr() string { return p.stderr.String() }
+// Stderr returns the end of what the program wrote to its standard error,
+// with control characters and invalid UTF-8 escaped (\x1b), and line
+// breaks kept.
+func (p *Program) Stderr() string { return escape(p.stderr.String(), true) }
 
 // Factory returns the factory of the program's policy. Making a device's
 // policy sends its request; its first call to Next waits for the reply.
@@ -238,26 +341,123 @@ func (p *Program) Factory() kit.Factory {
 // errClosed is the error of a request to a closed program.
 var errClosed = errors.New("execpolicy: program closed")
 
-// Close closes the program's input and stops its process group: the
-// program has Grace to exit by itself, then the group is sent SIGTERM and,
-// Grace later, SIGKILL. It returns once the program has been reaped. Close
-// may be called more than once.
+// Close closes the program's input, reads its output to the end, and stops
+// it. It returns the program's protocol error, if it made one, including
+// one Close finds: a reply still owed that does not come (under the same
+// Timeout as any reply), or a line after the reply to the last request,
+// which means the program wrote more lines than it was asked for and, if
+// it answered a request twice, every reply after that one went to the
+// wrong device. It returns nil when all is well, and the context's error
+// when the context of Start is done before the output ended, since the
+// check is then incomplete. Requests made after Close fail.
+//
+// The program may go Timeout without writing, while a reply is owed or
+// before its output ends; once its first process has exited, the children
+// still holding its output have Grace. Then its process group and every
+// process it started are stopped: Grace to exit, SIGTERM, Grace, SIGKILL.
+// Close returns once the program has been reaped, and returns the same
+// result when called again.
 func (p *Program) Close() error {
-	p.fail(errClosed)
-	p.stop()
-	return nil
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closing = true
+		if len(p.pending) == 0 {
+			p.waitFrom = time.Now() // the wait for the end of the output
+		}
+		p.mu.Unlock()
+		// With the context done the program is stopped at once: its
+		// input is not closed before, lest it take the end of its input
+		// for its cue to exit with its replies owed.
+		checked := false
+		if p.ctx.Err() == nil {
+			p.closeInput()
+			checked = p.awaitEnd()
+		}
+		// A protocol error found by now is recorded before the program
+		// is stopped, so that its words say how the program ended; one
+		// found while the rest of the output is read, after.
+		p.settle()
+		p.stop()
+		p.settle()
+		p.failPending(errClosed)
+		p.mu.Lock()
+		p.closeErr = p.err
+		p.mu.Unlock()
+		if p.closeErr == nil && !checked {
+			p.closeErr = fmt.Errorf("exec %q: stopped before its output ended: %w", p.command, context.Cause(p.ctx))
+		}
+	})
+	return p.closeErr
 }
 
-// fail records err as the program's error, unless it has one, and fails
-// every request still waiting.
-func (p *Program) fail(err error) {
-	p.mu.Lock()
-	if p.err == nil {
-		p.err = err
+// settle waits for a protocol error that has been found to be recorded.
+func (p *Program) settle() {
+	if p.isBroken() {
+		<-p.failed
 	}
+}
+
+// awaitEnd waits, once the input is closed, for the replies still owed and
+// for the end of the output. It reports whether it saw the end: false when
+// the context ended the wait, or a protocol error did.
+func (p *Program) awaitEnd() bool {
+	exited := p.exited
+	for {
+		select {
+		case <-p.readEnd:
+			return !p.isBroken()
+		default:
+		}
+		if p.isBroken() || p.ctx.Err() != nil {
+			return false
+		}
+		p.mu.Lock()
+		pending := len(p.pending) > 0
+		from := later(p.waitFrom, p.lastOut)
+		p.mu.Unlock()
+		limit := p.opt.Timeout
+		if exited == nil {
+			limit = p.opt.Grace
+		}
+		left := limit - time.Since(from)
+		switch {
+		case pending:
+			// The watchdog enforces the Timeout of the replies owed.
+			left = p.opt.Timeout
+		case left <= 0:
+			return true // silent long enough: it has said all it will
+		}
+		timer := time.NewTimer(left)
+		select {
+		case <-p.readEnd:
+		case <-p.broken:
+		case <-p.ctx.Done():
+		case <-exited:
+			exited = nil // from now on its children have Grace
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+// isBroken reports whether a protocol error has been found.
+func (p *Program) isBroken() bool {
+	select {
+	case <-p.broken:
+		return true
+	default:
+		return false
+	}
+}
+
+// closeInput closes the program's input, once.
+func (p *Program) closeInput() { p.inOnce.Do(func() { p.stdin.Close() }) }
+
+// failPending fails every request still waiting with err.
+func (p *Program) failPending(err error) {
+	p.mu.Lock()
 	pending := p.pending
 	p.pending = nil
-	err = p.err
 	p.mu.Unlock()
 	for _, r := range pending {
 		r.err = err
@@ -265,41 +465,75 @@ func (p *Program) fail(err error) {
 	}
 }
 
-// stop ends the program's process group and reaps its leader, once.
+// stop ends the program's leader, its process group and every process it
+// started, and waits for its output and standard error to end, once.
 func (p *Program) stop() {
 	p.stopOnce.Do(func() {
-		p.stdin.Close()
-		wait := func() bool {
-			select {
-			case <-p.exited:
-				return true
-			case <-time.After(p.opt.Grace):
-				return false
-			}
-		}
-		if !wait() {
+		p.mu.Lock()
+		p.stopping = true
+		p.mu.Unlock()
+		p.closeInput()
+		if !p.waitExit(p.opt.Grace) {
 			signalGroup(p.cmd, sigTerm)
-			wait()
+			p.track.signalAll(sigTerm)
+			p.waitExit(p.opt.Grace)
 		}
-		// Children that outlived the leader are stopped with the group,
-		// even when the leader exited by itself.
-		signalGroup(p.cmd, sigTerm)
+		// The processes that outlived the leader, or left its group, are
+		// stopped too, even when the leader exited by itself. A round of
+		// SIGKILL finds the processes started while the last one ran.
 		signalGroup(p.cmd, sigKill)
+		p.cmd.Process.Kill()
+		for round, pause := 0, time.Millisecond; round < killRounds; round++ {
+			if p.track.signalAll(sigKill) == 0 {
+				break
+			}
+			time.Sleep(pause)
+			pause = min(2*pause, 100*time.Millisecond)
+		}
 		<-p.exited
-		// The reader ends at the end of the output, or now.
-		p.stdout.SetReadDeadline(time.Now())
-		<-p.readEnd
+		if !p.reaped {
+			p.status = p.cmd.Wait()
+		}
+		// Every process that held the output is dead: the reader reads
+		// what they wrote, to the end. It is cut short only if a process
+		// out of reach still holds the output.
+		select {
+		case <-p.readEnd:
+		case <-time.After(endWait):
+			p.stdout.SetReadDeadline(time.Now())
+			<-p.readEnd
+		}
 		p.stdout.Close()
-		// A child that left the group may still hold standard error open.
 		select {
 		case <-p.drained:
-		case <-time.After(p.opt.Grace):
+		case <-time.After(endWait):
 		}
 	})
 }
 
+// waitExit waits up to d for the leader to exit.
+func (p *Program) waitExit(d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
+// Sentinels for a protocol error whose words depend on whether the program
+// exited: protocolError finds out.
+var (
+	errOutputEnded = errors.New("it closed its output without answering")
+	errInputEnded  = errors.New("it closed its input without reading the request")
+)
+
 // protocolError fails the program with a ProtocolError about device's
-// request, and stops it.
+// request, and stops it, unless it already failed. The error is recorded
+// once the program has been stopped, so that it holds what the program
+// wrote to its standard error before it went wrong.
 func (p *Program) protocolError(device string, line []byte, err error) {
 	p.mu.Lock()
 	first := p.err == nil && !p.failing
@@ -308,21 +542,57 @@ func (p *Program) protocolError(device string, line []byte, err error) {
 	if !first {
 		return // the first error stands; stopping the program caused this one
 	}
-	p.stopAsync()
-	e := &ProtocolError{Command: p.command, Device: device, Line: cut(line), Err: err}
-	// The stop drains standard error; wait for it briefly, so that the
-	// message shows what the program said before it went wrong.
-	select {
-	case <-p.drained:
-	case <-time.After(p.opt.Grace):
-	}
-	e.Stderr = lastLines(p.stderr.String(), 10)
-	p.fail(e)
+	close(p.broken)
+	go func() {
+		exited := false
+		if err == errOutputEnded || err == errInputEnded {
+			exited = p.endedByExit()
+		}
+		p.stop()
+		if exited {
+			// It exited by itself before it was stopped: its status is
+			// its own.
+			err = errors.New("it exited without answering")
+			if p.status != nil {
+				err = fmt.Errorf("it exited (%v) without answering", p.status)
+			}
+		}
+		e := &ProtocolError{Command: p.command, Device: device, Line: cut(line), Err: err}
+		e.Stderr = lastLines(p.Stderr(), 10)
+		p.mu.Lock()
+		p.err = e
+		p.mu.Unlock()
+		p.failPending(e)
+		close(p.failed)
+	}()
 }
 
-// stopAsync stops the program without waiting, so that the reader, which
-// stop waits for, can call it.
-func (p *Program) stopAsync() { go p.stop() }
+// endedByExit reports whether a program whose output or input ended
+// before it answered did so because it exited, rather than because it
+// closed the pipe and lives on. The leader has Grace to exit; on Linux, a
+// leader seen exiting is waited for as long as Timeout, so that a slow
+// machine does not turn an exit into a close.
+func (p *Program) endedByExit() bool {
+	grace := time.NewTimer(p.opt.Grace)
+	defer grace.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.exited:
+			return true
+		case <-tick.C:
+			if !p.track.exiting() {
+				continue
+			}
+		case <-grace.C:
+			if !p.track.exiting() {
+				return false
+			}
+		}
+		return p.waitExit(p.opt.Timeout)
+	}
+}
 
 // request sends the request for the first n delays of device id and
 // returns the reply to wait on.
@@ -335,28 +605,43 @@ func (p *Program) request(id string, n int) *reply {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 	p.mu.Lock()
-	if p.err != nil {
+	switch {
+	case p.err != nil:
 		r.err = p.err
+	case p.closing:
+		r.err = errClosed
+	}
+	if r.err != nil {
 		p.mu.Unlock()
 		close(r.done)
 		return r
 	}
 	if len(p.pending) == 0 {
-		p.progress = time.Now()
+		p.waitFrom = time.Now()
+		select {
+		case p.kick <- struct{}{}:
+		default:
+		}
 	}
 	p.pending = append(p.pending, r)
-	eof := p.eof
+	// A program that is failing fails this request too, once its error
+	// is recorded.
+	skip, eof := p.failing, p.eof
 	p.mu.Unlock()
-	if eof {
-		p.protocolError(id, nil, p.exitedEarly())
-		return r
-	}
-	p.stdin.SetWriteDeadline(time.Now().Add(p.opt.Timeout))
-	if _, err := p.stdin.Write(append(req, '\n')); err != nil {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			p.protocolError(id, nil, fmt.Errorf("%w: it did not read its input within %v", ErrTimeout, p.opt.Timeout))
-		} else {
-			p.protocolError(id, nil, p.exitedEarly())
+	switch {
+	case skip:
+	case eof:
+		p.protocolError(id, nil, errOutputEnded)
+	default:
+		if _, err := p.stdin.Write(append(req, '\n')); err != nil {
+			p.mu.Lock()
+			stopped := p.closing || p.stopping
+			p.mu.Unlock()
+			if !stopped {
+				p.protocolError(id, nil, errInputEnded)
+			}
+			// Otherwise the request is failed by Close, or by the error
+			// that stopped the program.
 		}
 	}
 	return r
@@ -366,92 +651,149 @@ func (p *Program) request(id string, n int) *reply {
 // for them, until the output ends or the program is stopped.
 func (p *Program) read() {
 	defer close(p.readEnd)
-	br := bufio.NewReader(p.stdout)
+	br := bufio.NewReader(activity{p})
 	for {
 		line, err := readLine(br)
 		if err != nil && !errors.Is(err, errLong) {
 			p.mu.Lock()
+			p.eof = true
 			var device string
 			if len(p.pending) > 0 {
 				device = p.pending[0].device
 			}
-			p.eof = true
+			stopping := p.stopping
 			p.mu.Unlock()
-			if device != "" && !errors.Is(err, os.ErrDeadlineExceeded) {
-				p.protocolError(device, nil, p.exitedEarly())
+			if device != "" && !stopping {
+				p.protocolError(device, nil, errOutputEnded)
 			}
 			// Otherwise the program was stopped, and whoever stopped it
-			// fails the requests; or it ended before any request, and the
-			// next request says so.
+			// fails the requests; or it ended while no request waited,
+			// and the next request says so.
 			return
 		}
 		p.mu.Lock()
 		if len(p.pending) == 0 {
+			e := p.unasked()
 			p.mu.Unlock()
-			p.protocolError("", line, errors.New("it wrote a line nobody asked for"))
+			p.protocolError("", line, e)
 			return
 		}
 		r := p.pending[0]
-		p.pending = p.pending[1:]
-		p.progress = time.Now()
-		p.mu.Unlock()
 		if err == nil {
 			r.delays, err = DecodeReply(line, r.asked)
 		}
 		if err != nil {
-			// The request's own error, and the program's, are the same.
-			p.mu.Lock()
-			p.pending = append([]*reply{r}, p.pending...)
+			// The request's own error, and the program's, are the same:
+			// it stays pending, to be failed with the program.
 			p.mu.Unlock()
 			p.protocolError(r.device, line, err)
 			return
 		}
+		p.pending = p.pending[1:]
+		p.lastDevice = r.device
+		p.mu.Unlock()
 		close(r.done)
 	}
 }
 
-// wait waits for r, failing the program when it goes Timeout without
-// answering while r waits.
-func (p *Program) wait(r *reply) ([]float64, error) {
+// unasked describes a line that arrived while no request waited. p.mu is
+// held.
+func (p *Program) unasked() error {
+	switch {
+	case p.lastDevice == "":
+		return errors.New("it wrote a line nobody asked for, before the first request")
+	case p.closing:
+		return fmt.Errorf("it wrote more lines than it was asked for: a line after the reply to the last request, to device %q; if it answered a request twice, every reply after that one went to the wrong device", p.lastDevice)
+	default:
+		return fmt.Errorf("it wrote a line nobody asked for, after the reply to device %q", p.lastDevice)
+	}
+}
+
+// An activity reads the program's output and notes when it last wrote.
+type activity struct{ p *Program }
+
+func (a activity) Read(b []byte) (int, error) {
+	n, err := a.p.stdout.Read(b)
+	if n > 0 {
+		a.p.mu.Lock()
+		a.p.lastOut = time.Now()
+		a.p.mu.Unlock()
+	}
+	return n, err
+}
+
+// watch is the watchdog: while a request waits, it fails the program when
+// it goes Timeout without writing, and on Linux looks for a program that
+// closed its output behind the shell that started it. It ends with the
+// output, or at the first protocol error.
+func (p *Program) watch() {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var seen string      // what the last look in /proc found closed
+	var seenIn time.Time // during which wait
 	for {
 		p.mu.Lock()
-		deadline := p.progress.Add(p.opt.Timeout)
+		waiting := len(p.pending) > 0 && !p.failing && !p.stopping
+		from := later(p.waitFrom, p.lastOut)
+		var device string
+		if waiting {
+			device = p.pending[0].device
+		}
 		p.mu.Unlock()
-		timer := time.NewTimer(time.Until(deadline))
+		if !waiting {
+			select {
+			case <-p.kick:
+				continue
+			case <-p.readEnd:
+				return
+			case <-p.broken:
+				return
+			}
+		}
+		silent := time.Since(from)
+		if silent >= p.opt.Timeout {
+			p.protocolError(device, nil, fmt.Errorf("%w: it wrote nothing for %v while a request waited for its reply", ErrTimeout, p.opt.Timeout))
+			return
+		}
+		next := p.opt.Timeout - silent
+		if silent < probeAfter {
+			next = min(next, probeAfter-silent)
+		} else {
+			key, closed := p.track.outputClosed()
+			if closed && key == seen && seenIn.Equal(from) {
+				p.protocolError(device, nil, errOutputEnded)
+				return
+			}
+			seen, seenIn = key, from
+			next = min(next, probeEvery)
+		}
+		timer.Reset(next)
 		select {
-		case <-r.done:
-			timer.Stop()
-			return r.delays, r.err
-		case <-p.ctx.Done():
-			timer.Stop()
-			return nil, p.ctx.Err()
 		case <-timer.C:
-			p.mu.Lock()
-			stalled := time.Since(p.progress) >= p.opt.Timeout && len(p.pending) > 0
-			var device string
-			if stalled {
-				device = p.pending[0].device
-			}
-			p.mu.Unlock()
-			if stalled {
-				p.protocolError(device, nil, fmt.Errorf("%w: it did not answer within %v", ErrTimeout, p.opt.Timeout))
-			}
+		case <-p.kick:
+		case <-p.readEnd:
+			return
+		case <-p.broken:
+			return
 		}
 	}
 }
 
-// exitedEarly describes a program that stopped answering: it closed its
-// output, or exited, before replying.
-func (p *Program) exitedEarly() error {
+// wait waits for r, or for the context to end.
+func (p *Program) wait(r *reply) ([]float64, error) {
 	select {
-	case <-p.exited:
-	case <-time.After(p.opt.Grace):
-		return errors.New("it closed its output without answering")
+	case <-r.done:
+		return r.delays, r.err
+	case <-p.ctx.Done():
+		return nil, p.ctx.Err()
 	}
-	if p.status != nil {
-		return fmt.Errorf("it exited (%v) without answering", p.status)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
 	}
-	return errors.New("it exited without answering")
+	return b
 }
 
 var errLong = fmt.Errorf("the reply is longer than %d bytes", maxLine)
@@ -540,25 +882,4 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
-}
-
-// cut returns line as a string, cut to lineQuoted bytes.
-func cut(line []byte) string {
-	if len(line) > lineQuoted {
-		return string(line[:lineQuoted]) + "…"
-	}
-	return string(line)
-}
-
-// lastLines returns the last n lines of s, without blank ends.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
-}
-
-func indent(s string) string {
-	return "\t" + strings.ReplaceAll(s, "\n", "\n\t")
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,18 +21,36 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 )
 
-// start starts command with a short timeout and grace, and closes it when
-// the test ends.
+// The tests must hold on a slow, loaded machine: a test that wants no
+// timeout uses a generous one (generous), and a test that wants one uses a
+// program that never answers with a short one (short). No test waits for
+// something to happen by a deadline, except through the program's own
+// Timeout.
+const (
+	generous = time.Minute
+	short    = 300 * time.Millisecond
+)
+
+// start starts command with a generous timeout and a short grace, and
+// closes it when the test ends.
 func start(t *testing.T, command string, opt Options) *Program {
 	t.Helper()
+	return startContext(t, context.Background(), command, opt)
+}
+
+// startContext is start with a context.
+func startContext(t *testing.T, ctx context.Context, command string, opt Options) *Program {
+	t.Helper()
 	if opt.Timeout == 0 {
-		opt.Timeout = 2 * time.Second
+		opt.Timeout = generous
 	}
 	if opt.Grace == 0 {
 		opt.Grace = 100 * time.Millisecond
 	}
-	opt.Dir = t.TempDir()
-	p, err := Start(context.Background(), command, opt)
+	if opt.Dir == "" {
+		opt.Dir = t.TempDir()
+	}
+	p, err := Start(ctx, command, opt)
 	if err != nil {
 		t.Fatalf("Start(%q): %v", command, err)
 	}
@@ -61,6 +80,20 @@ func drain(p kit.Policy, n int) []next {
 		out = append(out, next{d: d})
 	}
 	return out
+}
+
+// eventually polls cond until it holds, for at most a minute: for
+// outcomes that come in their own time, not for deadlines.
+func eventually(cond func() bool) bool {
+	for end := time.Now().Add(time.Minute); ; {
+		if cond() {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestDelays(t *testing.T) {
@@ -112,8 +145,8 @@ func TestDelays(t *testing.T) {
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("delays = %v; want %v", got, tt.want)
 			}
-			if err := p.Err(); err != nil {
-				t.Errorf("Err() = %v; want nil", err)
+			if err := p.Close(); err != nil {
+				t.Errorf("Close() = %v; want nil", err)
 			}
 		})
 	}
@@ -140,7 +173,9 @@ for line in sys.stdin:
 			t.Fatalf("Next() #%d = %v, %v; want %ds, nil", i, d, err, i)
 		}
 	}
-	p.Close()
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close() = %v; want nil", err)
+	}
 	got, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
@@ -176,6 +211,9 @@ func TestConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close() = %v; want nil", err)
+	}
 }
 
 func TestProtocolErrors(t *testing.T) {
@@ -183,6 +221,7 @@ func TestProtocolErrors(t *testing.T) {
 		name    string
 		command string
 		attempt int
+		timeout time.Duration
 		want    string
 	}{{
 		name:    "garbage",
@@ -222,9 +261,14 @@ its standard error ends with:
 its standard error ends with:
 	sh: 1: ./no-such-policy: not found`,
 	}, {
+		name:    "closes its output, with exec",
+		command: `exec python3 -c 'import os, sys, time; sys.stdin.readline(); os.close(1); time.sleep(100)'`,
+		want:    `exec "exec python3 -c 'import os, sys, time; sys.stdin.readline(); os.close(1); time.sleep(100)'": device "dev-000017": it closed its output without answering`,
+	}, {
 		name:    "never answers",
 		command: `while read -r line; do :; done`,
-		want:    `exec "while read -r line; do :; done": device "dev-000017": no reply in time: it did not answer within 300ms`,
+		timeout: short,
+		want:    `exec "while read -r line; do :; done": device "dev-000017": no reply in time: it wrote nothing for 300ms while a request waited for its reply`,
 	}, {
 		name:    "stderr is kept, its last lines shown",
 		command: `for i in $(seq 1 30); do echo "warning $i" >&2; done; read -r line; echo nope`,
@@ -240,10 +284,18 @@ its standard error ends with:
 	warning 28
 	warning 29
 	warning 30`,
+	}, {
+		name:    "what the program wrote reaches the terminal escaped",
+		command: `read -r line; printf '\033[2J\033]0;owned\007 caf\303\251 \377\r\n\tsecond\342\200\256 line\r\nthird\n' >&2; printf '\033[2J\033]0;owned\007\n'`,
+		want: `exec "read -r line; printf '\\033[2J\\033]0;owned\\007 caf\\303\\251 \\377\\r\\n\\tsecond\\342\\200\\256 line\\r\\nthird\\n' >&2; printf '\\033[2J\\033]0;owned\\007\\n'": device "dev-000017": the reply is not a JSON array of numbers: "\x1b[2J\x1b]0;owned\a"
+its standard error ends with:
+	\x1b[2J\x1b]0;owned\a café \xff
+	\tsecond\u202e line
+	third`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := start(t, tt.command, Options{Attempts: tt.attempt, Timeout: 300 * time.Millisecond})
+			p := start(t, tt.command, Options{Attempts: tt.attempt, Timeout: tt.timeout})
 			f := p.Factory()
 			_, err := f(kit.Device{ID: "dev-000017"}).Next()
 			var pe *ProtocolError
@@ -253,6 +305,12 @@ its standard error ends with:
 			if got := err.Error(); got != tt.want {
 				t.Errorf("Next() error:\n%s\nwant:\n%s", got, tt.want)
 			}
+			if got := err.Error(); strings.ContainsFunc(got, func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' || r == 0x7f }) {
+				t.Errorf("Next() error holds a raw control character: %q", got)
+			}
+			if errors.Is(err, ErrTimeout) != (tt.timeout == short) {
+				t.Errorf("errors.Is(%v, ErrTimeout) = %v", err, !(tt.timeout == short))
+			}
 			// The program is stopped: every later request fails alike.
 			if _, err2 := f(kit.Device{ID: "dev-000018"}).Next(); err2 != err {
 				t.Errorf("later Next() error = %v; want the first error again", err2)
@@ -260,23 +318,265 @@ its standard error ends with:
 			if p.Err() != err {
 				t.Errorf("Err() = %v; want the first error", p.Err())
 			}
+			if p.Close() != err {
+				t.Errorf("Close() = %v; want the first error", p.Close())
+			}
+		})
+	}
+}
+
+// TestTimeout pins the one timeout: it measures the program's silence
+// while a request waits, never the time the work takes.
+func TestTimeout(t *testing.T) {
+	tests := []struct {
+		name     string
+		command  string
+		timeout  time.Duration
+		devices  int           // how many policies to make, in order, before reading them
+		idle     time.Duration // a pause before the first request
+		want     string        // the first error; "" for none
+		slowest  time.Duration // for the tests that want no timeout: the longest silence the program means to keep
+		overall  time.Duration // and the whole run, at least
+		closeErr bool          // Close returns the error too
+	}{{
+		name:    "never answers",
+		command: `sleep 100`,
+		timeout: short,
+		devices: 1,
+		want:    `exec "sleep 100": device "dev-000000": no reply in time: it wrote nothing for 300ms while a request waited for its reply`,
+	}, {
+		name:    "stops reading its input, so that the request cannot be written",
+		command: `sleep 100`,
+		timeout: short,
+		// Many more requests than the pipe holds: the writes block.
+		devices: 10000,
+		want:    `exec "sleep 100": device "dev-000000": no reply in time: it wrote nothing for 300ms while a request waited for its reply`,
+	}, {
+		name:    "writes half a reply and hangs",
+		command: `read -r line; printf '[1,'; sleep 100`,
+		timeout: short,
+		devices: 1,
+		want:    `exec "read -r line; printf '[1,'; sleep 100": device "dev-000000": no reply in time: it wrote nothing for 300ms while a request waited for its reply`,
+	}, {
+		// A loaded runner can stall a program for seconds: the timeout
+		// is 50 times the program's pace, and the run longer than it.
+		name:    "slow but steady",
+		command: `while read -r line; do sleep 0.2; echo '[1]'; done`,
+		timeout: 10 * time.Second,
+		devices: 60,
+		slowest: 200 * time.Millisecond,
+		overall: 12 * time.Second,
+	}, {
+		name:    "slow to start",
+		command: `sleep 2; while read -r line; do echo '[1]'; done`,
+		timeout: generous,
+		devices: 3,
+		slowest: 2 * time.Second,
+	}, {
+		name:    "the clock runs only while a request waits",
+		command: `while read -r line; do echo '[1]'; done`,
+		timeout: 10 * time.Second,
+		idle:    12 * time.Second,
+		devices: 3,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.want == "" && tt.timeout < 10*tt.slowest {
+				t.Fatalf("timeout %v leaves less than 10 times the program's silence %v", tt.timeout, tt.slowest)
+			}
+			p := start(t, tt.command, Options{Timeout: tt.timeout})
+			time.Sleep(tt.idle)
+			began := time.Now()
+			f := p.Factory()
+			var policies []kit.Policy
+			for i := range tt.devices {
+				policies = append(policies, f(kit.Device{ID: "dev-" + pad(i)}))
+			}
+			var err error
+			for _, pl := range policies {
+				if _, err = pl.Next(); err != nil {
+					break
+				}
+			}
+			took := time.Since(began)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Next() = %v; want no error", err)
+				}
+				if took < tt.overall {
+					t.Errorf("the run took %v; the test means it to take at least %v, more than the timeout", took, tt.overall)
+				}
+				if err := p.Close(); err != nil {
+					t.Errorf("Close() = %v; want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrTimeout) || err.Error() != tt.want {
+				t.Fatalf("Next() error:\n%v\nwant:\n%s", err, tt.want)
+			}
+			if p.Close() != err {
+				t.Errorf("Close() = %v; want the first error", p.Close())
+			}
+		})
+	}
+}
+
+// pad writes a device number as the fleet's ids do.
+func pad(i int) string {
+	s := strconv.Itoa(i)
+	return strings.Repeat("0", max(0, 6-len(s))) + s
+}
+
+// TestEveryReplyBelongsToItsRequest pins what the kit can tell without
+// request ids: a line nobody asked for, a reply longer than its request,
+// and one line too many by the end, which Close finds.
+func TestEveryReplyBelongsToItsRequest(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		attempt int
+		// run drives the policies, and returns the first error.
+		run func(f kit.Factory) error
+		// unasked: the error comes from a line that arrives while the
+		// program runs; the test waits for it before it closes.
+		unasked bool
+		want    string // the error of run, or of Close when run returns none
+	}{{
+		name:    "a line before the first request",
+		command: `echo "ready"; while read -r line; do echo "[1]"; done`,
+		run:     func(f kit.Factory) error { return nil },
+		want:    `exec "echo \"ready\"; while read -r line; do echo \"[1]\"; done": it wrote a line nobody asked for, before the first request: "ready"`,
+	}, {
+		name: "a request answered twice, seen before the next request",
+		// The second answer comes before the kit writes the next request.
+		command: `read -r line; echo '[1]'; echo '[1]'; while read -r line; do echo '[2]'; done`,
+		run: func(f kit.Factory) error {
+			_, err := f(kit.Device{ID: "dev-000012"}).Next()
+			return err
+		},
+		unasked: true,
+		want:    `exec "read -r line; echo '[1]'; echo '[1]'; while read -r line; do echo '[2]'; done": it wrote a line nobody asked for, after the reply to device "dev-000012": "[1]"`,
+	}, {
+		name: "a shifted reply longer than its request",
+		// dev-1 asks for 4, uses 2 and asks for 8; dev-2 asks for 4. The
+		// program answers the first request twice, after it has read all
+		// three: dev-1's second request gets the repeat, and dev-2 the
+		// 8 delays meant for dev-1.
+		command: `read -r a; echo '[1,1,1,1]'; read -r b; read -r c; echo '[1,1,1,1]'; echo '[2,2,2,2,2,2,2,2]'; echo '[3,3,3,3]'; cat >/dev/null`,
+		attempt: 4,
+		run: func(f kit.Factory) error {
+			d1 := f(kit.Device{ID: "dev-1"})
+			d1.Next()
+			d1.Next() // half of 4 used: asks for 8
+			_, err := f(kit.Device{ID: "dev-2"}).Next()
+			return err
+		},
+		want: `exec "read -r a; echo '[1,1,1,1]'; read -r b; read -r c; echo '[1,1,1,1]'; echo '[2,2,2,2,2,2,2,2]'; echo '[3,3,3,3]'; cat >/dev/null": device "dev-2": the reply has more than the 4 numbers asked for: "[2,2,2,2,2,2,2,2]"`,
+	}, {
+		name: "a request answered twice, found by Close",
+		// The program reads all three requests before it answers, and
+		// writes its last line only when its input ends: every reply
+		// but the first goes to the wrong device, and only the count
+		// at the end shows it.
+		command: `read -r a; read -r b; read -r c; echo '[1]'; echo '[1]'; echo '[2]'; cat >/dev/null; echo '[3]'`,
+		run: func(f kit.Factory) error {
+			var policies []kit.Policy
+			for _, id := range []string{"dev-1", "dev-2", "dev-3"} {
+				policies = append(policies, f(kit.Device{ID: id}))
+			}
+			for _, pl := range policies {
+				if _, err := pl.Next(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		want: `exec "read -r a; read -r b; read -r c; echo '[1]'; echo '[1]'; echo '[2]'; cat >/dev/null; echo '[3]'": it wrote more lines than it was asked for: a line after the reply to the last request, to device "dev-3"; if it answered a request twice, every reply after that one went to the wrong device: "[3]"`,
+	}, {
+		name:    "a line after the last reply, from a program that exits",
+		command: `read -r a; echo '[1]'; echo '[1]'`,
+		run: func(f kit.Factory) error {
+			_, err := f(kit.Device{ID: "dev-000012"}).Next()
+			return err
+		},
+		unasked: true,
+		want:    `exec "read -r a; echo '[1]'; echo '[1]'": it wrote a line nobody asked for, after the reply to device "dev-000012": "[1]"`,
+	}, {
+		name:    "no line too many",
+		command: `while read -r line; do echo '[1]'; done; echo 'bye' >&2`,
+		run: func(f kit.Factory) error {
+			for _, id := range []string{"dev-1", "dev-2", "dev-3"} {
+				if _, err := f(kit.Device{ID: id}).Next(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := start(t, tt.command, Options{Attempts: tt.attempt})
+			err := tt.run(p.Factory())
+			if err == nil && tt.unasked {
+				if !eventually(func() bool { return p.Err() != nil }) {
+					t.Fatal("Err() = nil; want the line nobody asked for")
+				}
+				err = p.Err()
+			}
+			if err == nil {
+				// A line that comes unasked shows in Err as soon as
+				// it is read; Close finds the rest.
+				err = p.Close()
+			}
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Fatalf("error:\n%s\nwant:\n%s", got, tt.want)
+			}
+			if err == nil {
+				return
+			}
+			if !errors.As(err, new(*ProtocolError)) {
+				t.Errorf("error %v is not a *ProtocolError", err)
+			}
+			if p.Close() != err || p.Err() != err {
+				t.Errorf("Close() = %v, Err() = %v; want the error again", p.Close(), p.Err())
+			}
 		})
 	}
 }
 
 // TestNoProcessLeftBehind stops programs that try to outlive the kit and
-// checks through their pid files that no process survives.
+// checks through their pid files that no process survives Close.
 func TestNoProcessLeftBehind(t *testing.T) {
+	// How a test ends.
+	const (
+		answered  = iota // the program answers; Close finds nothing wrong
+		timesOut         // the program never answers: a short Timeout
+		cancelled        // the program answers, then ignores the end of its input: the context is cancelled before Close, which stops it at once
+		unasked          // the program is asked nothing and ignores the end of its input: Close waits a short Timeout for more output, then stops it
+	)
 	tests := []struct {
 		name    string
 		command string
-		timeout bool // the request times out rather than being answered
+		end     int
+		linux   bool // only Linux finds these
 	}{{
 		name:    "ignores the end of its input",
 		command: `echo $$ > pids; read -r line; echo '[1]'; while :; do sleep 0.05; done`,
+		end:     cancelled,
 	}, {
 		name:    "ignores the end of its input and SIGTERM",
 		command: `trap '' TERM; echo $$ > pids; read -r line; echo '[1]'; while :; do sleep 0.05; done`,
+		end:     cancelled,
+	}, {
+		name:    "ignores the end of its input and SIGTERM, asked nothing",
+		command: `trap '' TERM; echo $$ > pids; while :; do sleep 0.05; done`,
+		end:     unasked,
 	}, {
 		name:    "starts children",
 		command: `sleep 1000 & echo $! > pids; (trap '' TERM; while :; do sleep 0.05; done) & echo $! >> pids; while read -r line; do echo '[1]'; done`,
@@ -286,20 +586,59 @@ func TestNoProcessLeftBehind(t *testing.T) {
 	}, {
 		name:    "never answers and starts children",
 		command: `sleep 1000 & echo $! > pids; echo $$ >> pids; while read -r line; do :; done`,
-		timeout: true,
+		end:     timesOut,
+	}, {
+		name:    "starts a child that leaves the process group",
+		command: `setsid sleep 300 & echo $! > pids; while read -r line; do echo '[1]'; done`,
+		linux:   true,
+	}, {
+		name: "starts a daemon whose parent exits at once, then exits",
+		// setsid -f forks, and its child's parent exits: the daemon is
+		// adopted by init before the program answers.
+		command: `setsid -f sh -c 'echo $$ > pid; exec sleep 300' </dev/null >/dev/null 2>&1; until [ -s pid ]; do sleep 0.01; done; cat pid > pids; read -r line; echo '[1]'`,
+		linux:   true,
+	}, {
+		name:    "a daemon that ignores SIGTERM, and its child",
+		command: `setsid -f sh -c 'trap "" TERM; echo $$ > pid; sleep 300 & echo $! >> pid; wait' </dev/null >/dev/null 2>&1; until [ $(wc -l < pid) -eq 2 ]; do sleep 0.01; done 2>/dev/null; cat pid > pids; while read -r line; do echo '[1]'; done`,
+		linux:   true,
+	}, {
+		name:    "a daemon that ignores SIGTERM, and a cancelled context",
+		command: `setsid -f sh -c 'trap "" TERM; echo $$ > pid; exec sleep 300' </dev/null >/dev/null 2>&1; until [ -s pid ]; do sleep 0.01; done; cat pid > pids; while read -r line; do echo '[1]'; done`,
+		end:     cancelled,
+		linux:   true,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			p := start(t, tt.command, Options{Timeout: time.Second})
-			_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
-			if tt.timeout != errors.Is(err, ErrTimeout) {
-				t.Fatalf("Next() error = %v; want timeout %v", err, tt.timeout)
+			if tt.linux && runtime.GOOS != "linux" {
+				t.Skip("only Linux finds the processes that leave the program's process group")
 			}
-			if err := p.Close(); err != nil {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opt := Options{}
+			if tt.end == timesOut || tt.end == unasked {
+				opt.Timeout = short
+			}
+			p := startContext(t, ctx, tt.command, opt)
+			pidFile := filepath.Join(p.opt.Dir, "pids")
+			if tt.end == unasked {
+				eventually(func() bool { b, _ := os.ReadFile(pidFile); return len(b) > 0 })
+			} else {
+				_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
+				if (tt.end == timesOut) != errors.Is(err, ErrTimeout) || tt.end != timesOut && err != nil {
+					t.Fatalf("Next() error = %v", err)
+				}
+			}
+			if tt.end == cancelled {
+				cancel()
+			}
+			switch err := p.Close(); {
+			case tt.end == timesOut && !errors.Is(err, ErrTimeout),
+				tt.end == cancelled && !errors.Is(err, context.Canceled),
+				(tt.end == answered || tt.end == unasked) && err != nil:
 				t.Fatalf("Close() = %v", err)
 			}
-			b, err := os.ReadFile(filepath.Join(p.opt.Dir, "pids"))
+			b, err := os.ReadFile(pidFile)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,26 +648,12 @@ func TestNoProcessLeftBehind(t *testing.T) {
 			}
 			for _, s := range pids {
 				pid, _ := strconv.Atoi(s)
-				if !eventuallyDead(pid, 2*time.Second) {
+				if !eventually(func() bool { return !running(pid) }) {
 					t.Errorf("process %d still runs after Close", pid)
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			}
 		})
-	}
-}
-
-// eventuallyDead reports whether process pid has ended, or become a zombie
-// waiting for its parent, within d.
-func eventuallyDead(pid int, d time.Duration) bool {
-	for end := time.Now().Add(d); ; {
-		if !running(pid) {
-			return true
-		}
-		if time.Now().After(end) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -362,20 +687,23 @@ func TestClosedProgram(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := Start(ctx, `while read -r line; do :; done`, Options{Timeout: time.Minute, Grace: 50 * time.Millisecond})
+	p, err := Start(ctx, `while read -r line; do :; done`, Options{Timeout: generous, Grace: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
 	time.AfterFunc(50*time.Millisecond, cancel)
 	began := time.Now()
 	_, err = p.Factory()(kit.Device{ID: "a"}).Next()
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Next() = %v; want context.Canceled", err)
 	}
-	// The wait is interrupted, not served to its minute-long timeout.
-	if waited := time.Since(began); waited > 10*time.Second {
-		t.Errorf("Next() returned after %v", waited)
+	// The wait is interrupted, not served to its minute-long timeout, and
+	// so is Close's wait for the reply.
+	if err := p.Close(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Close() = %v; want context.Canceled: the replies were not all checked", err)
+	}
+	if waited := time.Since(began); waited > generous/2 {
+		t.Errorf("Next() and Close() returned after %v", waited)
 	}
 }
 
@@ -423,6 +751,9 @@ for line in sys.stdin:
 	if !errors.As(err, new(*kit.DelayError)) {
 		t.Errorf("Next() on a NaN delay = %v; want a *kit.DelayError", err)
 	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close() = %v; want nil", err)
+	}
 }
 
 // TestStreamed makes a fleet's policies first, which sends every request,
@@ -440,32 +771,21 @@ func TestStreamed(t *testing.T) {
 			t.Fatalf("dev-%d: Next() = %v, %v; want %ds", i, d, err, i)
 		}
 	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close() = %v; want nil", err)
+	}
 }
 
-// TestSlowButSteady answers every request late, but never goes Timeout
-// without answering: no request times out, though the whole fleet takes
-// several times the timeout.
-func TestSlowButSteady(t *testing.T) {
-	p := start(t, `while read -r line; do sleep 0.05; echo "[1]"; done`, Options{Timeout: 300 * time.Millisecond})
+// TestCloseWaitsForTheRepliesOwed closes a program with requests whose
+// replies have not come yet: Close waits for them, as for any reply, and
+// checks the count.
+func TestCloseWaitsForTheRepliesOwed(t *testing.T) {
+	p := start(t, `while read -r line; do sleep 0.1; echo '[1]'; done`, Options{})
 	f := p.Factory()
-	var policies []kit.Policy
-	for i := range 20 {
-		policies = append(policies, f(kit.Device{ID: "dev-" + strconv.Itoa(i)}))
+	for i := range 5 {
+		f(kit.Device{ID: "dev-" + pad(i)})
 	}
-	for i, pl := range policies {
-		if _, err := pl.Next(); err != nil {
-			t.Fatalf("dev-%d: %v", i, err)
-		}
-	}
-}
-
-// TestUnaskedLine is a program that writes before it is asked.
-func TestUnaskedLine(t *testing.T) {
-	p := start(t, `echo "ready"; while read -r line; do echo "[1]"; done`, Options{})
-	time.Sleep(100 * time.Millisecond)
-	_, err := p.Factory()(kit.Device{ID: "dev-1"}).Next()
-	want := `exec "echo \"ready\"; while read -r line; do echo \"[1]\"; done": it wrote a line nobody asked for: "ready"`
-	if err == nil || err.Error() != want {
-		t.Errorf("Next() error = %v; want %s", err, want)
+	if err := p.Close(); err != nil {
+		t.Errorf("Close() = %v; want nil", err)
 	}
 }

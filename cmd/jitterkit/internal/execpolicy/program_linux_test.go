@@ -1,0 +1,179 @@
+package execpolicy
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// TestShStaysTheParent checks the premise of TestClosedOutputBehindShell:
+// the sh on this machine keeps running as the parent of the commands these
+// tests give it, so that it holds the reply pipe. (dash, for one, does not
+// exec the last command of sh -c by itself.)
+func TestShStaysTheParent(t *testing.T) {
+	p := start(t, `cat >/dev/null; exit 1`, Options{})
+	var children []int
+	eventually(func() bool {
+		children = nil
+		for _, q := range processes() {
+			if q.ppid == p.cmd.Process.Pid && q.alive() {
+				children = append(children, q.pid)
+			}
+		}
+		return len(children) > 0
+	})
+	exe, _ := os.Readlink("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/exe")
+	if exe != p.track.shell || len(children) != 1 {
+		t.Fatalf("sh -c runs as %q (the shell is %q) with children %v; want the shell, with one child", exe, p.track.shell, children)
+	}
+}
+
+// TestClosedOutputBehindShell runs programs that close their standard
+// output while the sh -c that started them waits for them: each is a
+// protocol error naming the device, as it is for a program run with exec,
+// long before the timeout.
+func TestClosedOutputBehindShell(t *testing.T) {
+	closes := `python3 -c "import os, sys, time; sys.stdin.readline(); os.close(1); time.sleep(100)"`
+	tests := []struct {
+		name    string
+		command string
+	}{{
+		name:    "a python program, then more script",
+		command: closes + `; echo "the policy ended" >&2`,
+	}, {
+		name:    "in a compound command",
+		command: `{ ` + closes + `; }; exit 0`,
+	}, {
+		name:    "the command's own output closed by its redirection, in the background",
+		command: `sleep 100 >&- & read -r line; wait`,
+	}, {
+		name:    "a subshell that closes its output",
+		command: `(exec >&-; read -r line; sleep 100); exit 0`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := start(t, tt.command, Options{})
+			_, err := p.Factory()(kit.Device{ID: "dev-000017"}).Next()
+			want := `exec "` + strings.ReplaceAll(tt.command, `"`, `\"`) + `": device "dev-000017": it closed its output without answering`
+			if err == nil || err.Error() != want {
+				t.Fatalf("Next() error:\n%v\nwant:\n%s", err, want)
+			}
+			if errors.Is(err, ErrTimeout) {
+				t.Error("the closed output was found by the timeout")
+			}
+		})
+	}
+}
+
+// TestNoClosedOutputMisread runs programs whose shell holds the reply pipe
+// while they are silent for much longer than the kit takes to look in
+// /proc, in the ways that must not be read as a closed output: each
+// answers every request, and Close finds nothing wrong.
+func TestNoClosedOutputMisread(t *testing.T) {
+	answer := `python3 -c '
+import sys, time
+for line in sys.stdin:
+    time.sleep(1)
+    print("[1]", flush=True)
+'`
+	tests := []struct {
+		name    string
+		command string
+		files   map[string]string // written to the program's directory
+	}{{
+		name:    "a shell loop that is itself the program",
+		command: `while read -r line; do sleep 1; echo '[1]'; done`,
+	}, {
+		name:    "a shell loop that computes by itself",
+		command: `while read -r line; do i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; echo '[1]'; done`,
+	}, {
+		name:    "a shell loop that computes in a command substitution",
+		command: `while read -r line; do n=$(sleep 1; echo 1); echo "[$n]"; done`,
+	}, {
+		// coreutils close their standard output as they exit, and a
+		// loaded machine can hold a process there for long: the command
+		// here takes a second over it, running, and the shell answers.
+		name: "a command that closes its output on its way out, slowly",
+		command: `while read -r line; do python3 -c 'import os, time; os.close(1); end = time.time() + 1
+while time.time() < end: pass'; echo '[1]'; done`,
+	}, {
+		name:    "a pause, then exec",
+		command: `sleep 2; exec ` + answer,
+	}, {
+		name:    "a setup step whose output goes to standard error",
+		command: `make -s >&2 && exec ./prog`,
+		files: map[string]string{
+			"Makefile": "prog:\n\t@echo compiling; sleep 2\n\tprintf '#!/bin/sh\\nwhile read -r l; do echo \"[1]\"; done\\n' > prog\n\tchmod +x prog\n",
+		},
+	}, {
+		name:    "a setup step in a subshell whose output goes to standard error",
+		command: `(echo compiling; sleep 2) >&2 && ` + answer,
+	}, {
+		name:    "a helper that closes its own copy, and a shell that answers",
+		command: `(exec >&-; sleep 100) & while read -r line; do sleep 1; echo '[1]'; done`,
+	}, {
+		name: "a helper that closes its own copy, and a program that answers",
+		command: `python3 -c '
+import subprocess, sys, time
+subprocess.Popen(["sh", "-c", "exec >&-; sleep 100"])
+for line in sys.stdin:
+    time.sleep(1)
+    print("[1]", flush=True)
+'`,
+	}, {
+		name: "a helper that closes its own copy, and a program exec'ed that answers",
+		command: `exec python3 -c '
+import subprocess, sys, time
+subprocess.Popen(["sh", "-c", "exec >&-; sleep 100"])
+for line in sys.stdin:
+    time.sleep(1)
+    print("[1]", flush=True)
+'`,
+	}, {
+		// Each reply comes from a subshell that closed its standard
+		// output and writes to a copy of it, fd 3: a closed output, but
+		// the pipe is still held.
+		name:    "a subshell that answers through another fd",
+		command: `while read -r line; do (exec 3>&1 >&-; sleep 1; echo '[1]' >&3); done`,
+	}, {
+		name:    "a pipeline",
+		command: answer + ` | cat`,
+	}, {
+		name:    "a background helper with its output closed, while a command answers",
+		command: `sleep 100 >&- & ` + answer,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.command, "make") {
+				if _, err := exec.LookPath("make"); err != nil {
+					t.Skip("make not installed")
+				}
+			}
+			t.Parallel()
+			dir := t.TempDir()
+			for name, content := range tt.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := start(t, tt.command, Options{Dir: dir})
+			f := p.Factory()
+			for i := range 3 {
+				if d, err := f(kit.Device{ID: "dev-" + pad(i)}).Next(); err != nil || d != time.Second {
+					t.Fatalf("dev-%s: Next() = %v, %v; want 1s", pad(i), d, err)
+				}
+			}
+			if err := p.Close(); err != nil {
+				t.Errorf("Close() = %v; want nil", err)
+			}
+		})
+	}
+}
