@@ -280,60 +280,67 @@ func (c Config) Validate() error {
 	t := d.Thresholds
 	switch {
 	case c.Devices < 0:
-		return fmt.Errorf("properties: devices %d is negative", c.Devices)
+		return invalid("devices %d is negative", c.Devices)
 	case c.Attempts < 0 || c.Attempts > MaxAttempts:
-		return fmt.Errorf("properties: attempts %d is not between 1 and %d", c.Attempts, MaxAttempts)
+		return invalid("attempts %d is not between 1 and %d", c.Attempts, MaxAttempts)
 	case c.CapAttempts < 0 || c.CapAttempts > MaxAttempts:
-		return fmt.Errorf("properties: cap attempts %d is not between 1 and %d", c.CapAttempts, MaxAttempts)
+		return invalid("cap attempts %d is not between 1 and %d", c.CapAttempts, MaxAttempts)
 	case c.Cap < 0:
-		return fmt.Errorf("properties: cap %v is negative", c.Cap)
+		return invalid("cap %v is negative", c.Cap)
 	case c.Timeout < 0:
-		return fmt.Errorf("properties: timeout %v is negative", c.Timeout)
+		return invalid("timeout %v is negative", c.Timeout)
 	case c.MemoryLimit < 0:
-		return fmt.Errorf("properties: memory limit %d is negative", c.MemoryLimit)
+		return invalid("memory limit %d is negative", c.MemoryLimit)
 	case c.Source != InProcess && c.Source != External && c.Source != Recorded:
-		return fmt.Errorf("properties: unknown source %v", c.Source)
+		return invalid("unknown source %v", c.Source)
 	case !(t.MinCV > 0) || math.IsInf(t.MinCV, 0):
-		return fmt.Errorf("properties: MinCV %v is not a positive number", t.MinCV)
+		return invalid("MinCV %v is not a positive number", t.MinCV)
 	case !(t.ClusterAlpha > 0 && t.ClusterAlpha < 1):
-		return fmt.Errorf("properties: ClusterAlpha %v is not between 0 and 1", t.ClusterAlpha)
+		return invalid("ClusterAlpha %v is not between 0 and 1", t.ClusterAlpha)
 	case !(t.ClusterSlack >= 1) || math.IsInf(t.ClusterSlack, 0):
-		return fmt.Errorf("properties: ClusterSlack %v is not a number of at least 1", t.ClusterSlack)
+		return invalid("ClusterSlack %v is not a number of at least 1", t.ClusterSlack)
 	case !(t.MaxLockstep > 0 && t.MaxLockstep <= 1):
-		return fmt.Errorf("properties: MaxLockstep %v is not in (0, 1]", t.MaxLockstep)
+		return invalid("MaxLockstep %v is not in (0, 1]", t.MaxLockstep)
 	case !(t.ArrivalRatio > 1) || math.IsInf(t.ArrivalRatio, 0):
-		return fmt.Errorf("properties: ArrivalRatio %v is not a number above 1", t.ArrivalRatio)
+		return invalid("ArrivalRatio %v is not a number above 1", t.ArrivalRatio)
 	case !(t.KSAlpha > 0 && t.KSAlpha < 1):
-		return fmt.Errorf("properties: KSAlpha %v is not between 0 and 1", t.KSAlpha)
+		return invalid("KSAlpha %v is not between 0 and 1", t.KSAlpha)
 	case t.MinDevices < 2:
-		return fmt.Errorf("properties: MinDevices %d is below 2", t.MinDevices)
+		return invalid("MinDevices %d is below 2", t.MinDevices)
 	}
 	if d.Claim != nil {
 		if err := d.Claim.Validate(); err != nil {
-			return fmt.Errorf("properties: claimed spec: %w", err)
+			return invalid("claimed spec: %w", err)
 		}
 	}
 	for i, id := range d.IDs {
 		if id == "" {
-			return fmt.Errorf("properties: IDs[%d] is empty", i)
+			return invalid("IDs[%d] is empty", i)
 		}
 	}
 	if need := d.Memory(); need > d.MemoryLimit {
-		return &MemoryError{Need: need, Limit: d.MemoryLimit, Devices: d.Devices, Attempts: d.CapAttempts}
+		return &ConfigError{Memory: true, Err: fmt.Errorf("checking %d devices over %d attempts would need about %s, above the memory limit of %s: check fewer devices or fewer attempts, or raise the limit",
+			d.Devices, d.CapAttempts, formatBytes(need), formatBytes(d.MemoryLimit))}
 	}
 	return nil
 }
 
-// A MemoryError refuses a run that would need more memory than its limit.
-type MemoryError struct {
-	Need, Limit int64 // bytes
-	Devices     int   // the population
-	Attempts    int   // delays read per device
+// A ConfigError reports a field of a Config out of range, or a run that
+// would need more memory than its limit.
+type ConfigError struct {
+	// Err says what is wrong, without the package's prefix.
+	Err error
+	// Memory is set when the run would need more memory than
+	// Config.MemoryLimit: raising the limit is one remedy.
+	Memory bool
 }
 
-func (e *MemoryError) Error() string {
-	return fmt.Sprintf("properties: checking %d devices over %d attempts would need about %s, above the memory limit of %s: check fewer devices or fewer attempts, or raise the limit",
-		e.Devices, e.Attempts, formatBytes(e.Need), formatBytes(e.Limit))
+func (e *ConfigError) Error() string { return "properties: " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// invalid returns a *ConfigError saying what is wrong.
+func invalid(format string, args ...any) error {
+	return &ConfigError{Err: fmt.Errorf(format, args...)}
 }
 
 // Bytes the memory estimate counts per device. The run keeps every

@@ -154,7 +154,7 @@ func TestFrozenClockBlamesTheClockOnlyWhenItIs(t *testing.T) {
 		{"seeded from time.Now's nanoseconds", nowSeeded(), true, verdict.Fail, "the delays follow the clock"},
 		{"±1% jitter", jittered(perDevice, onePercent), true, verdict.Inconclusive, "not the clock's"},
 		{"±1% jitter outside a bubble", jittered(perDevice, onePercent), false, verdict.Inconclusive, "not the clock's"},
-		{"full jitter", spec(t, "full"), true, verdict.Pass, "inside a testing/synctest bubble"},
+		{"full jitter", spec(t, "full"), true, verdict.Pass, "booted at one instant"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,8 +212,9 @@ func TestRapidsBudgetIsNotAPass(t *testing.T) {
 func TestMemoryRefusedUpFront(t *testing.T) {
 	cfg := Config{Devices: 20_000_000}
 	err := cfg.Validate()
-	var me *MemoryError
+	var me *ConfigError
 	require.ErrorAs(t, err, &me)
+	assert.True(t, me.Memory)
 	assert.Equal(t, "properties: checking 20000000 devices over 32 attempts would need about 25.3 GiB, above the memory limit of 4.0 GiB: check fewer devices or fewer attempts, or raise the limit", err.Error())
 	start := time.Now()
 	_, err = Run(context.Background(), spec(t, "full"), cfg)

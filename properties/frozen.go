@@ -66,7 +66,8 @@ func (r *runner) frozenClock(frozen bubble) Result {
 			shared = cleanDevices(collectSync(r.f, ids, together, k))
 			spaced = cleanDevices(collectSync(r.f, ids, apart, k))
 		})
-		where = "made at one instant, " + r.cfg.Boot.Format(time.RFC3339) + ", inside a testing/synctest bubble"
+		// The same words as without a bubble: a report does not depend
+		// on whether the check ran in go test or in the CLI.
 	} else {
 		for _, d := range r.clean {
 			if d.index < len(ids) {

@@ -45,7 +45,7 @@ func TestMessageWordForWord(t *testing.T) {
 		Name:   NameSpread,
 		Status: verdict.Fail,
 		Detail: `delays("dev-000017")[2] = 400ms for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)`,
-		Counterexample: &Counterexample{Attempt: 3, Replay: "Config.Seed = 7 (jitterkit check --seed 7)", Devices: []DeviceDelays{
+		Counterexample: &Counterexample{Attempt: 3, Seed: 7, Replay: "Config.Seed = 7", Devices: []DeviceDelays{
 			{ID: "dev-000017", Delays: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}},
 			{ID: "dev-000018", Delays: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}, Err: "Next panicked: boom"},
 		}},
@@ -53,7 +53,7 @@ func TestMessageWordForWord(t *testing.T) {
 	want := `spread: delays("dev-000017")[2] = 400ms for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)
 	"dev-000017": [100ms 200ms 400ms]
 	"dev-000018": [100ms 200ms 400ms] (Next panicked: boom)
-	replay: Config.Seed = 7 (jitterkit check --seed 7)
+	replay: Config.Seed = 7
 `
 	if len(rec.errors) != 1 || rec.errors[0] != want {
 		t.Errorf("reported %q; want %q", rec.errors, want)

@@ -29,7 +29,7 @@ func TestOutsideGoTest(t *testing.T) {
 		t.Fatalf("outside: %v\n%s", err, out)
 	}
 	got := string(out)
-	for _, want := range []string{"clusters fail\n", "id-populations fail\n", "replay: Config.Seed = 42 (jitterkit check --seed 42) or -rapid.seed=42\n", "spread pass\n"} {
+	for _, want := range []string{"clusters fail\n", "id-populations fail\n", "replay: Config.Seed = 42, or -rapid.seed=42\n", "spread pass\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}

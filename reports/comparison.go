@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 

@@ -23,7 +23,7 @@ func TestSparseReports(t *testing.T) {
 			"nothing: the policy passed every check\n"},
 		{"a storm replay with no runs", reports.Report{Verdict: verdict.Pass,
 			Replay: &reports.Replay{Status: verdict.Pass, Scenario: sim.Scenario{Kind: sim.Storm, Clients: 10}}},
-			"storm: 10 clients, window 1s"},
+			"storm: 10 clients, window 20ms"},
 		{"a replay whose windows are all empty", reports.Report{
 			Replay: &reports.Replay{Status: verdict.Pass, Runs: []sim.Run{{Arrivals: []int{0, 0}, RetryArrivals: []int{0, 0}}}}},
 			"replay  PASS"},

@@ -31,13 +31,13 @@ func WriteHTML(w io.Writer, r Report) error {
 // text it draws.
 type (
 	htmlView struct {
-		R          Report
-		Name       string
-		Nothing    string
-		Policy     string
-		Scenario   string
-		Checks     []htmlCheck
-		Replay     *htmlReplay
+		R           Report
+		Name        string
+		Nothing     string
+		Policy      string
+		Scenario    string
+		Checks      []htmlCheck
+		Replay      *htmlReplay
 		Spread      template.HTML
 		Comparisons []*htmlComparison
 	}

@@ -158,8 +158,8 @@ func (b budget) refusal() error {
 			part += ", keep only the representative run's histograms (Config.RepresentativeOnly)"
 		}
 	}
-	return fmt.Errorf("sim: %s of %s over %v in %v windows would need about %s, above the memory limit of %s: %s, or raise the limit",
-		runs, fleet, s.Horizon, s.Window, formatBytes(b.need), formatBytes(s.MemoryLimit), part)
+	return &ConfigError{Memory: true, Err: fmt.Errorf("%s of %s over %v in %v windows would need about %s, above the memory limit of %s: %s, or raise the limit",
+		runs, fleet, s.Horizon, s.Window, formatBytes(b.need), formatBytes(s.MemoryLimit), part)}
 }
 
 // calendarChunk returns the events a calendar chunk holds in a fleet of n

@@ -81,15 +81,15 @@ func (c Config) WithDefaults() Config {
 func (c Config) validate() error {
 	switch {
 	case c.Runs < 0:
-		return fmt.Errorf("sim: runs %d is negative", c.Runs)
+		return invalid("runs %d is negative", c.Runs)
 	case c.Runs > maxRuns:
-		return fmt.Errorf("sim: runs %d is more than 1,000,000", c.Runs)
+		return invalid("runs %d is more than 1,000,000", c.Runs)
 	case c.Workers < 0:
-		return fmt.Errorf("sim: workers %d is negative", c.Workers)
+		return invalid("workers %d is negative", c.Workers)
 	case !(c.Level > 0 && c.Level < 1):
-		return fmt.Errorf("sim: confidence level %v is not between 0 and 1", c.Level)
+		return invalid("confidence level %v is not between 0 and 1", c.Level)
 	case c.Resamples < 0 || c.Resamples > maxResamples:
-		return fmt.Errorf("sim: resamples %d is not between 0 and 1,000,000", c.Resamples)
+		return invalid("resamples %d is not between 0 and 1,000,000", c.Resamples)
 	}
 	return nil
 }

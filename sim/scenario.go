@@ -134,7 +134,8 @@ type Scenario struct {
 	// 1h for LongOutage, and no outage for the other kinds.
 	Down time.Duration
 	// Window is the width of the histogram's windows and of the peaks;
-	// default 1s. The horizon may hold at most MaxWindows of them.
+	// default 1s, and DefaultStormWindow for Storm. The horizon may hold at
+	// most MaxWindows of them.
 	Window time.Duration
 	// StartSpread is the window over which the devices' first attempts
 	// (first timer firings in PeriodicAligned) are spread, uniformly at
@@ -170,11 +171,19 @@ type Scenario struct {
 
 // Defaults of the Scenario fields left zero.
 const (
-	DefaultClients     = 400
-	DefaultAcceptRate  = 50.0
-	DefaultDown        = 2 * time.Second
-	DefaultLongDown    = time.Hour
-	DefaultWindow      = time.Second
+	DefaultClients    = 400
+	DefaultAcceptRate = 50.0
+	DefaultDown       = 2 * time.Second
+	DefaultLongDown   = time.Hour
+	DefaultWindow     = time.Second
+	// DefaultStormWindow is a Storm's default window. Nothing is served in
+	// a storm, so its figure is how tightly the retries bunch: with the
+	// fleet failing at one instant, the first retries of full jitter from a
+	// base of 1s land within that second, and a 1s window would count them
+	// all whatever the jitter. At 20ms, no jitter peaks at the whole fleet
+	// while full, equal and decorrelated jitter peak at about N/32, N/24 and
+	// N/74.
+	DefaultStormWindow = 20 * time.Millisecond
 	DefaultStartSpread = 10 * time.Millisecond
 	DefaultHorizon     = time.Hour
 	DefaultRetryAfter  = time.Second
@@ -211,6 +220,9 @@ func (s Scenario) WithDefaults() Scenario {
 		case LongOutage:
 			s.Down = DefaultLongDown
 		}
+	}
+	if s.Window == 0 && s.Kind == Storm {
+		s.Window = DefaultStormWindow
 	}
 	if s.Window == 0 {
 		s.Window = DefaultWindow
@@ -276,70 +288,70 @@ func (s Scenario) Validate(cfg Config) error {
 // of range.
 func (s Scenario) validateFields() error {
 	if len(s.IDs) > 0 && s.Clients != 0 && s.Clients != len(s.IDs) {
-		return fmt.Errorf("sim: clients %d but %d ids: leave clients zero when the ids set the fleet", s.Clients, len(s.IDs))
+		return invalid("clients %d but %d ids: leave clients zero when the ids set the fleet", s.Clients, len(s.IDs))
 	}
 	s = s.WithDefaults()
 	switch {
 	case s.Kind != Outage && s.Kind != LongOutage && s.Kind != Storm && s.Kind != Periodic && s.Kind != PeriodicAligned:
-		return fmt.Errorf("sim: unknown scenario %q (want outage, long-outage, storm, periodic or periodic-aligned)", string(s.Kind))
+		return invalid("unknown scenario %q (want outage, long-outage, storm, periodic or periodic-aligned)", string(s.Kind))
 	case s.Server != Lab && s.Server != TokenBucket && s.Server != RetryAfter:
-		return fmt.Errorf("sim: unknown server %q (want lab, token-bucket or retry-after)", string(s.Server))
+		return invalid("unknown server %q (want lab, token-bucket or retry-after)", string(s.Server))
 	case s.Clients < 0:
-		return fmt.Errorf("sim: clients %d is negative", s.Clients)
+		return invalid("clients %d is negative", s.Clients)
 	case s.Clients > MaxClients:
-		return fmt.Errorf("sim: clients %d is more than a replay holds (%d)", s.Clients, MaxClients)
+		return invalid("clients %d is more than a replay holds (%d)", s.Clients, MaxClients)
 	case !(s.AcceptRate > 0) || math.IsInf(s.AcceptRate, 0):
-		return fmt.Errorf("sim: accept rate %v per second is not a positive number", s.AcceptRate)
+		return invalid("accept rate %v per second is not a positive number", s.AcceptRate)
 	case s.AcceptRate > maxAcceptRate:
-		return fmt.Errorf("sim: accept rate %v per second is beyond 1e12", s.AcceptRate)
+		return invalid("accept rate %v per second is beyond 1e12", s.AcceptRate)
 	case s.AcceptRate < minAcceptRate:
-		return fmt.Errorf("sim: accept rate %v per second is below 1e-9", s.AcceptRate)
+		return invalid("accept rate %v per second is below 1e-9", s.AcceptRate)
 	case !(s.Burst >= 1) || math.IsInf(s.Burst, 0):
-		return fmt.Errorf("sim: burst %v is not a number of at least 1", s.Burst)
+		return invalid("burst %v is not a number of at least 1", s.Burst)
 	case s.Down < 0:
-		return fmt.Errorf("sim: down %v is negative", s.Down)
+		return invalid("down %v is negative", s.Down)
 	case s.Down > MaxHorizon:
-		return fmt.Errorf("sim: down %v is beyond the longest replay, %v (%d days)", s.Down, MaxHorizon, MaxHorizon/(24*time.Hour))
+		return invalid("down %v is beyond the longest replay, %v (%d days)", s.Down, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.Window < 0:
-		return fmt.Errorf("sim: window %v is negative", s.Window)
+		return invalid("window %v is negative", s.Window)
 	case s.Window > MaxHorizon:
-		return fmt.Errorf("sim: window %v is beyond the longest replay, %v (%d days)", s.Window, MaxHorizon, MaxHorizon/(24*time.Hour))
+		return invalid("window %v is beyond the longest replay, %v (%d days)", s.Window, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.StartSpread < 0:
-		return fmt.Errorf("sim: start spread %v is negative", s.StartSpread)
+		return invalid("start spread %v is negative", s.StartSpread)
 	case s.StartSpread > MaxHorizon:
-		return fmt.Errorf("sim: start spread %v is beyond the longest replay, %v (%d days)", s.StartSpread, MaxHorizon, MaxHorizon/(24*time.Hour))
+		return invalid("start spread %v is beyond the longest replay, %v (%d days)", s.StartSpread, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.Period < 0:
-		return fmt.Errorf("sim: period %v is negative", s.Period)
+		return invalid("period %v is negative", s.Period)
 	case s.Period > MaxHorizon:
-		return fmt.Errorf("sim: period %v is beyond the longest replay, %v (%d days)", s.Period, MaxHorizon, MaxHorizon/(24*time.Hour))
+		return invalid("period %v is beyond the longest replay, %v (%d days)", s.Period, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.Horizon < 0:
-		return fmt.Errorf("sim: horizon %v is negative", s.Horizon)
+		return invalid("horizon %v is negative", s.Horizon)
 	case s.Horizon > MaxHorizon:
-		return fmt.Errorf("sim: horizon %v is beyond the longest replay, %v (%d days)", s.Horizon, MaxHorizon, MaxHorizon/(24*time.Hour))
+		return invalid("horizon %v is beyond the longest replay, %v (%d days)", s.Horizon, MaxHorizon, MaxHorizon/(24*time.Hour))
 	case s.RetryAfter < 0:
-		return fmt.Errorf("sim: retry-after %v is negative", s.RetryAfter)
+		return invalid("retry-after %v is negative", s.RetryAfter)
 	case s.Retries < 0:
-		return fmt.Errorf("sim: retries %d is negative", s.Retries)
+		return invalid("retries %d is negative", s.Retries)
 	case s.Retries > MaxRetries:
-		return fmt.Errorf("sim: retries %d is more than a storm replays (%d)", s.Retries, MaxRetries)
+		return invalid("retries %d is more than a storm replays (%d)", s.Retries, MaxRetries)
 	case (s.Kind == Periodic || s.Kind == PeriodicAligned) && s.Horizon/s.Period > maxFirings:
-		return fmt.Errorf("sim: a %v period fires %d times over the %v horizon, more than 1,000,000: use a longer period or a shorter horizon", s.Period, s.Horizon/s.Period, s.Horizon)
+		return invalid("a %v period fires %d times over the %v horizon, more than 1,000,000: use a longer period or a shorter horizon", s.Period, s.Horizon/s.Period, s.Horizon)
 	case !(s.Threshold > 0) || math.IsInf(s.Threshold, 0):
-		return fmt.Errorf("sim: threshold %v is not a positive number", s.Threshold)
+		return invalid("threshold %v is not a positive number", s.Threshold)
 	case s.Threshold > maxThreshold:
-		return fmt.Errorf("sim: threshold %v is beyond 1e12", s.Threshold)
+		return invalid("threshold %v is beyond 1e12", s.Threshold)
 	case s.MaxAttempts < 0:
-		return fmt.Errorf("sim: max attempts %d is negative", s.MaxAttempts)
+		return invalid("max attempts %d is negative", s.MaxAttempts)
 	case s.MaxAttempts > maxMaxAttempts:
-		return fmt.Errorf("sim: max attempts %d is beyond 1,000,000,000", s.MaxAttempts)
+		return invalid("max attempts %d is beyond 1,000,000,000", s.MaxAttempts)
 	case s.MemoryLimit < 0:
-		return fmt.Errorf("sim: memory limit %d is negative", s.MemoryLimit)
+		return invalid("memory limit %d is negative", s.MemoryLimit)
 	case s.windows() > MaxWindows:
-		return fmt.Errorf("sim: %v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), thousands(s.windows()), thousands(MaxWindows))
+		return invalid("%v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), thousands(s.windows()), thousands(MaxWindows))
 	}
 	for i, id := range s.IDs {
 		if id == "" {
-			return fmt.Errorf("sim: IDs[%d] is empty", i)
+			return invalid("IDs[%d] is empty", i)
 		}
 	}
 	return nil
@@ -411,4 +423,23 @@ type scenarioJSON struct {
 	PeriodS      float64 `json:"period_s"`
 	Threshold    float64 `json:"threshold"`
 	MaxAttempts  int     `json:"max_attempts"`
+}
+
+// A ConfigError reports a field of a Scenario or a Config out of range, or
+// a replay that would need more memory than its limit. Its message says
+// which field, what it holds and what is allowed.
+type ConfigError struct {
+	// Err says what is wrong, without the package's prefix.
+	Err error
+	// Memory is set when the replay would need more memory than
+	// Scenario.MemoryLimit: raising the limit is one remedy.
+	Memory bool
+}
+
+func (e *ConfigError) Error() string { return "sim: " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// invalid returns a *ConfigError saying what is wrong.
+func invalid(format string, args ...any) error {
+	return &ConfigError{Err: fmt.Errorf(format, args...)}
 }

@@ -37,7 +37,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`replay`, `--policy`, `full`, `--accept-rate`, `-5`}, 2, `jitterkit: --accept-rate: -5 is not a positive number (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--accept-rate`, `NaN`}, 2, `jitterkit: --accept-rate: NaN is not a positive number (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--clients`, `10000000000`}, 2, `jitterkit: clients 10000000000 is more than a replay holds (4294967295) (see "jitterkit help replay")`},
-		{[]string{`replay`, `--policy`, `full`, `--clients`, `1000000000`}, 2, `jitterkit: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 339.3 GiB, above the memory limit of 4.0 GiB: one run needs 339.3 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--clients`, `1000000000`}, 2, `jitterkit: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 339.3 GiB, above the memory limit of 4.0 GiB: one run needs 339.3 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit with --memory-limit (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--horizon`, `87600h`}, 2, `jitterkit: horizon 87600h0m0s is beyond the longest replay, 744h0m0s (31 days) (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--runs`, `0`}, 2, `jitterkit: --runs: 0 is not a positive number (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--scenario`, `flood`}, 2, `jitterkit: --scenario: "flood" is not a scenario (want outage, long-outage, storm, periodic, periodic-aligned) (see "jitterkit help replay")`},
@@ -60,7 +60,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`check`, `--trace`, `testdata/traces/full-jitter.csv`, `--memory-limit`, `1MiB`}, 2, `jitterkit: --trace testdata/traces/full-jitter.csv: larger than 64 KiB; raise --memory-limit to read a larger trace`},
 		{[]string{`replay`, `--trace`, `testdata/traces/full-jitter.csv`, `--json`, `testdata/traces/full-jitter.csv`}, 2, `jitterkit: testdata/traces/full-jitter.csv would be written over --trace testdata/traces/full-jitter.csv, an input of this run; write it elsewhere (see "jitterkit help replay")`},
 		{[]string{`check`, `--policy`, `full`, `--memory-limit`, `lots`}, 2, `jitterkit: --memory-limit: "lots" is not a size (a whole number of bytes, or of KiB, MiB, GiB or TiB: e.g. 8GiB) (see "jitterkit help check")`},
-		{[]string{`check`, `--policy`, `full`, `--devices`, `100000`, `--memory-limit`, `64MiB`}, 2, `jitterkit: checking 100000 devices over 32 attempts would need about 129.7 MiB, above the memory limit of 64.0 MiB: check fewer devices or fewer attempts, or raise the limit (see "jitterkit help check")`},
+		{[]string{`check`, `--policy`, `full`, `--devices`, `100000`, `--memory-limit`, `64MiB`}, 2, `jitterkit: checking 100000 devices over 32 attempts would need about 129.7 MiB, above the memory limit of 64.0 MiB: check fewer devices or fewer attempts, or raise the limit with --memory-limit (see "jitterkit help check")`},
 		{[]string{`gate`, `--config`, `testdata/configs/unknown-key.yaml`}, 2, `jitterkit: testdata/configs/unknown-key.yaml:2: unknown key "dwon" (did you mean down?)`},
 		{[]string{`gate`, `--config`, `testdata/configs/bad-value.yaml`}, 2, `jitterkit: testdata/configs/bad-value.yaml:3: accept-rate: "lots" is not a number`},
 		{[]string{`gate`, `--config`, `testdata/configs/bad-yaml.yaml`}, 2, `jitterkit: testdata/configs/bad-yaml.yaml:1: did not find expected ',' or ']'`},
@@ -82,8 +82,8 @@ its standard error ends with:
 		{[]string{`check`, `--exec`, `./no-such-policy`}, 2, `jitterkit: exec "./no-such-policy": device "02:1a:7f:01:09:53": it exited (exit status 127) without answering
 its standard error ends with:
 	sh: 1: ./no-such-policy: not found`},
-		{[]string{`check`, `--exec`, `while read -r line; do :; done`, `--exec-timeout`, `300ms`}, 2, `jitterkit: exec "while read -r line; do :; done": device "02:1a:7f:01:09:53": no reply in time: it did not answer within 300ms`},
-		{[]string{`check`, `--exec`, `trap "" TERM; sleep 1000 & while :; do sleep 1; done`, `--exec-timeout`, `300ms`}, 2, `jitterkit: exec "trap \"\" TERM; sleep 1000 & while :; do sleep 1; done": device "02:1a:7f:01:09:53": no reply in time: it did not answer within 300ms`},
+		{[]string{`check`, `--exec`, `while read -r line; do :; done`, `--exec-timeout`, `300ms`}, 2, `jitterkit: exec "while read -r line; do :; done": device "02:1a:7f:01:09:53": no reply in time: it wrote nothing for 300ms while a request waited for its reply; raise it with --exec-timeout`},
+		{[]string{`check`, `--exec`, `trap "" TERM; sleep 1000 & while :; do sleep 1; done`, `--exec-timeout`, `300ms`}, 2, `jitterkit: exec "trap \"\" TERM; sleep 1000 & while :; do sleep 1; done": device "02:1a:7f:01:09:53": no reply in time: it wrote nothing for 300ms while a request waited for its reply; raise it with --exec-timeout`},
 		{[]string{`replay`, `--exec`, `while read -r line; do echo "[0.1, 0.2"; done`, `--runs`, `1`}, 2, `jitterkit: exec "while read -r line; do echo \"[0.1, 0.2\"; done": device "dev-00000001-0000000": the reply is not a JSON array of numbers: "[0.1, 0.2"`},
 	}
 	for _, tt := range tests {
@@ -112,14 +112,15 @@ func TestPolicyDefects(t *testing.T) {
 		{[]string{"check", "--exec", `while read -r line; do echo "[0.5, -Infinity]"; done`},
 			[]string{"FAIL    bounds", "attempt 2: delay -Inf s is not a duration"}},
 		{[]string{"replay", "--exec", `while read -r line; do echo "[Infinity]"; done`, "--runs", "1"},
-			[]string{"FAIL    replay", `the replay stopped at device "dev-00000001-0000000", delay before attempt 2: delay +Inf s is not a duration (bad delay)`,
+			[]string{"replay  FAIL", `the replay stopped at device "dev-00000001-0000000", delay 1: delay +Inf s is not a duration (bad delay)`,
 				`replay: jitterkit replay --exec 'while read -r line; do echo "[Infinity]"; done' --runs 1 --seed 1`}},
-		// With runs in parallel, the run that fails first names its device.
+		// With runs in parallel, the lowest-numbered failing run names its
+		// device, whatever the number of CPUs.
 		{[]string{"replay", "--exec", `while read -r line; do echo "[Infinity]"; done`},
-			[]string{"FAIL    replay", `the replay stopped at device "dev-`, `", delay before attempt 2: delay +Inf s is not a duration (bad delay)`,
-				`replay: jitterkit replay --exec 'while read -r line; do echo "[Infinity]"; done' --runs 1 --seed `}},
+			[]string{"replay  FAIL", `the replay stopped at device "dev-00000001-0000000", delay 1: delay +Inf s is not a duration (bad delay)`,
+				`replay: jitterkit replay --exec 'while read -r line; do echo "[Infinity]"; done' --runs 1 --seed 1`}},
 		{[]string{"replay", "--exec", `while read -r line; do echo "[-1]"; done`, "--runs", "2"},
-			[]string{"FAIL    replay", "delay -1s is negative (bad delay)"}},
+			[]string{"replay  FAIL", "delay -1s is negative (bad delay)"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

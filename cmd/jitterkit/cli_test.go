@@ -40,15 +40,10 @@ func TestHelp(t *testing.T) {
 			golden(t, tt.golden, r.stdout)
 		})
 	}
-	for command, names := range commandFlags {
-		for _, name := range names {
-			if !strings.Contains(helps[command], "--"+name+" ") {
-				t.Errorf("help for %s does not describe --%s", command, name)
-			}
-		}
+	for _, command := range commands {
 		for _, f := range flags {
-			if !slices.Contains(names, f.name) && strings.Contains(helps[command], "--"+f.name+" ") {
-				t.Errorf("help for %s describes --%s, which %s does not take", command, f.name, command)
+			if described := strings.Contains(commandHelp(command), "  --"+f.name+" "); described != f.takes(command) {
+				t.Errorf("help for %s describes --%s: %v; %s takes it: %v", command, f.name, described, command, f.takes(command))
 			}
 		}
 	}
@@ -106,17 +101,6 @@ func TestConfig(t *testing.T) {
 	golden(t, "compare-config.txt", r.stdout)
 }
 
-// TestConfigCoversFlags checks that a config file can set every flag but
-// config itself.
-func TestConfigCoversFlags(t *testing.T) {
-	for _, f := range flags {
-		if f.name == "config" {
-			continue
-		}
-		copyFlag(f.name, &options{}, &options{}) // panics on a flag it misses
-	}
-}
-
 // TestReportDir writes the four reports of a gate, and the replay's JSON.
 func TestReportDir(t *testing.T) {
 	dir := t.TempDir()
@@ -131,21 +115,21 @@ func TestReportDir(t *testing.T) {
 		}
 	}
 	var rep struct {
-		Schema     string `json:"schema"`
-		Verdict    string `json:"verdict"`
-		Checks     []struct{ Name, Status string }
-		Comparison struct{ Policies []string }
+		Schema      string `json:"schema"`
+		Verdict     string `json:"verdict"`
+		Checks      []struct{ Name, Status string }
+		Comparisons []struct{ Policies []string }
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Schema != "jitterkit.report/v1" || rep.Verdict != "pass" || len(rep.Checks) == 0 {
+	if rep.Schema != "jitterkit.report/v2" || rep.Verdict != "pass" || len(rep.Checks) == 0 || len(rep.Comparisons) != 1 {
 		t.Errorf("report.json: schema %q, verdict %q, %d checks", rep.Schema, rep.Verdict, len(rep.Checks))
 	}
 	want := []string{"full:base=1s,cap=1m", "none:base=1s,cap=1m", "equal:base=1s,cap=1m", "decorrelated:base=1s,cap=1m"}
-	if !slices.Equal(rep.Comparison.Policies, want) {
-		t.Errorf("comparison policies = %q; want %q", rep.Comparison.Policies, want)
+	if len(rep.Comparisons) == 1 && !slices.Equal(rep.Comparisons[0].Policies, want) {
+		t.Errorf("comparison policies = %q; want %q", rep.Comparisons[0].Policies, want)
 	}
 
 	path := filepath.Join(dir, "replay.json")
@@ -212,9 +196,8 @@ func TestInterrupted(t *testing.T) {
 	r := jitterkit(t, ctx, "replay", "--policy", "full", "--clients", "500000", "--accept-rate", "50000", "--runs", "40", "--report", out)
 	// Where it stopped depends on how far the machine got in 100ms: a run,
 	// or the start of the runs.
-	prefix, suffix := "jitterkit: interrupted during the replay: ", "context deadline exceeded; no report was written\n"
-	if r.code != exitInterrupted || !strings.HasPrefix(r.stderr, prefix) || !strings.HasSuffix(r.stderr, suffix) || !strings.Contains(r.stderr, "stopped") {
-		t.Errorf("replay: exit %d, stderr %q; want %d, %q...%q", r.code, r.stderr, exitInterrupted, prefix, suffix)
+	if want := "jitterkit: interrupted during the replay; no report was written\n"; r.code != exitInterrupted || r.stderr != want {
+		t.Errorf("replay: exit %d, stderr %q; want %d, %q", r.code, r.stderr, exitInterrupted, want)
 	}
 	if b, _ := os.ReadFile(old); string(b) != "previous report\n" {
 		t.Errorf("report.json = %q after interrupted runs; want the previous report", b)
@@ -235,7 +218,7 @@ func TestTrace(t *testing.T) {
 		t.Errorf("output:\n%s", r.stdout)
 	}
 	r = jitterkit(t, context.Background(), "replay", "--trace", "testdata/traces/full-jitter.csv", "--clients", "1001")
-	want := "jitterkit: --clients 1001: the trace testdata/traces/full-jitter.csv holds 1000 devices\n"
+	want := "jitterkit: a fleet of 1001 devices: the recording testdata/traces/full-jitter.csv holds 1000\n"
 	if r.code != exitUsage || r.stderr != want {
 		t.Errorf("too many clients: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
 	}
@@ -270,7 +253,7 @@ func TestExitCodes(t *testing.T) {
 		code int
 	}{
 		{nil, 0},
-		{failed("gate"), 1},
+		{&exitError{exitFail, errors.New("the policy failed the gate")}, 1},
 		{usageError("bad"), 2},
 		{inputError(errors.New("bad")), 2},
 		{kitError(errors.New("broken")), 3},

@@ -11,8 +11,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// loadConfig reads the YAML file path into o. Its keys are the flags'
-// names; a flag given on the command line overrides the file. policy and
+// loadConfig reads the YAML file path into o, before the command line's
+// flags, which override it. Its keys are the flags' names; policy and
 // clients may be lists. Keys of flags that command does not take are read
 // and checked but not used, so that one file serves every command.
 func loadConfig(ctx context.Context, path, command string, o *options) error {
@@ -41,114 +41,56 @@ func readConfig(r io.Reader, path, command string, o *options) error {
 	if root.Kind != yaml.MappingNode {
 		return inputError(fmt.Errorf("%s:%d: want a mapping of flag names to values, such as \"policy: full:base=100ms,cap=10s\"", path, root.Line))
 	}
-	fromFile := &options{given: map[string]bool{}}
+	if o.given == nil {
+		o.given = map[string]bool{}
+	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, value := root.Content[i], root.Content[i+1]
 		name := key.Value
-		at := func(format string, args ...any) error {
-			return inputError(fmt.Errorf("%s:%d: %s: %s", path, key.Line, name, fmt.Sprintf(format, args...)))
+		at := func(line int, format string, args ...any) error {
+			return inputError(fmt.Errorf("%s:%d: %s: %s", path, line, name, fmt.Sprintf(format, args...)))
 		}
 		def := lookupFlag(name)
 		if def == nil || name == "config" {
-			return inputError(fmt.Errorf("%s:%d: unknown key %q%s", path, key.Line, name, suggestKey(name)))
+			return inputError(fmt.Errorf("%s:%d: unknown key %q%s", path, key.Line, name, strings.Replace(suggest(name, ""), "--", "", 1)))
 		}
 		if line, ok := seen[name]; ok {
-			return at("given again (first on line %d)", line)
+			return at(key.Line, "given again (first on line %d)", line)
 		}
 		seen[name] = key.Line
+		list := slices.Contains(listFlags, name)
 		var values []*yaml.Node
 		switch {
 		case value.Kind == yaml.ScalarNode && value.Tag != "!!null":
 			values = []*yaml.Node{value}
-		case value.Kind == yaml.SequenceNode && (name == "policy" || name == "clients"):
+		case value.Kind == yaml.SequenceNode && list:
 			values = value.Content
+		case list:
+			return at(key.Line, "want a single value or a list")
 		default:
-			return at("want a single value%s", map[bool]string{true: " or a list", false: ""}[name == "policy" || name == "clients"])
+			return at(key.Line, "want a single value")
+		}
+		// A key of a flag that command does not take is checked on options
+		// of its own and left out.
+		dst := o
+		if !def.takes(command) {
+			dst = &options{}
 		}
 		for _, v := range values {
 			if v.Kind != yaml.ScalarNode {
-				return inputError(fmt.Errorf("%s:%d: %s: want a single value", path, v.Line, name))
+				return at(v.Line, "want a single value")
 			}
-			if err := def.set(fromFile, v.Value); err != nil {
-				return inputError(fmt.Errorf("%s:%d: %s: %v", path, v.Line, name, err))
+			if err := def.set(dst, v.Value); err != nil {
+				return at(v.Line, "%v", err)
 			}
 		}
-		fromFile.given[name] = true
-	}
-	// Apply what the command line left unset.
-	for name := range fromFile.given {
-		if o.given[name] || !slices.Contains(commandFlags[command], name) {
-			continue
+		if dst == o {
+			o.given[name] = true
 		}
-		copyFlag(name, fromFile, o)
-		o.given[name] = true
 	}
 	return nil
 }
 
 // yamlLine matches the line number in a YAML syntax error.
 var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
-
-// copyFlag copies the value of the flag name from src to dst.
-func copyFlag(name string, src, dst *options) {
-	switch name {
-	case "policy":
-		dst.policies, dst.specs = src.policies, src.specs
-	case "exec":
-		dst.exec = src.exec
-	case "trace":
-		dst.trace = src.trace
-	case "cap":
-		dst.cap = src.cap
-	case "exec-timeout":
-		dst.execTimeout = src.execTimeout
-	case "scenario":
-		dst.scenario = src.scenario
-	case "clients":
-		dst.clients = src.clients
-	case "accept-rate":
-		dst.acceptRate = src.acceptRate
-	case "down":
-		dst.down = src.down
-	case "window":
-		dst.window = src.window
-	case "start-spread":
-		dst.startSpread = src.startSpread
-	case "horizon":
-		dst.horizon = src.horizon
-	case "retry-after":
-		dst.retryAfter = src.retryAfter
-	case "runs":
-		dst.runs = src.runs
-	case "seed":
-		dst.seed = src.seed
-	case "threshold":
-		dst.threshold = src.threshold
-	case "devices":
-		dst.devices = src.devices
-	case "min-cv":
-		dst.minCV = src.minCV
-	case "require-reproducible":
-		dst.requireReproducible = src.requireReproducible
-	case "memory-limit":
-		dst.memoryLimit = src.memoryLimit
-	case "report":
-		dst.report = src.report
-	case "json":
-		dst.json = src.json
-	default:
-		panic("jitterkit: copyFlag: no flag " + name)
-	}
-}
-
-func suggestKey(name string) string {
-	var names []string
-	for _, f := range flags {
-		if f.name != "config" {
-			names = append(names, f.name)
-		}
-	}
-	s := suggest(name, names)
-	return strings.Replace(s, "--", "", 1)
-}

@@ -27,6 +27,11 @@
 // an example; the texts are below.
 package main
 
+import (
+	"fmt"
+	"strings"
+)
+
 // helpMain is the text of "jitterkit help".
 const helpMain = `jitterkit proves that a retry policy's jitter de-synchronises a fleet.
 
@@ -94,20 +99,10 @@ const helpPolicies = `A policy comes from one of four sources.
   may be lists, for compare.
 `
 
-// helpPolicyFlags lists the flags that name one policy, for the commands
-// that take one.
-const helpPolicyFlags = `Policy (one of):
-  --policy SPEC            a built-in strategy, e.g. full:base=100ms,cap=10s
-  --exec CMD               a program speaking the exec protocol
-  --trace FILE             recorded delays (CSV: device,attempt,delay_s)
-  --config FILE            a YAML file with these flags' names as keys
-  --exec-timeout DURATION  how long the program has to answer (default 5s)
-  --memory-limit SIZE      the most memory a run may need, such as 8GiB
-                           (default 4GiB); a larger run is refused up front
-`
-
-// helpCheck is the text of "jitterkit help check".
-const helpCheck = `Usage: jitterkit check [flags]
+// commandHeads are the help's opening of each command: what it does and an
+// example. The flags follow, from the flag table, then commandTails.
+var commandHeads = map[string]string{
+	"check": `Usage: jitterkit check [flags]
 
 Check runs the property checks on one policy: spread of the early delays
 across devices, clusters of devices in lockstep, id populations, a frozen
@@ -120,29 +115,8 @@ source (a trace cannot be made again at a frozen instant) is skipped.
 Example:
 
   jitterkit check --policy equal:base=1s,cap=60s --devices 5000
-
-` + helpPolicyFlags + `
-Checks:
-  --cap DURATION           the cap the policy declares; every delay must stay
-                           within it (default: the spec's cap, else none)
-  --devices N              devices examined (default 1000)
-  --seed N                 seed of the device populations (default 1)
-  --min-cv CV              least coefficient of variation across devices
-                           (default 0.05)
-  --require-reproducible   fail, not warn, a policy whose delays a device
-                           cannot reproduce
-
-Output:
-  --report DIR             also write report.json, report.md, report.html
-                           and junit.xml to DIR
-
-Exit codes: 0 pass, 1 a check failed, 2 bad usage or input, or no verdict
-(a check could not gather its evidence), 3 jitterkit failed. See
-"jitterkit help policies".
-`
-
-// helpReplay is the text of "jitterkit help replay".
-const helpReplay = `Usage: jitterkit replay [flags]
+`,
+	"replay": `Usage: jitterkit replay [flags]
 
 Replay simulates a fleet of devices that fail together and retry against a
 server that accepts a limited number of requests per second, and judges the
@@ -152,37 +126,8 @@ Example:
 
   jitterkit replay --policy full:base=100ms,cap=10s --clients 400 \
       --accept-rate 50 --down 2s --json replay.json
-
-` + helpPolicyFlags + `
-Scenario:
-  --scenario NAME          outage, long-outage, storm, periodic or
-                           periodic-aligned (default outage)
-  --clients N              devices in the fleet (default 400; a trace's
-                           devices for --trace)
-  --accept-rate N          requests the server accepts per second (default 50)
-  --down DURATION          how long the server is down at first (default 2s;
-                           1h for long-outage)
-  --window DURATION        width of the histogram's windows (default 1s;
-                           20ms for storm)
-  --start-spread DURATION  spread of the first attempts (default 10ms)
-  --horizon DURATION       when the replay stops (default 1h)
-  --retry-after DURATION   the server answers every rejection with this fixed
-                           Retry-After, which the devices obey
-  --runs N                 replications, each a different fleet (default 20)
-  --seed N                 seed of the replications (default 1)
-  --threshold RATIO        highest peak ratio that passes (default 0.6)
-
-Output:
-  --json FILE              write every run's figures and their summary
-  --report DIR             also write report.json, report.md, report.html
-                           and junit.xml to DIR
-
-Exit codes: 0 pass, 1 the peak ratio is over the threshold or a device's
-policy failed, 2 bad usage or input, 3 jitterkit failed.
-`
-
-// helpGate is the text of "jitterkit help gate".
-const helpGate = `Usage: jitterkit gate [flags]
+`,
+	"gate": `Usage: jitterkit gate [flags]
 
 Gate runs the property checks and the fleet replay on one policy, compares
 it with the four built-in strategies on the same scenario, prints one
@@ -193,90 +138,87 @@ Example:
 
   jitterkit gate --policy full:base=10s,cap=120s --clients 50000 \
       --accept-rate 3000 --down 60s --report out/
-
-` + helpPolicyFlags + `
-Checks:
-  --cap DURATION           the cap the policy declares (default: the spec's
-                           cap, else none)
-  --devices N              devices examined (default 1000)
-  --min-cv CV              least coefficient of variation across devices
-                           (default 0.05)
-  --require-reproducible   fail, not warn, a policy whose delays a device
-                           cannot reproduce
-
-Scenario:
-  --scenario NAME          outage, long-outage, storm, periodic or
-                           periodic-aligned (default outage)
-  --clients N              devices in the fleet (default 400)
-  --accept-rate N          requests the server accepts per second (default 50)
-  --down DURATION          how long the server is down at first (default 2s)
-  --window DURATION        width of the histogram's windows (default 1s;
-                           20ms for storm)
-  --start-spread DURATION  spread of the first attempts (default 10ms)
-  --horizon DURATION       when the replay stops (default 1h)
-  --retry-after DURATION   a fixed Retry-After on every rejection
-  --runs N                 replications, each a different fleet (default 20)
-  --seed N                 seed of the checks and the replications (default 1)
-  --threshold RATIO        highest peak ratio that passes (default 0.6)
-
-Output:
-  --report DIR             write report.json, report.md, report.html and
-                           junit.xml to DIR, each replacing the old one whole
-
-Exit codes: 0 pass, 1 the policy failed the gate, 2 bad usage or input, or
-no verdict (a check could not gather its evidence), 3 jitterkit failed.
-`
-
-// helpCompare is the text of "jitterkit help compare".
-const helpCompare = `Usage: jitterkit compare [flags]
+`,
+	"compare": `Usage: jitterkit compare [flags]
 
 Compare replays several policies on one scenario and prints a table: a row
 per fleet size, a column per policy, and in each cell the median over the
 runs with its 95% interval. The figure is the peak retry arrivals in one
 window for storm; the peak ratio and the time until all are served for the
 other scenarios. Without a policy it compares the four built-in strategies
-with base 100ms and cap 10s (or --cap); in a storm, base 1s and cap 30s
-over 20ms windows, which reproduce the storm study's table.
+with base 100ms and cap 10s (or --cap); in a storm, base 1s and cap 30s,
+which reproduce the storm study's table.
 
 Example:
 
   jitterkit compare --scenario storm --clients 1000,10000,100000
+`,
+}
 
-Policies (any number):
-  --policy SPEC[,SPEC...]  built-in strategies; give the flag again for more
-  --exec CMD               a program speaking the exec protocol
-  --trace FILE             recorded delays (CSV: device,attempt,delay_s)
-  --config FILE            a YAML file with these flags' names as keys
-  --exec-timeout DURATION  how long the program has to answer (default 5s)
-  --memory-limit SIZE      the most memory a run may need, such as 8GiB
-                           (default 4GiB); a larger run is refused up front
-  --cap DURATION           the cap of the four built-in strategies (default
-                           10s; 30s for storm)
-
-Scenario:
-  --scenario NAME          outage, long-outage, storm, periodic or
-                           periodic-aligned (default outage)
-  --clients N[,N...]       fleet sizes, one row each (default 400)
-  --accept-rate N          requests the server accepts per second (default 50)
-  --down DURATION          how long the server is down at first (default 2s)
-  --window DURATION        width of the histogram's windows (default 1s;
-                           20ms for storm)
-  --start-spread DURATION  spread of the first attempts (default 10ms)
-  --horizon DURATION       when the replay stops (default 1h)
-  --retry-after DURATION   a fixed Retry-After on every rejection
-  --runs N                 replications per cell (default 20)
-  --seed N                 seed of the replications (default 1)
-  --threshold RATIO        highest peak ratio that passes (default 0.6)
-
-Exit codes: 0 done, 1 a policy's replay stopped on its own defect (such as a
+// commandTails close each command's help with its exit codes.
+var commandTails = map[string]string{
+	"check": `Exit codes: 0 pass, 1 a check failed, 2 bad usage or input, or no verdict
+(a check could not gather its evidence), 3 jitterkit failed. See
+"jitterkit help policies".
+`,
+	"replay": `Exit codes: 0 pass, 1 the peak ratio is over the threshold or a device's
+policy failed, 2 bad usage or input, 3 jitterkit failed.
+`,
+	"gate": `Exit codes: 0 pass, 1 the policy failed the gate, 2 bad usage or input, or
+no verdict (a check could not gather its evidence), 3 jitterkit failed.
+`,
+	"compare": `Exit codes: 0 done, 1 a policy's replay stopped on its own defect (such as a
 NaN delay), 2 bad usage or input, 3 jitterkit failed.
-`
+`,
+}
 
-// helps maps the topics of "jitterkit help TOPIC" to their texts.
-var helps = map[string]string{
-	"check":    helpCheck,
-	"replay":   helpReplay,
-	"gate":     helpGate,
-	"compare":  helpCompare,
-	"policies": helpPolicies,
+// commandHelp returns the help of command: its opening, its flags by
+// group from the flag table with their defaults, and its exit codes.
+func commandHelp(command string) string {
+	var b strings.Builder
+	b.WriteString(commandHeads[command])
+	for _, g := range []group{groupPolicy, groupChecks, groupScenario, groupOutput} {
+		first := true
+		for _, f := range flags {
+			if f.group != g || !f.takes(command) {
+				continue
+			}
+			if first {
+				fmt.Fprintf(&b, "\n%s:\n", g)
+				first = false
+			}
+			name := "--" + f.name
+			if f.arg != "" {
+				name += " " + f.arg
+			}
+			text := f.usage
+			if f.def != "" {
+				text += " (default " + f.def + ")"
+			}
+			lines := wrap(text, 78-27)
+			fmt.Fprintf(&b, "  %-23s  %s\n", name, lines[0])
+			for _, l := range lines[1:] {
+				fmt.Fprintf(&b, "%27s%s\n", "", l)
+			}
+		}
+	}
+	b.WriteString("\n" + commandTails[command])
+	return b.String()
+}
+
+// wrap breaks text into lines of at most width bytes, between words.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	return append(lines, line)
 }

@@ -9,59 +9,75 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/properties"
+	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// options holds a command's flags, after the config file.
+// options holds a command's flags: most of them bound straight into the
+// gate's configuration, the rest naming the policy and the outputs.
 type options struct {
 	command string // check, replay, gate or compare
+	cfg     gate.Config
 
 	policies    []string // --policy, as given; a list for compare
 	specs       []kit.Spec
 	exec        string
 	trace       string
 	config      string
-	cap         time.Duration
 	execTimeout time.Duration
+	memoryLimit int64
+	clients     []int // compare's fleet sizes; the others take one
+	report      string
+	json        string
 
-	scenario    sim.Kind
-	clients     []int
-	acceptRate  float64
-	down        time.Duration
-	window      time.Duration
-	startSpread time.Duration
-	horizon     time.Duration
-	retryAfter  time.Duration
-	runs        int
-	seed        uint64
-	threshold   float64
-
-	devices             int
-	minCV               float64
-	requireReproducible bool
-	memoryLimit         int64
-
-	report string
-	json   string
-
-	// given records the flags set on the command line or in the config.
+	// given records the flags set, on the command line or in the config,
+	// and args those given on the command line, to write the command that
+	// finds a counterexample again.
 	given map[string]bool
+	args  []flagValue
 }
+
+// A flagValue is one flag as given on the command line.
+type flagValue struct{ name, value string }
+
+// A group is where a flag's help stands.
+type group string
+
+// The groups of the help, in its order.
+const (
+	groupPolicy   group = "Policy"
+	groupChecks   group = "Checks"
+	groupScenario group = "Scenario"
+	groupOutput   group = "Output"
+)
 
 // A flagDef is one flag: its name (also its key in a config file), the
-// placeholder of its value ("" for a switch), and how it sets the options.
-// The error of set does not name the flag; the caller adds where it was.
+// placeholder of its value ("" for a switch), what it sets, its default as
+// the help writes it, the commands that take it, and how it sets the
+// options. The error of set does not name the flag; the caller adds where
+// it was.
 type flagDef struct {
-	name string
-	arg  string
-	set  func(o *options, value string) error
+	name     string
+	arg      string
+	group    group
+	usage    string
+	def      string
+	commands string // the commands that take it, by their first letters: c(heck), r(eplay), g(ate), C(ompare)
+	set      func(o *options, value string) error
 }
 
-// flags lists every flag of every command; commandFlags says which command
-// takes which.
+// takes reports whether command takes the flag.
+func (f *flagDef) takes(command string) bool {
+	letter := map[string]string{"check": "c", "replay": "r", "gate": "g", "compare": "C"}[command]
+	return letter != "" && strings.Contains(f.commands, letter)
+}
+
+// flags lists every flag of every command. The help is generated from it.
 var flags = []flagDef{
-	{"policy", "SPEC", func(o *options, v string) error {
+	{"policy", "SPEC", groupPolicy, "a built-in strategy, e.g. full:base=100ms,cap=10s (compare: several, comma-separated, or the flag again)", "", "crgC", func(o *options, v string) error {
 		for _, text := range splitSpecs(v) {
 			s, err := kit.ParseSpec(text)
 			if err != nil {
@@ -72,21 +88,37 @@ var flags = []flagDef{
 		}
 		return nil
 	}},
-	{"exec", "CMD", func(o *options, v string) error { return nonEmpty(&o.exec, v, "a command") }},
-	{"trace", "FILE", func(o *options, v string) error { return nonEmpty(&o.trace, v, "a file name") }},
-	{"config", "FILE", func(o *options, v string) error { return nonEmpty(&o.config, v, "a file name") }},
-	{"cap", "DURATION", durationFlag(func(o *options) *time.Duration { return &o.cap })},
-	{"exec-timeout", "DURATION", durationFlag(func(o *options) *time.Duration { return &o.execTimeout })},
+	{"exec", "CMD", groupPolicy, "a program speaking the exec protocol", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.exec, v, "a command") }},
+	{"trace", "FILE", groupPolicy, "delays recorded on devices (CSV: device,attempt,delay_s)", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.trace, v, "a file name") }},
+	{"config", "FILE", groupPolicy, "a YAML file with these flags' names as keys; flags given here override it", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.config, v, "a file name") }},
+	{"exec-timeout", "DURATION", groupPolicy, "how long the program may stay silent while a request waits, start-up included", kit.FormatDuration(execpolicy.DefaultTimeout), "crgC", durationInto(func(o *options) *time.Duration { return &o.execTimeout })},
+	{"memory-limit", "SIZE", groupPolicy, "the most memory a run may need, such as 8GiB; a larger run is refused up front", sizeText(properties.DefaultMemoryLimit), "crgC", func(o *options, v string) error {
+		n, err := parseSize(v)
+		o.memoryLimit = n
+		return err
+	}},
 
-	{"scenario", "NAME", func(o *options, v string) error {
+	{"cap", "DURATION", groupChecks, "the cap the policy declares: every delay must stay within it (compare: the built-in strategies' cap)", "the spec's cap, else none", "cgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Checks.Cap })},
+	{"devices", "N", groupChecks, "devices the property checks examine (the fleet of the replay is --clients)", strconv.Itoa(properties.DefaultDevices), "cg", intInto(func(o *options) *int { return &o.cfg.Checks.Devices })},
+	{"min-cv", "CV", groupChecks, "least coefficient of variation of the delays across devices", fmt.Sprint(properties.DefaultThresholds().MinCV), "cg", floatInto(func(o *options) *float64 { return &o.cfg.Checks.Thresholds.MinCV })},
+	{"require-reproducible", "", groupChecks, "fail, not warn, a policy whose delays a device cannot reproduce", "", "cg", func(o *options, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		o.cfg.Checks.RequireReproducible = b
+		return nil
+	}},
+
+	{"scenario", "NAME", groupScenario, "outage, long-outage, storm, periodic or periodic-aligned", string(sim.Outage), "rgC", func(o *options, v string) error {
 		k := sim.Kind(v)
 		if !slices.Contains(sim.Kinds(), k) {
 			return fmt.Errorf("%q is not a scenario (want %s)", v, kindList())
 		}
-		o.scenario = k
+		o.cfg.Scenario.Kind = k
 		return nil
 	}},
-	{"clients", "N[,N...]", func(o *options, v string) error {
+	{"clients", "N", groupScenario, "devices in the replayed fleet (a trace: its devices; compare: several, comma-separated)", strconv.Itoa(sim.DefaultClients), "rgC", func(o *options, v string) error {
 		for _, part := range strings.Split(v, ",") {
 			n, err := positiveInt(strings.TrimSpace(part))
 			if err != nil {
@@ -96,71 +128,28 @@ var flags = []flagDef{
 		}
 		return nil
 	}},
-	{"accept-rate", "N", positiveFloatFlag(func(o *options) *float64 { return &o.acceptRate })},
-	{"down", "DURATION", durationFlag(func(o *options) *time.Duration { return &o.down })},
-	{"window", "DURATION", durationFlag(func(o *options) *time.Duration { return &o.window })},
-	{"start-spread", "DURATION", durationFlag(func(o *options) *time.Duration { return &o.startSpread })},
-	{"horizon", "DURATION", durationFlag(func(o *options) *time.Duration { return &o.horizon })},
-	{"retry-after", "DURATION", durationFlag(func(o *options) *time.Duration { return &o.retryAfter })},
-	{"runs", "N", intFlag(func(o *options) *int { return &o.runs })},
-	{"seed", "N", func(o *options, v string) error {
+	{"accept-rate", "N", groupScenario, "requests the server accepts per second", fmt.Sprint(sim.DefaultAcceptRate), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
+	{"down", "DURATION", groupScenario, "how long the server is down at first", fmt.Sprintf("%s; %s for long-outage", kit.FormatDuration(sim.DefaultDown), kit.FormatDuration(sim.DefaultLongDown)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
+	{"window", "DURATION", groupScenario, "width of the histogram's windows and of the peak", fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
+	{"start-spread", "DURATION", groupScenario, "spread of the devices' first attempts", kit.FormatDuration(sim.DefaultStartSpread), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
+	{"horizon", "DURATION", groupScenario, "when the replay stops", kit.FormatDuration(sim.DefaultHorizon), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
+	{"retry-after", "DURATION", groupScenario, "the server answers every rejection with this fixed Retry-After, which the devices obey", "", "rgC", func(o *options, v string) error {
+		o.cfg.Scenario.Server = sim.RetryAfter
+		return durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.RetryAfter })(o, v)
+	}},
+	{"runs", "N", groupScenario, "replications, each a different fleet", strconv.Itoa(sim.DefaultRuns), "rgC", intInto(func(o *options) *int { return &o.cfg.Replay.Runs })},
+	{"seed", "N", groupOutput, "seed of the checks and the replications; the same seed gives the same report", strconv.Itoa(gate.DefaultSeed), "crgC", func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
 			return fmt.Errorf("%q is not a seed (a whole number from 0 to %d)", v, uint64(math.MaxUint64))
 		}
-		o.seed = n
+		o.cfg.Seed = n
 		return nil
 	}},
-	{"threshold", "RATIO", positiveFloatFlag(func(o *options) *float64 { return &o.threshold })},
+	{"threshold", "RATIO", groupScenario, "highest peak ratio that passes", fmt.Sprint(sim.DefaultThreshold), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
 
-	{"devices", "N", intFlag(func(o *options) *int { return &o.devices })},
-	{"min-cv", "CV", positiveFloatFlag(func(o *options) *float64 { return &o.minCV })},
-	{"require-reproducible", "", func(o *options, v string) error {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("%q is not true or false", v)
-		}
-		o.requireReproducible = b
-		return nil
-	}},
-
-	{"memory-limit", "SIZE", func(o *options, v string) error {
-		n, err := parseSize(v)
-		if err != nil {
-			return err
-		}
-		o.memoryLimit = n
-		return nil
-	}},
-
-	{"report", "DIR", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
-	{"json", "FILE", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
-}
-
-var (
-	sourceFlags   = []string{"policy", "exec", "trace", "config", "exec-timeout", "memory-limit"}
-	scenarioFlags = []string{"scenario", "clients", "accept-rate", "down", "window", "start-spread", "horizon", "retry-after", "runs", "seed", "threshold"}
-	checkFlags    = []string{"cap", "devices", "seed", "min-cv", "require-reproducible"}
-)
-
-// commandFlags lists the flags each command takes.
-var commandFlags = map[string][]string{
-	"check":   join(sourceFlags, checkFlags, []string{"report"}),
-	"replay":  join(sourceFlags, scenarioFlags, []string{"json", "report"}),
-	"gate":    join(sourceFlags, checkFlags, scenarioFlags, []string{"report"}),
-	"compare": join(sourceFlags, []string{"cap"}, scenarioFlags),
-}
-
-func join(lists ...[]string) []string {
-	var out []string
-	for _, l := range lists {
-		for _, name := range l {
-			if !slices.Contains(out, name) {
-				out = append(out, name)
-			}
-		}
-	}
-	return out
+	{"report", "DIR", groupOutput, "write report.json, report.md, report.html and junit.xml to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
+	{"json", "FILE", groupOutput, "write every run's figures and their summary as JSON; a regular file is replaced whole, a device or FIFO written through", "", "r", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
 }
 
 func lookupFlag(name string) *flagDef {
@@ -172,17 +161,22 @@ func lookupFlag(name string) *flagDef {
 	return nil
 }
 
+// listFlags may be given more than once; their values add up.
+var listFlags = []string{"policy", "clients"}
+
 // errHelp is returned by parseFlags for -h, -help and --help.
 var errHelp = errors.New("help requested")
 
-// parseFlags parses the arguments of command into o. Flags are written
-// --name value, --name=value, or with one dash; a switch takes no value
-// unless it is written --name=false. No command takes other arguments.
+// parseFlags parses the arguments of command into o, over what a config
+// file set. Flags are written --name value, --name=value, or with one dash;
+// a switch takes no value unless it is written --name=false. A list flag
+// given on the command line replaces the config's list. No command takes
+// other arguments.
 func parseFlags(command string, args []string, o *options) error {
-	allowed := commandFlags[command]
 	if o.given == nil {
 		o.given = map[string]bool{}
 	}
+	onLine := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if arg == "--" {
@@ -201,10 +195,10 @@ func parseFlags(command string, args []string, o *options) error {
 		}
 		def := lookupFlag(name)
 		if def == nil {
-			return usageError("%s does not take --%s%s", command, name, suggest(name, allowed))
+			return usageError("%s does not take --%s%s", command, name, suggest(name, command))
 		}
-		if !slices.Contains(allowed, name) {
-			return usageError("%s does not take --%s (%s)", command, name, takenBy(name))
+		if !def.takes(command) {
+			return usageError("%s does not take --%s (%s)", command, name, takenBy(def))
 		}
 		if !hasValue {
 			if def.arg == "" {
@@ -217,40 +211,55 @@ func parseFlags(command string, args []string, o *options) error {
 				value = args[i]
 			}
 		}
-		if o.given[name] && name != "policy" && name != "clients" {
+		list := slices.Contains(listFlags, name)
+		if onLine[name] && !list {
 			return usageError("--%s is given more than once", name)
 		}
+		if list && !onLine[name] {
+			clearList(o, name)
+		}
+		onLine[name] = true
 		if err := def.set(o, value); err != nil {
 			return usageError("--%s: %v", name, err)
 		}
 		o.given[name] = true
+		o.args = append(o.args, flagValue{name, value})
 	}
 	return nil
 }
 
-// takenBy says which commands take the flag name: "gate and replay do".
-func takenBy(name string) string {
-	var cmds []string
-	for _, c := range []string{"check", "replay", "gate", "compare"} {
-		if slices.Contains(commandFlags[c], name) {
-			cmds = append(cmds, c)
-		}
-	}
-	switch len(cmds) {
-	case 1:
-		return cmds[0] + " does"
-	default:
-		return strings.Join(cmds[:len(cmds)-1], ", ") + " and " + cmds[len(cmds)-1] + " do"
+// clearList empties the list a config file gave the flag name, before the
+// command line's replace it.
+func clearList(o *options, name string) {
+	switch name {
+	case "policy":
+		o.policies, o.specs = nil, nil
+	case "clients":
+		o.clients = nil
 	}
 }
 
-// suggest returns " (did you mean --x?)" for the allowed flag closest to
+// takenBy says which commands take the flag: "gate and replay do".
+func takenBy(f *flagDef) string {
+	var cmds []string
+	for _, c := range commands {
+		if f.takes(c) {
+			cmds = append(cmds, c)
+		}
+	}
+	if len(cmds) == 1 {
+		return cmds[0] + " does"
+	}
+	return strings.Join(cmds[:len(cmds)-1], ", ") + " and " + cmds[len(cmds)-1] + " do"
+}
+
+// suggest returns " (did you mean --x?)" for the flag of command closest to
 // name, when one is close.
-func suggest(name string, allowed []string) string {
+func suggest(name, command string) string {
 	best, bestDist := "", 3
-	for _, a := range allowed {
-		if d := editDistance(name, a); d < bestDist {
-			best, bestDist = a, d
+	for _, f := range flags {
+		if d := editDistance(name, f.name); (command == "" || f.takes(command)) && d < bestDist {
+			best, bestDist = f.name, d
 		}
 	}
 	if best == "" {
@@ -283,9 +292,8 @@ func editDistance(a, b string) int {
 // splitSpecs splits a list of policy specs separated by commas or
 // semicolons. A spec's own key=value pairs are also separated by commas,
 // but a strategy never holds "=", so a part without one (or with a colon
-// before it) starts the next spec: "none:base=1s,cap=30s,full" is two.
-//
-// It takes time linear in the length of v, however many parts it holds.
+// before it) starts the next spec: "none:base=1s,cap=30s,full" is two. It
+// takes time linear in the length of v, however many parts it holds.
 func splitSpecs(v string) []string {
 	var specs []string
 	var parts []string // the parts of the spec being read
@@ -318,7 +326,7 @@ func nonEmpty(dst *string, v, what string) error {
 	return nil
 }
 
-func durationFlag(field func(*options) *time.Duration) func(*options, string) error {
+func durationInto(field func(*options) *time.Duration) func(*options, string) error {
 	return func(o *options, v string) error {
 		d, err := time.ParseDuration(strings.TrimSpace(v))
 		if err != nil {
@@ -332,14 +340,11 @@ func durationFlag(field func(*options) *time.Duration) func(*options, string) er
 	}
 }
 
-func intFlag(field func(*options) *int) func(*options, string) error {
+func intInto(field func(*options) *int) func(*options, string) error {
 	return func(o *options, v string) error {
 		n, err := positiveInt(v)
-		if err != nil {
-			return err
-		}
 		*field(o) = n
-		return nil
+		return err
 	}
 }
 
@@ -357,7 +362,7 @@ func positiveInt(v string) (int, error) {
 	return int(n), nil
 }
 
-func positiveFloatFlag(field func(*options) *float64) func(*options, string) error {
+func floatInto(field func(*options) *float64) func(*options, string) error {
 	return func(o *options, v string) error {
 		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
@@ -375,12 +380,11 @@ func positiveFloatFlag(field func(*options) *float64) func(*options, string) err
 // unit, such as 512MiB, 4GiB or 1073741824.
 func parseSize(v string) (int64, error) {
 	text := strings.TrimSpace(v)
-	units := []struct {
+	shift := uint(0)
+	for _, u := range []struct {
 		suffix string
 		shift  uint
-	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}}
-	shift := uint(0)
-	for _, u := range units {
+	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}} {
 		if strings.HasSuffix(text, u.suffix) {
 			text, shift = strings.TrimSpace(strings.TrimSuffix(text, u.suffix)), u.shift
 			break

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 func TestSplitSpecs(t *testing.T) {
@@ -26,54 +33,77 @@ func TestSplitSpecs(t *testing.T) {
 	}
 }
 
-// TestFlagForms parses the forms a flag may take, and a list of policies.
+// TestFlagForms parses the forms a flag may take, and a list of policies,
+// into the gate's configuration.
 func TestFlagForms(t *testing.T) {
 	o := &options{command: "compare"}
 	err := parseFlags("compare", []string{"--policy=none:base=1s,cap=30s,full", "-policy", "equal", "--clients", "1000,10_000", "--clients=100000", "--down=1m30s"}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"none:base=1s,cap=30s", "full", "equal"}; !slices.Equal(o.policies, want) {
-		t.Errorf("policies = %q; want %q", o.policies, want)
-	}
-	if want := []int{1000, 10000, 100000}; !slices.Equal(o.clients, want) {
-		t.Errorf("clients = %v; want %v", o.clients, want)
-	}
-	if o.down.String() != "1m30s" {
-		t.Errorf("down = %v; want 1m30s", o.down)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []string{"none:base=1s,cap=30s", "full", "equal"}, o.policies)
+	assert.Equal(t, []int{1000, 10000, 100000}, o.clients)
+	assert.Equal(t, 90*time.Second, o.cfg.Scenario.Down)
+
 	o = &options{command: "check"}
-	if err := parseFlags("check", []string{"--policy", "full", "--require-reproducible"}, o); err != nil || !o.requireReproducible {
-		t.Errorf("--require-reproducible: %v, %v", o.requireReproducible, err)
-	}
+	require.NoError(t, parseFlags("check", []string{"--policy", "full", "--require-reproducible"}, o))
+	assert.True(t, o.cfg.Checks.RequireReproducible)
+
+	o = &options{command: "replay"}
+	require.NoError(t, parseFlags("replay", []string{"--policy", "full", "--retry-after", "3s"}, o))
+	assert.Equal(t, sim.RetryAfter, o.cfg.Scenario.Server)
+	assert.Equal(t, 3*time.Second, o.cfg.Scenario.RetryAfter)
+
 	o = &options{command: "check"}
-	if err := parseFlags("check", []string{"--policy", "full", "--require-reproducible=false", "--", "x"}, o); err == nil || !strings.Contains(err.Error(), `takes no arguments, got "x"`) {
-		t.Errorf("-- x: %v", err)
-	}
+	err = parseFlags("check", []string{"--policy", "full", "--require-reproducible=false", "--", "x"}, o)
+	assert.ErrorContains(t, err, `takes no arguments, got "x"`)
 }
 
-// TestConfigOverride checks that the command line wins over the config, and
-// that a config key for another command is read but not used.
+// TestConfigOverride reads a config, then the command line over it: the
+// command line wins, a list it gives replaces the config's, and a key for
+// another command is read but not used.
 func TestConfigOverride(t *testing.T) {
 	o := &options{command: "check"}
-	if err := parseFlags("check", []string{"--devices", "2000"}, o); err != nil {
-		t.Fatal(err)
-	}
 	cfg := "policy: equal:base=1s,cap=60s\ndevices: 5000\nmin-cv: 0.2\nclients: 50000\ndown: 60s\n"
-	if err := readConfig(strings.NewReader(cfg), "ci.yaml", "check", o); err != nil {
-		t.Fatal(err)
-	}
-	if o.devices != 2000 || o.minCV != 0.2 || !slices.Equal(o.policies, []string{"equal:base=1s,cap=60s"}) {
-		t.Errorf("devices %d, min-cv %v, policies %q; want 2000 (the flag), 0.2, the config's policy", o.devices, o.minCV, o.policies)
-	}
-	if o.clients != nil || o.down != 0 {
-		t.Errorf("check took the replay's keys: clients %v, down %v", o.clients, o.down)
-	}
+	require.NoError(t, readConfig(strings.NewReader(cfg), "ci.yaml", "check", o))
+	require.NoError(t, parseFlags("check", []string{"--devices", "2000"}, o))
+	assert.Equal(t, 2000, o.cfg.Checks.Devices, "the flag")
+	assert.Equal(t, 0.2, o.cfg.Checks.Thresholds.MinCV)
+	assert.Equal(t, []string{"equal:base=1s,cap=60s"}, o.policies)
+	assert.Nil(t, o.clients, "check takes no clients")
+	assert.Zero(t, o.cfg.Scenario.Down, "check takes no down")
+
+	o = &options{command: "compare"}
+	require.NoError(t, readConfig(strings.NewReader("policy: [none, full]\nclients: [400, 800]\n"), "ci.yaml", "compare", o))
+	require.NoError(t, parseFlags("compare", []string{"--policy", "equal", "--policy", "decorrelated"}, o))
+	assert.Equal(t, []string{"equal", "decorrelated"}, o.policies, "the command line's list replaces the config's")
+	assert.Equal(t, []int{400, 800}, o.clients)
+
 	o = &options{command: "gate", given: map[string]bool{}}
 	err := readConfig(strings.NewReader("policy: full\nclients: [400, 800]\nscenario:\n"), "ci.yaml", "gate", o)
-	if err == nil || err.Error() != "ci.yaml:3: scenario: want a single value" {
-		t.Errorf("empty value: %v", err)
+	assert.EqualError(t, err, "ci.yaml:3: scenario: want a single value")
+}
+
+// TestConfigCoversFlags sets every flag from a config file, with the
+// values a command line would give.
+func TestConfigCoversFlags(t *testing.T) {
+	values := map[string]string{
+		"policy": "full", "exec": "true", "trace": "t.csv", "exec-timeout": "1m", "memory-limit": "1GiB",
+		"cap": "10s", "devices": "2000", "min-cv": "0.1", "require-reproducible": "true", "scenario": "storm",
+		"clients": "500", "accept-rate": "10", "down": "1s", "window": "1s", "start-spread": "1s", "horizon": "1h",
+		"retry-after": "1s", "runs": "3", "seed": "7", "threshold": "0.5", "report": "out", "json": "r.json",
 	}
+	var yaml strings.Builder
+	for _, f := range flags {
+		if f.name == "config" {
+			continue
+		}
+		v, ok := values[f.name]
+		require.True(t, ok, "no value for --%s", f.name)
+		fmt.Fprintf(&yaml, "%s: %q\n", f.name, v)
+	}
+	o := &options{command: "replay"}
+	require.NoError(t, readConfig(strings.NewReader(yaml.String()), "all.yaml", "replay", o))
+	assert.Equal(t, sim.Storm, o.cfg.Scenario.Kind)
+	assert.Equal(t, uint64(7), o.cfg.Seed)
 }
 
 // TestSplitSpecsIsLinear splits a list of 200,000 key=value pairs, which a

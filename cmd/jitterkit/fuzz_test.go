@@ -67,10 +67,14 @@ func FuzzFlags(f *testing.F) {
 		if len(policies) == 0 {
 			policies = []kit.Spec{{Strategy: kit.Full}}
 		}
-		cfg := replayConfig(o)
-		cfg.Runs = min(runsOf(o), 3)
-		for _, n := range clientSizes(o) {
-			s := scenario(o, n)
+		cfg := o.cfg.Replay
+		cfg.Runs = min(cfg.WithDefaults().Runs, 3)
+		cfg.RepresentativeOnly = true
+		for _, n := range o.clients {
+			s := o.cfg.Scenario
+			if n > 0 {
+				s.Clients = n
+			}
 			s.Clients = min(s.WithDefaults().Clients, 50)
 			if h := s.WithDefaults().Horizon; h > time.Hour {
 				s.Horizon = time.Hour

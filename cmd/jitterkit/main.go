@@ -49,13 +49,6 @@ func inputError(err error) error { return &exitError{exitUsage, err} }
 // kitError marks err as a failure of the kit itself: exit code 3.
 func kitError(err error) error { return &exitError{exitKit, err} }
 
-// failed returns the error of a policy that failed command; the summary on
-// standard output already says why.
-func failed(command string) error {
-	what := map[string]string{"check": "a check", "replay": "the replay", "gate": "the gate"}[command]
-	return &exitError{exitFail, fmt.Errorf("the policy failed %s", what)}
-}
-
 // An interruptedError reports a run stopped by a signal, and where.
 type interruptedError struct{ where string }
 

@@ -1,17 +1,28 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 
+	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
+	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/progress"
+	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/reports/gate"
+	"github.com/jitterkit/jitterkit/sim"
 )
+
+// commands are the commands, in the order the help lists them.
+var commands = []string{"check", "replay", "gate", "compare"}
 
 // run is the whole command: it parses args, does the work, writes the
 // results to stdout and the progress and errors of the work to stderr, and
@@ -37,22 +48,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	o, err := parseCommand(ctx, command, rest)
 	if errors.Is(err, errHelp) {
-		_, err = io.WriteString(stdout, helps[command])
+		_, err = io.WriteString(stdout, commandHelp(command))
 		return err
 	}
 	if err != nil {
 		return err
 	}
-	switch command {
-	case "check":
-		return check(e, o)
-	case "replay":
-		return replay(e, o)
-	case "gate":
-		return gate(e, o)
-	default:
+	if command == "compare" {
 		return compare(e, o)
 	}
+	return evaluate(e, o)
 }
 
 // An env is where a command writes, and the context it runs in.
@@ -65,11 +70,14 @@ type env struct {
 func help(stdout io.Writer, args []string) error {
 	text := helpMain
 	if len(args) > 0 {
-		t, ok := helps[args[0]]
-		if !ok {
+		switch args[0] {
+		case "policies":
+			text = helpPolicies
+		case "check", "replay", "gate", "compare":
+			text = commandHelp(args[0])
+		default:
 			return usageError("no help on %q: want check, replay, gate, compare or policies", args[0])
 		}
-		text = t
 		if len(args) > 1 {
 			return usageError("help takes one topic, got %q", strings.Join(args, " "))
 		}
@@ -78,25 +86,42 @@ func help(stdout io.Writer, args []string) error {
 	return err
 }
 
-// parseCommand parses the flags of command and the config file they name,
-// and checks them, before any work.
+// parseCommand reads the config file the arguments name, parses the flags
+// of command over it, and checks them all, before any work.
 func parseCommand(ctx context.Context, command string, args []string) (*options, error) {
-	o := &options{command: command}
+	o := &options{command: command, given: map[string]bool{}}
+	if path := configArg(args); path != "" {
+		if err := loadConfig(ctx, path, command, o); err != nil {
+			return nil, err
+		}
+	}
 	if err := parseFlags(command, args, o); err != nil {
 		if errors.Is(err, errHelp) {
 			return nil, err
 		}
 		return nil, withHint(err, command)
 	}
-	if o.config != "" {
-		if err := loadConfig(ctx, o.config, command, o); err != nil {
-			return nil, err
-		}
-	}
 	if err := validate(command, o); err != nil {
 		return nil, withHint(err, command)
 	}
 	return o, nil
+}
+
+// configArg returns the file --config names in args, or "".
+func configArg(args []string) string {
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if a == "--" || !strings.HasPrefix(a, "-") || name != "config" {
+			continue
+		}
+		if hasValue {
+			return value
+		}
+		if i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
 }
 
 // withHint adds where to read the command's usage to a usage error.
@@ -108,14 +133,16 @@ func withHint(err error, command string) error {
 	return err
 }
 
-// validate checks the options of command that no single flag can: the
-// number of policies and of fleet sizes, and the scenario as a whole.
+// validate checks what no single flag can, and fills the gate's
+// configuration with what the flags left to the command: its steps, the
+// fleet size, the memory limit and the command line that finds a
+// counterexample again.
 func validate(command string, o *options) error {
+	if len(o.clients) == 0 {
+		o.clients = []int{0} // the scenario's default
+	}
 	switch command {
 	case "compare":
-		if o.json != "" || o.report != "" {
-			return usageError("compare writes no report")
-		}
 	default:
 		if err := checkOneSource(command, o); err != nil {
 			return err
@@ -123,32 +150,60 @@ func validate(command string, o *options) error {
 		if len(o.clients) > 1 {
 			return usageError("%s replays one fleet size, got --clients %s; compare takes several", command, joinInts(o.clients))
 		}
+		o.cfg.Scenario.Clients = o.clients[0]
 		if o.trace != "" && o.given["devices"] {
 			return usageError("--devices does not apply to --trace: the trace's own devices are checked")
 		}
 	}
+	o.cfg.Steps = map[string]gate.Step{"check": gate.Checks, "replay": gate.Replay, "gate": gate.All, "compare": gate.Replay}[command]
+	o.cfg.Checks.MemoryLimit, o.cfg.Scenario.MemoryLimit = o.memoryLimit, o.memoryLimit
+	o.cfg.Reproduce = reproduce(o)
 	if err := checkOutputs(o); err != nil {
 		return err
 	}
 	// A trace's own devices are checked, and validated once it is read.
-	if (command == "check" || command == "gate") && o.trace == "" {
-		if err := checkConfig(o).Validate(); err != nil {
-			return usageError("%s", strings.TrimPrefix(err.Error(), "properties: "))
+	if o.cfg.Steps&gate.Checks != 0 && o.trace == "" {
+		if err := o.cfg.Checks.Validate(); err != nil {
+			return configError(err)
 		}
 	}
-	if command != "check" {
-		for _, n := range clientSizes(o) {
-			s := scenario(o, n)
-			if err := s.Validate(replayConfig(o)); err != nil {
-				return usageError("%s", strings.TrimPrefix(err.Error(), "sim: "))
+	if o.cfg.Steps&gate.Replay != 0 {
+		for _, n := range o.clients {
+			s := o.cfg.Scenario
+			if n > 0 {
+				s.Clients = n
+			}
+			if err := s.Validate(o.cfg.Replay); err != nil && !(o.trace != "" && n == 0) {
+				return configError(err)
 			}
 		}
 	}
 	return nil
 }
 
-// checkOutputs refuses an output that is one of the command's inputs:
-// writing a report over the trace it judges would destroy the evidence.
+// configError returns the usage error of a configuration a package refused,
+// in its own words, saying which flag raises a memory limit.
+func configError(err error) error {
+	var se *sim.ConfigError
+	var pe *properties.ConfigError
+	switch {
+	case errors.As(err, &se):
+		if se.Memory {
+			return usageError("%v with --memory-limit", se.Err)
+		}
+		return usageError("%v", se.Err)
+	case errors.As(err, &pe):
+		if pe.Memory {
+			return usageError("%v with --memory-limit", pe.Err)
+		}
+		return usageError("%v", pe.Err)
+	}
+	return usageError("%v", err)
+}
+
+// checkOutputs refuses an output that is one of the command's inputs, or a
+// block device: writing a report over the trace it judges would destroy the
+// evidence.
 func checkOutputs(o *options) error {
 	var outputs []string
 	if o.json != "" {
@@ -179,6 +234,158 @@ func checkOutputs(o *options) error {
 		}
 	}
 	return nil
+}
+
+// progressOn returns the gate's progress: a bar on w when it is a terminal.
+func progressOn(w io.Writer) func(string, int64) gate.Meter {
+	return func(step string, total int64) gate.Meter { return progress.Start(w, step, total) }
+}
+
+// evaluate runs check, replay or gate on the one policy o names, prints
+// the summary, writes the outputs, and returns the verdict's error.
+func evaluate(e *env, o *options) error {
+	policies, err := openPolicies(e.ctx, o)
+	if err != nil {
+		closeAll(policies)
+		return err
+	}
+	p := policies[0]
+	cfg := o.cfg
+	cfg.Progress = progressOn(e.stderr)
+	rep, err := gate.Run(e.ctx, p, cfg)
+	if err != nil {
+		return gateError(e, err)
+	}
+	if r := rep.Replay; o.json != "" && r != nil && r.Stopped == nil {
+		res := sim.Result{Scenario: r.Scenario, Config: r.Config, Runs: r.Runs, Representative: r.Representative, Summary: r.Summary}
+		var b bytes.Buffer
+		if err := res.WriteJSON(&b, p.Name); err != nil {
+			return kitError(err)
+		}
+		if err := reports.WriteFile(e.ctx, o.json, b.Bytes()); err != nil {
+			return outputError(e, "--json", err)
+		}
+	}
+	if err := reports.WriteText(e.stdout, rep); err != nil {
+		return kitError(err)
+	}
+	if o.report != "" {
+		if err := reports.WriteDir(e.ctx, o.report, rep); err != nil {
+			return outputError(e, "--report", err)
+		}
+		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportFiles(o.report))
+	}
+	switch rep.Verdict {
+	case verdict.Fail:
+		return &exitError{exitFail, fmt.Errorf("the policy failed %s", map[string]string{"check": "a check", "replay": "the replay", "gate": "the gate"}[o.command])}
+	case verdict.Inconclusive:
+		return inconclusive(rep)
+	}
+	return nil
+}
+
+// compare replays every policy o names, or the four built-in strategies,
+// at every fleet size, and prints a table per headline figure.
+func compare(e *env, o *options) error {
+	policies, err := openPolicies(e.ctx, o)
+	if err != nil {
+		closeAll(policies)
+		return err
+	}
+	cfg := o.cfg
+	cfg.Progress = progressOn(e.stderr)
+	cs, err := gate.Compare(e.ctx, policies, o.clients, cfg)
+	if cerr := closeAll(policies); err == nil && cerr != nil {
+		err = &gate.InputError{Err: cerr}
+	}
+	if err != nil {
+		return gateError(e, err)
+	}
+	return reports.WriteComparisons(e.stdout, cs)
+}
+
+// gateError returns the exit error of a gate that could not judge: an
+// interruption, bad input (a refused configuration, a policy's source
+// that failed), a policy's defect in a comparison, or a failure of the kit.
+func gateError(e *env, err error) error {
+	var ie *gate.InputError
+	var de *gate.DefectError
+	var se *gate.InterruptedError
+	var ee *exitError
+	switch {
+	case errors.As(err, &se):
+		return &interruptedError{se.During}
+	case e.ctx.Err() != nil:
+		return &interruptedError{"by a signal"}
+	case errors.As(err, &ee):
+		return err
+	case errors.As(err, &de):
+		return &exitError{exitFail, err}
+	case errors.As(err, &ie):
+		var se *sim.ConfigError
+		var pe *properties.ConfigError
+		if errors.As(err, &se) || errors.As(err, &pe) {
+			return configError(err)
+		}
+		if errors.Is(err, execpolicy.ErrTimeout) {
+			return inputError(fmt.Errorf("%w; raise it with --exec-timeout", ie.Err))
+		}
+		return inputError(ie.Err)
+	}
+	return kitError(err)
+}
+
+// inconclusive returns the error of a run that gathered too little evidence
+// to give a verdict: exit 2, since what it was given could not be judged,
+// and never 0.
+func inconclusive(rep reports.Report) error {
+	var names []string
+	for _, c := range rep.Checks {
+		if c.Status == verdict.Inconclusive {
+			names = append(names, c.Name)
+		}
+	}
+	if rep.Replay != nil && rep.Replay.Status == verdict.Inconclusive {
+		names = append(names, "the replay")
+	}
+	what := "nothing was judged"
+	if len(names) > 0 {
+		what = strings.Join(names, ", ") + " could not gather the evidence they need (see above)"
+	}
+	return &exitError{exitUsage, fmt.Errorf("no verdict: %s", what)}
+}
+
+// outputError reports a failure to write flag's file: an interruption when
+// a signal ended the wait for it (a FIFO without a reader, another gate
+// writing the same directory), bad input (exit 2) when the path cannot be
+// written, a failure of the kit (exit 3) when the report could not be
+// rendered.
+func outputError(e *env, flag string, err error) error {
+	if e.ctx.Err() != nil && errors.Is(err, e.ctx.Err()) {
+		return &interruptedError{"while writing " + flag}
+	}
+	err = fmt.Errorf("%s: %w", flag, err)
+	if errors.As(err, new(*fs.PathError)) || errors.As(err, new(*os.LinkError)) {
+		return inputError(err)
+	}
+	return kitError(err)
+}
+
+// reportFiles lists the files WriteDir writes to dir.
+func reportFiles(dir string) string {
+	var names []string
+	for _, f := range reports.Formats() {
+		names = append(names, filepath.Join(dir, string(f)))
+	}
+	return strings.Join(names, ", ")
+}
+
+// memoryLimit returns the memory limit o sets, or the default.
+func memoryLimit(o *options) int64 {
+	if o.memoryLimit > 0 {
+		return o.memoryLimit
+	}
+	return properties.DefaultMemoryLimit
 }
 
 func joinInts(xs []int) string {

@@ -9,26 +9,8 @@ import (
 
 	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/kit"
-	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/reports/gate"
 )
-
-// A source is one policy, ready to check or replay.
-type source struct {
-	// name is what the output calls the policy: its spec, its command or
-	// its trace file.
-	name    string
-	kind    string // "spec", "exec" or "trace"
-	factory kit.Factory
-	// spec is the policy's spec, for a built-in strategy; nil otherwise.
-	spec *kit.Spec
-	// ids are the devices of a trace; nil for the other sources.
-	ids []string
-	// program is the running exec program, and again a second instance
-	// of it for the reproducibility check; nil for the other sources.
-	program *execpolicy.Program
-	again   func() (*execpolicy.Program, error)
-	started []*execpolicy.Program
-}
 
 // checkOneSource returns a usage error unless o names exactly one policy.
 func checkOneSource(command string, o *options) error {
@@ -53,52 +35,81 @@ func checkOneSource(command string, o *options) error {
 	return nil
 }
 
-// openSources opens every policy o names, specs first, then the program,
-// then the trace. The caller closes them.
-func openSources(ctx context.Context, o *options) ([]*source, error) {
-	var out []*source
+// openPolicies opens every policy o names: specs first, then the program,
+// then the trace. The caller closes each through its Close.
+func openPolicies(ctx context.Context, o *options) ([]gate.Policy, error) {
+	var out []gate.Policy
 	for _, s := range o.specs {
-		spec := s
-		out = append(out, &source{name: spec.String(), kind: "spec", factory: spec.Factory(), spec: &spec})
+		out = append(out, gate.SpecPolicy(s))
 	}
 	if o.exec != "" {
-		src, err := openExec(ctx, o)
+		p, err := openExec(ctx, o)
 		if err != nil {
 			return out, err
 		}
-		out = append(out, src)
+		out = append(out, p)
 	}
 	if o.trace != "" {
-		src, err := openTrace(ctx, o.trace, memoryLimit(o)/traceBytesPerMemory)
+		p, err := openTrace(ctx, o.trace, memoryLimit(o)/traceBytesPerMemory)
 		if err != nil {
 			return out, err
 		}
-		out = append(out, src)
+		out = append(out, p)
 	}
 	return out, nil
 }
 
-func openExec(ctx context.Context, o *options) (*source, error) {
+// openExec starts the program o names, and says how to start it again
+// from a second process.
+func openExec(ctx context.Context, o *options) (gate.Policy, error) {
 	opt := execpolicy.Options{Timeout: o.execTimeout}
-	src := &source{name: o.exec, kind: "exec"}
-	src.again = func() (*execpolicy.Program, error) {
+	var started []*execpolicy.Program
+	start := func() (*execpolicy.Program, error) {
 		p, err := execpolicy.Start(ctx, o.exec, opt)
 		if err != nil {
 			return nil, inputError(fmt.Errorf("--exec: %w", err))
 		}
-		src.started = append(src.started, p)
+		started = append(started, p)
 		return p, nil
 	}
-	p, err := src.again()
+	first, err := start()
 	if err != nil {
-		return nil, err
+		return gate.Policy{}, err
 	}
-	src.program, src.factory = p, p.Factory()
-	return src, nil
+	return gate.Policy{
+		Name:    o.exec,
+		Source:  gate.Exec,
+		Command: o.exec,
+		Factory: first.Factory(),
+		Again: func() (kit.Factory, error) {
+			p, err := start()
+			if err != nil {
+				return nil, err
+			}
+			return p.Factory(), nil
+		},
+		Err: func() error {
+			for _, p := range started {
+				if err := p.Err(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Close: func() error {
+			var first error
+			for _, p := range started {
+				if err := p.Close(); err != nil && first == nil && errors.As(err, new(*execpolicy.ProtocolError)) {
+					first = err
+				}
+			}
+			return first
+		},
+	}, nil
 }
 
 // openTrace reads the trace at path, of at most max bytes.
-func openTrace(ctx context.Context, path string, max int64) (*source, error) {
+func openTrace(ctx context.Context, path string, max int64) (gate.Policy, error) {
 	var t *kit.Trace
 	err := readInput(ctx, "--trace", path, max, func(r io.Reader) error {
 		var err error
@@ -113,34 +124,17 @@ func openTrace(ctx context.Context, path string, max int64) (*source, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return gate.Policy{}, err
 	}
-	return &source{name: path, kind: "trace", factory: t.Factory(), ids: t.IDs()}, nil
+	return gate.TracePolicy(path, t), nil
 }
 
-// protocolError returns the first protocol error of an exec source's
-// programs so far, or nil.
-func (s *source) protocolError() error {
-	for _, p := range s.started {
-		if err := p.Err(); err != nil {
-			var pe *execpolicy.ProtocolError
-			if errors.As(err, &pe) {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// close stops the source's programs, if any, and returns the first
-// protocol error one made, including a line too many written after its
-// last reply. It may be called more than once.
-func (s *source) close() error {
+// closeAll closes every policy and returns the first failure.
+func closeAll(ps []gate.Policy) error {
 	var first error
-	for _, p := range s.started {
-		if err := p.Close(); err != nil && first == nil {
-			var pe *execpolicy.ProtocolError
-			if errors.As(err, &pe) {
+	for _, p := range ps {
+		if p.Close != nil {
+			if err := p.Close(); err != nil && first == nil {
 				first = err
 			}
 		}
@@ -148,25 +142,39 @@ func (s *source) close() error {
 	return first
 }
 
-// closeAll closes every source and returns the first protocol error.
-func closeAll(sources []*source) error {
-	var first error
-	for _, s := range sources {
-		if err := s.close(); err != nil && first == nil {
-			first = err
+// reproduce returns the command line that finds again, with the seed, what
+// a step of o's command found: the check, or one run of the replay, with
+// every flag the command line gave that the command takes.
+func reproduce(o *options) func(step gate.Step, seed uint64) string {
+	return func(step gate.Step, seed uint64) string {
+		command := "check"
+		if step != gate.Checks {
+			command = "replay"
 		}
+		parts := []string{"jitterkit", command}
+		for _, a := range o.args {
+			switch a.name {
+			case "seed", "runs", "report", "json":
+				continue
+			}
+			if def := lookupFlag(a.name); def.takes(command) {
+				parts = append(parts, "--"+a.name)
+				if def.arg != "" {
+					parts = append(parts, shellQuote(a.value))
+				}
+			}
+		}
+		if command == "replay" {
+			parts = append(parts, "--runs", "1")
+		}
+		return strings.Join(append(parts, "--seed", fmt.Sprint(seed)), " ")
 	}
-	return first
 }
 
-// reportPolicy describes the source for a report.
-func (s *source) reportPolicy() reports.Policy {
-	p := reports.Policy{Name: s.name, Source: s.kind}
-	switch s.kind {
-	case "spec":
-		p.Spec = s.spec.String()
-	case "exec":
-		p.Command = s.name
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:=/+@%") == "" {
+		return s
 	}
-	return p
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,0 +1,150 @@
+package gate
+
+import (
+	"context"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
+)
+
+// The backoff of the built-in strategies compared with a policy that is not
+// a spec. A storm's figure is how tightly the first retries bunch, so its
+// backoff is the one that reproduces the published storm study: base 1s
+// and cap 30s over 20ms windows, which brings every cell within a few
+// percent of its table.
+const (
+	StormBase = time.Second
+	StormCap  = 30 * time.Second
+)
+
+// Builtins returns the four built-in strategies with the backoff of spec
+// when it is not nil, else base kit.DefaultBase (StormBase in a storm) and
+// cap kit.DefaultCap (StormCap in a storm), or capAt when it is positive.
+func Builtins(spec *kit.Spec, kind sim.Kind, capAt time.Duration) []kit.Spec {
+	base, limit := kit.DefaultBase, kit.DefaultCap
+	if kind == sim.Storm {
+		base, limit = StormBase, StormCap
+	}
+	if capAt > 0 {
+		limit = capAt
+	}
+	if spec != nil {
+		if spec.Base > 0 {
+			base = spec.Base
+		}
+		limit = specCap(*spec)
+	}
+	var out []kit.Spec
+	for _, st := range kit.Strategies() {
+		out = append(out, kit.Spec{Strategy: st, Base: base, Cap: max(limit, base)})
+	}
+	return out
+}
+
+// Headlines returns the figures a comparison on scenarios of kind shows:
+// the peak of retry arrivals in a storm, where nothing is served; the peak
+// ratio and the time until all are served otherwise.
+func Headlines(kind sim.Kind) []sim.Figure {
+	if kind == sim.Storm {
+		return []sim.Figure{sim.PeakRetryArrivals}
+	}
+	return []sim.Figure{sim.PeakRatio, sim.AllServed}
+}
+
+// compare sets the gate's policy, whose replay is res, beside the four
+// built-in strategies on the same scenario, by the scenario's first
+// headline figure.
+func (g *gate) compare(res sim.Result) (reports.Comparison, error) {
+	f := Headlines(res.Scenario.Kind)[0]
+	c := reports.Comparison{Figure: f, Scenario: res.Scenario, Config: res.Config}
+	row := reports.ComparisonRow{Clients: res.Scenario.Clients}
+	c.Policies = append(c.Policies, g.p.Name)
+	row.Cells = append(row.Cells, res.Summary[f])
+	for _, spec := range Builtins(g.p.Spec, res.Scenario.Kind, g.cfg.Checks.Cap) {
+		if g.p.Spec != nil && spec.String() == g.p.Spec.String() {
+			continue
+		}
+		b := SpecPolicy(spec)
+		r, stopped, err := g.replay(b, res.Scenario.Clients)
+		if err != nil {
+			return c, err
+		}
+		if stopped != nil {
+			return c, &DefectError{Policy: b.Name, Err: stopped}
+		}
+		c.Policies = append(c.Policies, b.Name)
+		row.Cells = append(row.Cells, r.Summary[f])
+	}
+	c.Rows = []reports.ComparisonRow{row}
+	return c, nil
+}
+
+// Compare replays each policy at each fleet size on cfg's scenario, with
+// cfg's replications and seed, and returns a comparison per headline
+// figure of the scenario's kind (see Headlines). Without policies it
+// compares the four built-in strategies (see Builtins). A policy whose
+// defect stops a replay is a *DefectError; the other errors are Run's.
+func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([]reports.Comparison, error) {
+	cfg = cfg.withDefaults()
+	g := &gate{ctx: ctx, cfg: cfg}
+	kind := cfg.Scenario.WithDefaults().Kind
+	if len(policies) == 0 {
+		for _, s := range Builtins(nil, kind, cfg.Checks.Cap) {
+			policies = append(policies, SpecPolicy(s))
+		}
+	}
+	if len(sizes) == 0 {
+		sizes = []int{0}
+	}
+	for _, p := range policies {
+		g.p = p
+		for _, n := range sizes {
+			s, err := g.scenario(n)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.Validate(cfg.Replay); err != nil {
+				return nil, &InputError{err}
+			}
+		}
+	}
+	figures := Headlines(kind)
+	out := make([]reports.Comparison, len(figures))
+	for i, f := range figures {
+		out[i] = reports.Comparison{Figure: f, Config: cfg.Replay.WithDefaults()}
+		for _, p := range policies {
+			out[i].Policies = append(out[i].Policies, p.Name)
+		}
+	}
+	for _, n := range sizes {
+		rows := make([]reports.ComparisonRow, len(figures))
+		for _, p := range policies {
+			g.p = p
+			res, stopped, err := g.replay(p, n)
+			if err != nil {
+				return nil, err
+			}
+			if stopped != nil {
+				return nil, &DefectError{Policy: p.Name, Err: stopped}
+			}
+			for i, f := range figures {
+				rows[i].Clients = res.Scenario.Clients
+				rows[i].Cells = append(rows[i].Cells, res.Summary[f])
+				out[i].Scenario = res.Scenario
+			}
+		}
+		for i := range out {
+			out[i].Rows = append(out[i].Rows, rows[i])
+		}
+	}
+	for _, p := range policies {
+		if p.Close != nil {
+			if err := p.Close(); err != nil {
+				return nil, &InputError{err}
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,505 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
+	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
+)
+
+// A Source is where a policy comes from. The report names it, and it says
+// which checks apply: a program outside the process is never told a
+// device's boot instant, and a recording cannot be made again.
+type Source string
+
+// The sources of a policy.
+const (
+	// Go is a factory of the caller's, in this process.
+	Go Source = "go"
+	// Spec is one of the built-in strategies, described by a kit.Spec.
+	Spec Source = "spec"
+	// Exec is a program outside the process, speaking the exec protocol.
+	Exec Source = "exec"
+	// Trace is delays recorded from real devices.
+	Trace Source = "trace"
+)
+
+// A Policy is what a gate judges: a factory, what the report calls it and
+// where it comes from.
+type Policy struct {
+	// Name is what the report calls the policy: its spec, the command that
+	// runs it, its trace file, or a name of the caller's.
+	Name string
+	// Source is where the policy comes from; the zero value is Go.
+	Source Source
+	// Factory makes each device's policy.
+	Factory kit.Factory
+	// Spec describes a built-in strategy: conformance holds the policy to
+	// it, its cap bounds every delay unless the checks declare their own,
+	// and the comparison replays the other strategies with its backoff.
+	Spec *kit.Spec
+	// Command is the command line of an exec policy, for the report.
+	Command string
+	// IDs are the devices of a recording: the checks examine them and
+	// every run of the replay replays them, instead of drawn ones.
+	IDs []string
+	// Again makes the same policy from a second process, for
+	// reproducibility across processes; nil when there is none.
+	Again func() (kit.Factory, error)
+	// Err returns the failure of the policy's source so far, such as an
+	// external program that broke the protocol, or nil. The gate asks it
+	// after each step, so that a report names the source's own failure
+	// rather than what it caused.
+	Err func() error
+	// Close ends the policy's source once the gate is done with it, before
+	// the verdict, and returns its failure: an external program's replies
+	// belong to their requests only if it wrote no line too many, which
+	// shows once it is closed.
+	Close func() error
+}
+
+// SpecPolicy returns the built-in strategy s describes, named by its spec.
+func SpecPolicy(s kit.Spec) Policy {
+	return Policy{Name: s.String(), Source: Spec, Factory: s.Factory(), Spec: &s}
+}
+
+// GoPolicy returns the policy f makes, named name.
+func GoPolicy(name string, f kit.Factory) Policy {
+	return Policy{Name: name, Source: Go, Factory: f}
+}
+
+// TracePolicy returns the delays t recorded, named name (its file, say).
+func TracePolicy(name string, t *kit.Trace) Policy {
+	return Policy{Name: name, Source: Trace, Factory: t.Factory(), IDs: t.IDs()}
+}
+
+// report returns how the report names the policy.
+func (p Policy) report() reports.Policy {
+	r := reports.Policy{Name: p.Name, Source: string(p.source()), Command: p.Command}
+	if p.Spec != nil {
+		r.Spec = p.Spec.String()
+	}
+	return r
+}
+
+func (p Policy) source() Source {
+	if p.Source == "" {
+		return Go
+	}
+	return p.Source
+}
+
+// err returns the source's own failure, or nil.
+func (p Policy) err() error {
+	if p.Err == nil {
+		return nil
+	}
+	return p.Err()
+}
+
+// A Step is one step of a gate.
+type Step int
+
+// The steps.
+const (
+	// Checks runs the property checks.
+	Checks Step = 1 << iota
+	// Replay replays the fleet failing together.
+	Replay
+	// Comparison replays the four built-in strategies beside the policy
+	// on the same scenario.
+	Comparison
+
+	// All is every step, what the zero Steps means.
+	All = Checks | Replay | Comparison
+)
+
+// DefaultSeed is the seed of a gate that sets none.
+const DefaultSeed = 1
+
+// Config says what a gate runs and on what. Its zero value runs every step
+// with each package's defaults.
+type Config struct {
+	// Steps are the steps to run; zero means All.
+	Steps Step
+	// Seed is the seed of the checks and of the replay (default
+	// DefaultSeed); it overrides Checks.Seed and Replay.Seed, so that one
+	// seed gives one report.
+	Seed uint64
+	// Checks configures the property checks. Its Claim and Cap default to
+	// the policy's spec, its IDs to a recording's devices, and its Source
+	// to what the policy's source allows.
+	Checks properties.Config
+	// Scenario is the fleet replay's scenario; with a recording, its
+	// Clients is how many of the recorded devices to replay (default all).
+	Scenario sim.Scenario
+	// Replay sets the replications. Only the representative run keeps its
+	// histograms, as the report draws only those.
+	Replay sim.Config
+	// Reproduce says how to find a counterexample again from its seed, in
+	// the words of the caller: the CLI writes its command line. Nil says it
+	// in Go's terms.
+	Reproduce func(step Step, seed uint64) string
+	// Progress, when set, is told for each step how many devices it will
+	// make (0 when it cannot tell), and then each device made.
+	Progress func(step string, total int64) Meter
+	// KitVersion is the version the report names; default Version().
+	KitVersion string
+	// ReportDir is where Check writes the report's files (report.json,
+	// report.md, report.html, junit.xml); empty writes none. Run writes
+	// nothing: its caller writes what it wants.
+	ReportDir string
+}
+
+// A Meter counts the devices of one step, for a progress bar.
+type Meter interface {
+	Add(n int64)
+	Finish()
+}
+
+// An InputError is a gate's refusal of what it was given: a configuration
+// out of range, refused before any work, or a policy's source that failed.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// An InterruptedError reports a gate that its context stopped, and where.
+type InterruptedError struct {
+	// During says where: "during the property checks", "during the
+	// replay".
+	During string
+	// Err is the context's error, or the error it caused.
+	Err error
+}
+
+func (e *InterruptedError) Error() string {
+	return "gate: interrupted " + e.During + ": " + e.Err.Error()
+}
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// A DefectError reports a policy whose defect stopped a replay of a
+// comparison: a comparison has no figures for it.
+type DefectError struct {
+	Policy string
+	Err    *sim.DeviceError
+}
+
+func (e *DefectError) Error() string {
+	return fmt.Sprintf("%s: the replay stopped: %v", e.Policy, e.Err)
+}
+
+func (e *DefectError) Unwrap() error { return e.Err }
+
+// Version returns the version of jitterkit that is running: the module's
+// version when the program was built from one, as the main module or as a
+// dependency, and "devel" otherwise.
+func Version() string {
+	const module = "github.com/jitterkit/jitterkit"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	m := &bi.Main
+	for _, d := range bi.Deps {
+		if d.Path == module {
+			m = d
+		}
+	}
+	if m.Path != module || m.Version == "" || m.Version == "(devel)" {
+		return "devel"
+	}
+	return m.Version
+}
+
+// Run judges the policy p as cfg says, and returns the report: the
+// verdict, the checks, the replay, the comparison and what to change. See
+// the package's documentation for its steps and errors.
+func Run(ctx context.Context, p Policy, cfg Config) (reports.Report, error) {
+	return run(ctx, p, cfg, properties.Run)
+}
+
+// A checker runs the property checks: properties.Run, or RunFrozen in a
+// test.
+type checker func(context.Context, kit.Factory, properties.Config) (properties.Outcome, error)
+
+func run(ctx context.Context, p Policy, cfg Config, check checker) (rep reports.Report, err error) {
+	if p.Factory == nil {
+		panic("gate: a policy without a factory")
+	}
+	g := &gate{ctx: ctx, p: p, cfg: cfg.withDefaults(), check: check}
+	if err := g.validate(); err != nil {
+		return rep, err
+	}
+	rep, err = g.run()
+	// The source is closed before the verdict, whatever the steps gave.
+	if p.Close != nil {
+		if cerr := p.Close(); cerr != nil && err == nil {
+			err = &InputError{cerr}
+		}
+	}
+	if err != nil {
+		return reports.Report{}, err
+	}
+	rep.Verdict = judge(rep)
+	rep.Advice = reports.Advise(rep)
+	return rep, nil
+}
+
+// judge returns the gate's verdict on the report's checks and replay.
+func judge(rep reports.Report) verdict.Status {
+	var parts []verdict.Status
+	for _, c := range rep.Checks {
+		parts = append(parts, c.Status)
+	}
+	if rep.Replay != nil {
+		parts = append(parts, rep.Replay.Status)
+	}
+	return verdict.Gate(parts...)
+}
+
+// A gate holds one run of Run.
+type gate struct {
+	ctx   context.Context
+	p     Policy
+	cfg   Config
+	check checker
+}
+
+// withDefaults returns c with its zero fields set.
+func (c Config) withDefaults() Config {
+	if c.Steps == 0 {
+		c.Steps = All
+	}
+	if c.Seed == 0 {
+		c.Seed = DefaultSeed
+	}
+	if c.KitVersion == "" {
+		c.KitVersion = Version()
+	}
+	c.Checks.Seed, c.Replay.Seed = c.Seed, c.Seed
+	c.Replay.RepresentativeOnly = true
+	return c
+}
+
+// checksConfig returns the configuration of the property checks of p.
+func (g *gate) checksConfig() properties.Config {
+	cfg := g.cfg.Checks
+	if g.p.IDs != nil {
+		cfg.IDs = g.p.IDs
+	}
+	switch g.p.source() {
+	case Exec:
+		// The program's own silence timeout decides whether it answers
+		// in time; a second watch on each call would make machine speed
+		// a verdict.
+		cfg.Source, cfg.CallTimeout = properties.External, -1
+	case Trace:
+		cfg.Source = properties.Recorded
+	}
+	if s := g.p.Spec; s != nil {
+		claim := *s
+		cfg.Claim = &claim
+		if cfg.Cap == 0 {
+			cfg.Cap = specCap(claim)
+		}
+	}
+	return cfg
+}
+
+// specCap returns the cap of s after its default.
+func specCap(s kit.Spec) time.Duration {
+	if s.Cap > 0 {
+		return s.Cap
+	}
+	return max(kit.DefaultCap, s.Base)
+}
+
+// scenario returns the replay's scenario with clients devices (0 for the
+// configured fleet), with a recording's devices in place of drawn ones.
+func (g *gate) scenario(clients int) (sim.Scenario, error) {
+	s := g.cfg.Scenario
+	if clients > 0 {
+		s.Clients = clients
+	}
+	if ids := g.p.IDs; ids != nil {
+		switch {
+		case s.Clients == 0:
+			s.IDs = ids
+		case s.Clients > len(ids):
+			return s, &InputError{fmt.Errorf("a fleet of %d devices: the recording %s holds %d", s.Clients, g.p.Name, len(ids))}
+		default:
+			s.IDs, s.Clients = ids[:s.Clients], 0
+		}
+	}
+	return s, nil
+}
+
+// validate refuses, before any work, a configuration out of range.
+func (g *gate) validate() error {
+	if g.cfg.Steps&Checks != 0 {
+		if err := g.checksConfig().Validate(); err != nil {
+			return &InputError{err}
+		}
+	}
+	if g.cfg.Steps&Replay != 0 {
+		s, err := g.scenario(0)
+		if err != nil {
+			return err
+		}
+		if err := s.Validate(g.cfg.Replay); err != nil {
+			return &InputError{err}
+		}
+	}
+	return nil
+}
+
+// run runs the steps and fills the report.
+func (g *gate) run() (reports.Report, error) {
+	rep := reports.Report{Policy: g.p.report(), KitVersion: g.cfg.KitVersion, Seed: g.cfg.Seed}
+	if g.cfg.Steps&Checks != 0 {
+		out, err := g.checks()
+		if err != nil {
+			return rep, err
+		}
+		rep.AddChecks(out)
+		for i := range rep.Checks {
+			if x := rep.Checks[i].Counterexample; x != nil && g.cfg.Reproduce != nil {
+				x.Replay = g.cfg.Reproduce(Checks, x.Seed)
+			}
+		}
+	}
+	if g.cfg.Steps&Replay == 0 {
+		return rep, nil
+	}
+	res, stopped, err := g.replay(g.p, 0)
+	if err != nil {
+		return rep, err
+	}
+	if stopped != nil {
+		s, _ := g.scenario(0)
+		rep.AddStopped(s, res.Config, stopped, g.reproduce(Replay, stopped.Seed))
+		return rep, nil
+	}
+	rep.AddReplay(res)
+	if g.cfg.Steps&Comparison != 0 {
+		c, err := g.compare(res)
+		if err != nil {
+			return rep, err
+		}
+		rep.Comparisons = []reports.Comparison{c}
+	}
+	return rep, nil
+}
+
+// reproduce says how to find again what the step found with seed.
+func (g *gate) reproduce(step Step, seed uint64) string {
+	if g.cfg.Reproduce != nil {
+		return g.cfg.Reproduce(step, seed)
+	}
+	if step == Replay {
+		return fmt.Sprintf("sim.Config{Runs: 1, Seed: %d}", seed)
+	}
+	return fmt.Sprintf("Config.Seed = %d", seed)
+}
+
+// meter starts the progress of a step.
+func (g *gate) meter(step string, total int64) Meter {
+	if g.cfg.Progress == nil {
+		return nopMeter{}
+	}
+	return g.cfg.Progress(step, total)
+}
+
+type nopMeter struct{}
+
+func (nopMeter) Add(int64) {}
+func (nopMeter) Finish()   {}
+
+// counted returns f, counting on m the devices it makes.
+func counted(f kit.Factory, m Meter) kit.Factory {
+	if _, ok := m.(nopMeter); ok {
+		return f
+	}
+	return func(d kit.Device) kit.Policy {
+		m.Add(1)
+		return f(d)
+	}
+}
+
+// stopped wraps err, or the context's error, with where the gate stopped.
+func (g *gate) stopped(where string, err error) error {
+	if err == nil {
+		err = context.Cause(g.ctx)
+	}
+	return &InterruptedError{During: where, Err: err}
+}
+
+// checks runs the property checks.
+func (g *gate) checks() (properties.Outcome, error) {
+	cfg := g.checksConfig()
+	if g.p.Again != nil {
+		second, err := g.p.Again()
+		if err != nil {
+			return properties.Outcome{}, &InputError{err}
+		}
+		cfg.Second = second
+	}
+	m := g.meter("checks: devices", 0)
+	out, err := g.check(g.ctx, counted(g.p.Factory, m), cfg)
+	m.Finish()
+	switch {
+	case err != nil:
+		return out, &InputError{err}
+	case g.ctx.Err() != nil:
+		return out, g.stopped("during the property checks", nil)
+	}
+	if err := g.p.err(); err != nil {
+		return out, &InputError{err}
+	}
+	if out.Err != nil {
+		return out, &InputError{out.Err}
+	}
+	return out, nil
+}
+
+// replay replays p on the scenario with clients devices (0 for the
+// configured fleet). A policy's defect that stopped it is returned as
+// stopped, with the result holding only the configuration.
+func (g *gate) replay(p Policy, clients int) (res sim.Result, stopped *sim.DeviceError, err error) {
+	s, err := g.scenario(clients)
+	if err != nil {
+		return res, nil, err
+	}
+	if p.IDs == nil {
+		s.IDs = nil
+	}
+	cfg := g.cfg.Replay
+	d := s.WithDefaults()
+	m := g.meter("replay: devices", int64(d.Clients)*int64(cfg.WithDefaults().Runs))
+	res, err = sim.Replay(g.ctx, counted(p.Factory, m), s, cfg)
+	m.Finish()
+	res.Config = cfg.WithDefaults()
+	if perr := p.err(); perr != nil {
+		return res, nil, &InputError{perr}
+	}
+	var de *sim.DeviceError
+	switch {
+	case g.ctx.Err() != nil:
+		return res, nil, g.stopped("during the replay", err)
+	case errors.As(err, &de) && de.PolicyDefect():
+		return res, de, nil
+	case errors.As(err, &de):
+		return res, nil, &InputError{fmt.Errorf("the policy's source failed: %w", err)}
+	case err != nil:
+		return res, nil, &InputError{err}
+	}
+	return res, nil, nil
+}
