@@ -32,9 +32,9 @@ func (r *runner) bounds() Result {
 		for a, v := range d.delays {
 			switch {
 			case v < 0:
-				found = append(found, finding{d, a + 1, fmt.Sprintf("delays(%q)[%d] = %s", d.id, a, kit.FormatDuration(v))})
+				found = append(found, finding{d, a + 1, fmt.Sprintf("delay %d of %q = %s", a+1, d.id, kit.FormatDuration(v))})
 			case r.cfg.Cap > 0 && v > r.cfg.Cap:
-				found = append(found, finding{d, a + 1, fmt.Sprintf("delays(%q)[%d] = %s", d.id, a, kit.FormatDuration(v))})
+				found = append(found, finding{d, a + 1, fmt.Sprintf("delay %d of %q = %s", a+1, d.id, kit.FormatDuration(v))})
 			default:
 				continue
 			}

@@ -287,8 +287,8 @@ func (r *runner) spreadFailure(devs []device, a int, cv float64, want string) (s
 	}
 	if g := groups[mode]; len(g) >= 2 && 2*len(g) >= len(x) {
 		ce.Devices = shown(g, limit)
-		return fmt.Sprintf("delays(%q)[%d] = %s for %d of %d devices, CV %.3g; want %s (CV ≥ %g)",
-			ce.Devices[0].ID, a, kit.FormatDuration(mode), len(g), len(x), cv, want, r.cfg.Thresholds.MinCV), ce
+		return fmt.Sprintf("delay %d of %q = %s for %d of %d devices, CV %.3g; want %s (CV ≥ %g)",
+			a+1, ce.Devices[0].ID, kit.FormatDuration(mode), len(g), len(x), cv, want, r.cfg.Thresholds.MinCV), ce
 	}
 	lo, hi := who[0], who[0]
 	for _, d := range who {
@@ -300,8 +300,8 @@ func (r *runner) spreadFailure(devs []device, a int, cv float64, want string) (s
 		}
 	}
 	ce.Devices = shown([]device{lo, hi}, limit)
-	return fmt.Sprintf("delays[%d] of all %d devices lie in [%s, %s] (delays(%q) and delays(%q)): CV %.3g; want %s (CV ≥ %g)",
-		a, len(x), kit.FormatDuration(lo.delays[a]), kit.FormatDuration(hi.delays[a]), lo.id, hi.id, cv, want, r.cfg.Thresholds.MinCV), ce
+	return fmt.Sprintf("delay %d of all %d devices lies in [%s, %s] (that of %q and of %q): CV %.3g; want %s (CV ≥ %g)",
+		a+1, len(x), kit.FormatDuration(lo.delays[a]), kit.FormatDuration(hi.delays[a]), lo.id, hi.id, cv, want, r.cfg.Thresholds.MinCV), ce
 }
 
 // shown returns up to maxShown of devs, sorted by id, with their first
@@ -362,7 +362,7 @@ func (r *runner) spread() Result {
 		return res
 	}
 	res.Status = verdict.Pass
-	res.Detail = fmt.Sprintf("lowest CV %.3g at delays[%d] across %d devices; want ≥ %g", sf.cv, sf.attempt, sf.devices, r.cfg.Thresholds.MinCV)
+	res.Detail = fmt.Sprintf("lowest CV %.3g at delay %d across %d devices; want ≥ %g", sf.cv, sf.attempt+1, sf.devices, r.cfg.Thresholds.MinCV)
 	return res
 }
 
@@ -391,8 +391,8 @@ func (r *runner) capPhase() Result {
 		return res
 	}
 	res.Status = verdict.Pass
-	res.Detail = fmt.Sprintf("lowest CV %.3g at delays[%d] across %d devices, over delays[%d:%d]; want ≥ %g",
-		sf.cv, sf.attempt, sf.devices, r.cfg.Attempts, r.cfg.Attempts+sf.examined, r.cfg.Thresholds.MinCV)
+	res.Detail = fmt.Sprintf("lowest CV %.3g at delay %d across %d devices, over delays %d to %d; want ≥ %g",
+		sf.cv, sf.attempt+1, sf.devices, r.cfg.Attempts+1, r.cfg.Attempts+sf.examined, r.cfg.Thresholds.MinCV)
 	if r.cfg.Source == Recorded {
 		if seen, why := r.capSeen(r.cfg.Attempts + sf.examined); !seen {
 			return skipped(NameCapPhase, why+"; the later delays it holds spread ("+res.Detail+")")
@@ -522,7 +522,7 @@ func (r *runner) clusters() Result {
 	if pairs >= want.critical {
 		res.Status = verdict.Fail
 		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Seed: r.seed, Replay: r.replay()}
-		res.Detail = fmt.Sprintf("delays(%q) = %s for %d of %d devices, %.0f identical pairs in all; want fewer than %.0f (chance expects %.3g)",
+		res.Detail = fmt.Sprintf("the delays of %q, %s, are those of %d of %d devices, %.0f identical pairs in all; want fewer than %.0f (chance expects %.3g)",
 			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, pairs, want.critical, want.expected)
 		return res
 	}
@@ -530,7 +530,7 @@ func (r *runner) clusters() Result {
 		res.Status = verdict.Fail
 		res.Figure, res.Threshold = float64(len(g))/float64(n), th.MaxLockstep
 		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Seed: r.seed, Replay: r.replay()}
-		res.Detail = fmt.Sprintf("delays(%q) = %s for %d of %d devices: they retry in lockstep; want at most %g of the fleet sharing one sequence",
+		res.Detail = fmt.Sprintf("the delays of %q, %s, are those of %d of %d devices: they retry in lockstep; want at most %g of the fleet sharing one sequence",
 			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, th.MaxLockstep)
 		return res
 	}

@@ -101,8 +101,8 @@ func (r *runner) conformance() Result {
 				res.Status = verdict.Fail
 				res.Figure, res.Threshold = float64(len(off)), 0
 				res.Counterexample = &Counterexample{Attempt: a + 1, Devices: shown(off, a+1), Seed: r.seed, Replay: r.replay()}
-				res.Detail = fmt.Sprintf("delays(%q)[%d] = %s, and %d of %d devices off the window; want %s (claim %s)",
-					res.Counterexample.Devices[0].ID, a, kit.FormatDuration(res.Counterexample.Devices[0].Delays[a]), len(off), len(r.clean), kit.FormatDuration(w), claim)
+				res.Detail = fmt.Sprintf("delay %d of %q = %s, and %d of %d devices off the window; want %s (claim %s)",
+					a+1, res.Counterexample.Devices[0].ID, kit.FormatDuration(res.Counterexample.Devices[0].Delays[a]), len(off), len(r.clean), kit.FormatDuration(w), claim)
 				return res
 			}
 			continue
@@ -117,14 +117,14 @@ func (r *runner) conformance() Result {
 	}
 	if claim.Strategy == kit.None {
 		res.Status = verdict.Pass
-		res.Detail = fmt.Sprintf("delays[0:%d] of %d devices equal the windows of %s to within %s", r.cfg.Attempts, len(r.clean), claim, conformanceTolerance)
+		res.Detail = fmt.Sprintf("the first %d delays of %d devices equal the windows of %s to within %s", r.cfg.Attempts, len(r.clean), claim, conformanceTolerance)
 		return res
 	}
 	if worst.p > 1 {
 		return r.notEnough(NameConformance, len(r.clean), "answered without a fault")
 	}
 	res.Figure = worst.p
-	text := fmt.Sprintf("delays[%d] of %d devices against %s: KS D = %.3g, p = %.3g; want p ≥ %g", worst.attempt, worst.n, claim, worst.d, worst.p, r.cfg.Thresholds.KSAlpha)
+	text := fmt.Sprintf("delay %d of %d devices against %s: KS D = %.3g, p = %.3g; want p ≥ %g", worst.attempt+1, worst.n, claim, worst.d, worst.p, r.cfg.Thresholds.KSAlpha)
 	if worst.p < r.cfg.Thresholds.KSAlpha {
 		res.Status = verdict.Fail
 		res.Detail = text

@@ -34,7 +34,7 @@ func ExampleRun() {
 	// reproducibility pass
 	// cap-phase       fail
 	// bounds          pass
-	// delays("01b53362-41b8-4125-8781-742b4583b6dc")[0] = 1s for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)
+	// delay 1 of "01b53362-41b8-4125-8781-742b4583b6dc" = 1s for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)
 }
 
 // A policy from a retry library, wrapped by a kit adapter, checked over the

@@ -86,7 +86,7 @@ func (r *runner) frozenClock(frozen bubble) Result {
 	switch {
 	case one.cv >= th:
 		res.Status = verdict.Pass
-		res.Detail = fmt.Sprintf("%d devices %s: lowest CV %.3g at delays[%d]; want ≥ %g", len(shared), where, one.cv, one.attempt, th)
+		res.Detail = fmt.Sprintf("%d devices %s: lowest CV %.3g at delay %d; want ≥ %g", len(shared), where, one.cv, one.attempt+1, th)
 	case two.cv >= th:
 		res.Status = verdict.Fail
 		res.Detail, res.Counterexample = r.spreadFailure(shared, one.attempt, one.cv, "spread")
@@ -95,8 +95,8 @@ func (r *runner) frozenClock(frozen bubble) Result {
 	default:
 		res.Status = verdict.Inconclusive
 		res.Figure = two.cv
-		res.Detail = fmt.Sprintf("the delays do not spread even when the devices boot a second apart (lowest CV %.3g at delays[%d], %.3g at one instant; want ≥ %g), so a frozen clock has no spread to collapse: the lack of spread is spread's finding, not the clock's",
-			two.cv, two.attempt, one.cv, th)
+		res.Detail = fmt.Sprintf("the delays do not spread even when the devices boot a second apart (lowest CV %.3g at delay %d, %.3g at one instant; want ≥ %g), so a frozen clock has no spread to collapse: the lack of spread is spread's finding, not the clock's",
+			two.cv, two.attempt+1, one.cv, th)
 	}
 	return res
 }
@@ -182,13 +182,13 @@ func (r *runner) reproducibility() Result {
 				got.Delays = a.delays
 			}
 			bad = &Counterexample{Devices: []DeviceDelays{{ID: d.id, Delays: want}, got}, Seed: r.seed, Replay: r.replay()}
-			badDetail = fmt.Sprintf("delays(%q)[0:%d] = %s, then %s %s", d.id, k, formatDelays(want), formatDelays(got.Delays), src.name)
+			badDetail = fmt.Sprintf("the first %d delays of %q = %s, then %s %s", k, d.id, formatDelays(want), formatDelays(got.Delays), src.name)
 		}
 	}
 	res.Figure = float64(same) / float64(checked)
 	if bad == nil {
 		res.Status = verdict.Pass
-		res.Detail = fmt.Sprintf("all %d devices gave the same delays[0:%d] %s", len(first), k, sourcesText(len(sources)))
+		res.Detail = fmt.Sprintf("all %d devices gave the same first %d delays %s", len(first), k, sourcesText(len(sources)))
 		return res
 	}
 	res.Status = verdict.Warn

@@ -91,11 +91,11 @@ func (r *runner) idPopulations() Result {
 	if !tb.failed {
 		if cases < want {
 			res.Status = verdict.Inconclusive
-			res.Detail = fmt.Sprintf("rapid drew %d of the %d populations it is asked for before its time budget ran out (the policy is slow to make devices); none shared delays[0:%d] beyond chance", cases, want, k)
+			res.Detail = fmt.Sprintf("rapid drew %d of the %d populations it is asked for before its time budget ran out (the policy is slow to make devices); none shared their first %d delays beyond chance", cases, want, k)
 			return res
 		}
 		res.Status = verdict.Pass
-		res.Detail = fmt.Sprintf("%d populations of up to %d ids of every shape drawn by rapid: no group sharing delays[0:%d] beyond chance", cases, maxDrawn, k)
+		res.Detail = fmt.Sprintf("%d populations of up to %d ids of every shape drawn by rapid: no group sharing their first %d delays beyond chance", cases, maxDrawn, k)
 		return res
 	}
 	if last == nil {
@@ -106,8 +106,8 @@ func (r *runner) idPopulations() Result {
 	res.Status = verdict.Fail
 	res.Figure, res.Threshold = last.pairs, last.limit.critical
 	res.Counterexample = &Counterexample{Devices: shown(last.group, k), Seed: r.seed, Replay: fmt.Sprintf("%s, or -rapid.seed=%d", r.replay(), r.seed)}
-	res.Detail = fmt.Sprintf("delays(%q)[0:%d] = %s for %d of %d %s (shrunk by rapid: %s), %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
-		res.Counterexample.Devices[0].ID, k, formatDelays(last.group[0].delays), len(last.group), len(last.ids), last.shape,
+	res.Detail = fmt.Sprintf("the first %d delays of %q, %s, are those of %d of %d %s (shrunk by rapid: %s), %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
+		k, res.Counterexample.Devices[0].ID, formatDelays(last.group[0].delays), len(last.group), len(last.ids), last.shape,
 		idList(last.ids), last.pairs, last.limit.critical, last.limit.expected)
 	return res
 }

@@ -115,7 +115,7 @@ func buildFailingReport() reports.Report {
 			{
 				Name: properties.NameSpread, Why: "devices that draw the same delays retry together and arrive as one wave.",
 				Status: verdict.Fail, Figure: 0, Threshold: 0.1,
-				Detail: `delays("dev-000000")[1] = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
+				Detail: `delay 1 of "dev-000000" = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 				Counterexample: &reports.Counterexample{
 					Attempt: 1,
 					Devices: []reports.DeviceDelays{
@@ -143,7 +143,7 @@ func buildFailingReport() reports.Report {
 			{
 				Name: properties.NameCapPhase, Why: "after a long outage every device has reached its cap, and only jitter keeps them apart.",
 				Status: verdict.Fail, Figure: 0, Threshold: 0.1,
-				Detail: `delays("dev-000000")[12] = 10s for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
+				Detail: `delay 12 of "dev-000000" = 10s for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 				Counterexample: &reports.Counterexample{
 					Attempt: 12,
 					Devices: []reports.DeviceDelays{{ID: "dev-000000", DelaysS: []float64{0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 10, 10, 10, 10, 10}}},
