@@ -1,0 +1,242 @@
+package gate_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
+	"github.com/jitterkit/jitterkit/reports/gate"
+	"github.com/jitterkit/jitterkit/sim"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
+)
+
+// passing is a policy that passes on the default scenario: decorrelated
+// jitter from a base long enough for 400 devices against 50 a second.
+var passing = kit.Spec{Strategy: kit.Decorrelated, Base: 15 * time.Second, Cap: 5 * time.Minute}
+
+func spec(t *testing.T, text string) kit.Spec {
+	t.Helper()
+	s, err := kit.ParseSpec(text)
+	require.NoError(t, err)
+	return s
+}
+
+func TestRunVerdicts(t *testing.T) {
+	tests := []struct {
+		name    string
+		p       gate.Policy
+		cfg     gate.Config
+		verdict verdict.Status
+	}{
+		{"a policy that passes", gate.SpecPolicy(passing), gate.Config{Replay: sim.Config{Runs: 5}}, verdict.Pass},
+		{"no jitter", gate.SpecPolicy(spec(t, "none:base=1s,cap=30s")), gate.Config{Replay: sim.Config{Runs: 5}}, verdict.Fail},
+		{"jitter that storms", gate.SpecPolicy(spec(t, "full")), gate.Config{Replay: sim.Config{Runs: 5}}, verdict.Fail},
+		{"too few devices to judge", gate.SpecPolicy(passing), gate.Config{Steps: gate.Checks, Checks: properties.Config{Devices: 50}}, verdict.Inconclusive},
+		{"the checks alone", gate.SpecPolicy(passing), gate.Config{Steps: gate.Checks}, verdict.Pass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := gate.Run(context.Background(), tt.p, tt.cfg)
+			require.NoError(t, err)
+			assert.Equal(t, tt.verdict, rep.Verdict)
+			assert.Equal(t, tt.p.Name, rep.Policy.Name)
+			if tt.verdict == verdict.Fail {
+				assert.NotEmpty(t, rep.Advice, "a failure says what to change")
+			}
+			if tt.cfg.Steps == gate.Checks {
+				assert.Nil(t, rep.Replay)
+				assert.Empty(t, rep.Comparisons)
+			}
+		})
+	}
+}
+
+func TestRunCompares(t *testing.T) {
+	rep, err := gate.Run(context.Background(), gate.SpecPolicy(spec(t, "full:base=1s,cap=1m")), gate.Config{Replay: sim.Config{Runs: 3}})
+	require.NoError(t, err)
+	require.Len(t, rep.Comparisons, 1)
+	c := rep.Comparisons[0]
+	assert.Equal(t, sim.PeakRatio, c.Figure)
+	assert.Equal(t, []string{"full:base=1s,cap=1m", "none:base=1s,cap=1m", "equal:base=1s,cap=1m", "decorrelated:base=1s,cap=1m"}, c.Policies)
+	require.Len(t, c.Rows, 1)
+	assert.Equal(t, rep.Replay.Summary[sim.PeakRatio], c.Rows[0].Cells[0], "the policy's own cell is its replay's")
+}
+
+// TestDefectStopsTheReplay replays a policy that returns NaN for one
+// device: the replay fails naming the device and the attempt, and says
+// how to find it again; nothing is compared.
+func TestDefectStopsTheReplay(t *testing.T) {
+	full := spec(t, "full").Factory()
+	bad := func(d kit.Device) kit.Policy {
+		p := full(d)
+		if !strings.HasSuffix(d.ID, "-0000017") {
+			return p
+		}
+		n := 0
+		return kittest.PolicyFunc(func() (time.Duration, error) {
+			if n++; n == 2 {
+				return kit.Seconds(math.NaN())
+			}
+			return p.Next()
+		})
+	}
+	rep, err := gate.Run(context.Background(), gate.GoPolicy("nan", bad), gate.Config{Steps: gate.Replay | gate.Comparison, Replay: sim.Config{Runs: 2}})
+	require.NoError(t, err)
+	require.NotNil(t, rep.Replay)
+	require.NotNil(t, rep.Replay.Stopped)
+	assert.Equal(t, verdict.Fail, rep.Verdict)
+	assert.Contains(t, rep.Replay.Detail, "-0000017\", delay 2: delay NaN s is not a duration (bad delay)")
+	assert.Equal(t, fmt.Sprintf("sim.Config{Runs: 1, Seed: %d}", rep.Replay.Stopped.Seed), rep.Replay.Stopped.Replay)
+	assert.Empty(t, rep.Comparisons)
+
+	rep, err = gate.Run(context.Background(), gate.GoPolicy("nan", bad), gate.Config{
+		Steps: gate.Replay, Replay: sim.Config{Runs: 1},
+		Reproduce: func(step gate.Step, seed uint64) string { return fmt.Sprintf("step %d seed %d", step, seed) },
+	})
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprintf("step %d seed 1", gate.Replay), rep.Replay.Stopped.Replay)
+}
+
+func TestRunErrors(t *testing.T) {
+	failing := errors.New("the program stopped answering")
+	tests := []struct {
+		name string
+		p    gate.Policy
+		cfg  gate.Config
+		want string
+	}{
+		{"a configuration out of range", gate.SpecPolicy(passing), gate.Config{Scenario: sim.Scenario{Clients: -1}},
+			"sim: clients -1 is negative"},
+		{"a population over the memory limit", gate.SpecPolicy(passing), gate.Config{Checks: properties.Config{Devices: 100_000, MemoryLimit: 1 << 20}},
+			"properties: checking 100000 devices over 32 attempts would need about 129.7 MiB, above the memory limit of 1.0 MiB: check fewer devices or fewer attempts, or raise the limit"},
+		{"a source that fails", gate.Policy{Name: "program", Source: gate.Exec, Factory: func(kit.Device) kit.Policy {
+			return kittest.PolicyFunc(func() (time.Duration, error) { return 0, failing })
+		}}, gate.Config{Steps: gate.Checks}, "the program stopped answering"},
+		{"a source's own failure named first", gate.Policy{Name: "program", Source: gate.Exec,
+			Factory: spec(t, "full").Factory(),
+			Err:     func() error { return errors.New("exec: a line nobody asked for") }},
+			gate.Config{Steps: gate.Checks}, "exec: a line nobody asked for"},
+		{"a source that fails when closed", gate.Policy{Name: "program", Source: gate.Exec,
+			Factory: spec(t, "full").Factory(),
+			Close:   func() error { return errors.New("exec: a line too many") }},
+			gate.Config{Steps: gate.Checks}, "exec: a line too many"},
+		{"a recording shorter than the fleet", gate.TracePolicy("t.csv", trace(t, 10)), gate.Config{Scenario: sim.Scenario{Clients: 11}},
+			"a fleet of 11 devices: the recording t.csv holds 10"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := gate.Run(context.Background(), tt.p, tt.cfg)
+			var ie *gate.InputError
+			require.ErrorAs(t, err, &ie)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, steps := range []gate.Step{gate.Checks, gate.Replay} {
+		_, err := gate.Run(ctx, gate.SpecPolicy(passing), gate.Config{Steps: steps})
+		var ie *gate.InterruptedError
+		require.ErrorAs(t, err, &ie)
+		assert.ErrorIs(t, err, context.Canceled)
+		want := map[gate.Step]string{gate.Checks: "during the property checks", gate.Replay: "during the replay"}[steps]
+		assert.Equal(t, want, ie.During)
+	}
+}
+
+// TestRecording checks and replays a recording: its own devices in both,
+// the checks that cannot apply to it skipped.
+func TestRecording(t *testing.T) {
+	tr := trace(t, 1000)
+	rep, err := gate.Run(context.Background(), gate.TracePolicy("t.csv", tr), gate.Config{
+		Checks: properties.Config{Cap: 10 * time.Second}, Scenario: sim.Scenario{Clients: 300, AcceptRate: 1000, Down: time.Millisecond},
+		Replay: sim.Config{Runs: 3},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, verdict.Pass, rep.Verdict)
+	assert.Equal(t, "trace", rep.Policy.Source)
+	statuses := map[string]verdict.Status{}
+	for _, c := range rep.Checks {
+		statuses[c.Name] = c.Status
+	}
+	for _, name := range []string{properties.NameIDPopulations, properties.NameFrozenClock, properties.NameReproducibility} {
+		assert.Equal(t, verdict.Skipped, statuses[name], name)
+	}
+	assert.Equal(t, 300, rep.Replay.Scenario.Clients)
+}
+
+func TestCompare(t *testing.T) {
+	cs, err := gate.Compare(context.Background(), nil, []int{100, 200}, gate.Config{Scenario: sim.Scenario{Kind: sim.Storm}, Replay: sim.Config{Runs: 3}})
+	require.NoError(t, err)
+	require.Len(t, cs, 1, "a storm has one headline figure")
+	assert.Equal(t, sim.PeakRetryArrivals, cs[0].Figure)
+	assert.Equal(t, []string{"none:base=1s,cap=30s", "full:base=1s,cap=30s", "equal:base=1s,cap=30s", "decorrelated:base=1s,cap=30s"}, cs[0].Policies)
+	require.Len(t, cs[0].Rows, 2)
+	assert.Equal(t, 100.0, cs[0].Rows[0].Cells[0].Median, "no jitter peaks at the whole fleet")
+
+	cs, err = gate.Compare(context.Background(), []gate.Policy{gate.SpecPolicy(passing)}, nil, gate.Config{Replay: sim.Config{Runs: 3}})
+	require.NoError(t, err)
+	require.Len(t, cs, 2)
+	assert.Equal(t, []sim.Figure{sim.PeakRatio, sim.AllServed}, []sim.Figure{cs[0].Figure, cs[1].Figure})
+
+	nan := func(kit.Device) kit.Policy {
+		return kittest.PolicyFunc(func() (time.Duration, error) { return kit.Seconds(math.NaN()) })
+	}
+	_, err = gate.Compare(context.Background(), []gate.Policy{gate.GoPolicy("nan", nan)}, nil, gate.Config{Replay: sim.Config{Runs: 1}})
+	var de *gate.DefectError
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, "nan", de.Policy)
+}
+
+func TestBuiltins(t *testing.T) {
+	tests := []struct {
+		spec *kit.Spec
+		kind sim.Kind
+		cap  time.Duration
+		want string
+	}{
+		{nil, sim.Outage, 0, "base=100ms,cap=10s"},
+		{nil, sim.Storm, 0, "base=1s,cap=30s"},
+		{nil, sim.Outage, time.Minute, "base=100ms,cap=1m"},
+		{&passing, sim.Outage, 0, "base=15s,cap=5m"},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, s := range gate.Builtins(tt.spec, tt.kind, tt.cap) {
+			got = append(got, s.String())
+		}
+		want := []string{"none:" + tt.want, "full:" + tt.want, "equal:" + tt.want, "decorrelated:" + tt.want}
+		assert.Equal(t, want, got)
+	}
+}
+
+// trace returns a recording of n devices of full jitter, five delays each.
+func trace(t *testing.T, n int) *kit.Trace {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("device,attempt,delay_s\n")
+	f := spec(t, "full").Factory()
+	for i := range n {
+		id := fmt.Sprintf("meter-%04d", i)
+		ds, err := kit.Delays(f(kit.Device{ID: id}), 5)
+		require.NoError(t, err)
+		for a, d := range ds {
+			fmt.Fprintf(&b, "%s,%d,%v\n", id, a+1, d.Seconds())
+		}
+	}
+	tr, err := kit.ReadTrace(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	return tr
+}
