@@ -9,7 +9,7 @@ import (
 // A Strategy is one of the four ways to turn a backoff window into a delay.
 type Strategy string
 
-// The four strategies of the field guide.
+// The four strategies: no jitter, and the three common ways to jitter.
 const (
 	None         Strategy = "none"
 	Full         Strategy = "full"

@@ -6,7 +6,7 @@ import (
 )
 
 // The calendar holds every device's pending arrival, bucketed by whole
-// second. The lab server only needs to know which arrivals of a second come
+// second. The Lab server only needs to know which arrivals of a second come
 // first, so a second's bucket is never kept in order: the engine selects the
 // first ones when it reaches the second, or sorts the bucket when the server
 // needs every arrival in order. An event packs the arrival's nanoseconds

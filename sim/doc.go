@@ -5,8 +5,8 @@
 //
 // # The model
 //
-// A [Scenario] describes the fleet and the server; its zero value is the
-// lab's experiment: 400 devices fail together at t0, their first attempts
+// A [Scenario] describes the fleet and the server; its zero value is a
+// small fleet's outage: 400 devices fail together at t0, their first attempts
 // spread over 10ms; the server accepts at most 50 requests in each whole
 // second (the first to arrive) and none while it is down for the first 2s.
 // A rejected attempt is answered at once and the device asks its policy for
@@ -32,16 +32,16 @@
 // derived seeds, in parallel, and summarises each figure by its median and
 // a BCa bootstrap confidence interval ([Estimate]). [Result.Status] judges
 // the median peak ratio against the scenario's Threshold (0.6 by default:
-// the field guide's "comfortable"), and [Check] does the same inside a
+// under 60% of what the server accepts is comfortable), and [Check] does the same inside a
 // test.
 //
 // # The engine
 //
-// The lab's server only needs, in each whole second, the arrivals that come
+// The Lab server only needs, in each whole second, the arrivals that come
 // first; so the replay keeps pending arrivals in a calendar of one bucket
 // per second, and picks each second's first arrivals by selection rather
 // than keeping every arrival in order. The other servers sort a second's
-// bucket when they reach it. On the lab's model scaled to a million devices
+// bucket when they reach it. On the default outage scaled to a million devices
 // (125,000 accepted a second, full jitter, 7.8 million attempts) a run
 // takes about half a second on one core, 60 to 100ns per attempt, about ten
 // times less than with a priority queue of every pending arrival, and

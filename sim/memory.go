@@ -42,7 +42,7 @@ const (
 	// lists of one second's arrivals and of its retries within the second,
 	// 8 a device each, all three grown by a quarter at most; and the chunk
 	// lists, 2. The chunks that the ring's seconds leave partly filled
-	// count apart (runBytes). On the lab's model the engine allocates 45
+	// count apart (runBytes). On the default outage scaled to a million devices the engine allocates 45
 	// bytes a device at a million devices (BenchmarkReplay).
 	calendarBytes = 16 + 20 + 10 + 10 + 2
 	// periodicBytes is the periodic kinds' state of one device: its offset

@@ -14,7 +14,7 @@ type Kind string
 const (
 	// Outage: every device fails together at t0 and retries until it is
 	// served, its policy stops or the horizon ends. The server is down for
-	// the first Down seconds. This is the lab's experiment.
+	// the first Down seconds.
 	Outage Kind = "outage"
 	// LongOutage is an Outage whose server stays down long enough (an hour
 	// by default) for every device to reach its cap, as after a site loses
@@ -51,7 +51,7 @@ type Server string
 
 // The server models.
 const (
-	// Lab is the lab's server: it accepts at most AcceptRate requests in
+	// Lab accepts at most AcceptRate requests in
 	// each whole second (the first ones to arrive) and none while it is
 	// down. A request that is not accepted is rejected at once.
 	Lab Server = "lab"
@@ -154,7 +154,7 @@ type Scenario struct {
 	// horizon may hold at most a million periods.
 	Period time.Duration
 	// Threshold is the highest peak ratio that passes; default 0.6, the
-	// field guide's "comfortable"; at most 1e12.
+	// peak of retries comfortably under the accept budget; at most 1e12.
 	Threshold float64
 	// MaxAttempts bounds the attempts of one device: a device that reaches
 	// it gives up, so that a policy returning zero delays cannot hold the

@@ -10,10 +10,10 @@ import (
 )
 
 // The backoff of the built-in strategies compared with a policy that is not
-// a spec. A storm's figure is how tightly the first retries bunch, so its
-// backoff is the one that reproduces the published storm study: base 1s
-// and cap 30s over 20ms windows, which brings every cell within a few
-// percent of its table.
+// a spec. A storm's figure is how tightly the first retries bunch: from a
+// base of 1s with a cap of 30s, over 20ms windows, no jitter peaks at the
+// whole fleet while full, equal and decorrelated jitter peak at about N/32,
+// N/24 and N/74 of it.
 const (
 	StormBase = time.Second
 	StormCap  = 30 * time.Second
