@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -29,6 +30,11 @@ type Result struct {
 	// Counterexample is the smallest set of devices that shows a failure or
 	// a warning, or nil.
 	Counterexample *Counterexample
+	// Cause is the root cause of a finding (a failure or a warning), and
+	// Remedy what to change for it, in one sentence; both are empty for a
+	// check that passed, was inconclusive or was skipped.
+	Cause  Cause
+	Remedy string
 }
 
 // A Counterexample is the smallest set of devices that shows a finding.
@@ -38,6 +44,9 @@ type Counterexample struct {
 	Attempt int
 	// Devices are the devices that show it, sorted by id.
 	Devices []DeviceDelays
+	// Others counts the devices beyond Devices that share the finding,
+	// such as the rest of a fleet in lockstep.
+	Others int
 	// Seed is the seed of the run that found it: Config.Seed, which draws
 	// the population and rapid's id populations.
 	Seed uint64
@@ -96,6 +105,9 @@ func (c *Counterexample) String() string {
 		}
 		b.WriteByte('\n')
 	}
+	if c.Others > 0 {
+		fmt.Fprintf(&b, "\t... and %d more devices with the same delays\n", c.Others)
+	}
 	if c.Replay != "" {
 		fmt.Fprintf(&b, "\treplay: %s\n", c.Replay)
 	}
@@ -118,8 +130,27 @@ func formatDelays(ds []time.Duration) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(kit.FormatDuration(d))
+		b.WriteString(human(d))
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// human writes d as a reader reads a delay: four significant digits at
+// most, 1m29.83s rather than 1m29.825678645s.
+func human(d time.Duration) string {
+	return kit.FormatDuration(roundSignificant(d, 4))
+}
+
+// roundSignificant rounds d to n significant decimal digits of its
+// nanoseconds.
+func roundSignificant(d time.Duration, n int) time.Duration {
+	if d == 0 {
+		return 0
+	}
+	unit := time.Duration(1)
+	for limit := d.Abs(); limit >= time.Duration(math.Pow10(n)); limit /= 10 {
+		unit *= 10
+	}
+	return d.Round(unit)
 }
