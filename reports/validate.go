@@ -69,6 +69,9 @@ func (r Report) validate() error {
 			}
 		}
 	}
+	for i, f := range r.Fixes {
+		v.nums(fmt.Sprintf("fixes[%d]", i), f.Scale, f.PeakRatio.Median, f.PeakRatio.Low, f.PeakRatio.High, f.AllServed.Median, f.AllServed.Low, f.AllServed.High)
+	}
 	for i, a := range r.EarlyDelays {
 		v.nums(fmt.Sprintf("early_delays[%d]", i), a.DelaysS...)
 	}

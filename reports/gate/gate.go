@@ -116,9 +116,16 @@ const (
 	// Comparison replays the four built-in strategies beside the policy
 	// on the same scenario.
 	Comparison
+	// Fix searches, when the policy fails, the smallest changes that pass
+	// on the same scenario (see Report.Fixes): its base and cap, its
+	// strategy, its seed, or its own delays slowed down. Each is replayed
+	// with the gate's replications, and checked when the change could fail
+	// the checks, before it is suggested. It costs at most about five times
+	// the gate's replay and comparison.
+	Fix
 
 	// All is every step, what the zero Steps means.
-	All = Checks | Replay | Comparison
+	All = Checks | Replay | Comparison | Fix
 )
 
 // DefaultSeed is the seed of a gate that sets none.
@@ -377,7 +384,7 @@ func (g *gate) run() (reports.Report, error) {
 		}
 	}
 	if g.cfg.Steps&Replay == 0 {
-		return rep, nil
+		return rep, g.fix(&rep)
 	}
 	res, stopped, err := g.replay(g.p, 0)
 	if err != nil {
@@ -396,7 +403,17 @@ func (g *gate) run() (reports.Report, error) {
 		}
 		rep.Comparisons = []reports.Comparison{c}
 	}
-	return rep, nil
+	return rep, g.fix(&rep)
+}
+
+// fix adds the fixes of a failing policy, when the Fix step runs.
+func (g *gate) fix(rep *reports.Report) error {
+	if g.cfg.Steps&Fix == 0 {
+		return nil
+	}
+	fixes, err := g.fixes(*rep)
+	rep.Fixes = fixes
+	return err
 }
 
 // reproduce says how to find again what the step found with seed.
