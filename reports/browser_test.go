@@ -50,17 +50,11 @@ func TestHTMLInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	r := failingReport()
 	var page bytes.Buffer
-	if err := reports.WriteHTML(&page, r); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, reports.WriteHTML(&page, r))
 	plain := filepath.Join(dir, "report.html")
 	probe := filepath.Join(dir, "probe.html")
-	if err := os.WriteFile(plain, page.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(probe, bytes.Replace(page.Bytes(), []byte("</body>"), []byte(measure+"</body>"), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(plain, page.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(probe, bytes.Replace(page.Bytes(), []byte("</body>"), []byte(measure+"</body>"), 1), 0o644))
 
 	dom := runBrowser(t, browser, dir, "--dump-dom", "file://"+probe)
 	bars := 0
@@ -88,42 +82,31 @@ func TestHTMLInBrowser(t *testing.T) {
 		paths, _ := strconv.Atoi(m[4])
 		texts, _ := strconv.Atoi(m[5])
 		min, ok := want[id]
-		if !ok {
-			t.Errorf("unexpected chart %q", id)
+		if !assert.True(t, ok, "unexpected chart %q", id) {
 			continue
 		}
 		found++
 		t.Logf("%s: %d×%d px, %d paths, %d labels", id, w, h, paths, texts)
-		if w < 600 || h < 250 {
-			t.Errorf("%s is drawn %d×%d px; want at least 600×250", id, w, h)
-		}
-		if paths < min.paths || texts < min.texts {
-			t.Errorf("%s has %d paths and %d labels; want at least %d and %d", id, paths, texts, min.paths, min.texts)
-		}
+		assert.GreaterOrEqual(t, w, 600, "%s's drawn width in px", id)
+		assert.GreaterOrEqual(t, h, 250, "%s's drawn height in px", id)
+		assert.GreaterOrEqual(t, paths, min.paths, "%s's paths", id)
+		assert.GreaterOrEqual(t, texts, min.texts, "%s's labels", id)
 	}
-	if found != len(want) {
-		t.Fatalf("measured %d charts; want %d. DOM:\n%s", found, len(want), dom)
-	}
+	require.Equal(t, len(want), found, "charts measured. DOM:\n%s", dom)
 
 	shot := filepath.Join(dir, "report.png")
 	runBrowser(t, browser, dir, "--window-size=1100,3400", "--screenshot="+shot, "file://"+plain)
 	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
+	require.NoError(t, err, "screenshot")
 	// The retry bars' orange and the verdict's red must be on screen.
 	for name, c := range map[string]color.RGBA{
 		"retry bars":   {R: 0xd9, G: 0x5f, B: 0x2b, A: 0xff},
 		"FAIL verdict": {R: 0xc6, G: 0x28, B: 0x28, A: 0xff},
 	} {
-		if n := countColor(img, c); n < 200 {
-			t.Errorf("the screenshot has %d pixels of the %s' colour; want at least 200", n, name)
-		}
+		assert.GreaterOrEqual(t, countColor(img, c), 200, "pixels of the %s' colour in the screenshot", name)
 	}
 	if out := os.Getenv("JITTERKIT_SCREENSHOT"); out != "" {
 		b, _ := os.ReadFile(shot)
@@ -175,9 +158,7 @@ func runBrowser(t *testing.T, browser, dir string, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	profile, err := os.MkdirTemp(dir, "profile")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cmd := exec.CommandContext(ctx, browser, append([]string{
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
@@ -191,9 +172,7 @@ func runBrowser(t *testing.T, browser, dir string, args ...string) string {
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", browser, strings.Join(args, " "), err, lastLines(stderr.String(), 10))
-	}
+	require.NoError(t, err, "%s %s\n%s", browser, strings.Join(args, " "), lastLines(stderr.String(), 10))
 	return stdout.String()
 }
 

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestFIFOWithoutAWriter opens a trace and a config that are FIFOs no one
@@ -28,9 +30,7 @@ func TestFIFOWithoutAWriter(t *testing.T) {
 		time.AfterFunc(50*time.Millisecond, cancel)
 		r := jitterkit(t, ctx, args...)
 		cancel()
-		want := "jitterkit: interrupted while opening " + fifo + "; no report was written\n"
-		if r.code != exitInterrupted || r.stderr != want {
-			t.Errorf("%s: exit %d, stderr %q; want %d, %q", args[0], r.code, r.stderr, exitInterrupted, want)
-		}
+		assert.Equal(t, exitInterrupted, r.code, "%s: exit code", args[0])
+		assert.Equal(t, "jitterkit: interrupted while opening "+fifo+"; no report was written\n", r.stderr, "%s: stderr", args[0])
 	}
 }
