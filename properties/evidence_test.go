@@ -16,6 +16,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // A check passes only on the evidence it asks for: a run that could not
@@ -282,7 +283,7 @@ func TestMemoryEstimateCoversThePeak(t *testing.T) {
 func TestBoundsNeedsAnswers(t *testing.T) {
 	// Every device's source fails: there is no delay to hold in bounds.
 	f := func(kit.Device) kit.Policy {
-		return policyFunc(func() (time.Duration, error) { return 0, errReset })
+		return kittest.PolicyFunc(func() (time.Duration, error) { return 0, errReset })
 	}
 	out := mustRun(t, context.Background(), f, Config{IDs: serials(200)})
 	require.Error(t, out.Err)

@@ -72,7 +72,7 @@ func result(t *testing.T, out properties.Outcome, name string) properties.Result
 			return r
 		}
 	}
-	t.Fatalf("no %s in the outcome", name)
+	require.Failf(t, "no such result", "no %s in the outcome", name)
 	return properties.Result{}
 }
 
