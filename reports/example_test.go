@@ -34,6 +34,8 @@ func ExampleWriteMarkdown() {
 			Detail:    `delay 1 of "dev-000000" = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.05)`,
 			Figure:    0,
 			Threshold: 0.05,
+			Cause:     string(properties.NoJitter),
+			Remedy:    properties.NoJitter.Remedy(),
 		}},
 	}
 	r.AddReplay(res)
@@ -75,8 +77,8 @@ func ExampleWriteMarkdown() {
 	//
 	// ## What to change
 	//
-	// - Give each device its own jitter: every device waits the same delays (CV 0, want at least 0.05). Use full or decorrelated jitter, seeded from a stable hash of the device id, not the clock or a constant.
-	// - Spread the retries wider (peak ratio 24 \> 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter.
+	// - Add jitter: draw each delay at random within its backoff window (full jitter: uniform between 0 and the window; decorrelated: between the base and three times the previous delay), from a generator seeded per device.
+	// - Spread the retries wider (peak ratio 24 \> 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over 13.3s at least, so the base must be longer than that, with the cap above it; no change was found that passes.
 }
 
 // A device id from a recorded trace, as a terminal or a report shows it:

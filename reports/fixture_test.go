@@ -115,6 +115,7 @@ func buildFailingReport() reports.Report {
 			{
 				Name: properties.NameSpread, Why: "devices that draw the same delays retry together and arrive as one wave.",
 				Status: verdict.Fail, Figure: 0, Threshold: 0.1,
+				Cause: string(properties.NoJitter), Remedy: properties.NoJitter.Remedy(),
 				Detail: `delay 1 of "dev-000000" = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 				Counterexample: &reports.Counterexample{
 					Attempt: 1,
@@ -128,6 +129,7 @@ func buildFailingReport() reports.Report {
 			{
 				Name: properties.NameClusters, Why: "a group of devices in lockstep storms as one, however spread the rest are.",
 				Status: verdict.Fail, Figure: 1, Threshold: 0.01,
+				Cause: string(properties.NoJitter), Remedy: properties.NoJitter.Remedy(),
 				Detail: "1000 of 1000 devices share one sequence of delays; want at most 1% of the fleet",
 			},
 			{
@@ -143,6 +145,7 @@ func buildFailingReport() reports.Report {
 			{
 				Name: properties.NameCapPhase, Why: "after a long outage every device has reached its cap, and only jitter keeps them apart.",
 				Status: verdict.Fail, Figure: 0, Threshold: 0.1,
+				Cause: string(properties.NoJitter), Remedy: properties.NoJitter.Remedy(),
 				Detail: `delay 12 of "dev-000000" = 10s for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 				Counterexample: &reports.Counterexample{
 					Attempt: 12,

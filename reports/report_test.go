@@ -147,7 +147,7 @@ func TestTextVerdictFirst(t *testing.T) {
 	first, _, _ := strings.Cut(text, "\n")
 	assert.Equal(t, "FAIL  none:base=100ms,cap=10s (spec)", first, "first line: the verdict and the policy")
 	last := -1
-	for _, section := range []string{"\nchecks\n", "\nreplay  FAIL", "\ncomparison\n", "\nwhat to change\n  - Give each device its own jitter"} {
+	for _, section := range []string{"\nchecks\n", "\nreplay  FAIL", "\ncomparison\n", "\nwhat to change\n  - Add jitter"} {
 		i := strings.Index(text, section)
 		assert.Greater(t, i, last, "where section %q is, after the previous one", section)
 		last = i
