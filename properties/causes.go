@@ -131,7 +131,12 @@ func (r *runner) diagnose(results []Result) {
 				res.Cause = OverCap
 			}
 		case NameConformance:
+			// Devices in lockstep draw one value where the strategy
+			// draws a thousand: the seeding is wrong, not the strategy.
 			res.Cause = WrongStrategy
+			if lockstep {
+				res.Cause = shared
+			}
 		}
 		res.Remedy = res.Cause.Remedy()
 	}

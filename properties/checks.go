@@ -353,7 +353,7 @@ func skipped(name, why string) Result {
 }
 
 func (r *runner) spread() Result {
-	res := Result{Name: NameSpread, Threshold: r.cfg.Thresholds.MinCV}
+	res := Result{Name: NameSpread, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}
 	sf := lowestCV(r.clean, 0, r.cfg.Attempts, r.cfg.Thresholds.MinDevices)
 	if sf.examined == 0 {
 		return r.notEnough(NameSpread, reached(r.clean, 0), "gave a first delay")
@@ -370,7 +370,7 @@ func (r *runner) spread() Result {
 }
 
 func (r *runner) capPhase() Result {
-	res := Result{Name: NameCapPhase, Threshold: r.cfg.Thresholds.MinCV}
+	res := Result{Name: NameCapPhase, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}
 	sf := lowestCV(r.clean, r.cfg.Attempts, r.cfg.CapAttempts, r.cfg.Thresholds.MinDevices)
 	if sf.examined == 0 {
 		if !r.main.complete() || len(r.clean) < r.cfg.Thresholds.MinDevices {
@@ -525,7 +525,7 @@ func (r *runner) clusters() Result {
 	}
 	g, pairs := largestGroup(r.clean, -1)
 	want := r.chanceLimit(chanceOf(r.clean, r.cfg.CapAttempts), n, r.cfg.CapAttempts)
-	res.Figure, res.Threshold = pairs, want.critical
+	res.Figure, res.Threshold, res.Unit, res.Want = pairs, want.critical, "identical pairs", "<"
 	if pairs >= want.critical {
 		res.Status = verdict.Fail
 		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Seed: r.seed, Replay: r.replay()}
@@ -535,16 +535,16 @@ func (r *runner) clusters() Result {
 	}
 	if len(g) > 1 && len(g[0].delays) > 0 && float64(len(g)) > th.MaxLockstep*float64(n) {
 		res.Status = verdict.Fail
-		res.Figure, res.Threshold = float64(len(g))/float64(n), th.MaxLockstep
+		res.Figure, res.Threshold, res.Unit, res.Want = float64(len(g))/float64(n), th.MaxLockstep, "of the fleet", "≤"
 		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts)[:2], Others: len(g) - 2, Seed: r.seed, Replay: r.replay()}
-		res.Detail = fmt.Sprintf("the delays of %q, %s, are those of %d of %d devices: they retry in lockstep; want at most %g of the fleet sharing one sequence",
-			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, th.MaxLockstep)
+		res.Detail = fmt.Sprintf("the delays of %q, %s, are those of %d of %d devices: they retry in lockstep; want at most %g%% of the fleet sharing one sequence",
+			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, 100*th.MaxLockstep)
 		return res
 	}
 	arr := r.arrivals()
 	if arr.ratio > th.ArrivalRatio {
 		res.Status = verdict.Fail
-		res.Figure, res.Threshold = arr.ratio, th.ArrivalRatio
+		res.Figure, res.Threshold, res.Unit, res.Want = arr.ratio, th.ArrivalRatio, "× chance in one window", "≤"
 		res.Counterexample = &Counterexample{Attempt: arr.attempt, Devices: shown(arr.devices, arr.attempt), Seed: r.seed, Replay: r.replay()}
 		res.Detail = fmt.Sprintf("retry %d of %d of %d devices lands in one %s window at %s; want at most %g× the %.3g that independent devices put in one window",
 			arr.attempt, arr.count, arr.n, human(arr.width), human(arr.at), th.ArrivalRatio, arr.reference)

@@ -2,7 +2,6 @@ package properties
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -25,8 +24,12 @@ type Result struct {
 	// `delays("dev-000017")[2] = 10s for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)`.
 	Detail string
 	// Figure is the measured figure and Threshold the limit it is held to,
-	// for the checks that have one (both zero otherwise).
+	// for the checks that have one (both zero otherwise). Unit says what
+	// the figure counts ("CV", "p", "identical pairs", "of the fleet"), empty
+	// when there is no figure, and Want how it is held to the threshold:
+	// "≥", "≤" or "<".
 	Figure, Threshold float64
+	Unit, Want        string
 	// Counterexample is the smallest set of devices that shows a failure or
 	// a warning, or nil.
 	Counterexample *Counterexample
@@ -36,6 +39,11 @@ type Result struct {
 	Cause  Cause
 	Remedy string
 }
+
+// UnitCV is the unit of the spread figures: the coefficient of variation of
+// one delay across the devices, its standard deviation over its mean; 0 when
+// every device waits the same, 0.577 for full jitter.
+const UnitCV = "CV"
 
 // A Counterexample is the smallest set of devices that shows a finding.
 type Counterexample struct {
@@ -138,19 +146,4 @@ func formatDelays(ds []time.Duration) string {
 
 // human writes d as a reader reads a delay: four significant digits at
 // most, 1m29.83s rather than 1m29.825678645s.
-func human(d time.Duration) string {
-	return kit.FormatDuration(roundSignificant(d, 4))
-}
-
-// roundSignificant rounds d to n significant decimal digits of its
-// nanoseconds.
-func roundSignificant(d time.Duration, n int) time.Duration {
-	if d == 0 {
-		return 0
-	}
-	unit := time.Duration(1)
-	for limit := d.Abs(); limit >= time.Duration(math.Pow10(n)); limit /= 10 {
-		unit *= 10
-	}
-	return d.Round(unit)
-}
+func human(d time.Duration) string { return kit.FormatApprox(d) }

@@ -202,7 +202,7 @@ func spreadChart(delays []AttemptDelays) ([]byte, error) {
 		box.GlyphStyle.Color = colorBox
 		box.GlyphStyle.Radius = vg.Points(1.2)
 		p.Add(box)
-		names = append(names, fmt.Sprintf("%s delay (CV %s)", ordinal(a.Attempt), num(round3(cv(a.DelaysS)))))
+		names = append(names, fmt.Sprintf("delay %d (CV %s)", a.Attempt, num(round3(cv(a.DelaysS)))))
 	}
 	p.NominalX(names...)
 	p.X.Tick.Label.Font.Size = vg.Points(11)

@@ -94,6 +94,44 @@ func seconds(s float64) string {
 	return num(s) + "s"
 }
 
+// checkFigures formats a check's figure with its unit and its threshold
+// with the comparison it must meet: "CV 0.581" and "≥ 0.05", "100% of the
+// fleet" and "≤ 1%", "0 identical pairs" and "< 2". A check without a figure shows "–" for
+// both.
+func checkFigures(c Check) (figure, threshold string) {
+	if c.Unit == "" && c.Want == "" {
+		if c.Figure == 0 && c.Threshold == 0 {
+			return "–", "–"
+		}
+		return num(c.Figure), num(c.Threshold)
+	}
+	format := num
+	if strings.HasPrefix(c.Unit, "of ") {
+		format = percent
+	}
+	figure = withUnit(format(c.Figure), c.Unit)
+	if c.Unit == "CV" || c.Unit == "p" {
+		// A symbol reads before its number: "CV 0.581", "p 0.0181".
+		figure = c.Unit + " " + format(c.Figure)
+	}
+	return figure, strings.TrimSpace(c.Want + " " + format(c.Threshold))
+}
+
+// percent formats a share as a percentage with at most three significant
+// digits: 1 → "100%", 0.01 → "1%", 0.0125 → "1.25%".
+func percent(x float64) string {
+	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
+}
+
+// delay formats a delay a device drew, given in seconds, as a reader reads
+// it: 71.99ms, 1m29.83s.
+func delay(s float64) string {
+	if math.IsNaN(s) || math.IsInf(s, 0) || math.Abs(s) > math.MaxInt64/1e9 {
+		return num(s) + "s"
+	}
+	return kit.FormatApprox(time.Duration(math.Round(s * 1e9)))
+}
+
 // perSecond formats an accept rate.
 func perSecond(r float64) string {
 	if r == 0 {
@@ -154,22 +192,6 @@ func policyLine(p Policy) string {
 		return name
 	}
 	return name + " (" + strings.Join(from, ", ") + ")"
-}
-
-// ordinal writes 1st, 2nd, 3rd, 4th...
-func ordinal(n int) string {
-	suffix := "th"
-	if n%100 < 11 || n%100 > 13 {
-		switch n % 10 {
-		case 1:
-			suffix = "st"
-		case 2:
-			suffix = "nd"
-		case 3:
-			suffix = "rd"
-		}
-	}
-	return strconv.Itoa(n) + suffix
 }
 
 // cut shortens a list of n items to ten, and says how many more there are.

@@ -22,6 +22,8 @@ func (r *Report) AddChecks(out properties.Outcome) {
 			Detail:    res.Detail,
 			Figure:    res.Figure,
 			Threshold: res.Threshold,
+			Unit:      res.Unit,
+			Want:      res.Want,
 			Cause:     string(res.Cause),
 			Remedy:    res.Remedy,
 		}

@@ -79,7 +79,7 @@ func htmlCounterexampleOf(x *Counterexample) *htmlCounterexample {
 		var delays []string
 		m, dmore := cut(len(d.DelaysS))
 		for _, s := range d.DelaysS[:m] {
-			delays = append(delays, num(s))
+			delays = append(delays, delay(s))
 		}
 		if dmore != "" {
 			delays = append(delays, dmore)
@@ -100,7 +100,8 @@ func renderHTML(r Report) ([]byte, error) {
 		v.Name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})
 	}
 	for _, c := range r.Checks {
-		hc := htmlCheck{Name: c.Name, Why: c.Why, Detail: c.Detail, Status: c.Status, Figure: num(c.Figure), Threshold: num(c.Threshold)}
+		hc := htmlCheck{Name: c.Name, Why: c.Why, Detail: c.Detail, Status: c.Status}
+		hc.Figure, hc.Threshold = checkFigures(c)
 		if x := c.Counterexample; x != nil {
 			hc.Counterexample = htmlCounterexampleOf(x)
 		}

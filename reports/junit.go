@@ -86,7 +86,8 @@ func renderJUnit(r Report) ([]byte, error) {
 	}
 	for _, c := range r.Checks {
 		tc := junitCase{Name: c.Name, Classname: "jitterkit.check"}
-		text := fmt.Sprintf("%s\nfigure %s, threshold %s\nwhy: %s", c.Detail, num(c.Figure), num(c.Threshold), c.Why)
+		f, th := checkFigures(c)
+		text := fmt.Sprintf("%s\nfigure %s, threshold %s\nwhy: %s", c.Detail, f, th, c.Why)
 		if x := c.Counterexample; x != nil {
 			var lines []string
 			n, more := cut(len(x.Devices))

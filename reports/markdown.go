@@ -40,8 +40,9 @@ func renderMarkdown(r Report) ([]byte, error) {
 		fmt.Fprintf(&b, "\n## Checks\n\n")
 		fmt.Fprintf(&b, "| Status | Check | Figure | Threshold | Detail |\n|---|---|--:|--:|---|\n")
 		for _, c := range r.Checks {
+			f, th := checkFigures(c)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdStatus(c.Status), mdText(c.Name),
-				num(c.Figure), num(c.Threshold), mdText(c.Detail))
+				mdText(f), mdText(th), mdText(c.Detail))
 		}
 		for _, c := range r.Checks {
 			x := c.Counterexample

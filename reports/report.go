@@ -109,6 +109,12 @@ type Check struct {
 	// share of the fleet, a p-value, a count of bad delays.
 	Figure    float64 `json:"figure"`
 	Threshold float64 `json:"threshold"`
+	// Unit says what the figure counts, such as "CV", "p" or "identical
+	// pairs"; a unit that begins with "of " is a share, shown as a
+	// percentage. Want is how the figure is held to the threshold: "≥",
+	// "≤" or "<". Both are empty for a check without a figure.
+	Unit string `json:"unit,omitempty"`
+	Want string `json:"want,omitempty"`
 	// Counterexample is the smallest evidence of a finding, or nil.
 	Counterexample *Counterexample `json:"counterexample,omitempty"`
 	// Cause is the root cause of a finding, one of the properties.Cause

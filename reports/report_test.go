@@ -110,7 +110,7 @@ func TestJUnit(t *testing.T) {
 	}
 	spread := doc.Suite.Cases[0].Failure
 	assert.True(t, strings.HasSuffix(spread.Message, ` \x00]]>`), "spread's failure message = %q; want the NUL shown as \\x00 and the ]]> kept", spread.Message)
-	for _, s := range []string{"1000 of 1000 devices", " \\x00]]>\n", `"dev-\x00]]>-000000": 0.1s 0.2s 0.4s`, "replay: jitterkit check"} {
+	for _, s := range []string{"1000 of 1000 devices", " \\x00]]>\n", `"dev-\x00]]>-000000": 100ms 200ms 400ms`, "replay: jitterkit check"} {
 		assert.Contains(t, spread.Text, s, "spread's failure text")
 	}
 	replay := doc.Suite.Cases[6].Failure
@@ -135,7 +135,7 @@ func TestMarkdownEscapes(t *testing.T) {
 			assert.Equal(t, 6, strings.Count(line, "|")-strings.Count(line, `\|`), "bars of a check row, which has five cells: %s", line)
 		}
 	}
-	assert.Contains(t, md, "- `` dev\\|`1` ``: 0.1s 0.2s 0.4s", "report.md lacks the counterexample line")
+	assert.Contains(t, md, "- `` dev\\|`1` ``: 100ms 200ms 400ms", "report.md lacks the counterexample line")
 }
 
 // TestTextVerdictFirst puts the verdict on the first line, then the checks,

@@ -33,7 +33,8 @@ func renderText(r Report) ([]byte, error) {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  status\tcheck\tfigure\tthreshold\tdetail\n")
 		for _, c := range r.Checks {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", upper(c.Status), c.Name, num(c.Figure), num(c.Threshold), c.Detail)
+			f, th := checkFigures(c)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", upper(c.Status), c.Name, f, th, c.Detail)
 		}
 		tw.Flush()
 		for _, c := range r.Checks {
@@ -88,13 +89,21 @@ func renderText(r Report) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// counterexampleHead introduces a counterexample's devices.
+// counterexampleHead introduces a counterexample: the delay it is about,
+// counting from 1 as the checks do, and how many devices it shows of how
+// many share the finding: "delay 4, 2 of 1,000 devices".
 func counterexampleHead(x *Counterexample) string {
-	head := plural(len(x.Devices), "device")
+	var parts []string
 	if x.Attempt > 0 {
-		head += fmt.Sprintf(", %s delay", ordinal(x.Attempt))
+		parts = append(parts, fmt.Sprintf("delay %d", x.Attempt))
 	}
-	return head
+	switch n := len(x.Devices); {
+	case n > 0 && x.Others > 0:
+		parts = append(parts, fmt.Sprintf("%d of %s devices", n, num(float64(n+x.Others))))
+	case n > 0:
+		parts = append(parts, plural(n, "device"))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // deviceLine writes a device's id, in quotes, and its delays:
@@ -108,7 +117,7 @@ func delayList(d DeviceDelays) string {
 	n, more := cut(len(d.DelaysS))
 	var parts []string
 	for _, s := range d.DelaysS[:n] {
-		parts = append(parts, seconds(s))
+		parts = append(parts, delay(s))
 	}
 	if more != "" {
 		parts = append(parts, more)

@@ -137,12 +137,15 @@ func TestReportDir(t *testing.T) {
 	assert.Equal(t, "none:base=100ms,cap=10s", replayJSON.Policy, "replay.json: policy")
 	assert.Equal(t, 400.0, replayJSON.Scenario["clients"], "replay.json: the scenario's clients")
 	assert.Len(t, replayJSON.Runs, 2, "replay.json: runs")
-	// The lab's figures for no jitter, whatever the seed.
+	// Without jitter only the first attempts' instants within the first
+	// second are drawn: every run of the 400-device outage serves all
+	// after 62.7s, to within that second's last arrival, in 3,800 attempts.
 	for _, run := range replayJSON.Runs {
 		for _, key := range []string{"seed", "all_served_s", "busiest_window_arrivals", "peak_retry_arrivals", "peak_ratio", "attempts", "served", "gave_up"} {
 			assert.Contains(t, run, key, "replay.json run")
 		}
-		assert.True(t, run["all_served_s"] == 62.7 || run["attempts"] == 3800.0, "replay.json run = %v; want the lab's 62.7 s and 3,800 attempts", run)
+		assert.InDelta(t, 62.7, run["all_served_s"], 0.05, "replay.json run = %v", run)
+		assert.Equal(t, 3800.0, run["attempts"], "replay.json run = %v", run)
 	}
 	assert.NotZero(t, replayJSON.Summary["peak_retry_arrivals"].Median, "replay.json summary = %v", replayJSON.Summary)
 }

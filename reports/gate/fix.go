@@ -50,12 +50,16 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 		return nil, nil
 	}
 	var out []reports.Fix
+	seen := map[string]bool{}
 	for _, f := range g.families(rep) {
 		fix, ok, err := g.search(f)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		// Two families may arrive at one change: raising the base or the
+		// base and the cap by a factor of 1, when a seed alone fixes it.
+		if key := fix.Spec + "|" + fix.Change; ok && !seen[key] {
+			seen[key] = true
 			out = append(out, fix)
 		}
 	}
