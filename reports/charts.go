@@ -40,18 +40,6 @@ var (
 	// colorPlotArea fills the data area of the arrival and comparison
 	// charts, so that it shows apart from the legend and the labels.
 	colorPlotArea = color.RGBA{R: 0xf7, G: 0xf9, B: 0xfb, A: 0xff}
-
-	// palette colours the policies of a comparison, in order.
-	palette = []color.Color{
-		color.RGBA{R: 0x75, G: 0x75, B: 0x75, A: 0xff},
-		color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-		color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
-		color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-		color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
-		color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
-		color.RGBA{R: 0xe3, G: 0x77, B: 0xc2, A: 0xff},
-		color.RGBA{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff},
-	}
 )
 
 // newPlot returns a plot with a sans-serif title, axis labels and legend.

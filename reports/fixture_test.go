@@ -170,8 +170,8 @@ func buildFailingReport() reports.Report {
 	return r
 }
 
-// labFix is the change the gate finds for no jitter on the lab's
-// scenario, full jitter with a base and a cap of 30 s, replayed here as the
+// labFix is the change the gate finds for no jitter on the fixtures'
+// outage, full jitter with a base and a cap of 30 s, replayed here as the
 // gate replays it: on the same scenario with the same runs, where it must
 // pass.
 func labFix() reports.Fix {
