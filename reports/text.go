@@ -10,7 +10,8 @@ import (
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
-// WriteText writes the terminal summary of r: the verdict first, then a
+// WriteText writes the terminal summary of r: the verdict and its reason
+// in one line first, then a
 // table of the checks with the evidence of each failure, the replay's
 // figures, and what to change. Every string from r is shown as [Visible]
 // shows it, so nothing in r can move the cursor, recolour or clear the
@@ -23,6 +24,7 @@ func renderText(r Report) ([]byte, error) {
 	r = shown(r)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s  %s\n", upper(r.Verdict), policyLine(r.Policy))
+	fmt.Fprintf(&b, "      %s\n", verdictReason(r))
 	if p := r.Replay; p != nil {
 		fmt.Fprintf(&b, "      %s\n", scenarioLine(p.Scenario, p.Config.Runs))
 	}
