@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -16,9 +17,13 @@ import (
 //go:embed report.html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report.html").
-	Funcs(template.FuncMap{"upper": upper}).
-	Parse(htmlSource))
+// htmlTemplate is parsed the first time a report is written as HTML, so
+// that a program that writes none does not pay for it when it starts.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report.html").
+		Funcs(template.FuncMap{"upper": upper}).
+		Parse(htmlSource))
+})
 
 // WriteHTML writes r as one self-contained HTML page for a reader in a
 // hurry. The first screen holds the verdict, its reason in one line and
@@ -194,7 +199,7 @@ func renderHTML(r Report) ([]byte, error) {
 	v.Glossary = glossary(r)
 
 	var b bytes.Buffer
-	if err := htmlTemplate.Execute(&b, v); err != nil {
+	if err := htmlTemplate().Execute(&b, v); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
