@@ -61,9 +61,12 @@ type (
 		// when nothing was judged.
 		Nothing       bool
 		First, Policy string
-		Figures       []string
-		Measured      string
-		Rest          []string
+		// Lead introduces the fix's policy when First is a change to the
+		// policy's own code.
+		Lead     string
+		Figures  []string
+		Measured string
+		Rest     []string
 	}
 	htmlCheck struct {
 		Name, Why, Detail, Cause string
@@ -150,6 +153,7 @@ func renderHTML(r Report) ([]byte, error) {
 		v.Change.Nothing, v.Change.First = true, upperFirst(nothingToChange(r))+"."
 	}
 	if f := ch.Fix; f != nil {
+		v.Change.Lead = ch.Lead
 		v.Change.Policy = fixPolicy(*f)
 		v.Change.Figures = fixFigures(*f, threshold(r))
 		if len(v.Change.Figures) > 0 && r.Replay != nil {

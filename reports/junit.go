@@ -198,8 +198,11 @@ func renderJUnit(r Report) ([]byte, error) {
 func junitChange(raw, r Report) (first string, rest []string) {
 	ch := whatToChange(raw, r)
 	first = ch.First
-	if ch.Fix != nil {
-		first = fixSentence(*ch.Fix, true)
+	switch {
+	case ch.Fix != nil && ch.Lead != "":
+		first = ch.First + " " + ch.Sentence
+	case ch.Fix != nil:
+		first = ch.Sentence
 	}
 	return first, ch.Rest
 }

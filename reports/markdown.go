@@ -41,7 +41,11 @@ func renderMarkdown(r Report) ([]byte, error) {
 		fmt.Fprintf(&b, "\n## What to change\n\n%s.\n", mdText(upperFirst(nothingToChange(r))))
 	case ch.Fix != nil:
 		fmt.Fprintf(&b, "\n## What to change first\n\n**%s**", mdText(ch.First))
-		if p := fixPolicy(*ch.Fix); p != "" {
+		p := fixPolicy(*ch.Fix)
+		switch {
+		case ch.Lead != "":
+			fmt.Fprintf(&b, "\n\n%s %s", mdText(ch.Lead), mdCode(p))
+		case p != "":
 			fmt.Fprintf(&b, ": %s", mdCode(p))
 		}
 		fmt.Fprintf(&b, "\n")

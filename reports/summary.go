@@ -183,25 +183,42 @@ type change struct {
 	// First is what to change first, in words, or "" when there is
 	// nothing to change.
 	First string
-	// Fix is the measured fix First comes from, or nil.
+	// Fix is the measured fix First comes from, or that does what First
+	// says, or nil.
 	Fix *Fix
+	// Lead introduces Fix when First is not the fix itself but a change
+	// to the policy's own code, and is empty otherwise.
+	Lead string
+	// Sentence is the fix in one sentence with its figures, as the advice
+	// says it, or "" without Fix.
+	Sentence string
 	// Rest is the rest of the advice, in order.
 	Rest []string
 }
 
 // whatToChange returns what r says to change first, and the rest. The
-// first is r.Fixes[0] when the gate measured a fix, else r.Advice[0]. The
-// sentence that Advise writes for the first fix is left out of Rest, since
-// First already says it. raw is the report as given and r the same report
-// as shown (see shown): the sentences are matched on raw and taken from r.
+// first is r.Fixes[0] when the advice begins with that measured fix; the
+// remedy of the policy's own code, with r.Fixes[0] as the built-in that
+// does it, when the advice begins so (see Advise); else r.Advice[0]. The sentence that Advise writes for the first fix is left
+// out of Rest, since First already says it. raw is the report as given and
+// r the same report as shown (see shown): the sentences are matched on raw
+// and taken from r.
 func whatToChange(raw, r Report) change {
 	var ch change
-	if len(r.Fixes) > 0 {
+	if len(r.Fixes) > 0 && len(raw.Advice) > 1 && raw.Advice[1] == builtinSentence(raw.Fixes[0]) && raw.Fixes[0].Spec != "" {
+		// The policy's own code first, then the built-in that does it.
+		ch.First, ch.Fix, ch.Lead = r.Advice[0], &r.Fixes[0], "The built-in strategy that does that passes:"
+		ch.Sentence = r.Advice[1]
+		ch.Rest = r.Advice[2:]
+		return ch
+	}
+	if len(r.Fixes) > 0 && len(raw.Advice) > 0 && raw.Advice[0] == fixSentence(raw.Fixes[0], true) {
 		ch.Fix = &r.Fixes[0]
 		ch.First = upperFirst(fixWords(r.Fixes[0]))
 		said := fixSentence(raw.Fixes[0], true)
 		for i, a := range r.Advice {
 			if i < len(raw.Advice) && raw.Advice[i] == said {
+				ch.Sentence = a
 				continue
 			}
 			ch.Rest = append(ch.Rest, a)

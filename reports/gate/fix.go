@@ -137,7 +137,7 @@ func (g *gate) specFamilies(s kit.Spec) []family {
 			return "keep " + c.String()
 		}
 		if g.p.Spec == nil {
-			return "use " + c.String()
+			return "replace the policy with the built-in " + c.String()
 		}
 		was := withDefaults(*g.p.Spec)
 		var parts []string

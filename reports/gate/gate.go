@@ -384,8 +384,8 @@ func (g *gate) run() (reports.Report, error) {
 		}
 		rep.AddChecks(out)
 		for i := range rep.Checks {
-			if x := rep.Checks[i].Counterexample; x != nil && g.cfg.Reproduce != nil {
-				x.Replay = g.cfg.Reproduce(Checks, x.Seed)
+			if x := rep.Checks[i].Counterexample; x != nil {
+				x.Replay = g.reproduce(Checks, x.Seed)
 			}
 		}
 	}
@@ -422,15 +422,19 @@ func (g *gate) fix(rep *reports.Report) error {
 	return err
 }
 
-// reproduce says how to find again what the step found with seed.
+// reproduce says how to find again what the step found with seed: the
+// gate's own seed finds it again, since the checks and the replay depend
+// on the policy and that seed alone; a replay stopped in one of its runs
+// can also be replayed as that run alone.
 func (g *gate) reproduce(step Step, seed uint64) string {
 	if g.cfg.Reproduce != nil {
 		return g.cfg.Reproduce(step, seed)
 	}
-	if step == Replay {
-		return fmt.Sprintf("sim.Config{Runs: 1, Seed: %d}", seed)
+	again := fmt.Sprintf("gate.Config{Seed: %d}", g.cfg.Seed)
+	if step == Replay && seed != g.cfg.Seed {
+		return fmt.Sprintf("%s; that run alone: sim.Check with sim.Config{Runs: 1, Seed: %d}", again, seed)
 	}
-	return fmt.Sprintf("Config.Seed = %d", seed)
+	return again
 }
 
 // meter starts the progress of a step.
