@@ -51,9 +51,9 @@ const (
 // remedies say what to change for each cause, in one sentence.
 var remedies = map[Cause]string{
 	NoJitter:        "Add jitter: draw each delay at random within its backoff window (full jitter: uniform between 0 and the window; decorrelated: between the base and three times the previous delay), from a generator seeded per device.",
-	ClockSeed:       "Seed each device's generator from a stable hash of its id (kit.HashID(id), the FNV-1a hash of the id's bytes), not from the clock: devices powered on together boot in the same second.",
-	SharedSeed:      "Seed each device's generator from a stable hash of its id (kit.HashID(id), the FNV-1a hash of the id's bytes), not from a constant: every device now draws the same delays.",
-	WeakSeed:        "Seed from a hash of the whole id (kit.HashID(id)), not from a sum, a prefix or a few characters of it: devices named alike draw the same delays.",
+	ClockSeed:       "Seed each device's generator from a stable hash of its id (the FNV-1a hash of the id's bytes; kit.HashID in Go), not from the clock: devices powered on together boot in the same second.",
+	SharedSeed:      "Seed each device's generator from a stable hash of its id (the FNV-1a hash of the id's bytes; kit.HashID in Go), not from a constant, nor from the clock when devices may start together: every device now draws the same delays.",
+	WeakSeed:        "Seed from a hash of the whole id (the FNV-1a hash of its bytes; kit.HashID in Go), not from a sum, a prefix or a few characters of it: devices named alike draw the same delays.",
 	SharedGenerator: "Give each device a generator of its own, seeded from a hash of its id, instead of one the process shares: a device then draws the same delays after a restart, and a failure can be found again.",
 	SmallJitter:     "Jitter over the whole window, as full jitter (uniform between 0 and the window) does: jitter of ±f of the window spreads devices by only f/√3, too little to break up a fleet's waves.",
 	JitterLostAtCap: "Apply the jitter after the cap: cap the window, then draw the delay within it, so that devices at the cap still spread.",

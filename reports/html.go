@@ -42,19 +42,21 @@ func WriteHTML(w io.Writer, r Report) error {
 // text it draws.
 type (
 	htmlView struct {
-		R           Report
-		Name        string
-		Policy      string
-		Scenario    string
-		Reason      string
-		Change      htmlChange
-		Counts      string
-		Findings    []htmlCheck
-		Passed      []htmlCheck
-		Replay      *htmlReplay
-		Spread      template.HTML
-		Comparisons []*htmlComparison
-		Glossary    []htmlTerm
+		R        Report
+		Name     string
+		Policy   string
+		Scenario string
+		Reason   string
+		Change   htmlChange
+		Counts   string
+		Findings []htmlCheck
+		Passed   []htmlCheck
+		// PassedCounts says how many of Passed passed and were skipped.
+		PassedCounts string
+		Replay       *htmlReplay
+		Spread       template.HTML
+		Comparisons  []*htmlComparison
+		Glossary     []htmlTerm
 	}
 	htmlChange struct {
 		// Nothing is set when there is nothing to change; First is empty
@@ -164,6 +166,7 @@ func renderHTML(r Report) ([]byte, error) {
 	findings, passed := findingsFirst(r.Checks)
 	v.Counts = checkCounts(r.Checks)
 	v.Findings, v.Passed = htmlChecks(findings), htmlChecks(passed)
+	v.PassedCounts = checkCounts(passed)
 
 	if p := r.Replay; p != nil {
 		hr, err := htmlReplayOf(p)

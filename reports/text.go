@@ -91,19 +91,19 @@ func renderText(r Report) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// counterexampleHead introduces a counterexample: the delay it is about,
-// counting from 1 as the checks do, and how many devices it shows of how
-// many share the finding: "delay 4, 2 of 1,000 devices".
+// counterexampleHead introduces a counterexample: how many devices it
+// shows of how many share the finding, and the delay it is about, counting
+// from 1 as the checks do: "2 of 1,000 devices, at delay 4".
 func counterexampleHead(x *Counterexample) string {
 	var parts []string
-	if x.Attempt > 0 {
-		parts = append(parts, fmt.Sprintf("delay %d", x.Attempt))
-	}
 	switch n := len(x.Devices); {
 	case n > 0 && x.Others > 0:
 		parts = append(parts, fmt.Sprintf("%d of %s devices", n, num(float64(n+x.Others))))
 	case n > 0:
 		parts = append(parts, plural(n, "device"))
+	}
+	if x.Attempt > 0 {
+		parts = append(parts, fmt.Sprintf("at delay %d", x.Attempt))
 	}
 	return strings.Join(parts, ", ")
 }

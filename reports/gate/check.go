@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"flag"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,6 +48,12 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	if cfg.ReportDir != "" {
 		if err := reports.WriteDir(t.Context(), cfg.ReportDir, rep); err != nil {
 			t.Errorf("gate: %v", err)
+		} else {
+			var files []string
+			for _, f := range reports.Formats() {
+				files = append(files, filepath.Join(cfg.ReportDir, string(f)))
+			}
+			t.Logf("report: %s", strings.Join(files, ", "))
 		}
 	}
 	return rep
