@@ -25,12 +25,19 @@ var tableFigures = []sim.Figure{
 	sim.Attempts, sim.Served, sim.GaveUp, sim.P50Served, sim.P99Served,
 }
 
-// summaryFigures lists the summary's figures in the order the tables show
-// them.
-func summaryFigures(sum map[sim.Figure]sim.Estimate) []figure {
+// summaryFigures lists the replay's summary figures in the order the
+// tables show them. When not every device of an outage was served, the
+// time of the last one served is called so.
+func summaryFigures(p *Replay) []figure {
 	out := make([]figure, 0, len(tableFigures))
+	s := p.Scenario.WithDefaults()
 	for _, f := range tableFigures {
-		out = append(out, figure{f, f.Label(), f.Unit(), sum[f]})
+		label := f.Label()
+		if f == sim.AllServed && p.Summary[sim.Served].Median < float64(s.Clients) && (s.Kind == sim.Outage || s.Kind == sim.LongOutage) {
+			// Not every device was served: the time is the last one's.
+			label = "last served after"
+		}
+		out = append(out, figure{f, label, f.Unit(), p.Summary[f]})
 	}
 	return out
 }

@@ -220,7 +220,7 @@ func htmlReplayOf(p *Replay) (*htmlReplay, error) {
 		hr.Stopped = htmlCounterexampleOf(x)
 		return hr, nil
 	}
-	for _, f := range summaryFigures(p.Summary) {
+	for _, f := range summaryFigures(p) {
 		hr.Figures = append(hr.Figures, htmlFigure{
 			Label:    f.label,
 			Median:   withUnit(num(f.iv.Median), f.unit),

@@ -148,7 +148,7 @@ func renderJUnit(r Report) ([]byte, error) {
 				lines = append(lines, "replay: "+x.Replay)
 			}
 		} else {
-			for _, f := range summaryFigures(p.Summary) {
+			for _, f := range summaryFigures(p) {
 				lines = append(lines, fmt.Sprintf("%s: %s", f.label, interval(f.iv, f.unit)))
 			}
 		}

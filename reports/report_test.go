@@ -165,3 +165,20 @@ func TestTextVerdictFirst(t *testing.T) {
 		last = i
 	}
 }
+
+// TestLastServedWhenNotAllServed names the time of the last device served
+// as such when some devices of an outage were never served.
+func TestLastServedWhenNotAllServed(t *testing.T) {
+	est := func(x float64) sim.Estimate { return sim.Estimate{Median: x, Low: x, High: x} }
+	for _, tt := range []struct {
+		served float64
+		want   string
+	}{{10, "all served after"}, {7, "last served after"}} {
+		r := reports.Report{Verdict: verdict.Fail, Replay: &reports.Replay{Status: verdict.Fail,
+			Scenario: sim.Scenario{Clients: 10, AcceptRate: 5},
+			Summary:  map[sim.Figure]sim.Estimate{sim.Served: est(tt.served), sim.AllServed: est(40), sim.PeakRatio: est(2)}}}
+		var b bytes.Buffer
+		require.NoError(t, reports.WriteText(&b, r))
+		assert.Contains(t, b.String(), tt.want, "%v of 10 served", tt.served)
+	}
+}

@@ -69,7 +69,7 @@ func renderText(r Report) ([]byte, error) {
 		} else {
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  figure\tmedian\t%s\n", intervalHeading(p.Config.WithDefaults().Level))
-			for _, f := range summaryFigures(p.Summary) {
+			for _, f := range summaryFigures(p) {
 				fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
 			}
 			tw.Flush()
