@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -62,6 +63,11 @@ func Advise(r Report) []string {
 		for _, s := range remedies {
 			add("%s", s)
 		}
+	}
+	if p := r.Replay; p != nil && p.Stopped != nil {
+		// A replay stopped by the policy's defect: a panic, a bad delay,
+		// a call that never returned.
+		add("%s", properties.BadDelay.Remedy())
 	}
 	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Inconclusive && p.Status != verdict.Skipped {
 		s := p.Scenario.WithDefaults()

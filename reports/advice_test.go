@@ -151,6 +151,11 @@ func TestAdvise(t *testing.T) {
 			want: []string{properties.BadDelay.Remedy()},
 		},
 		{
+			name: "a replay stopped by a bad delay, without checks, still says what to change",
+			r: reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &reports.Counterexample{Attempt: 2, Devices: []reports.DeviceDelays{{ID: "dev-7", DelaysS: []float64{1}, Err: "Next did not return within 2s"}}}}},
+			want: []string{properties.BadDelay.Remedy()},
+		},
+		{
 			name: "devices give up",
 			r:    reports.Report{Replay: replay(verdict.Pass, 0.4, 12)},
 			want: []string{"Allow more retries or a longer horizon: 12 devices gave up before they were served (median over the runs)."},

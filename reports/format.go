@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -214,6 +215,10 @@ func nothingToChange(r Report) string {
 	switch {
 	case len(r.Checks) == 0 && r.Replay == nil:
 		return "nothing judged: the report holds no checks and no replay"
+	case r.Verdict == verdict.Inconclusive:
+		return "nothing found to act on yet: too little evidence was gathered for a verdict, as the reason says"
+	case r.Verdict != verdict.Pass && r.Verdict != "":
+		return "no advice: the findings above carry none"
 	case r.Replay == nil:
 		return "nothing: the policy passed every check"
 	case len(r.Checks) == 0:

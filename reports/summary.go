@@ -81,6 +81,21 @@ func verdictReason(r Report) string {
 			}
 		}
 		return "no verdict: " + joinReasons(parts)
+	case verdict.Warn:
+		var parts []string
+		if replayStatus == verdict.Warn {
+			parts = append(parts, replay)
+		}
+		switch len(warned) {
+		case 0:
+		case 1:
+			parts = append(parts, fmt.Sprintf("the %s check warned", warned[0]))
+		default:
+			parts = append(parts, fmt.Sprintf("%s warned: %s", plural(len(warned), "check"), names(warned)))
+		}
+		if len(parts) > 0 {
+			return joinReasons(parts)
+		}
 	}
 	// A fail, or a verdict that is not one of jitterkit's: name what
 	// failed.
