@@ -152,7 +152,7 @@ func TestAdvise(t *testing.T) {
 		},
 		{
 			name: "a replay stopped by a bad delay, without checks, still says what to change",
-			r: reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &reports.Counterexample{Attempt: 2, Devices: []reports.DeviceDelays{{ID: "dev-7", DelaysS: []float64{1}, Err: "Next did not return within 2s"}}}}},
+			r:    reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &reports.Counterexample{Attempt: 2, Devices: []reports.DeviceDelays{{ID: "dev-7", DelaysS: []float64{1}, Err: "Next did not return within 2s"}}}}},
 			want: []string{properties.BadDelay.Remedy()},
 		},
 		{
