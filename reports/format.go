@@ -153,7 +153,7 @@ func perSecond(r float64) string {
 // window 1s, 20 runs, threshold 0.6".
 func scenarioLine(s sim.Scenario, runs int) string {
 	s = s.WithDefaults()
-	parts := []string{fmt.Sprintf("%s clients", num(float64(s.Clients)))}
+	parts := []string{plural(s.Clients, "client")}
 	if s.Kind != sim.Storm {
 		parts = append(parts, fmt.Sprintf("accept rate %s", perSecond(s.AcceptRate)))
 	}

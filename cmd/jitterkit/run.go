@@ -176,7 +176,7 @@ func validate(command string, o *options) error {
 			if n > 0 {
 				s.Clients = n
 			}
-			if err := s.Validate(o.cfg.Replay); err != nil && !(o.trace != "" && n == 0) {
+			if err := s.Validate(o.cfg.ReplayConfig()); err != nil && !(o.trace != "" && n == 0) {
 				return configError(err)
 			}
 		}
