@@ -119,3 +119,16 @@ func TestNoFixWhenTurnedOff(t *testing.T) {
 	assert.Empty(t, rep.Fixes)
 	assert.Contains(t, rep.Advice[len(rep.Advice)-1], "no change was found", "without a search, the replay's advice is a lower bound")
 }
+
+// TestFixWithinTheGatesRuns searches with no more runs than the gate's
+// own: a gate of one run that fits in its memory limit, where five runs
+// would not, fails with its findings rather than with an error.
+func TestFixWithinTheGatesRuns(t *testing.T) {
+	s := spec(t, "full:base=100ms,cap=1s")
+	cfg := gate.Config{Steps: gate.Replay | gate.Fix, Replay: sim.Config{Runs: 1},
+		Scenario: sim.Scenario{Clients: 1000, Window: 10 * time.Millisecond, MemoryLimit: 45 << 20}}
+	rep, err := gate.Run(context.Background(), gate.SpecPolicy(s), cfg)
+	require.NoError(t, err)
+	assert.Equal(t, verdict.Fail, rep.Verdict)
+	assert.NotEmpty(t, rep.Advice)
+}
