@@ -21,10 +21,7 @@ import (
 // policy's source fails t at once. Check returns the report.
 func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	t.Helper()
-	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
-		return properties.RunFrozen(t, f, c)
-	}
-	rep, err := run(t.Context(), p, cfg, frozen)
+	rep, err := RunFrozen(t, p, cfg)
 	if err != nil {
 		t.Fatalf("gate: %v", err)
 	}
@@ -43,4 +40,16 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 		}
 	}
 	return rep
+}
+
+// RunFrozen is Run as Check runs it: the frozen-clock check makes its
+// devices inside a testing/synctest bubble (see properties.RunFrozen), so
+// a policy seeded from time.Now is caught. It returns the report, or Run's
+// errors, and leaves t alone and writes no files, for tests that look at
+// the verdicts themselves, such as a table of many policies' verdicts.
+func RunFrozen(t *testing.T, p Policy, cfg Config) (reports.Report, error) {
+	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
+		return properties.RunFrozen(t, f, c)
+	}
+	return run(t.Context(), p, cfg, frozen)
 }
