@@ -2,6 +2,7 @@ package properties
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
@@ -51,9 +52,9 @@ const (
 // remedies say what to change for each cause, in one sentence.
 var remedies = map[Cause]string{
 	NoJitter:        "Add jitter: draw each delay at random within its backoff window (full jitter: uniform between 0 and the window; decorrelated: between the base and three times the previous delay), from a generator seeded per device.",
-	ClockSeed:       "Seed each device's generator from a stable hash of its id (kit.HashID(id), the FNV-1a hash of the id's bytes), not from the clock: devices powered on together boot in the same second.",
-	SharedSeed:      "Seed each device's generator from a stable hash of its id (kit.HashID(id), the FNV-1a hash of the id's bytes), not from a constant: every device now draws the same delays.",
-	WeakSeed:        "Seed from a hash of the whole id (kit.HashID(id)), not from a sum, a prefix or a few characters of it: devices named alike draw the same delays.",
+	ClockSeed:       "Seed each device's generator from a stable hash of its id (the FNV-1a hash of the id's bytes; kit.HashID in Go), not from the clock: devices powered on together boot in the same second.",
+	SharedSeed:      "Seed each device's generator from a stable hash of its id (the FNV-1a hash of the id's bytes; kit.HashID in Go), not from a constant, nor from the clock when devices may start together: every device now draws the same delays.",
+	WeakSeed:        "Seed from a hash of the whole id (the FNV-1a hash of its bytes; kit.HashID in Go), not from a sum, a prefix or a few characters of it: devices named alike draw the same delays.",
 	SharedGenerator: "Give each device a generator of its own, seeded from a hash of its id, instead of one the process shares: a device then draws the same delays after a restart, and a failure can be found again.",
 	SmallJitter:     "Jitter over the whole window, as full jitter (uniform between 0 and the window) does: jitter of ±f of the window spreads devices by only f/√3, too little to break up a fleet's waves.",
 	JitterLostAtCap: "Apply the jitter after the cap: cap the window, then draw the delay within it, so that devices at the cap still spread.",
@@ -84,9 +85,15 @@ func (r *runner) diagnose(results []Result) {
 	} else if r.fixedSchedule() {
 		shared = NoJitter
 	}
-	lockstep, narrow := false, false
+	// The fleet is in lockstep when every device waits the same delays;
+	// a spread of 0 at one delay of devices that differ elsewhere is one
+	// delay without jitter: the cap's, when the jitter is lost there.
+	lockstep, narrow, unjittered := false, false, NoJitter
 	if s := byName[NameSpread]; s != nil && s.Status == verdict.Fail {
-		lockstep, narrow = s.Figure == 0, s.Figure > 0
+		lockstep, narrow = s.Figure == 0 && r.allSame(), s.Figure > 0
+		if s.Figure == 0 && !lockstep && s.Counterexample != nil && r.atCap(s.Counterexample.Attempt) {
+			unjittered = JitterLostAtCap
+		}
 	}
 	for i := range results {
 		res := &results[i]
@@ -95,9 +102,13 @@ func (r *runner) diagnose(results []Result) {
 		}
 		switch res.Name {
 		case NameSpread:
-			res.Cause = SmallJitter
-			if res.Figure == 0 {
+			switch {
+			case lockstep:
 				res.Cause = shared
+			case res.Figure == 0:
+				res.Cause = unjittered
+			default:
+				res.Cause = SmallJitter
 			}
 		case NameClusters:
 			switch {
@@ -142,52 +153,62 @@ func (r *runner) diagnose(results []Result) {
 	}
 }
 
-// fixedSchedule reports whether every device's first delays are one
-// schedule that grows by one ratio up to a cap, as a backoff without
-// jitter does: the ratios of consecutive delays are all equal, but for one
-// step into the cap and the steps at it.
+// allSame reports whether every device that answered waits the same
+// delays.
+func (r *runner) allSame() bool {
+	if len(r.clean) < 2 {
+		return false
+	}
+	for _, d := range r.clean[1:] {
+		if !slices.Equal(d.delays, r.clean[0].delays) {
+			return false
+		}
+	}
+	return true
+}
+
+// fixedSchedule reports whether every device waits one schedule that never
+// shrinks, as a backoff without jitter does, whatever its growth
+// (exponential, Fibonacci, linear, constant) and however it starts (0, as
+// a reconnect loop's first try). Delays drawn from one shared seed go down
+// as well as up, but for jitter too narrow to undo the growth, whose
+// remedy is the same: jitter drawn per device.
 func (r *runner) fixedSchedule() bool {
-	if len(r.clean) == 0 {
+	if !r.allSame() {
 		return false
 	}
 	ds := r.clean[0].delays
-	for _, d := range r.clean[1:] {
-		if len(d.delays) != len(ds) {
-			return false
-		}
-		for i := range ds {
-			if d.delays[i] != ds[i] {
-				return false
-			}
-		}
-	}
 	if len(ds) < 3 {
 		return false
 	}
-	var ratio float64
-	capped := false
 	for i := 1; i < len(ds); i++ {
-		if ds[i-1] <= 0 {
+		if ds[i] < ds[i-1] {
 			return false
 		}
-		q := float64(ds[i]) / float64(ds[i-1])
-		switch {
-		case capped || q == 1 && i > 1:
-			if ds[i] != ds[i-1] {
-				return false
+	}
+	return true
+}
+
+// atCap reports whether delay attempt (from 1) of every device is at the
+// cap: the declared one, else the longest delay any device drew.
+func (r *runner) atCap(attempt int) bool {
+	limit := r.cfg.Cap
+	if limit <= 0 {
+		for _, d := range r.clean {
+			for _, v := range d.delays {
+				limit = max(limit, v)
 			}
-			capped = true
-		case ratio == 0:
-			ratio = q
-		case math.Abs(q-ratio) > 1e-6*ratio:
-			// One step into the cap is shorter than the ratio.
-			if q > ratio {
-				return false
-			}
-			capped = true
 		}
 	}
-	return ratio >= 1
+	if attempt < 1 || limit <= 0 {
+		return false
+	}
+	for _, d := range r.clean {
+		if len(d.delays) < attempt || d.delays[attempt-1] < limit {
+			return false
+		}
+	}
+	return true
 }
 
 // overCap reports whether a device's delays went beyond the declared cap.

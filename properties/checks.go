@@ -546,7 +546,7 @@ func (r *runner) clusters() Result {
 		res.Status = verdict.Fail
 		res.Figure, res.Threshold, res.Unit, res.Want = arr.ratio, th.ArrivalRatio, "× chance in one window", "≤"
 		res.Counterexample = &Counterexample{Attempt: arr.attempt, Devices: shown(arr.devices, arr.attempt), Seed: r.seed, Replay: r.replay()}
-		res.Detail = fmt.Sprintf("retry %d of %d of %d devices lands in one %s window at %s; want at most %g× the %.3g that independent devices put in one window",
+		res.Detail = fmt.Sprintf("the retries after delay %d of %d of %d devices land in one %s window at %s; want at most %g× the %.3g that independent devices put in one window",
 			arr.attempt, arr.count, arr.n, human(arr.width), human(arr.at), th.ArrivalRatio, arr.reference)
 		return res
 	}
@@ -554,7 +554,7 @@ func (r *runner) clusters() Result {
 	res.Detail = fmt.Sprintf("largest group sharing all delays: %d of %d devices, %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
 		len(g), n, pairs, want.critical, want.expected)
 	if arr.ratio > 0 {
-		res.Detail += fmt.Sprintf("; busiest arrival window %.2g× that of independent devices (retry %d)", arr.ratio, arr.attempt)
+		res.Detail += fmt.Sprintf("; busiest arrival window %.2g× that of independent devices (after delay %d)", arr.ratio, arr.attempt)
 	}
 	return res
 }

@@ -2,6 +2,8 @@ package properties
 
 import (
 	"context"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -86,6 +88,48 @@ func TestFixedSchedule(t *testing.T) {
 			r.main = collect(context.Background(), tt.f, cfg.IDs, boots{at: cfg.Boot}, cfg.CapAttempts, cfg)
 			r.clean = cleanDevices(r.main)
 			assert.Equal(t, tt.want, r.fixedSchedule())
+		})
+	}
+}
+
+// TestCausesOfLibrarySchedules diagnoses the schedules real libraries
+// draw, whose findings once named the seed where the jitter is at fault:
+// a Fibonacci backoff without jitter, a reconnect loop that retries at once
+// and then waits a fixed schedule, a first delay without jitter before
+// jittered ones, and small jitter capped after it is drawn, so that every
+// device waits the cap from delay 3 on.
+func TestCausesOfLibrarySchedules(t *testing.T) {
+	schedule := func(ds ...time.Duration) kit.Factory {
+		return func(kit.Device) kit.Policy { return kit.FromSlice(ds) }
+	}
+	s := time.Second
+	tests := []struct {
+		name  string
+		f     kit.Factory
+		cfg   Config
+		check string
+		want  Cause
+	}{
+		{"fibonacci without jitter", schedule(s, 2*s, 3*s, 5*s, 8*s, 13*s), Config{}, NameSpread, NoJitter},
+		{"at once, then a fixed schedule", schedule(0, s, 2*s, 4*s, 8*s), Config{}, NameSpread, NoJitter},
+		{"the first delay without jitter", jittered(perDevice, func(rng *rand.Rand, n int) time.Duration {
+			if n == 0 {
+				return s
+			}
+			return fullJitter(rng, n)
+		}), Config{}, NameSpread, NoJitter},
+		{"±5% capped after it is drawn", jittered(perDevice, func(rng *rand.Rand, n int) time.Duration {
+			return min(2*s, time.Duration(float64(s<<n)*(0.95+0.1*rng.Float64())))
+		}), Config{Cap: 2 * s}, NameSpread, JitterLostAtCap},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, context.Background(), tt.f, tt.cfg)
+			i := slices.IndexFunc(out.Results, func(r Result) bool { return r.Name == tt.check })
+			require.GreaterOrEqual(t, i, 0, "no %s result", tt.check)
+			res := out.Results[i]
+			require.Equal(t, verdict.Fail, res.Status, res.Detail)
+			assert.Equal(t, tt.want, res.Cause, res.Detail)
 		})
 	}
 }

@@ -3,9 +3,11 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -13,10 +15,13 @@ import (
 // first thing to do first: the best fix the gate replayed and saw pass
 // (r.Fixes), and the others as alternatives; then the remedy of each root
 // cause the checks found, once however many checks it fails; then what
-// the replay found when no fix was found. A check without a remedy (a
-// report made by hand) is passed on with its detail. An inconclusive or
-// skipped check is no finding and gets no advice. Advise returns nil when
-// there is nothing to change.
+// the replay found when no fix was found. For a policy that is not a spec
+// and fails a check, the remedy of its first root cause comes first, since
+// it says what to change in the policy's own code, and the best fix second,
+// as the built-in strategy that does that and passes (see builtinSentence).
+// A check without a remedy (a report made by hand) is passed on with its
+// detail. An inconclusive or skipped check is no finding and gets no
+// advice. Advise returns nil when there is nothing to change.
 func Advise(r Report) []string {
 	var advice []string
 	add := func(format string, args ...any) {
@@ -28,17 +33,41 @@ func Advise(r Report) []string {
 		}
 		advice = append(advice, s)
 	}
-	for i, f := range r.Fixes {
-		add("%s", fixSentence(f, i == 0))
-	}
+	var remedies []string
 	for _, c := range r.Checks {
 		switch {
 		case !c.Status.Finding():
 		case c.Remedy != "":
-			add("%s", c.Remedy)
+			remedies = append(remedies, c.Remedy)
 		default:
-			add("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, "."))
+			remedies = append(remedies, fmt.Sprintf("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, ".")))
 		}
+	}
+	if ownCodeFirst(r) {
+		add("%s", remedies[0])
+		if len(r.Fixes) > 0 {
+			add("%s", builtinSentence(r.Fixes[0]))
+		}
+		for _, s := range remedies[1:] {
+			add("%s", s)
+		}
+		for i, f := range r.Fixes {
+			if i > 0 {
+				add("%s", fixSentence(f, false))
+			}
+		}
+	} else {
+		for i, f := range r.Fixes {
+			add("%s", fixSentence(f, i == 0))
+		}
+		for _, s := range remedies {
+			add("%s", s)
+		}
+	}
+	if p := r.Replay; p != nil && p.Stopped != nil {
+		// A replay stopped by the policy's defect: a panic, a bad delay,
+		// a call that never returned.
+		add("%s", properties.BadDelay.Remedy())
 	}
 	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Inconclusive && p.Status != verdict.Skipped {
 		s := p.Scenario.WithDefaults()
@@ -51,6 +80,26 @@ func Advise(r Report) []string {
 		}
 	}
 	return advice
+}
+
+// ownCodeFirst reports whether the advice on r begins with what to change
+// in the policy's own code: the policy is not a spec, so that a fix can
+// only put a built-in strategy in its place, and it fails a check, whose
+// remedy says what is wrong in it.
+func ownCodeFirst(r Report) bool {
+	return r.Policy.Spec == "" && slices.ContainsFunc(r.Checks, func(c Check) bool { return c.Status.Finding() })
+}
+
+// builtinSentence says, after the remedy of a policy's own code, that the
+// fix's built-in strategy does what the remedy asks and passes, and what it
+// was seen to do. A fix that scales the policy is said as fixSentence says
+// it.
+func builtinSentence(f Fix) string {
+	if f.Spec == "" {
+		return fixSentence(f, false)
+	}
+	s := fixSentence(Fix{Change: "the built-in " + f.Spec + " does that and passes", PeakRatio: f.PeakRatio, AllServed: f.AllServed, Checked: f.Checked}, true)
+	return s
 }
 
 // fixSentence says what a fix changes and what it was seen to do.

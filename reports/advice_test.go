@@ -1,9 +1,11 @@
 package reports_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
@@ -98,14 +100,34 @@ func TestAdvise(t *testing.T) {
 			want: nil,
 		},
 		{
-			name: "the fix comes first, measured, and the others are alternatives",
-			r: reports.Report{Replay: replay(verdict.Fail, 0.93, 0), Fixes: []reports.Fix{raise, slower},
+			name: "the fix of a spec comes first, measured, and the others are alternatives",
+			r: reports.Report{Policy: reports.Policy{Spec: "full:base=10s,cap=2m"}, Replay: replay(verdict.Fail, 0.93, 0), Fixes: []reports.Fix{raise, slower},
 				Checks: []reports.Check{finding(properties.NameSpread, verdict.Fail, properties.SmallJitter)}},
 			want: []string{
 				"Raise the base from 10s to 50s: full:base=50s,cap=2m (replayed on the same scenario, its peak ratio is 0.546 [0.52, 0.57] and every device is served after 412s; it passes every check).",
 				"Or slow every delay down 3 times (replayed on the same scenario, its peak ratio is 0.5 [0.48, 0.53] and every device is served after 600s).",
 				properties.SmallJitter.Remedy(),
 			},
+		},
+		{
+			name: "a policy of the user's own: what to change in its code first, then the built-in that does it",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0),
+				Fixes: []reports.Fix{{Change: "replace the policy with the built-in full:base=50s,cap=2m", Spec: "full:base=50s,cap=2m",
+					PeakRatio: raise.PeakRatio, AllServed: raise.AllServed, Checked: true}},
+				Checks: []reports.Check{
+					finding(properties.NameSpread, verdict.Fail, properties.SmallJitter),
+					finding(properties.NameCapPhase, verdict.Fail, properties.JitterLostAtCap),
+				}},
+			want: []string{
+				properties.SmallJitter.Remedy(),
+				"The built-in full:base=50s,cap=2m does that and passes (replayed on the same scenario, its peak ratio is 0.546 [0.52, 0.57] and every device is served after 412s; it passes every check).",
+				properties.JitterLostAtCap.Remedy(),
+			},
+		},
+		{
+			name: "a policy of the user's own that only storms: its fix comes first",
+			r:    reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0), Fixes: []reports.Fix{slower}},
+			want: []string{"Slow every delay down 3 times (replayed on the same scenario, its peak ratio is 0.5 [0.48, 0.53] and every device is served after 600s)."},
 		},
 		{
 			name: "a storm without a fix says how wide the retries must spread",
@@ -126,6 +148,11 @@ func TestAdvise(t *testing.T) {
 			name: "a replay stopped by a bad delay gives no crowd advice",
 			r: reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &reports.Counterexample{Attempt: 2, Devices: []reports.DeviceDelays{{ID: "dev-7", DelaysS: []float64{1}, Err: "a delay of -1s"}}}},
 				Checks: []reports.Check{finding(properties.NameBounds, verdict.Fail, properties.BadDelay)}},
+			want: []string{properties.BadDelay.Remedy()},
+		},
+		{
+			name: "a replay stopped by a bad delay, without checks, still says what to change",
+			r:    reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &reports.Counterexample{Attempt: 2, Devices: []reports.DeviceDelays{{ID: "dev-7", DelaysS: []float64{1}, Err: "Next did not return within 2s"}}}}},
 			want: []string{properties.BadDelay.Remedy()},
 		},
 		{
@@ -153,4 +180,26 @@ func TestEveryCauseHasARemedy(t *testing.T) {
 		assert.NotEmpty(t, c.Remedy(), "cause %s", c)
 	}
 	assert.Empty(t, properties.Cause("unknown").Remedy())
+}
+
+// TestOwnCodeFirstInEveryFormat renders the advice on a policy of the
+// user's own that fails a check: every format says what to change in its
+// code first, then the built-in strategy that does that, with its figures.
+func TestOwnCodeFirstInEveryFormat(t *testing.T) {
+	r := failingReport()
+	r.Policy = reports.Policy{Name: "client", Source: "go"}
+	r.Fixes = []reports.Fix{{Change: "replace the policy with the built-in full:base=30s,cap=30s", Spec: "full:base=30s,cap=30s",
+		PeakRatio: sim.Estimate{Median: 0.44, Low: 0.42, High: 0.46}, AllServed: sim.Estimate{Median: 30.2, Low: 30.1, High: 30.3}, Checked: true}}
+	r.Advice = reports.Advise(r)
+	remedy := properties.NoJitter.Remedy()
+	require.Equal(t, remedy, r.Advice[0])
+
+	var md, html, junit bytes.Buffer
+	require.NoError(t, reports.WriteMarkdown(&md, r))
+	require.NoError(t, reports.WriteHTML(&html, r))
+	require.NoError(t, reports.WriteJUnit(&junit, r))
+	assert.Contains(t, md.String(), "## What to change first\n\n**"+remedy+"**\n\nThe built-in strategy that does that passes: `full:base=30s,cap=30s`\n")
+	assert.Contains(t, html.String(), `<p class="lead">The built-in strategy that does that passes:</p>`)
+	assert.Contains(t, html.String(), `<p class="fix-policy"><code>full:base=30s,cap=30s</code></p>`)
+	assert.Contains(t, junit.String(), "what to change first: "+remedy+" The built-in full:base=30s,cap=30s does that and passes")
 }

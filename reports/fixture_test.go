@@ -104,7 +104,8 @@ func clone(r reports.Report) reports.Report {
 }
 
 // buildFailingReport is the gate of no jitter on the lab's scenario: the checks
-// that fail for it, its replay, the comparison and its advice.
+// that fail for it, its replay, the comparison, the measured fix and its
+// advice.
 func buildFailingReport() reports.Report {
 	spec := labSpec(kit.None)
 	r := reports.Report{
@@ -162,10 +163,30 @@ func buildFailingReport() reports.Report {
 		Replay:      replay(spec.Factory(), lab),
 		Comparisons: []reports.Comparison{comparison()},
 		EarlyDelays: earlyDelays(spec.Factory(), 1000, 3),
+		Fixes:       []reports.Fix{labFix()},
 	}
 	r.Verdict = verdict.Fail
 	r.Advice = reports.Advise(r)
 	return r
+}
+
+// labFix is the change the gate finds for no jitter on the fixtures'
+// outage, full jitter with a base and a cap of 30 s, replayed here as the
+// gate replays it: on the same scenario with the same runs, where it must
+// pass.
+func labFix() reports.Fix {
+	spec := kit.Spec{Strategy: kit.Full, Base: 30 * time.Second, Cap: 30 * time.Second}
+	p := replay(spec.Factory(), lab)
+	if p.Status != verdict.Pass {
+		panic("the fixture's fix does not pass: " + p.Detail)
+	}
+	return reports.Fix{
+		Change:    "use full jitter and raise the base from 100ms to 30s and the cap from 10s to 30s: " + spec.String(),
+		Spec:      spec.String(),
+		PeakRatio: p.Summary[sim.PeakRatio],
+		AllServed: p.Summary[sim.AllServed],
+		Checked:   true,
+	}
 }
 
 // buildPassingReport is the gate of decorrelated jitter (base 1 s, cap 60 s) on

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -25,12 +26,19 @@ var tableFigures = []sim.Figure{
 	sim.Attempts, sim.Served, sim.GaveUp, sim.P50Served, sim.P99Served,
 }
 
-// summaryFigures lists the summary's figures in the order the tables show
-// them.
-func summaryFigures(sum map[sim.Figure]sim.Estimate) []figure {
+// summaryFigures lists the replay's summary figures in the order the
+// tables show them. When not every device of an outage was served, the
+// time of the last one served is called so.
+func summaryFigures(p *Replay) []figure {
 	out := make([]figure, 0, len(tableFigures))
+	s := p.Scenario.WithDefaults()
 	for _, f := range tableFigures {
-		out = append(out, figure{f, f.Label(), f.Unit(), sum[f]})
+		label := f.Label()
+		if f == sim.AllServed && p.Summary[sim.Served].Median < float64(s.Clients) && (s.Kind == sim.Outage || s.Kind == sim.LongOutage) {
+			// Not every device was served: the time is the last one's.
+			label = "last served after"
+		}
+		out = append(out, figure{f, label, f.Unit(), p.Summary[f]})
 	}
 	return out
 }
@@ -207,6 +215,10 @@ func nothingToChange(r Report) string {
 	switch {
 	case len(r.Checks) == 0 && r.Replay == nil:
 		return "nothing judged: the report holds no checks and no replay"
+	case r.Verdict == verdict.Inconclusive:
+		return "nothing found to act on yet: too little evidence was gathered for a verdict, as the reason says"
+	case r.Verdict != verdict.Pass && r.Verdict != "":
+		return "no advice: the findings above carry none"
 	case r.Replay == nil:
 		return "nothing: the policy passed every check"
 	case len(r.Checks) == 0:

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -109,12 +110,19 @@ func TestJUnit(t *testing.T) {
 		assert.Equal(t, want[c.Name], got, "test case %q", c.Name)
 	}
 	spread := doc.Suite.Cases[0].Failure
-	assert.True(t, strings.HasSuffix(spread.Message, ` \x00]]>`), "spread's failure message = %q; want the NUL shown as \\x00 and the ]]> kept", spread.Message)
-	for _, s := range []string{"1000 of 1000 devices", " \\x00]]>\n", `"dev-\x00]]>-000000": 100ms 200ms 400ms`, "replay: jitterkit check"} {
+	remedy := properties.NoJitter.Remedy()
+	assert.Equal(t, r.Checks[0].Detail[:len(r.Checks[0].Detail)-len(" \x00]]>")]+` \x00]]>; what to change: `+remedy, spread.Message,
+		"spread's failure message: the detail, the NUL shown as \\x00 and the ]]> kept, then the remedy")
+	for _, s := range []string{"1000 of 1000 devices", " \\x00]]>\n", `"dev-\x00]]>-000000": 100ms 200ms 400ms`, "replay: jitterkit check",
+		"cause: no-jitter\nwhat to change: " + remedy} {
 		assert.Contains(t, spread.Text, s, "spread's failure text")
 	}
 	replay := doc.Suite.Cases[6].Failure
-	assert.Contains(t, replay.Message, "peak ratio 24.00 [24.00, 24.00] > threshold 0.6", "the replay's failure message: the peak ratio against the threshold")
+	assert.True(t, strings.HasPrefix(replay.Message, "peak ratio 24.00 [24.00, 24.00] > threshold 0.6"), "the replay's failure message %q: the peak ratio against the threshold first", replay.Message)
+	first := "what to change first: Use full jitter and raise the base from 100ms to 30s and the cap from 10s to 30s: full:base=30s,cap=30s (replayed on the same scenario, its peak ratio is "
+	assert.Contains(t, replay.Message, "; "+first, "the replay's failure message: the measured fix")
+	assert.Contains(t, replay.Text, "\n"+first, "the replay's failure text: the measured fix")
+	assert.Contains(t, replay.Text, "\nalso: "+remedy, "the replay's failure text: the rest of the advice")
 }
 
 // TestMarkdownEscapes keeps a hostile id and policy name from breaking the
@@ -138,7 +146,8 @@ func TestMarkdownEscapes(t *testing.T) {
 	assert.Contains(t, md, "- `` dev\\|`1` ``: 100ms 200ms 400ms", "report.md lacks the counterexample line")
 }
 
-// TestTextVerdictFirst puts the verdict on the first line, then the checks,
+// TestTextVerdictFirst puts the verdict on the first line and its reason on
+// the second, then the checks,
 // the replay and what to change, in that order.
 func TestTextVerdictFirst(t *testing.T) {
 	var b bytes.Buffer
@@ -147,9 +156,29 @@ func TestTextVerdictFirst(t *testing.T) {
 	first, _, _ := strings.Cut(text, "\n")
 	assert.Equal(t, "FAIL  none:base=100ms,cap=10s (spec)", first, "first line: the verdict and the policy")
 	last := -1
-	for _, section := range []string{"\nchecks\n", "\nreplay  FAIL", "\ncomparison\n", "\nwhat to change\n  - Add jitter"} {
+	for _, section := range []string{
+		"\n      the replay's peak ratio 24 is over the 0.6 threshold, and 3 checks failed: spread, clusters, cap-phase\n",
+		"\nchecks\n", "\nreplay  FAIL", "\ncomparison\n", "\nwhat to change\n  - Use full jitter",
+	} {
 		i := strings.Index(text, section)
 		assert.Greater(t, i, last, "where section %q is, after the previous one", section)
 		last = i
+	}
+}
+
+// TestLastServedWhenNotAllServed names the time of the last device served
+// as such when some devices of an outage were never served.
+func TestLastServedWhenNotAllServed(t *testing.T) {
+	est := func(x float64) sim.Estimate { return sim.Estimate{Median: x, Low: x, High: x} }
+	for _, tt := range []struct {
+		served float64
+		want   string
+	}{{10, "all served after"}, {7, "last served after"}} {
+		r := reports.Report{Verdict: verdict.Fail, Replay: &reports.Replay{Status: verdict.Fail,
+			Scenario: sim.Scenario{Clients: 10, AcceptRate: 5},
+			Summary:  map[sim.Figure]sim.Estimate{sim.Served: est(tt.served), sim.AllServed: est(40), sim.PeakRatio: est(2)}}}
+		var b bytes.Buffer
+		require.NoError(t, reports.WriteText(&b, r))
+		assert.Contains(t, b.String(), tt.want, "%v of 10 served", tt.served)
 	}
 }

@@ -48,7 +48,7 @@ func (r Report) validate() error {
 		if len(p.Runs) > 0 && (p.Representative < 0 || p.Representative >= len(p.Runs)) {
 			v.fail("replay.representative: run %d of %d", p.Representative, len(p.Runs))
 		}
-		for _, f := range summaryFigures(p.Summary) {
+		for _, f := range summaryFigures(p) {
 			v.nums("replay.summary."+string(f.key), f.iv.Median, f.iv.Low, f.iv.High)
 		}
 		v.nums("replay.budget", p.Budget(), p.Budget()*p.Scenario.WithDefaults().Threshold)

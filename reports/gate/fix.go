@@ -49,16 +49,32 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	if judge(rep) != verdict.Fail {
 		return nil, nil
 	}
+	families := g.families(rep)
+	// The families are searched side by side when their replays leave
+	// cores idle; each search is a sequence of replays of one policy.
+	cells := make([]cell, len(families))
+	for i, f := range families {
+		cells[i] = cell{f.policy(1), 0}
+	}
+	atOnce, cfg := g.plan(cells, 0)
+	h := *g
+	h.cfg.Replay.Workers = cfg.Workers
+	found := make([]reports.Fix, len(families))
+	ok := make([]bool, len(families))
+	err := each(len(families), atOnce, func(i int) error {
+		var err error
+		found[i], ok[i], err = h.search(families[i])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	var out []reports.Fix
 	seen := map[string]bool{}
-	for _, f := range g.families(rep) {
-		fix, ok, err := g.search(f)
-		if err != nil {
-			return nil, err
-		}
+	for i, fix := range found {
 		// Two families may arrive at one change: raising the base or the
 		// base and the cap by a factor of 1, when a seed alone fixes it.
-		if key := fix.Spec + "|" + fix.Change; ok && !seen[key] {
+		if key := fix.Spec + "|" + fix.Change; ok[i] && !seen[key] {
 			seen[key] = true
 			out = append(out, fix)
 		}
@@ -121,7 +137,7 @@ func (g *gate) specFamilies(s kit.Spec) []family {
 			return "keep " + c.String()
 		}
 		if g.p.Spec == nil {
-			return "use " + c.String()
+			return "replace the policy with the built-in " + c.String()
 		}
 		was := withDefaults(*g.p.Spec)
 		var parts []string

@@ -170,3 +170,38 @@ for line in sys.stdin:
 		})
 	}
 }
+
+// TestTokenOfAProcessMidExec checks how the tracker reads a process's
+// environment: the program's token is found, a foreign one is not the
+// program's, and an empty one, which a process shows while the kernel lays
+// out the stack of an exec, is not known yet, so that Close looks again
+// rather than let a daemon caught mid-exec escape.
+func TestTokenOfAProcessMidExec(t *testing.T) {
+	tr := newTracker(exec.Command("true"))
+	run := func(cmd *exec.Cmd) int {
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd.Process.Pid
+	}
+	marked := exec.Command("sleep", "60")
+	marked.Env = []string{tokenEnv + "=" + tr.token}
+	foreign := exec.Command("sleep", "60")
+	foreign.Env = []string{tokenEnv + "=another", "PATH=/usr/bin:/bin"}
+	empty := exec.Command("sleep", "60")
+	empty.Env = []string{}
+	tests := []struct {
+		name       string
+		pid        int
+		has, known bool
+	}{
+		{"the program's token", run(marked), true, true},
+		{"another program's token", run(foreign), false, true},
+		{"no environment, as in the middle of an exec", run(empty), false, false},
+		{"a process that is gone", 1 << 30, false, true},
+	}
+	for _, tt := range tests {
+		has, known := tr.hasToken(tt.pid)
+		assert.Equal(t, tt.has, has, "%s: has", tt.name)
+		assert.Equal(t, tt.known, known, "%s: known", tt.name)
+	}
+}
