@@ -221,8 +221,9 @@ func findCheck(rep reports.Report, name string) (reports.Check, bool) {
 
 // whyLine says in one line why the row got its verdict and what to change:
 // the root cause of each finding of the checks, the replay's peak, and the
-// first thing the gate advises (the best change it replayed and saw pass,
-// or the remedy of the first cause).
+// first thing the gate advises (for these policies, none of them a spec,
+// the remedy of the first finding's cause, or the best change it replayed
+// and saw pass when only the replay fails).
 func whyLine(r judged) string {
 	if r.err != nil {
 		return "Not run: " + r.err.Error() + "."
