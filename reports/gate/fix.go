@@ -81,7 +81,30 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b reports.Fix) int { return cmp.Compare(a.AllServed.Median, b.AllServed.Median) })
+	out = undominated(out)
 	return out[:min(len(out), maxFixes)], nil
+}
+
+// undominated drops, from fixes sorted by when they serve the fleet, each
+// fix that serves it no sooner than one before it with no lower a peak
+// ratio: it is worse on both counts, and no trade-off to offer.
+// Fixes judged without a replay have no figures to compare, and a fix that
+// slows the policy's own delays keeps its code, which no built-in does:
+// both are kept.
+func undominated(fixes []reports.Fix) []reports.Fix {
+	var out []reports.Fix
+	lowest := math.Inf(1) // the lowest peak ratio of a spec kept so far
+	for _, f := range fixes {
+		if f.PeakRatio == (sim.Estimate{}) || f.Spec == "" {
+			out = append(out, f)
+			continue
+		}
+		if f.PeakRatio.Median < lowest {
+			out = append(out, f)
+			lowest = f.PeakRatio.Median
+		}
+	}
+	return out
 }
 
 // families returns the ways the failing policy may change: for a spec, its
