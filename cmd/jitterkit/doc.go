@@ -188,7 +188,13 @@ func commandHelp(command string) string {
 				continue
 			}
 			if first {
-				fmt.Fprintf(&b, "\n%s:\n", g)
+				heading := string(g)
+				if g == groupChecks && command == "compare" {
+					// compare runs no checks: its --cap sets the
+					// built-in strategies'.
+					heading = "Built-in strategies"
+				}
+				fmt.Fprintf(&b, "\n%s:\n", heading)
 				first = false
 			}
 			name := "--" + f.name
