@@ -43,14 +43,15 @@ func Check(t *testing.T, f kit.Factory, cfg Config) {
 	if out.Err != nil {
 		t.Error(out.Err)
 	}
+	failed := out.Status() == verdict.Fail
 	for _, r := range out.Results {
 		if b.nested {
-			report(t, r)
+			report(t, r, failed)
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
 			t.Helper()
-			report(t, r)
+			report(t, r, failed)
 		})
 	}
 }
@@ -118,14 +119,20 @@ func (b *testBubble) run(fn func()) {
 	}
 }
 
-// report fails tb with r when r failed or was inconclusive, and logs it
-// when it warned or was skipped.
-func report(tb testing.TB, r Result) {
+// report fails tb with r when r failed, or was inconclusive while no check
+// failed (too little evidence is never a pass), and logs it otherwise when
+// it did not pass.
+func report(tb testing.TB, r Result, failed bool) {
 	tb.Helper()
-	switch r.Status {
-	case verdict.Fail, verdict.Inconclusive:
+	switch {
+	case r.Status == verdict.Fail:
 		tb.Error(message(r))
-	case verdict.Warn, verdict.Skipped:
+	case r.Status == verdict.Inconclusive && !failed:
+		tb.Error(message(r))
+	case r.Status != verdict.Pass:
+		// A warning, a skipped check, or a check left inconclusive by
+		// another's failure (frozen-clock has no spread to collapse when
+		// spread failed): logged, while the failure fails the test.
 		tb.Log(message(r))
 	}
 }

@@ -18,12 +18,16 @@ import (
 func TestReportFailsOnlyOnFailure(t *testing.T) {
 	for _, tt := range []struct {
 		status       verdict.Status
+		failed       bool // another check failed
 		errors, logs int
-	}{{verdict.Pass, 0, 0}, {verdict.Warn, 0, 1}, {verdict.Fail, 1, 0}} {
+	}{
+		{verdict.Pass, false, 0, 0}, {verdict.Warn, false, 0, 1}, {verdict.Fail, false, 1, 0},
+		{verdict.Inconclusive, false, 1, 0}, {verdict.Inconclusive, true, 0, 1}, {verdict.Skipped, false, 0, 1},
+	} {
 		rec := &kittest.Recorder{TB: t}
-		report(rec, Result{Name: NameSpread, Status: tt.status, Detail: "d"})
-		assert.Len(t, rec.Errors, tt.errors, "%s: errors", tt.status)
-		assert.Len(t, rec.Logs, tt.logs, "%s: logs", tt.status)
+		report(rec, Result{Name: NameSpread, Status: tt.status, Detail: "d"}, tt.failed)
+		assert.Len(t, rec.Errors, tt.errors, "%s, another failed %v: errors", tt.status, tt.failed)
+		assert.Len(t, rec.Logs, tt.logs, "%s, another failed %v: logs", tt.status, tt.failed)
 	}
 }
 
@@ -37,7 +41,7 @@ func TestMessageWordForWord(t *testing.T) {
 			{ID: "dev-000017", Delays: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}},
 			{ID: "dev-000018", Delays: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}, Err: "Next panicked: boom"},
 		}},
-	})
+	}, true)
 	want := `spread: delays("dev-000017")[2] = 400ms for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)
 	"dev-000017": [100ms 200ms 400ms]
 	"dev-000018": [100ms 200ms 400ms] (Next panicked: boom)
@@ -80,8 +84,9 @@ func TestMessagesGolden(t *testing.T) {
 	var b strings.Builder
 	for _, c := range cases {
 		rec := &kittest.Recorder{TB: t}
-		for _, r := range mustRun(t, context.Background(), c.f, c.cfg).Results {
-			report(rec, r)
+		out := mustRun(t, context.Background(), c.f, c.cfg)
+		for _, r := range out.Results {
+			report(rec, r, out.Status() == verdict.Fail)
 		}
 		fmt.Fprintf(&b, "== %s\n", c.name)
 		for _, e := range rec.Errors {
