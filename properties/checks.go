@@ -528,7 +528,7 @@ func (r *runner) clusters() Result {
 	res.Figure, res.Threshold, res.Unit, res.Want = pairs, want.critical, "identical pairs", "<"
 	if pairs >= want.critical {
 		res.Status = verdict.Fail
-		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Seed: r.seed, Replay: r.replay()}
+		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Others: max(0, len(g)-maxShown), Seed: r.seed, Replay: r.replay()}
 		res.Detail = fmt.Sprintf("the delays of %q, %s, are those of %d of %d devices, %.0f identical pairs in all; want fewer than %.0f (chance expects %.3g)",
 			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, pairs, want.critical, want.expected)
 		return res
