@@ -35,6 +35,7 @@ type engine struct {
 	hinted   bool // rejections carry a Retry-After hint
 
 	pol  []kit.Policy
+	bi   *builtin // the policies of a kit.Spec's factory, kept compact; pol is then nil
 	att  []uint32
 	cal  *calendar
 	heap []uint64 // arrivals within the second being processed (ordered mode)
@@ -93,6 +94,9 @@ func newEngine(f kit.Factory, s Scenario) *engine {
 		hinted:   s.Server == RetryAfter,
 		hist:     make([]int64, windows),
 		rhist:    make([]int64, windows),
+	}
+	if spec, ok := builtinSpec(f); ok {
+		e.bi = newBuiltin(spec)
 	}
 	return e
 }
@@ -205,6 +209,17 @@ func (e *engine) newPolicy(i int) (p kit.Policy) {
 	return p
 }
 
+// builtinPolicy sets st to the policy the spec's factory makes for device
+// i.
+func (e *engine) builtinPolicy(st *devState, i int) {
+	if e.ids != nil {
+		e.bi.init(st, nil, e.ids[i], e.boot.Unix())
+		return
+	}
+	e.id = appendID(e.id[:0], e.prefix, i)
+	e.bi.init(st, e.id, "", e.boot.Unix())
+}
+
 // fail records the first error of the run.
 func (e *engine) fail(dev, attempt int, cause Cause, err error) {
 	if e.err == nil {
@@ -223,8 +238,12 @@ func (e *engine) offset(spread time.Duration) int64 {
 // replay runs the outage and periodic kinds.
 func (e *engine) replay(ctx context.Context) error {
 	n := e.n
-	if e.pol == nil {
-		e.pol = make([]kit.Policy, n)
+	if e.att == nil {
+		if e.bi != nil {
+			e.bi.dev = make([]devState, n)
+		} else {
+			e.pol = make([]kit.Policy, n)
+		}
 		e.att = make([]uint32, n)
 		e.cal = newCalendar(n)
 		if e.periodic {
@@ -240,9 +259,13 @@ func (e *engine) replay(ctx context.Context) error {
 				return e.stopped(ctx, fmt.Sprintf("making the policies of %d devices, %d made", n, i))
 			}
 		}
-		e.pol[i] = e.newPolicy(i)
-		if e.err != nil {
-			return e.err
+		if e.bi != nil {
+			e.builtinPolicy(&e.bi.dev[i], i)
+		} else {
+			e.pol[i] = e.newPolicy(i)
+			if e.err != nil {
+				return e.err
+			}
 		}
 		t := e.offset(e.s.StartSpread)
 		if e.s.Kind == Periodic {
@@ -499,9 +522,12 @@ func (e *engine) schedule(dev uint32, t, end int64) {
 // the policy failed (e.err is set).
 func (e *engine) next(dev uint32, t int64) (int64, bool) {
 	var d int64
-	if e.hinted {
+	switch {
+	case e.hinted:
 		d = int64(e.s.RetryAfter)
-	} else {
+	case e.bi != nil:
+		d = e.bi.next(&e.bi.dev[dev])
+	default:
 		attempt := int(e.att[dev]) + 1
 		e.calling, e.callAttempt = int(dev), attempt
 		e.asking.Store(uint64(dev)<<32 | uint64(uint32(attempt)))
@@ -599,6 +625,10 @@ func (e *engine) storm(ctx context.Context) error {
 				return e.stopped(ctx, fmt.Sprintf("at device %d of %d", i, e.n))
 			}
 		}
+		if e.bi != nil {
+			e.builtinStorm(i)
+			continue
+		}
 		p := e.newPolicy(i)
 		if e.err != nil {
 			return e.err
@@ -628,6 +658,24 @@ func (e *engine) storm(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// builtinStorm replays device i of a Storm under a built-in policy, as
+// storm does with the policy the factory makes.
+func (e *engine) builtinStorm(i int) {
+	var st devState
+	e.builtinPolicy(&st, i)
+	t := e.offset(e.s.StartSpread)
+	e.count(t, false)
+	for range e.s.Retries {
+		d := e.bi.next(&st)
+		if d >= e.horizon-t {
+			e.pending++
+			return
+		}
+		t += d
+		e.count(t, true)
+	}
 }
 
 // callPolicy asks p for its next delay, turning a panic into an error.
