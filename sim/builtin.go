@@ -92,37 +92,55 @@ func newBuiltin(s kit.Spec) *builtin {
 	return b
 }
 
-// init sets st to the policy the spec's factory makes for the device whose
-// id is id (or, when id is nil, idString), booted at boot (Unix seconds):
-// kit's newSource, written out so that no id is allocated.
-func (b *builtin) init(st *devState, id []byte, idString string, boot int64) {
-	var h uint64
-	switch b.seed {
-	case kit.SeedClock:
-		h = uint64(boot)
-	case kit.SeedConstant:
-		h = 1 // kit's constantSeed
-	default:
-		if id != nil {
-			h = hashID(id)
-		} else {
-			h = kit.HashID(idString)
-		}
-	}
+// init sets st to the policy the spec's factory makes for a device whose
+// generator kit seeds with h (see engine.builtinPolicy).
+func (b *builtin) init(st *devState, h uint64) {
 	st.rng.Seed(h, splitmix64(h))
 	st.x = b.base
 }
 
-// hashID is kit.HashID of a byte slice: FNV-1a, 64 bits.
+// FNV-1a, 64 bits, as kit.HashID.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// hashID is kit.HashID of a byte slice.
 func hashID(id []byte) uint64 {
-	const (
-		offset64 = 14695981039346656037
-		prime64  = 1099511628211
-	)
-	h := uint64(offset64)
+	h := uint64(fnvOffset)
 	for _, c := range id {
 		h ^= uint64(c)
-		h *= prime64
+		h *= fnvPrime
+	}
+	return h
+}
+
+// serialHashes returns kit.HashID of the ids of a serial range (serialID)
+// one after the other, without writing or hashing each id whole: the ids
+// of ten devices in a row differ only in their last digit, so the hash of
+// the rest is kept.
+type serialHashes struct {
+	prefix string
+	next   int    // the device whose id id holds, if valid
+	valid  bool   // id holds device next's id, and head its hash but the last byte
+	id     []byte //
+	head   uint64
+}
+
+// hash returns kit.HashID(serialID(prefix, i)).
+func (s *serialHashes) hash(i int) uint64 {
+	if !s.valid || i != s.next {
+		s.id = appendID(s.id[:0], s.prefix, i)
+		s.head = hashID(s.id[:len(s.id)-1])
+		s.next, s.valid = i, true
+	}
+	last := &s.id[len(s.id)-1]
+	h := (s.head ^ uint64(*last)) * fnvPrime
+	s.next++
+	if *last < '9' {
+		*last++
+	} else {
+		s.valid = false
 	}
 	return h
 }
@@ -160,4 +178,82 @@ func (b *builtin) next(st *devState) int64 {
 func uniform(rng *rand.PCG, lo, hi float64) float64 {
 	u := float64(rng.Uint64()>>11) / (1 << 53)
 	return lo + u*(hi-lo)
+}
+
+// builtinSecond processes the arrivals of one second in which the Lab
+// server is down all second or up all second, under a Spec's policies, as
+// bucket's two inline cases do through arrive, serve and retry: the same
+// steps on the same events in the same order, with the policy's arithmetic
+// inlined and the second's counts kept at hand. An arrival is served when
+// serveAll, or when serveSome and it is no later than last.
+func (e *engine) builtinSecond(start, end int64, chunks [][]uint64, serveAll, serveSome bool, last uint64) {
+	b, att, states := e.bi, e.att, e.bi.dev
+	maxAttempts := uint32(e.s.MaxAttempts) // at most a billion
+	horizon := e.horizon
+	// A second falls in one window when the windows are whole seconds.
+	oneWindow := e.win%nsPerSec == 0
+	var attempts, arrivals, retries int64
+	limited, pending := 0, 0
+	for _, ch := range chunks {
+		for _, ev := range ch {
+			t, dev := start+int64(ev>>32), uint32(ev)
+			a := att[dev] + 1
+			attempts++
+			if oneWindow {
+				arrivals++
+				if a > 1 {
+					retries++
+				}
+			} else {
+				e.countIn(t, a > 1)
+			}
+			if serveAll || serveSome && ev <= last {
+				att[dev] = a
+				e.serve(dev, t, end)
+				continue
+			}
+			st := &states[dev]
+			for a < maxAttempts {
+				d := b.next(st)
+				if d >= horizon-t {
+					pending++
+					break
+				}
+				if t += d; t >= end {
+					e.cal.add(t, dev)
+					break
+				}
+				a++
+				attempts++
+				if oneWindow {
+					arrivals++
+					retries++
+				} else {
+					e.countIn(t, true)
+				}
+			}
+			if a >= maxAttempts {
+				limited++
+			}
+			att[dev] = a
+		}
+	}
+	e.attempts += attempts
+	if oneWindow {
+		w := start / e.win
+		e.hist[w] += arrivals
+		e.rhist[w] += retries
+	}
+	e.limited += limited
+	e.gaveUp += limited
+	e.pending += pending
+}
+
+// countIn counts an arrival at t in its window.
+func (e *engine) countIn(t int64, retry bool) {
+	w := t / e.win
+	e.hist[w]++
+	if retry {
+		e.rhist[w]++
+	}
 }

@@ -85,12 +85,10 @@ func TestBuiltinMatchesPolicies(t *testing.T) {
 			ID:   rapid.StringN(0, 30, -1).Draw(t, "id"),
 			Boot: epoch.Add(time.Duration(rapid.Int64Range(-1e6, 1e6).Draw(t, "bootS")) * time.Second),
 		}
-		var st, fromBytes devState
-		b.init(&st, nil, d.ID, d.Boot.Unix())
-		b.init(&fromBytes, []byte(d.ID), "", d.Boot.Unix())
-		if st != fromBytes {
-			t.Fatalf("device %q: the state seeded from the id's bytes differs from the one seeded from the id", d.ID)
-		}
+		// As engine.builtinPolicy seeds it.
+		h := map[kit.Seed]uint64{kit.SeedClock: uint64(d.Boot.Unix()), kit.SeedConstant: 1, kit.SeedDevice: hashID([]byte(d.ID))}[b.seed]
+		var st devState
+		b.init(&st, h)
 		want, err := kit.Delays(f(d), 60)
 		if err != nil {
 			t.Fatal(err)
@@ -101,6 +99,24 @@ func TestBuiltinMatchesPolicies(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSerialHashes checks the hashes of serial ids, taken in order, from
+// anywhere, and across the carries of their digits, against kit.HashID.
+func TestSerialHashes(t *testing.T) {
+	h := serialHashes{prefix: devicePrefix(7)}
+	for _, i := range []int{0, 1, 2, 3, 9, 10, 11, 99, 100, 5, 6, 9_999_998, 9_999_999, 10_000_000, 10_000_001, 123} {
+		id := serialID(h.prefix, i)
+		if got, want := h.hash(i), kit.HashID(id); got != want {
+			t.Errorf("hash(%d) = %#x; want kit.HashID(%q) = %#x", i, got, id, want)
+		}
+	}
+	for i := range 2000 {
+		id := serialID(h.prefix, i)
+		if got, want := h.hash(i), kit.HashID(id); got != want {
+			t.Fatalf("in order: hash(%d) = %#x; want kit.HashID(%q) = %#x", i, got, id, want)
+		}
+	}
 }
 
 // TestBuiltinReplayMatchesGeneral replays drawn scenarios of every kind and

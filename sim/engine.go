@@ -34,13 +34,15 @@ type engine struct {
 	periodic bool
 	hinted   bool // rejections carry a Retry-After hint
 
-	pol  []kit.Policy
-	bi   *builtin // the policies of a kit.Spec's factory, kept compact; pol is then nil
-	att  []uint32
-	cal  *calendar
-	heap []uint64 // arrivals within the second being processed (ordered mode)
-	id   []byte   // the buffer device ids are written in
-	sel  []uint64 // the events a selection runs on, or a second's events to sort
+	pol []kit.Policy
+	bi  *builtin // the policies of a kit.Spec's factory, kept compact; pol is then nil
+	// hashes hashes the ids of the run's devices, for bi.
+	hashes serialHashes
+	att    []uint32
+	cal    *calendar
+	heap   []uint64 // arrivals within the second being processed (ordered mode)
+	id     []byte   // the buffer device ids are written in
+	sel    []uint64 // the events a selection runs on, or a second's events to sort
 
 	// The device whose policy is being asked for the delay before its
 	// attempt callAttempt, or -1: a panic in the policy names them.
@@ -107,6 +109,7 @@ func (e *engine) reset(run int, seed uint64) {
 	e.run, e.seed = run, seed
 	if e.ids == nil {
 		e.prefix = devicePrefix(seed)
+		e.hashes = serialHashes{prefix: e.prefix, id: e.hashes.id}
 	}
 	e.boot = bootTime(seed)
 	e.rng.Seed(seed, splitmix64(seed))
@@ -210,14 +213,23 @@ func (e *engine) newPolicy(i int) (p kit.Policy) {
 }
 
 // builtinPolicy sets st to the policy the spec's factory makes for device
-// i.
+// i: its generator is seeded as kit's newSource seeds it, and the id is
+// hashed without being allocated.
 func (e *engine) builtinPolicy(st *devState, i int) {
-	if e.ids != nil {
-		e.bi.init(st, nil, e.ids[i], e.boot.Unix())
-		return
+	var h uint64
+	switch e.bi.seed {
+	case kit.SeedClock:
+		h = uint64(e.boot.Unix())
+	case kit.SeedConstant:
+		h = 1 // kit's constantSeed
+	default:
+		if e.ids != nil {
+			h = kit.HashID(e.ids[i])
+		} else {
+			h = e.hashes.hash(i)
+		}
 	}
-	e.id = appendID(e.id[:0], e.prefix, i)
-	e.bi.init(st, e.id, "", e.boot.Unix())
+	e.bi.init(st, h)
 }
 
 // fail records the first error of the run.
@@ -328,6 +340,10 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 		// The server is down all second: every arrival is rejected, and
 		// so is every retry that comes back within the second.
 		e.inline = true
+		if e.bi != nil && !e.hinted {
+			e.builtinSecond(start, end, chunks, false, false, 0)
+			return
+		}
 		for _, ch := range chunks {
 			for _, ev := range ch {
 				t, dev := start+int64(ev>>32), uint32(ev)
@@ -353,6 +369,10 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 		all, last := int64(n) <= e.quota, uint64(0)
 		if !all && e.quota > 0 {
 			last = e.quotaLast(chunks)
+		}
+		if e.bi != nil && !e.hinted {
+			e.builtinSecond(start, end, chunks, all, e.quota > 0, last)
+			return
 		}
 		for _, ch := range chunks {
 			for _, ev := range ch {
