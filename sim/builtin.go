@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"math/rand/v2"
+	"math/bits"
 	"reflect"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -67,9 +67,10 @@ type builtin struct {
 }
 
 // devState is one device's policy: kit's strategyPolicy without its
-// pointer to the shared parameters.
+// pointer to the shared parameters. Its generator is math/rand/v2's PCG,
+// written out (seed, step and output) so that a draw inlines.
 type devState struct {
-	rng rand.PCG
+	hi, lo uint64 // the PCG's state, as rand.PCG holds it
 	// x is the window in nanoseconds, before the cap; under decorrelated
 	// jitter, which has no use for the window, the previous delay.
 	x float64
@@ -93,9 +94,10 @@ func newBuiltin(s kit.Spec) *builtin {
 }
 
 // init sets st to the policy the spec's factory makes for a device whose
-// generator kit seeds with h (see engine.builtinPolicy).
+// generator kit seeds with h (see engine.builtinPolicy): rand.NewPCG(h,
+// splitmix64(h)).
 func (b *builtin) init(st *devState, h uint64) {
-	st.rng.Seed(h, splitmix64(h))
+	st.hi, st.lo = h, splitmix64(h)
 	st.x = b.base
 }
 
@@ -146,38 +148,55 @@ func (s *serialHashes) hash(i int) uint64 {
 }
 
 // next returns the device's next delay in nanoseconds, as kit's
-// strategyPolicy.Next does. Delays are at most the cap, which builtinSpec
-// makes sure a time.Duration holds.
+// strategyPolicy.Next does, with the same expressions (uniform(lo, hi) is
+// lo + u*(hi-lo)), so that they round alike. Delays are at most the cap,
+// which builtinSpec makes sure a time.Duration holds.
 func (b *builtin) next(st *devState) int64 {
-	w := min(st.x, b.cap)
-	var d float64
+	x := st.x
+	if b.strategy == stratDecorrelated {
+		// The window grows too, unused.
+		d := min(b.cap, between(st.unit(), b.base, x*b.mult))
+		st.x = d
+		return int64(d)
+	}
+	w := min(x, b.cap)
+	if x < b.cap {
+		st.x = x * b.mult
+	}
 	switch b.strategy {
 	case stratNone:
-		if st.x < b.cap {
-			st.x *= b.mult
-		}
-		d = w
+		return int64(w)
 	case stratFull:
-		if st.x < b.cap {
-			st.x *= b.mult
-		}
-		d = uniform(&st.rng, 0, w)
-	case stratEqual:
-		if st.x < b.cap {
-			st.x *= b.mult
-		}
-		d = w/2 + uniform(&st.rng, 0, w/2)
-	default:
-		d = min(b.cap, uniform(&st.rng, b.base, st.x*b.mult))
-		st.x = d
+		return int64(between(st.unit(), 0, w))
 	}
-	return int64(d)
+	return int64(w/2 + between(st.unit(), 0, w/2))
 }
 
-// uniform returns a draw from [lo, hi), as kit's strategyPolicy.uniform.
-func uniform(rng *rand.PCG, lo, hi float64) float64 {
-	u := float64(rng.Uint64()>>11) / (1 << 53)
-	return lo + u*(hi-lo)
+// between returns the draw from [lo, hi) that kit's strategyPolicy.uniform
+// makes of u.
+func between(u, lo, hi float64) float64 { return lo + u*(hi-lo) }
+
+// unit returns a uniform draw from [0, 1), as strategyPolicy.uniform makes
+// it of rand.PCG's Uint64: the generator's step and its DXSM output, as
+// math/rand/v2 computes them.
+func (st *devState) unit() float64 {
+	const (
+		mulHi    = 2549297995355413924
+		mulLo    = 4865540595714422341
+		incHi    = 6364136223846793005
+		incLo    = 1442695040888963407
+		cheapMul = 0xda942042e4dd58b5
+	)
+	hi, lo := bits.Mul64(st.lo, mulLo)
+	hi += st.hi*mulLo + st.lo*mulHi
+	lo, c := bits.Add64(lo, incLo, 0)
+	hi, _ = bits.Add64(hi, incHi, c)
+	st.lo, st.hi = lo, hi
+	hi ^= hi >> 32
+	hi *= cheapMul
+	hi ^= hi >> 48
+	hi *= lo | 1
+	return float64(hi>>11) / (1 << 53)
 }
 
 // builtinSecond processes the arrivals of one second in which the Lab
