@@ -151,25 +151,35 @@ func (s *serialHashes) hash(i int) uint64 {
 // strategyPolicy.Next does, with the same expressions (uniform(lo, hi) is
 // lo + u*(hi-lo)), so that they round alike. Delays are at most the cap,
 // which builtinSpec makes sure a time.Duration holds.
+//
+// builtinSecond inlines the same code; change both together.
 func (b *builtin) next(st *devState) int64 {
 	x := st.x
-	if b.strategy == stratDecorrelated {
-		// The window grows too, unused.
-		d := min(b.cap, between(st.unit(), b.base, x*b.mult))
+	w := min(x, b.cap)
+	if b.strategy == stratNone {
+		if x < b.cap {
+			st.x = x * b.mult
+		}
+		return int64(w)
+	}
+	u := st.unit()
+	var d float64
+	switch b.strategy {
+	case stratFull:
+		d = between(u, 0, w)
+	case stratEqual:
+		d = w/2 + between(u, 0, w/2)
+	default:
+		// Decorrelated: x is the previous delay; the window, which
+		// it does not use, is not kept.
+		d = min(b.cap, between(u, b.base, x*b.mult))
 		st.x = d
 		return int64(d)
 	}
-	w := min(x, b.cap)
 	if x < b.cap {
 		st.x = x * b.mult
 	}
-	switch b.strategy {
-	case stratNone:
-		return int64(w)
-	case stratFull:
-		return int64(between(st.unit(), 0, w))
-	}
-	return int64(w/2 + between(st.unit(), 0, w/2))
+	return int64(d)
 }
 
 // between returns the draw from [lo, hi) that kit's strategyPolicy.uniform
@@ -207,6 +217,7 @@ func (st *devState) unit() float64 {
 // serveAll, or when serveSome and it is no later than last.
 func (e *engine) builtinSecond(start, end int64, chunks [][]uint64, serveAll, serveSome bool, last uint64) {
 	b, att, states := e.bi, e.att, e.bi.dev
+	strategy, base, limit, mult := b.strategy, b.base, b.cap, b.mult
 	maxAttempts := uint32(e.s.MaxAttempts) // at most a billion
 	horizon := e.horizon
 	// A second falls in one window when the windows are whole seconds.
@@ -233,7 +244,32 @@ func (e *engine) builtinSecond(start, end int64, chunks [][]uint64, serveAll, se
 			}
 			st := &states[dev]
 			for a < maxAttempts {
-				d := b.next(st)
+				// b.next(st), inlined.
+				x := st.x
+				w := min(x, limit)
+				var d int64
+				if strategy == stratNone {
+					if x < limit {
+						st.x = x * mult
+					}
+					d = int64(w)
+				} else {
+					u := st.unit()
+					var f float64
+					switch strategy {
+					case stratFull:
+						f = between(u, 0, w)
+					case stratEqual:
+						f = w/2 + between(u, 0, w/2)
+					default:
+						f = min(limit, between(u, base, x*mult))
+						st.x = f
+					}
+					if x < limit && strategy != stratDecorrelated {
+						st.x = x * mult
+					}
+					d = int64(f)
+				}
 				if d >= horizon-t {
 					pending++
 					break
