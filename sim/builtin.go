@@ -216,7 +216,7 @@ func (st *devState) unit() float64 {
 // inlined and the second's counts kept at hand. An arrival is served when
 // serveAll, or when serveSome and it is no later than last.
 func (e *engine) builtinSecond(start, end int64, chunks [][]uint64, serveAll, serveSome bool, last uint64) {
-	b, att, states := e.bi, e.att, e.bi.dev
+	b, att, states, cal := e.bi, e.att, e.bi.dev, e.cal
 	strategy, base, limit, mult := b.strategy, b.base, b.cap, b.mult
 	maxAttempts := uint32(e.s.MaxAttempts) // at most a billion
 	horizon := e.horizon
@@ -275,7 +275,9 @@ func (e *engine) builtinSecond(start, end int64, chunks [][]uint64, serveAll, se
 					break
 				}
 				if t += d; t >= end {
-					e.cal.add(t, dev)
+					if sec := t / nsPerSec; !cal.tryAdd(sec, uint64(t-sec*nsPerSec)<<32|uint64(dev)) {
+						cal.add(t, dev)
+					}
 					break
 				}
 				a++
