@@ -210,36 +210,34 @@ func (st *devState) unit() float64 {
 }
 
 // builtinSecond processes the arrivals of one second in which the Lab
-// server is down all second or up all second, under a Spec's policies, as
-// bucket's two inline cases do through arrive, serve and retry: the same
-// steps on the same events in the same order, with the policy's arithmetic
-// inlined and the second's counts kept at hand. An arrival is served when
-// serveAll, or when serveSome and it is no later than last.
+// server is down all second or up all second, under a Spec's policies and
+// windows of whole seconds, as bucket's two inline cases do through
+// arrive, serve and retry: the same steps on the same events in the same
+// order, with the policy's arithmetic inlined and the second's counts
+// kept at hand, few enough to stay in registers. An arrival is served
+// when serveAll, or when serveSome and it is no later than last.
 func (e *engine) builtinSecond(start, end int64, chunks [][]uint64, serveAll, serveSome bool, last uint64) {
 	b, att, states, cal := e.bi, e.att, e.bi.dev, e.cal
 	strategy, base, limit, mult := b.strategy, b.base, b.cap, b.mult
 	maxAttempts := uint32(e.s.MaxAttempts) // at most a billion
 	horizon := e.horizon
-	// A second falls in one window when the windows are whole seconds.
-	oneWindow := e.win%nsPerSec == 0
-	var attempts, arrivals, retries int64
-	limited, pending := 0, 0
+	success, lastServed := e.success, e.last
+	// Every arrival of the second falls in one window; those of devices
+	// that had not arrived before (firsts) are not retries.
+	var attempts, firsts, limited, pending int
 	for _, ch := range chunks {
 		for _, ev := range ch {
 			t, dev := start+int64(ev>>32), uint32(ev)
-			a := att[dev] + 1
-			attempts++
-			if oneWindow {
-				arrivals++
-				if a > 1 {
-					retries++
-				}
-			} else {
-				e.countIn(t, a > 1)
+			a0 := att[dev]
+			if a0 == 0 {
+				firsts++
 			}
+			a := a0 + 1
 			if serveAll || serveSome && ev <= last {
 				att[dev] = a
-				e.serve(dev, t, end)
+				attempts++
+				success = append(success, t)
+				lastServed = max(lastServed, t)
 				continue
 			}
 			st := &states[dev]
@@ -280,37 +278,22 @@ func (e *engine) builtinSecond(start, end int64, chunks [][]uint64, serveAll, se
 					}
 					break
 				}
-				a++
-				attempts++
-				if oneWindow {
-					arrivals++
-					retries++
-				} else {
-					e.countIn(t, true)
-				}
+				a++ // rejected within the second
 			}
 			if a >= maxAttempts {
 				limited++
 			}
+			attempts += int(a - a0)
 			att[dev] = a
 		}
 	}
-	e.attempts += attempts
-	if oneWindow {
-		w := start / e.win
-		e.hist[w] += arrivals
-		e.rhist[w] += retries
-	}
+	served := len(success) - len(e.success)
+	e.success, e.last, e.served = success, lastServed, e.served+served
+	e.attempts += int64(attempts)
+	w := start / e.win
+	e.hist[w] += int64(attempts)
+	e.rhist[w] += int64(attempts - firsts)
 	e.limited += limited
 	e.gaveUp += limited
 	e.pending += pending
-}
-
-// countIn counts an arrival at t in its window.
-func (e *engine) countIn(t int64, retry bool) {
-	w := t / e.win
-	e.hist[w]++
-	if retry {
-		e.rhist[w]++
-	}
 }

@@ -340,7 +340,7 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 		// The server is down all second: every arrival is rejected, and
 		// so is every retry that comes back within the second.
 		e.inline = true
-		if e.bi != nil && !e.hinted {
+		if e.bi != nil && !e.hinted && e.win%nsPerSec == 0 {
 			e.builtinSecond(start, end, chunks, false, false, 0)
 			return
 		}
@@ -370,7 +370,7 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 		if !all && e.quota > 0 {
 			last = e.quotaLast(chunks)
 		}
-		if e.bi != nil && !e.hinted {
+		if e.bi != nil && !e.hinted && e.win%nsPerSec == 0 {
 			e.builtinSecond(start, end, chunks, all, e.quota > 0, last)
 			return
 		}
