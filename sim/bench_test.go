@@ -52,6 +52,36 @@ func BenchmarkReplay(b *testing.B) {
 	}
 }
 
+// BenchmarkReplayLongOutage replays the lab's long outage (down an hour)
+// scaled to 100,000 devices under full jitter, one run per iteration: 730
+// attempts a device, whose seconds each hold a fifth of the fleet in runs
+// from the ten seconds before, where reading the devices' state in order
+// matters most.
+//
+//	go test -run='^$' -bench=ReplayLongOutage -benchtime=1x -count=5 ./sim
+func BenchmarkReplayLongOutage(b *testing.B) {
+	spec := kit.Spec{Strategy: kit.Full}.Factory()
+	for _, path := range []struct {
+		name string
+		f    kit.Factory
+	}{{"full", spec}, {"full/general", general(spec)}} {
+		n := 100_000
+		b.Run(fmt.Sprintf("%s/devices=%d", path.name, n), func(b *testing.B) {
+			if testing.Short() {
+				b.Skip("a long outage takes seconds a run")
+			}
+			s := Scenario{Kind: LongOutage, Clients: n, AcceptRate: float64(n) / 8}
+			benchReplay(b, path.f, s, func(ctx context.Context, s Scenario) (Run, error) {
+				r, err := Replay(ctx, path.f, s, Config{Runs: 1, Workers: 1})
+				if err != nil {
+					return Run{}, err
+				}
+				return r.Runs[0], nil
+			})
+		})
+	}
+}
+
 // BenchmarkHeap replays the same experiment with the obvious design, one
 // priority queue of every pending arrival, for comparison with the
 // calendar of seconds that Replay uses: "plain" is heapReplay, the test
