@@ -27,6 +27,7 @@ var (
 	samplingFleet = flag.Int("sampling.fleet", 1_000_000, "the whole fleet of TestSampling; its accept rate is an eighth of it a second")
 	samplingKinds = flag.String("sampling.kinds", "outage,long-outage,storm", "the scenarios TestSampling replays, comma-separated")
 	largest       = flag.Int("largest", 0, "run TestLargestFleet with this many devices")
+	largestLimit  = flag.Int64("largest.limit", 24<<30, "the memory limit of TestLargestFleet's replay: the machine's memory, or more to replay past the estimate")
 )
 
 // samplingDivisors are the k of the study: the whole fleet, a tenth and a
@@ -95,7 +96,9 @@ func runRange(r Result, fig Figure) (lo, hi float64) {
 // outage (an accept rate of an eighth of the fleet a second, default
 // configuration) fits in this machine's memory by the estimate, and, with
 // -largest, replays one run of that many devices and prints the time it
-// took and the most heap it held.
+// took and the most heap it held. -largest.limit raises the replay's
+// memory limit past the machine's, to replay more than the estimate
+// allows.
 func TestLargestFleet(t *testing.T) {
 	if *largest == 0 {
 		t.Skip("replays a fleet of tens of millions: run with -largest=DEVICES")
@@ -120,7 +123,7 @@ func TestLargestFleet(t *testing.T) {
 	}
 
 	n := *largest
-	s := Scenario{Clients: n, AcceptRate: float64(n) / 8, MemoryLimit: machine}
+	s := Scenario{Clients: n, AcceptRate: float64(n) / 8, MemoryLimit: *largestLimit}
 	cfg := Config{Runs: 1, Workers: 1}
 	var r Result
 	var err error
