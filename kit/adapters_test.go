@@ -3,9 +3,13 @@ package kit
 import (
 	"errors"
 	"math"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // fakeBackOff is a cenkalti/backoff-style BackOff that plays delays in
@@ -97,12 +101,8 @@ func TestAdapters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Delays(tt.p(), tt.n)
-			if err != nil {
-				t.Fatalf("Delays: %v", err)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("Delays(p, %d) = %v; want %v", tt.n, got, tt.want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got, "Delays(p, %d)", tt.n)
 		})
 	}
 }
@@ -115,9 +115,9 @@ func TestAdaptersKeepStopping(t *testing.T) {
 		"FromSlice":       FromSlice(nil),
 	} {
 		for i := range 3 {
-			if d, err := p.Next(); !errors.Is(err, ErrStop) || d != 0 {
-				t.Errorf("%s: call %d of Next = %v, %v; want 0, ErrStop", name, i+1, d, err)
-			}
+			d, err := p.Next()
+			assert.ErrorIs(t, err, ErrStop, "%s: call %d of Next", name, i+1)
+			assert.Zero(t, d, "%s: call %d of Next", name, i+1)
 		}
 	}
 }
@@ -125,22 +125,16 @@ func TestAdaptersKeepStopping(t *testing.T) {
 func TestFromNextBackOffResets(t *testing.T) {
 	b := &fakeBackOff{delays: []time.Duration{time.Second}}
 	FromNextBackOff(b)
-	if b.resets != 1 {
-		t.Errorf("FromNextBackOff reset the BackOff %d times; want once", b.resets)
-	}
+	assert.Equal(t, 1, b.resets, "FromNextBackOff resets the BackOff once")
 }
 
 func TestFromBackoffDelayAsksWithTheError(t *testing.T) {
 	cause := errors.New("connection refused")
 	b := &fakeDelayer{max: 100}
 	Delays(FromBackoffDelay(b, cause), 3)
-	if want := []int{1, 2, 3}; !slices.Equal(b.attempts, want) {
-		t.Errorf("BackoffDelay asked for attempts %v; want %v", b.attempts, want)
-	}
+	assert.Equal(t, []int{1, 2, 3}, b.attempts, "the attempts BackoffDelay was asked for")
 	for i, err := range b.errs {
-		if err != cause {
-			t.Errorf("BackoffDelay call %d got error %v; want %v", i+1, err, cause)
-		}
+		assert.Same(t, cause, err, "the error of BackoffDelay call %d", i+1)
 	}
 }
 
@@ -148,9 +142,8 @@ func TestFromSliceLeavesTheSliceAlone(t *testing.T) {
 	delays := []time.Duration{time.Second, 2 * time.Second}
 	a, _ := Delays(FromSlice(delays), 5)
 	b, _ := Delays(FromSlice(delays), 5)
-	if !slices.Equal(a, delays) || !slices.Equal(b, delays) {
-		t.Errorf("two policies from one slice gave %v and %v; want %v each", a, b, delays)
-	}
+	assert.Equal(t, delays, a, "the first of two policies from one slice")
+	assert.Equal(t, delays, b, "the second of two policies from one slice")
 }
 
 // failing is a policy whose source breaks after two delays.
@@ -166,12 +159,8 @@ func (p *failing) Next() (time.Duration, error) {
 
 func TestDelaysReturnsWhatItReadAndTheError(t *testing.T) {
 	got, err := Delays(&failing{}, 5)
-	if want := []time.Duration{time.Second, 2 * time.Second}; !slices.Equal(got, want) {
-		t.Errorf("Delays = %v; want %v, read before the failure", got, want)
-	}
-	if err == nil || err.Error() != "program stopped answering" {
-		t.Errorf("Delays error = %v; want the source's error", err)
-	}
+	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second}, got, "the delays read before the failure")
+	assert.EqualError(t, err, "program stopped answering", "the source's error")
 }
 
 func TestSeconds(t *testing.T) {
@@ -202,14 +191,14 @@ func TestSeconds(t *testing.T) {
 		got, err := Seconds(tt.s)
 		if tt.wantErr {
 			var de *DelayError
-			if !errors.As(err, &de) || !(de.Seconds == tt.s || math.IsNaN(de.Seconds) && math.IsNaN(tt.s)) {
-				t.Errorf("Seconds(%v) = %v, %v; want a *DelayError holding %v", tt.s, got, err, tt.s)
+			if assert.ErrorAs(t, err, &de, "Seconds(%v) = %v", tt.s, got) {
+				assert.True(t, kittest.SameFloats([]float64{tt.s}, []float64{de.Seconds}),
+					"Seconds(%v): the *DelayError holds %v; want %v", tt.s, de.Seconds, tt.s)
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
-			t.Errorf("Seconds(%v) = %v, %v; want %v", tt.s, got, err, tt.want)
-		}
+		assert.NoError(t, err, "Seconds(%v)", tt.s)
+		assert.Equal(t, tt.want, got, "Seconds(%v)", tt.s)
 	}
 }
 
@@ -220,8 +209,7 @@ func TestDelayErrorMessage(t *testing.T) {
 		math.Inf(-1): "delay -Inf s is not a duration",
 		1e300:        "delay 1e+300 s is not a duration",
 	} {
-		if _, err := Seconds(s); err == nil || err.Error() != want {
-			t.Errorf("Seconds(%v) error = %v; want %q", s, err, want)
-		}
+		_, err := Seconds(s)
+		assert.EqualError(t, err, want, "Seconds(%v)", s)
 	}
 }

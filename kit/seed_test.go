@@ -1,61 +1,18 @@
 package kit
 
 import (
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with the file testdata/name, or rewrites the file
-// under -update, and reports a (-want +got) diff of the lines that differ.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := lineDiff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s(run go test -update if the change is meant)", path, diff)
-	}
-}
-
-// lineDiff returns the lines of want and got that differ, position by
-// position, as -want/+got pairs; empty when they are equal.
-func lineDiff(want, got string) string {
-	if want == got {
-		return ""
-	}
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := range max(len(w), len(g)) {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl || i >= len(w) || i >= len(g) {
-			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
-}
 
 func TestHashIDIsFNV1a(t *testing.T) {
 	// Published FNV-1a 64-bit test vectors.
@@ -68,9 +25,7 @@ func TestHashIDIsFNV1a(t *testing.T) {
 		{"foobar", 0x85944171f73967e8},
 	}
 	for _, tt := range tests {
-		if got := HashID(tt.id); got != tt.want {
-			t.Errorf("HashID(%q) = %#x; want %#x", tt.id, got, tt.want)
-		}
+		assert.Equal(t, tt.want, HashID(tt.id), "HashID(%q)", tt.id)
 	}
 }
 
@@ -80,9 +35,7 @@ func TestSplitmix64(t *testing.T) {
 	const gamma = 0x9e3779b97f4a7c15
 	want := []uint64{0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, 0x06c45d188009454f}
 	for i, w := range want {
-		if got := splitmix64(uint64(i) * gamma); got != w {
-			t.Errorf("splitmix64(%d·γ) = %#x; want %#x", i, got, w)
-		}
+		assert.Equal(t, w, splitmix64(uint64(i)*gamma), "splitmix64(%d·γ)", i)
 	}
 }
 
@@ -106,14 +59,11 @@ func TestSeedingIsAsDocumented(t *testing.T) {
 		h := fnv1a(id)
 		rng := rand.NewPCG(h, splitmix64(h))
 		got, err := Delays(f(Device{ID: id}), 8)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for n, d := range got {
 			u := float64(rng.Uint64()>>11) / (1 << 53)
-			if want := time.Duration(u * float64(spec.Window(n))); d != want {
-				t.Fatalf("delays(%q)[%d] = %v; want %v from PCG(fnv1a, splitmix64(fnv1a))", id, n, d, want)
-			}
+			want := time.Duration(u * float64(spec.Window(n)))
+			require.Equal(t, want, d, "delays(%q)[%d]; want the delay from PCG(fnv1a, splitmix64(fnv1a))", id, n)
 		}
 	}
 }
@@ -127,9 +77,7 @@ func TestSeedingGolden(t *testing.T) {
 		spec := Spec{Strategy: s, Base: time.Second, Cap: 5 * time.Minute}
 		for _, id := range []string{"dev-000001", "dev-000002"} {
 			got, err := Delays(spec.Factory()(Device{ID: id}), 6)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			fmt.Fprintf(&b, "%s %s", spec, id)
 			for _, d := range got {
 				fmt.Fprintf(&b, " %d", d.Nanoseconds())
@@ -137,7 +85,7 @@ func TestSeedingGolden(t *testing.T) {
 			b.WriteString("\n")
 		}
 	}
-	golden(t, "seeding.golden", []byte(b.String()))
+	kittest.Golden(t, filepath.Join("testdata", "seeding.golden"), []byte(b.String()))
 }
 
 func TestSameIDSameSequence(t *testing.T) {
@@ -145,15 +93,11 @@ func TestSameIDSameSequence(t *testing.T) {
 	for _, s := range Strategies() {
 		spec := Spec{Strategy: s, Base: time.Second, Cap: time.Minute}
 		again, err := ParseSpec(spec.String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, id := range deviceIDs(100) {
 			a, _ := Delays(spec.Factory()(Device{ID: id, Boot: boot}), 20)
 			b, _ := Delays(again.Factory()(Device{ID: id, Boot: boot.Add(time.Hour)}), 20)
-			if !slices.Equal(a, b) {
-				t.Errorf("%s: delays(%q) = %v, then %v; want the same sequence for the same id", spec, id, a, b)
-			}
+			assert.Equal(t, a, b, "%s: delays(%q) again; want the same sequence for the same id", spec, id)
 		}
 	}
 }
@@ -176,9 +120,7 @@ func TestDifferentIDsDiffer(t *testing.T) {
 			a, _ := Delays(f(Device{ID: p[0]}), 5)
 			b, _ := Delays(f(Device{ID: p[1]}), 5)
 			for n := range a {
-				if a[n] == b[n] {
-					t.Errorf("%s: delays(%q)[%d] = delays(%q)[%d] = %v; want different delays for different ids", s, p[0], n, p[1], n, a[n])
-				}
+				assert.NotEqual(t, a[n], b[n], "%s: delays(%q)[%d] and delays(%q)[%d]; want different delays for different ids", s, p[0], n, p[1], n)
 			}
 		}
 	}
@@ -189,9 +131,8 @@ func TestDifferentIDsDiffer(t *testing.T) {
 	seen := map[time.Duration]string{}
 	for _, id := range deviceIDs(10_000) {
 		d, _ := f(Device{ID: id}).Next()
-		if other, ok := seen[d]; ok {
-			t.Fatalf("delays(%q)[0] = delays(%q)[0] = %v; want every device's own", id, other, d)
-		}
+		other, ok := seen[d]
+		require.False(t, ok, "delays(%q)[0] = delays(%q)[0] = %v; want every device's own", id, other, d)
 		seen[d] = id
 	}
 }
@@ -202,13 +143,11 @@ func TestSeedClockSharesTheBootSecond(t *testing.T) {
 	want, _ := Delays(f(Device{ID: "dev-000000", Boot: relay}), 10)
 	for i, id := range deviceIDs(200) {
 		boot := relay.Add(time.Duration(i) * 4 * time.Millisecond) // all within the second
-		if got, _ := Delays(f(Device{ID: id, Boot: boot}), 10); !slices.Equal(got, want) {
-			t.Errorf("seed=clock: delays(%q, boot %v) = %v; want %v, the sequence of every device booted in that second", id, boot.Format(time.StampMilli), got, want)
-		}
+		got, _ := Delays(f(Device{ID: id, Boot: boot}), 10)
+		assert.Equal(t, want, got, "seed=clock: delays(%q, boot %v); want the sequence of every device booted in that second", id, boot.Format(time.StampMilli))
 	}
-	if got, _ := Delays(f(Device{ID: "dev-000000", Boot: relay.Add(time.Second)}), 10); slices.Equal(got, want) {
-		t.Errorf("seed=clock: a device booted a second later draws %v, the same as the one before; want a different sequence", got)
-	}
+	later, _ := Delays(f(Device{ID: "dev-000000", Boot: relay.Add(time.Second)}), 10)
+	assert.NotEqual(t, want, later, "seed=clock: a device booted a second later; want a different sequence")
 }
 
 func TestSeedConstantSharesEverything(t *testing.T) {
@@ -217,9 +156,8 @@ func TestSeedConstantSharesEverything(t *testing.T) {
 		want, _ := Delays(f(Device{ID: "dev-000000"}), 10)
 		for i, id := range deviceIDs(200) {
 			boot := time.Date(2026, 3, 1, 4, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
-			if got, _ := Delays(f(Device{ID: id, Boot: boot}), 10); !slices.Equal(got, want) {
-				t.Errorf("%s seed=constant: delays(%q) = %v; want %v, the sequence of every device", s, id, got, want)
-			}
+			got, _ := Delays(f(Device{ID: id, Boot: boot}), 10)
+			assert.Equal(t, want, got, "%s seed=constant: delays(%q); want the sequence of every device", s, id)
 		}
 	}
 }

@@ -132,6 +132,20 @@ func (s Spec) String() string {
 	return b.String()
 }
 
+// FormatApprox writes d as a reader reads a delay: rounded to four
+// significant digits, as FormatDuration writes it, so 1m29.83s rather than
+// 1m29.825678645s and 71.99ms rather than 71.987654ms.
+func FormatApprox(d time.Duration) string {
+	if d != 0 {
+		unit := time.Duration(1)
+		for limit := d.Abs(); limit >= 10000; limit /= 10 {
+			unit *= 10
+		}
+		d = d.Round(unit)
+	}
+	return FormatDuration(d)
+}
+
 // FormatDuration writes d as time.Duration.String does, without the zero
 // units it appends: 5m rather than 5m0s, 1h30m rather than 1h30m0s.
 func FormatDuration(d time.Duration) string {

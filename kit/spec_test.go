@@ -1,10 +1,12 @@
 package kit
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseSpec(t *testing.T) {
@@ -31,21 +33,14 @@ func TestParseSpec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ParseSpec(tt.text)
-		if err != nil {
-			t.Errorf("ParseSpec(%q): %v", tt.text, err)
+		if !assert.NoError(t, err, "ParseSpec(%q)", tt.text) {
 			continue
 		}
-		if got != tt.want {
-			t.Errorf("ParseSpec(%q) = %#v; want %#v", tt.text, got, tt.want)
-		}
-		if s := got.String(); s != tt.String {
-			t.Errorf("ParseSpec(%q).String() = %q; want %q", tt.text, s, tt.String)
-		}
+		assert.Equal(t, tt.want, got, "ParseSpec(%q)", tt.text)
+		assert.Equal(t, tt.String, got.String(), "ParseSpec(%q).String()", tt.text)
 		again, err := ParseSpec(got.String())
-		if err != nil {
-			t.Errorf("ParseSpec(%q), the String of ParseSpec(%q): %v", got.String(), tt.text, err)
-		} else if again.withDefaults() != got.withDefaults() {
-			t.Errorf("ParseSpec(%q) = %#v; want %#v, the spec it was written from", got.String(), again, got)
+		if assert.NoError(t, err, "ParseSpec(%q), the String of ParseSpec(%q)", got.String(), tt.text) {
+			assert.Equal(t, got.withDefaults(), again.withDefaults(), "ParseSpec(%q), against the spec it was written from", got.String())
 		}
 	}
 }
@@ -84,16 +79,11 @@ func TestParseSpecErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := ParseSpec(tt.text)
-		if err == nil {
-			t.Errorf("ParseSpec(%q) succeeded; want %s", tt.text, tt.want)
-			continue
-		}
-		if err.Error() != tt.want {
-			t.Errorf("ParseSpec(%q) error:\ngot  %s\nwant %s", tt.text, err, tt.want)
-		}
+		assert.EqualError(t, err, tt.want, "ParseSpec(%q)", tt.text)
 		var se *SpecError
-		if !errors.As(err, &se) || se.Part != tt.part || se.Spec != tt.text {
-			t.Errorf("ParseSpec(%q) error = %#v; want a *SpecError with Part %q", tt.text, err, tt.part)
+		if assert.ErrorAs(t, err, &se, "ParseSpec(%q)", tt.text) {
+			assert.Equal(t, tt.part, se.Part, "ParseSpec(%q): the *SpecError's Part", tt.text)
+			assert.Equal(t, tt.text, se.Spec, "ParseSpec(%q): the *SpecError's Spec", tt.text)
 		}
 	}
 }
@@ -113,20 +103,18 @@ func TestSpecValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := tt.spec.Validate()
-		if got := errString(err); got != tt.want {
-			t.Errorf("%#v.Validate() = %q; want %q", tt.spec, got, tt.want)
+		if tt.want == "" {
+			assert.NoError(t, err, "%#v.Validate()", tt.spec)
+			continue
 		}
+		assert.EqualError(t, err, tt.want, "%#v.Validate()", tt.spec)
 	}
 }
 
 func TestSpecFactoryPanicsOnAnInvalidSpec(t *testing.T) {
-	defer func() {
-		r := recover()
-		if r != "kit: cap 1ms is below base 1s" {
-			t.Errorf("Factory of an invalid spec panicked with %v; want %q", r, "kit: cap 1ms is below base 1s")
-		}
-	}()
-	Spec{Strategy: Full, Base: time.Second, Cap: time.Millisecond}.Factory()
+	assert.PanicsWithValue(t, "kit: cap 1ms is below base 1s", func() {
+		Spec{Strategy: Full, Base: time.Second, Cap: time.Millisecond}.Factory()
+	}, "Factory of an invalid spec")
 }
 
 func TestFormatDuration(t *testing.T) {
@@ -143,17 +131,8 @@ func TestFormatDuration(t *testing.T) {
 		{0, "0s"},
 	}
 	for _, tt := range tests {
-		if got := FormatDuration(tt.d); got != tt.want {
-			t.Errorf("FormatDuration(%d) = %q; want %q", int64(tt.d), got, tt.want)
-		}
+		assert.Equal(t, tt.want, FormatDuration(tt.d), "FormatDuration(%d)", int64(tt.d))
 	}
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 func FuzzParseSpec(f *testing.F) {
@@ -170,25 +149,16 @@ func FuzzParseSpec(f *testing.F) {
 		s, err := ParseSpec(text)
 		if err != nil {
 			var se *SpecError
-			if !errors.As(err, &se) {
-				t.Fatalf("ParseSpec(%q) error %v is a %T; want a *SpecError", text, err, err)
-			}
+			require.ErrorAs(t, err, &se, "ParseSpec(%q) error is a %T", text, err)
 			return
 		}
-		if err := s.Validate(); err != nil {
-			t.Fatalf("ParseSpec(%q) = %#v, which is not valid: %v", text, s, err)
-		}
+		require.NoError(t, s.Validate(), "ParseSpec(%q) = %#v, which is not valid", text, s)
 		again, err := ParseSpec(s.String())
-		if err != nil {
-			t.Fatalf("ParseSpec(%q) = %#v, whose String %q does not parse: %v", text, s, s.String(), err)
-		}
-		if again.withDefaults() != s.withDefaults() {
-			t.Fatalf("ParseSpec(%q) = %#v; its String %q parses to %#v", text, s, s.String(), again)
-		}
+		require.NoError(t, err, "ParseSpec(%q) = %#v, whose String %q does not parse", text, s, s.String())
+		require.Equal(t, s.withDefaults(), again.withDefaults(), "ParseSpec(%q) = %#v, against what its String %q parses to", text, s, s.String())
 		// The spec makes a policy that runs.
-		if _, err := Delays(s.Factory()(Device{ID: text}), 3); err != nil {
-			t.Fatalf("%s: Delays: %v", s, err)
-		}
+		_, err = Delays(s.Factory()(Device{ID: text}), 3)
+		require.NoError(t, err, "%s: Delays", s)
 	})
 }
 
@@ -196,11 +166,8 @@ func TestParseSpecTooLong(t *testing.T) {
 	text := "full:" + strings.Repeat("base=1s,", 100_000)
 	_, err := ParseSpec(text)
 	var se *SpecError
-	if !errors.As(err, &se) || se.Part != "spec" {
-		t.Fatalf("ParseSpec of %d bytes: %v; want a *SpecError about the spec", len(text), err)
-	}
+	require.ErrorAs(t, err, &se, "ParseSpec of %d bytes", len(text))
+	require.Equal(t, "spec", se.Part, "ParseSpec of %d bytes: the part named", len(text))
 	want := `policy spec "full:base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s,base=1s…(799905 bytes more)": spec: 800005 bytes long; a spec is at most 1024`
-	if err.Error() != want {
-		t.Errorf("error:\n got %s\nwant %s", err, want)
-	}
+	assert.EqualError(t, err, want)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -42,9 +44,8 @@ func nthDelays(t *testing.T, f Factory, ids []string, n int) []float64 {
 	out := make([]float64, len(ids))
 	for i, id := range ids {
 		ds, err := Delays(f(Device{ID: id}), n+1)
-		if err != nil || len(ds) != n+1 {
-			t.Fatalf("Delays(%q, %d) = %v, %v; want %d delays", id, n+1, ds, err, n+1)
-		}
+		require.NoError(t, err, "Delays(%q, %d)", id, n+1)
+		require.Len(t, ds, n+1, "Delays(%q, %d)", id, n+1)
 		out[i] = ds[n].Seconds()
 	}
 	return out
@@ -111,18 +112,13 @@ func TestStrategyDelaysAreUniformOnTheirWindow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/delay%d", tt.spec, tt.n), func(t *testing.T) {
 			spec, err := ParseSpec(tt.spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			xs := nthDelays(t, spec.Factory(), ids, tt.n)
-			if lo, hi := slices.Min(xs), slices.Max(xs); lo < tt.want.Min || hi >= tt.want.Max {
-				t.Errorf("delay %d of %d devices spans [%v, %v]; want within [%v, %v)", tt.n, len(ids), lo, hi, tt.want.Min, tt.want.Max)
-			}
+			assert.GreaterOrEqual(t, slices.Min(xs), tt.want.Min, "the least of delay %d of %d devices; want within [%v, %v)", tt.n, len(ids), tt.want.Min, tt.want.Max)
+			assert.Less(t, slices.Max(xs), tt.want.Max, "the largest of delay %d of %d devices; want within [%v, %v)", tt.n, len(ids), tt.want.Min, tt.want.Max)
 			d, p := ksUniform(xs, tt.want)
 			t.Logf("KS distance %.4f, p = %.3g", d, p)
-			if p < ksAlpha {
-				t.Errorf("delay %d of %d devices: KS distance %.4f from uniform[%v, %v], p = %.2g; want p ≥ %v", tt.n, len(ids), d, tt.want.Min, tt.want.Max, p, ksAlpha)
-			}
+			assert.GreaterOrEqual(t, p, ksAlpha, "the p-value of delay %d of %d devices: KS distance %.4f from uniform[%v, %v]", tt.n, len(ids), d, tt.want.Min, tt.want.Max)
 		})
 	}
 }
@@ -162,9 +158,7 @@ func TestKSRejectsPoliciesWithTheWrongDistribution(t *testing.T) {
 			xs := nthDelays(t, tt.f, ids, tt.n)
 			d, p := ksUniform(xs, tt.want)
 			t.Logf("KS distance %.4f, p = %.3g", d, p)
-			if p >= ksAlpha {
-				t.Errorf("KS distance %.4f from uniform[%v, %v], p = %.2g; want p < %v (the bug goes unnoticed)", d, tt.want.Min, tt.want.Max, p, ksAlpha)
-			}
+			assert.Less(t, p, ksAlpha, "the p-value at KS distance %.4f from uniform[%v, %v]; a larger one lets the bug go unnoticed", d, tt.want.Min, tt.want.Max)
 		})
 	}
 }
@@ -181,9 +175,7 @@ func TestKSPValue(t *testing.T) {
 	}
 	const n = 1_000_000
 	for _, tt := range tests {
-		if got := ksPValue(tt.lambda/math.Sqrt(n), n); math.Abs(got-tt.want) > tt.want*0.01 {
-			t.Errorf("ksPValue(%v/√n, n=%d) = %.5f; want %v", tt.lambda, n, got, tt.want)
-		}
+		assert.InEpsilon(t, tt.want, ksPValue(tt.lambda/math.Sqrt(n), n), 0.01, "ksPValue(%v/√n, n=%d)", tt.lambda, n)
 	}
 }
 
@@ -195,18 +187,12 @@ func TestNoneIsExactlyTheWindow(t *testing.T) {
 		"none:base=1ms,cap=1h,multiplier=7",
 	} {
 		spec, err := ParseSpec(text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, id := range []string{"dev-000000", "dev-000001", "x"} {
 			got, err := Delays(spec.Factory()(Device{ID: id}), 40)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for n, d := range got {
-				if w := spec.Window(n); d != w {
-					t.Errorf("%s: delays(%q)[%d] = %v; want the window %v", text, id, n, d, w)
-				}
+				assert.Equal(t, spec.Window(n), d, "%s: delays(%q)[%d]; want the window", text, id, n)
 			}
 		}
 	}
@@ -217,14 +203,10 @@ func TestJitteredDelaysStayInTheirWindow(t *testing.T) {
 	// [window/2, window), and neither repeats the window itself.
 	for _, text := range []string{"full:base=1s,cap=60s", "equal:base=100ms,cap=10s,multiplier=1.5"} {
 		spec, err := ParseSpec(text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, id := range deviceIDs(200) {
 			got, err := Delays(spec.Factory()(Device{ID: id}), 40)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			equalWindow := 0
 			for n, d := range got {
 				w := spec.Window(n)
@@ -232,16 +214,13 @@ func TestJitteredDelaysStayInTheirWindow(t *testing.T) {
 				if spec.Strategy == Equal {
 					lo = w / 2
 				}
-				if d < lo || d >= w {
-					t.Errorf("%s: delays(%q)[%d] = %v; want in [%v, %v)", text, id, n, d, lo, w)
-				}
+				assert.GreaterOrEqual(t, d, lo, "%s: delays(%q)[%d]; want in [%v, %v)", text, id, n, lo, w)
+				assert.Less(t, d, w, "%s: delays(%q)[%d]; want in [%v, %v)", text, id, n, lo, w)
 				if d == w {
 					equalWindow++
 				}
 			}
-			if equalWindow == len(got) {
-				t.Errorf("%s: delays(%q) = the window sequence; want jitter", text, id)
-			}
+			assert.NotEqual(t, len(got), equalWindow, "%s: delays(%q) = the window sequence; want jitter", text, id)
 		}
 	}
 }
@@ -259,28 +238,24 @@ func TestDecorrelatedStaysWithinBaseAndCap(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
 			spec, err := ParseSpec(tt.spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			f := spec.Factory()
 			var top time.Duration
 			for _, id := range deviceIDs(1000) {
 				got, err := Delays(f(Device{ID: id}), tt.attempts)
-				if err != nil || len(got) != tt.attempts {
-					t.Fatalf("Delays(%q, %d) = %d delays, %v", id, tt.attempts, len(got), err)
-				}
-				for n, d := range got {
-					if d < spec.Base || d > spec.Cap {
-						t.Fatalf("delays(%q)[%d] = %v; want in [%v, %v]", id, n, d, spec.Base, spec.Cap)
-					}
-					top = max(top, d)
-				}
+				require.NoError(t, err, "Delays(%q, %d)", id, tt.attempts)
+				require.Len(t, got, tt.attempts, "Delays(%q, %d)", id, tt.attempts)
+				// The least and the largest delay of each device, not each
+				// delay: testify's reflection over 100,000s of delays
+				// would cost seconds.
+				least, most := slices.Min(got), slices.Max(got)
+				require.GreaterOrEqual(t, least, spec.Base, "delays(%q)[%d], the least; want in [%v, %v]", id, slices.Index(got, least), spec.Base, spec.Cap)
+				require.LessOrEqual(t, most, spec.Cap, "delays(%q)[%d], the largest; want in [%v, %v]", id, slices.Index(got, most), spec.Base, spec.Cap)
+				top = max(top, most)
 			}
 			// It grows from the previous delay, so over this many attempts
 			// some device comes within 1% of the cap.
-			if top < spec.Cap*99/100 {
-				t.Errorf("largest delay %v over 1000 devices; want within 1%% of the cap %v", top, spec.Cap)
-			}
+			assert.GreaterOrEqual(t, top, spec.Cap*99/100, "largest delay over 1000 devices; want within 1%% of the cap %v", spec.Cap)
 		})
 	}
 }
@@ -305,8 +280,6 @@ func TestSpecWindow(t *testing.T) {
 		{Spec{Strategy: Decorrelated, Base: time.Second, Cap: 5 * time.Minute}, 6, 5 * time.Minute},
 	}
 	for _, tt := range tests {
-		if got := tt.spec.Window(tt.n); got != tt.want {
-			t.Errorf("%v.Window(%d) = %v; want %v", tt.spec, tt.n, got, tt.want)
-		}
+		assert.Equal(t, tt.want, tt.spec.Window(tt.n), "%v.Window(%d)", tt.spec, tt.n)
 	}
 }

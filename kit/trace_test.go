@@ -5,11 +5,15 @@ import (
 	"errors"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 func TestReadTrace(t *testing.T) {
@@ -52,29 +56,15 @@ func TestReadTrace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr, err := ReadTrace(strings.NewReader(tt.csv))
-			if err != nil {
-				t.Fatalf("ReadTrace: %v", err)
-			}
-			if got := tr.IDs(); !slices.Equal(got, tt.ids) {
-				t.Errorf("IDs() = %q; want %q", got, tt.ids)
-			}
-			if got := tr.Attempts(); got != tt.attempts {
-				t.Errorf("Attempts() = %d; want %d", got, tt.attempts)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.ids, tr.IDs(), "IDs()")
+			assert.Equal(t, tt.attempts, tr.Attempts(), "Attempts()")
 			for id, want := range tt.delays {
-				if got := tr.delays[id]; !sameFloats(got, want) {
-					t.Errorf("delays of %q = %v; want %v", id, got, want)
-				}
+				got := tr.delays[id]
+				assert.True(t, kittest.SameFloats(got, want), "delays of %q = %v; want %v", id, got, want)
 			}
 		})
 	}
-}
-
-// sameFloats reports whether a and b hold the same values, NaN equal to NaN.
-func sameFloats(a, b []float64) bool {
-	return slices.EqualFunc(a, b, func(x, y float64) bool {
-		return x == y || math.IsNaN(x) && math.IsNaN(y)
-	})
 }
 
 func TestReadTraceErrors(t *testing.T) {
@@ -111,16 +101,13 @@ func TestReadTraceErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr, err := ReadTrace(strings.NewReader(tt.csv))
-			if err == nil {
-				t.Fatalf("ReadTrace = %q devices; want error %s", tr.IDs(), tt.want)
-			}
-			if err.Error() != tt.want {
-				t.Errorf("ReadTrace error:\ngot  %s\nwant %s", err, tt.want)
-			}
+			_, err := ReadTrace(strings.NewReader(tt.csv))
+			require.Error(t, err)
+			assert.EqualError(t, err, tt.want)
 			var te *TraceError
-			if !errors.As(err, &te) || te.Line != tt.line || te.Field != tt.field {
-				t.Errorf("ReadTrace error = %#v; want a *TraceError with Line %d, Field %q", err, tt.line, tt.field)
+			if assert.ErrorAs(t, err, &te) {
+				assert.Equal(t, tt.line, te.Line, "the *TraceError's Line")
+				assert.Equal(t, tt.field, te.Field, "the *TraceError's Field")
 			}
 		})
 	}
@@ -130,32 +117,23 @@ func TestReadTraceReadFailure(t *testing.T) {
 	broken := errors.New("connection reset")
 	r := io.MultiReader(strings.NewReader("device,attempt,delay_s\ndev-1,1,0.5\n"), iotest.ErrReader(broken))
 	_, err := ReadTrace(r)
-	if !errors.Is(err, broken) {
-		t.Errorf("ReadTrace of a failing reader: %v; want the reader's error", err)
-	}
+	assert.ErrorIs(t, err, broken, "ReadTrace of a failing reader gives the reader's error")
 	var te *TraceError
-	if errors.As(err, &te) {
-		t.Errorf("ReadTrace of a failing reader: %#v; want a read error, not a *TraceError", err)
-	}
+	assert.NotErrorAs(t, err, &te, "ReadTrace of a failing reader gives a read error, not a *TraceError")
 }
 
 func TestTraceFactory(t *testing.T) {
 	tr, err := ReadTrace(strings.NewReader("device,attempt,delay_s\n" +
 		"ok,1,0.5\nok,2,1.5\n" +
 		"bad,1,0.25\nbad,2,NaN\nbad,3,-1\nbad,4,Inf\nbad,5,1e300\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f := tr.Factory()
 
 	got, err := Delays(f(Device{ID: "ok"}), 10)
-	if want := []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond}; err != nil || !slices.Equal(got, want) {
-		t.Errorf(`Delays("ok") = %v, %v; want %v, then a stop`, got, err, want)
-	}
+	assert.NoError(t, err, `Delays("ok")`)
+	assert.Equal(t, []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond}, got, `Delays("ok"), then a stop`)
 	again, _ := Delays(f(Device{ID: "ok", Boot: time.Unix(1e9, 0)}), 10)
-	if !slices.Equal(again, got) {
-		t.Errorf(`a second policy for "ok" = %v; want %v again`, again, got)
-	}
+	assert.Equal(t, got, again, `a second policy for "ok"`)
 
 	// The recorded defects come out of Next in order: NaN, Inf and an
 	// impossible size as *DelayError, a negative delay as itself.
@@ -178,17 +156,15 @@ func TestTraceFactory(t *testing.T) {
 		var de *DelayError
 		switch {
 		case want.stop:
-			if !errors.Is(err, ErrStop) {
-				t.Errorf(`"bad" Next %d = %v, %v; want ErrStop`, i+1, d, err)
-			}
+			assert.ErrorIs(t, err, ErrStop, `"bad" Next %d = %v`, i+1, d)
 		case want.delayErr != 0:
-			if !errors.As(err, &de) || !(de.Seconds == want.delayErr || math.IsNaN(de.Seconds) && math.IsNaN(want.delayErr)) {
-				t.Errorf(`"bad" Next %d = %v, %v; want a *DelayError of %v s`, i+1, d, err, want.delayErr)
+			if assert.ErrorAs(t, err, &de, `"bad" Next %d = %v`, i+1, d) {
+				assert.True(t, kittest.SameFloats([]float64{want.delayErr}, []float64{de.Seconds}),
+					`"bad" Next %d: a *DelayError of %v s; want %v s`, i+1, de.Seconds, want.delayErr)
 			}
 		default:
-			if err != nil || d != want.d {
-				t.Errorf(`"bad" Next %d = %v, %v; want %v`, i+1, d, err, want.d)
-			}
+			assert.NoError(t, err, `"bad" Next %d`, i+1)
+			assert.Equal(t, want.d, d, `"bad" Next %d`, i+1)
 		}
 	}
 
@@ -196,9 +172,8 @@ func TestTraceFactory(t *testing.T) {
 	u := f(Device{ID: "dev-404"})
 	for range 2 {
 		_, err := u.Next()
-		if err == nil || err.Error() != `trace has no device "dev-404"` || errors.Is(err, ErrStop) {
-			t.Errorf(`Next of an unknown device = %v; want the error trace has no device "dev-404"`, err)
-		}
+		assert.EqualError(t, err, `trace has no device "dev-404"`, "Next of an unknown device")
+		assert.NotErrorIs(t, err, ErrStop, "Next of an unknown device")
 	}
 }
 
@@ -206,14 +181,12 @@ func TestTraceWriteTo(t *testing.T) {
 	const in = "device,attempt,delay_s\nz,1,0.1\nz,2,NaN\n\"a,b\",1,-Inf\nz,3,1e-07\n\"a,b\",2,300\n"
 	const want = "device,attempt,delay_s\n\"a,b\",1,-Inf\n\"a,b\",2,300\nz,1,0.1\nz,2,NaN\nz,3,1e-07\n"
 	tr, err := ReadTrace(strings.NewReader(in))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var b bytes.Buffer
 	n, err := tr.WriteTo(&b)
-	if err != nil || n != int64(len(want)) || b.String() != want {
-		t.Errorf("WriteTo = %d, %v, wrote\n%s\nwant %d bytes:\n%s", n, err, b.String(), len(want), want)
-	}
+	assert.NoError(t, err, "WriteTo")
+	assert.Equal(t, want, b.String(), "what WriteTo wrote")
+	assert.Equal(t, int64(len(want)), n, "the count WriteTo returns")
 }
 
 func FuzzReadTrace(f *testing.F) {
@@ -225,39 +198,30 @@ func FuzzReadTrace(f *testing.F) {
 		tr, err := ReadTrace(bytes.NewReader(data))
 		if err != nil {
 			var te *TraceError
-			if !errors.As(err, &te) || te.Line < 1 {
-				t.Fatalf("ReadTrace error %#v; want a *TraceError with a line", err)
-			}
+			require.ErrorAs(t, err, &te)
+			require.GreaterOrEqual(t, te.Line, 1, "the *TraceError's Line")
 			return
 		}
 		var b bytes.Buffer
-		if _, err := tr.WriteTo(&b); err != nil {
-			t.Fatal(err)
-		}
+		_, err = tr.WriteTo(&b)
+		require.NoError(t, err)
 		again, err := ReadTrace(bytes.NewReader(b.Bytes()))
-		if err != nil {
-			t.Fatalf("ReadTrace of what WriteTo wrote:\n%s\nerror: %v", b.Bytes(), err)
-		}
-		if !slices.Equal(again.IDs(), tr.IDs()) {
-			t.Fatalf("written and read again, IDs = %q; want %q", again.IDs(), tr.IDs())
-		}
+		require.NoError(t, err, "ReadTrace of what WriteTo wrote:\n%s", b.Bytes())
+		require.Equal(t, tr.IDs(), again.IDs(), "written and read again, IDs")
 		for _, id := range tr.IDs() {
-			if !sameFloats(again.delays[id], tr.delays[id]) {
-				t.Fatalf("written and read again, delays of %q = %v; want %v", id, again.delays[id], tr.delays[id])
-			}
+			require.True(t, kittest.SameFloats(again.delays[id], tr.delays[id]),
+				"written and read again, delays of %q = %v; want %v", id, again.delays[id], tr.delays[id])
 		}
 		// Every device's policy replays its delays and then stops.
 		f := tr.Factory()
 		for _, id := range tr.IDs() {
 			p := f(Device{ID: id})
 			for range tr.delays[id] {
-				if _, err := p.Next(); errors.Is(err, ErrStop) {
-					t.Fatalf("device %q stopped before its %d delays", id, len(tr.delays[id]))
-				}
+				_, err := p.Next()
+				require.NotErrorIs(t, err, ErrStop, "device %q stopped before its %d delays", id, len(tr.delays[id]))
 			}
-			if _, err := p.Next(); !errors.Is(err, ErrStop) {
-				t.Fatalf("device %q after its %d delays: %v; want ErrStop", id, len(tr.delays[id]), err)
-			}
+			_, err := p.Next()
+			require.ErrorIs(t, err, ErrStop, "device %q after its %d delays", id, len(tr.delays[id]))
 		}
 	})
 }
@@ -278,9 +242,8 @@ func TestReadTraceLimits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ReadTrace(tt.r)
 			var te *TraceError
-			if !errors.As(err, &te) || err.Error() != tt.want {
-				t.Errorf("ReadTrace error = %v; want the *TraceError %q", err, tt.want)
-			}
+			assert.ErrorAs(t, err, &te)
+			assert.EqualError(t, err, tt.want)
 		})
 	}
 }

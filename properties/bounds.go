@@ -45,7 +45,7 @@ func (r *runner) bounds() Result {
 	if r.cfg.Cap > 0 {
 		want = "want every delay in [0, " + kit.FormatDuration(r.cfg.Cap) + "] (the declared cap)"
 	}
-	res.Figure = float64(len(found))
+	res.Figure, res.Unit, res.Want = float64(len(found)), "bad delays", "≤"
 	if len(found) == 0 && len(r.clean) == 0 && r.main.complete() {
 		return Result{Name: NameBounds, Status: verdict.Inconclusive,
 			Detail: fmt.Sprintf("no device of %d answered without a failure of its source: no delay to judge", r.main.total)}

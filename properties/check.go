@@ -140,5 +140,11 @@ func message(r Result) string {
 	if r.Counterexample != nil {
 		msg += "\n" + r.Counterexample.String()
 	}
+	if r.Remedy != "" {
+		if r.Counterexample == nil {
+			msg += "\n"
+		}
+		msg += "\twhat to change: " + r.Remedy + "\n"
+	}
 	return msg
 }

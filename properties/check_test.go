@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -20,9 +22,7 @@ func BenchmarkRun(b *testing.B) {
 	f := spec.Factory()
 	for b.Loop() {
 		out := mustRun(b, context.Background(), f, Config{Claim: &spec})
-		if out.Status() != verdict.Pass {
-			b.Fatalf("Status() = %s", out.Status())
-		}
+		require.Equal(b, verdict.Pass, out.Status(), "Status()")
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/run")
 	b.ReportMetric(float64(DefaultDevices*DefaultCapAttempts)*float64(b.N)/b.Elapsed().Seconds(), "delays/s")

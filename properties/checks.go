@@ -123,6 +123,7 @@ func (r *runner) outcome(frozen bubble) Outcome {
 		out.Results[i] = r.settle(out.Results[i])
 		out.Results[i].Why = why[out.Results[i].Name]
 	}
+	r.diagnose(out.Results)
 	out.EarlyDelays = make([][]time.Duration, r.cfg.Attempts)
 	for a := range out.EarlyDelays {
 		for _, d := range r.clean {
@@ -286,9 +287,11 @@ func (r *runner) spreadFailure(devs []device, a int, cv float64, want string) (s
 		limit = a + 1
 	}
 	if g := groups[mode]; len(g) >= 2 && 2*len(g) >= len(x) {
-		ce.Devices = shown(g, limit)
+		// Two devices show devices in lockstep; the count says how many.
+		ce.Devices = shown(g, limit)[:2]
+		ce.Others = len(g) - 2
 		return fmt.Sprintf("delay %d of %q = %s for %d of %d devices, CV %.3g; want %s (CV ≥ %g)",
-			a+1, ce.Devices[0].ID, kit.FormatDuration(mode), len(g), len(x), cv, want, r.cfg.Thresholds.MinCV), ce
+			a+1, ce.Devices[0].ID, human(mode), len(g), len(x), cv, want, r.cfg.Thresholds.MinCV), ce
 	}
 	lo, hi := who[0], who[0]
 	for _, d := range who {
@@ -301,7 +304,7 @@ func (r *runner) spreadFailure(devs []device, a int, cv float64, want string) (s
 	}
 	ce.Devices = shown([]device{lo, hi}, limit)
 	return fmt.Sprintf("delay %d of all %d devices lies in [%s, %s] (that of %q and of %q): CV %.3g; want %s (CV ≥ %g)",
-		a+1, len(x), kit.FormatDuration(lo.delays[a]), kit.FormatDuration(hi.delays[a]), lo.id, hi.id, cv, want, r.cfg.Thresholds.MinCV), ce
+		a+1, len(x), human(lo.delays[a]), human(hi.delays[a]), lo.id, hi.id, cv, want, r.cfg.Thresholds.MinCV), ce
 }
 
 // shown returns up to maxShown of devs, sorted by id, with their first
@@ -350,7 +353,7 @@ func skipped(name, why string) Result {
 }
 
 func (r *runner) spread() Result {
-	res := Result{Name: NameSpread, Threshold: r.cfg.Thresholds.MinCV}
+	res := Result{Name: NameSpread, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}
 	sf := lowestCV(r.clean, 0, r.cfg.Attempts, r.cfg.Thresholds.MinDevices)
 	if sf.examined == 0 {
 		return r.notEnough(NameSpread, reached(r.clean, 0), "gave a first delay")
@@ -367,7 +370,7 @@ func (r *runner) spread() Result {
 }
 
 func (r *runner) capPhase() Result {
-	res := Result{Name: NameCapPhase, Threshold: r.cfg.Thresholds.MinCV}
+	res := Result{Name: NameCapPhase, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}
 	sf := lowestCV(r.clean, r.cfg.Attempts, r.cfg.CapAttempts, r.cfg.Thresholds.MinDevices)
 	if sf.examined == 0 {
 		if !r.main.complete() || len(r.clean) < r.cfg.Thresholds.MinDevices {
@@ -387,7 +390,11 @@ func (r *runner) capPhase() Result {
 	res.Figure = sf.cv
 	if sf.cv < r.cfg.Thresholds.MinCV {
 		res.Status = verdict.Fail
-		res.Detail, res.Counterexample = r.spreadFailure(r.clean, sf.attempt, sf.cv, "spread at the cap")
+		want := "spread at the later delays"
+		if r.cfg.Cap > 0 {
+			want = "spread at the later delays, up to the cap of " + human(r.cfg.Cap)
+		}
+		res.Detail, res.Counterexample = r.spreadFailure(r.clean, sf.attempt, sf.cv, want)
 		return res
 	}
 	res.Status = verdict.Pass
@@ -518,7 +525,7 @@ func (r *runner) clusters() Result {
 	}
 	g, pairs := largestGroup(r.clean, -1)
 	want := r.chanceLimit(chanceOf(r.clean, r.cfg.CapAttempts), n, r.cfg.CapAttempts)
-	res.Figure, res.Threshold = pairs, want.critical
+	res.Figure, res.Threshold, res.Unit, res.Want = pairs, want.critical, "identical pairs", "<"
 	if pairs >= want.critical {
 		res.Status = verdict.Fail
 		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Seed: r.seed, Replay: r.replay()}
@@ -528,26 +535,26 @@ func (r *runner) clusters() Result {
 	}
 	if len(g) > 1 && len(g[0].delays) > 0 && float64(len(g)) > th.MaxLockstep*float64(n) {
 		res.Status = verdict.Fail
-		res.Figure, res.Threshold = float64(len(g))/float64(n), th.MaxLockstep
-		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Seed: r.seed, Replay: r.replay()}
-		res.Detail = fmt.Sprintf("the delays of %q, %s, are those of %d of %d devices: they retry in lockstep; want at most %g of the fleet sharing one sequence",
-			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, th.MaxLockstep)
+		res.Figure, res.Threshold, res.Unit, res.Want = float64(len(g))/float64(n), th.MaxLockstep, "of the fleet", "≤"
+		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts)[:2], Others: len(g) - 2, Seed: r.seed, Replay: r.replay()}
+		res.Detail = fmt.Sprintf("the delays of %q, %s, are those of %d of %d devices: they retry in lockstep; want at most %g%% of the fleet sharing one sequence",
+			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, 100*th.MaxLockstep)
 		return res
 	}
 	arr := r.arrivals()
 	if arr.ratio > th.ArrivalRatio {
 		res.Status = verdict.Fail
-		res.Figure, res.Threshold = arr.ratio, th.ArrivalRatio
+		res.Figure, res.Threshold, res.Unit, res.Want = arr.ratio, th.ArrivalRatio, "× chance in one window", "≤"
 		res.Counterexample = &Counterexample{Attempt: arr.attempt, Devices: shown(arr.devices, arr.attempt), Seed: r.seed, Replay: r.replay()}
-		res.Detail = fmt.Sprintf("retry %d of %d of %d devices lands in one %s window at %s; want at most %g× the %.3g that independent devices put in one window",
-			arr.attempt, arr.count, arr.n, kit.FormatDuration(arr.width), kit.FormatDuration(arr.at), th.ArrivalRatio, arr.reference)
+		res.Detail = fmt.Sprintf("the retries after delay %d of %d of %d devices land in one %s window at %s; want at most %g× the %.3g that independent devices put in one window",
+			arr.attempt, arr.count, arr.n, human(arr.width), human(arr.at), th.ArrivalRatio, arr.reference)
 		return res
 	}
 	res.Status = verdict.Pass
 	res.Detail = fmt.Sprintf("largest group sharing all delays: %d of %d devices, %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
 		len(g), n, pairs, want.critical, want.expected)
 	if arr.ratio > 0 {
-		res.Detail += fmt.Sprintf("; busiest arrival window %.2g× that of independent devices (retry %d)", arr.ratio, arr.attempt)
+		res.Detail += fmt.Sprintf("; busiest arrival window %.2g× that of independent devices (after delay %d)", arr.ratio, arr.attempt)
 	}
 	return res
 }

@@ -22,7 +22,7 @@ const conformanceTolerance = time.Millisecond
 // mapped values are held to the uniform distribution by a one-sample
 // Kolmogorov–Smirnov test.
 func (r *runner) conformance() Result {
-	res := Result{Name: NameConformance, Threshold: r.cfg.Thresholds.KSAlpha}
+	res := Result{Name: NameConformance, Threshold: r.cfg.Thresholds.KSAlpha, Unit: "p", Want: "≥"}
 	claim := *r.cfg.Claim
 	if err := claim.Validate(); err != nil {
 		res.Status = verdict.Fail
@@ -99,7 +99,7 @@ func (r *runner) conformance() Result {
 		if claim.Strategy == kit.None {
 			if len(off) > 0 {
 				res.Status = verdict.Fail
-				res.Figure, res.Threshold = float64(len(off)), 0
+				res.Figure, res.Threshold, res.Unit, res.Want = float64(len(off)), 0, "devices off the window", "≤"
 				res.Counterexample = &Counterexample{Attempt: a + 1, Devices: shown(off, a+1), Seed: r.seed, Replay: r.replay()}
 				res.Detail = fmt.Sprintf("delay %d of %q = %s, and %d of %d devices off the window; want %s (claim %s)",
 					a+1, res.Counterexample.Devices[0].ID, kit.FormatDuration(res.Counterexample.Devices[0].Delays[a]), len(off), len(r.clean), kit.FormatDuration(w), claim)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -23,9 +25,7 @@ func TestGranularity(t *testing.T) {
 		{"beyond the attempts examined", []device{dev(time.Second, time.Second, 7)}, time.Second},
 	}
 	for _, tt := range tests {
-		if got := granularity(tt.devs, 2); got != tt.want {
-			t.Errorf("%s: granularity = %v; want %v", tt.name, got, tt.want)
-		}
+		assert.Equal(t, tt.want, granularity(tt.devs, 2), "%s: granularity", tt.name)
 	}
 }
 
@@ -39,8 +39,8 @@ func TestConformanceOfRoundedDelays(t *testing.T) {
 	for _, s := range []string{"full", "equal", "decorrelated"} {
 		claim, _ := kit.ParseSpec(s)
 		out := mustRun(t, context.Background(), roundedMS(claim.Factory()), Config{Claim: &claim, Seed: 3, Devices: 20000, Attempts: 1, CapAttempts: 1})
-		if r := out.Results[7]; r.Status != verdict.Pass || r.Figure < 1e-3 {
-			t.Errorf("%s rounded to ms: conformance %s, p = %.3g: %s", s, r.Status, r.Figure, r.Detail)
-		}
+		r := out.Results[7]
+		assert.Equal(t, verdict.Pass, r.Status, "%s rounded to ms: conformance: %s", s, r.Detail)
+		assert.GreaterOrEqual(t, r.Figure, 1e-3, "%s rounded to ms: conformance p: %s", s, r.Detail)
 	}
 }

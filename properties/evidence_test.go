@@ -3,10 +3,7 @@ package properties
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // A check passes only on the evidence it asks for: a run that could not
@@ -246,35 +244,8 @@ func TestMemoryEstimateCoversThePeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 100,000 devices")
 	}
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	cfg := Config{Devices: 100_000}
-	runtime.GC()
-	var base runtime.MemStats
-	runtime.ReadMemStats(&base)
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			if m.HeapInuse > peak.Load() {
-				peak.Store(m.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	mustRun(t, context.Background(), spec(t, "full"), cfg)
-	close(done)
-	<-sampled
-	used := int64(peak.Load()) - int64(base.HeapInuse)
+	used := kittest.PeakHeap(2*time.Millisecond, func() { mustRun(t, context.Background(), spec(t, "full"), cfg) })
 	t.Logf("peak heap %d B/device; estimate %d B/device", used/int64(cfg.Devices), cfg.Memory()/int64(cfg.Devices))
 	assert.LessOrEqual(t, used, cfg.Memory(), "the estimate must cover the peak")
 }
@@ -282,7 +253,7 @@ func TestMemoryEstimateCoversThePeak(t *testing.T) {
 func TestBoundsNeedsAnswers(t *testing.T) {
 	// Every device's source fails: there is no delay to hold in bounds.
 	f := func(kit.Device) kit.Policy {
-		return policyFunc(func() (time.Duration, error) { return 0, errReset })
+		return kittest.PolicyFunc(func() (time.Duration, error) { return 0, errReset })
 	}
 	out := mustRun(t, context.Background(), f, Config{IDs: serials(200)})
 	require.Error(t, out.Err)

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"gonum.org/v1/gonum/stat"
@@ -59,9 +61,7 @@ func TestFalseFailures(t *testing.T) {
 					if p.warn[r.Name] {
 						want = verdict.Warn
 					}
-					if r.Status != want {
-						t.Errorf("seed %d: %s: %s; want %s: %s", seed, r.Name, r.Status, want, r.Detail)
-					}
+					assert.Equal(t, want, r.Status, "seed %d: %s: %s", seed, r.Name, r.Detail)
 					figures[r.Name] = append(figures[r.Name], r.Figure)
 					if r.Name == NameConformance && p.claim != nil && r.Figure < 0.01 {
 						lowP++
@@ -74,25 +74,20 @@ func TestFalseFailures(t *testing.T) {
 				tail := distuv.UnitNormal.CDF(-z)
 				t.Logf("%-13s CV mean %.4f sd %.4f min %.4f: threshold %.2f is %.1f sd below, normal tail %.2g",
 					name, mean, sd, minOf(figures[name]), DefaultThresholds().MinCV, z, tail)
-				if tail > 1e-5 {
-					t.Errorf("%s: the threshold is %.1f sd from the mean figure: a false failure every %.0f runs", name, z, 1/tail)
-				}
+				assert.LessOrEqual(t, tail, 1e-5, "%s: the normal tail beyond the threshold, %.1f sd from the mean figure: a false failure every %.0f runs", name, z, 1/tail)
 			}
 			t.Logf("clusters      identical pairs: max %.0f over %d runs", maxOf(figures[NameClusters]), *falseRuns)
 			mean, sd := stat.MeanStdDev(figures["arrivals"], nil)
 			z := (DefaultThresholds().ArrivalRatio - mean) / sd
 			t.Logf("arrivals      busiest-window ratio mean %.2f sd %.2f max %.2f: threshold %g is %.1f sd above, normal tail %.2g",
 				mean, sd, maxOf(figures["arrivals"]), DefaultThresholds().ArrivalRatio, z, distuv.UnitNormal.CDF(-z))
-			if tail := distuv.UnitNormal.CDF(-z); tail > 1e-5 {
-				t.Errorf("arrivals: the threshold is %.1f sd from the mean ratio: a false failure every %.0f runs", z, 1/tail)
-			}
+			tail := distuv.UnitNormal.CDF(-z)
+			assert.LessOrEqual(t, tail, 1e-5, "arrivals: the normal tail beyond the threshold, %.1f sd from the mean ratio: a false failure every %.0f runs", z, 1/tail)
 			if p.claim != nil {
 				// min of Attempts uniform p-values: P(min < 0.01) = 1 − 0.99³.
 				want := float64(*falseRuns) * (1 - math.Pow(0.99, DefaultAttempts))
 				t.Logf("conformance   %d of %d runs with p < 0.01 (expected %.1f); min p %.3g", lowP, *falseRuns, want, minOf(figures[NameConformance]))
-				if float64(lowP) > want+4*math.Sqrt(want)+3 {
-					t.Errorf("conformance: %d runs with p < 0.01; want about %.1f: the KS p-value is miscalibrated", lowP, want)
-				}
+				assert.LessOrEqual(t, float64(lowP), want+4*math.Sqrt(want)+3, "conformance: runs with p < 0.01, about %.1f expected; more means the KS p-value is miscalibrated", want)
 			}
 		})
 	}

@@ -37,7 +37,7 @@ const bootApart = time.Second + 7*time.Millisecond
 // booted apart without a bubble, in Check as in Run; a clock that could not
 // start at Config.Boot leaves it inconclusive.
 func (r *runner) frozenClock(frozen bubble) Result {
-	res := Result{Name: NameFrozenClock, Threshold: r.cfg.Thresholds.MinCV}
+	res := Result{Name: NameFrozenClock, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}
 	switch r.cfg.Source {
 	case Recorded:
 		return skipped(NameFrozenClock, "recorded delays cannot be drawn again at a frozen instant")
@@ -128,7 +128,7 @@ const reproducibleSample = 100
 // Config.Second is set, from the second process, and compares their early
 // delays with the first time.
 func (r *runner) reproducibility() Result {
-	res := Result{Name: NameReproducibility, Threshold: 1}
+	res := Result{Name: NameReproducibility, Threshold: 1, Unit: "of the devices", Want: "≥"}
 	if r.cfg.Source == Recorded {
 		return skipped(NameReproducibility, "a recording plays back the delays it holds, whatever drew them")
 	}

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // Policies that panic, hang, fail or return delays that are not durations
@@ -23,47 +25,36 @@ func TestHangingDeviceIsReported(t *testing.T) {
 	f := faulty("dev-100017", 2, func() (time.Duration, error) { <-block; return 0, nil })
 	out := mustRun(t, context.Background(), f, Config{IDs: serials(1000), CallTimeout: time.Second})
 	got := statuses(out)
-	if got[NameBounds] != verdict.Fail {
-		t.Fatalf("bounds: %s; want fail", got[NameBounds])
-	}
+	require.Equal(t, verdict.Fail, got[NameBounds], NameBounds)
 	b := out.Results[6]
 	want := `device "dev-100017" attempt 2: Next did not return within 1s, the only device of 1000; want every delay finite and ≥ 0`
-	if b.Detail != want {
-		t.Errorf("bounds detail:\n got %s\nwant %s", b.Detail, want)
-	}
+	assert.Equal(t, want, b.Detail, "bounds detail")
 	// The hang cost one device; the other 999 were read and spread.
-	if got[NameSpread] != verdict.Pass || got[NameCapPhase] != verdict.Pass || got[NameClusters] != verdict.Pass {
-		t.Errorf("spread %s, cap-phase %s, clusters %s; want pass on the 999 devices that answered", got[NameSpread], got[NameCapPhase], got[NameClusters])
+	for _, name := range []string{NameSpread, NameCapPhase, NameClusters} {
+		assert.Equal(t, verdict.Pass, got[name], "%s, on the 999 devices that answered", name)
 	}
-	if got[NameIDPopulations] != verdict.Inconclusive || got[NameReproducibility] != verdict.Inconclusive {
-		t.Errorf("id-populations %s, reproducibility %s; want inconclusive (not run on a policy that hangs)", got[NameIDPopulations], got[NameReproducibility])
+	for _, name := range []string{NameIDPopulations, NameReproducibility} {
+		assert.Equal(t, verdict.Inconclusive, got[name], "%s, not run on a policy that hangs", name)
 	}
-	if len(out.EarlyDelays[0]) != 999 {
-		t.Errorf("len(EarlyDelays[0]) = %d; want 999", len(out.EarlyDelays[0]))
-	}
+	assert.Len(t, out.EarlyDelays[0], 999, "EarlyDelays[0]")
 }
 
 func TestEveryDeviceHangs(t *testing.T) {
 	block := make(chan struct{})
 	defer close(block)
 	hang := func(kit.Device) kit.Policy {
-		return policyFunc(func() (time.Duration, error) { <-block; return 0, nil })
+		return kittest.PolicyFunc(func() (time.Duration, error) { <-block; return 0, nil })
 	}
 	start := time.Now()
 	out := mustRun(t, context.Background(), hang, Config{CallTimeout: time.Second})
-	if elapsed := time.Since(start); elapsed > time.Minute {
-		t.Errorf("Run took %v; want it to give up after %d hangs of about 1s", elapsed, maxHangs)
-	}
-	if out.Status() != verdict.Fail {
-		t.Errorf("Status() = %s; want fail", out.Status())
-	}
+	assert.LessOrEqual(t, time.Since(start), time.Minute, "Run's time; want it to give up after %d hangs of about 1s", maxHangs)
+	assert.Equal(t, verdict.Fail, out.Status(), "Status()")
 	b := out.Results[6]
-	if b.Status != verdict.Fail || !strings.Contains(b.Detail, "stopped after 3 of 1000 devices: 3 hung") {
-		t.Errorf("bounds: %s %s; want fail naming the stop", b.Status, b.Detail)
-	}
+	assert.Equal(t, verdict.Fail, b.Status, "bounds: %s", b.Detail)
+	assert.Contains(t, b.Detail, "stopped after 3 of 1000 devices: 3 hung", "bounds names the stop")
 	for _, r := range out.Results {
-		if r.Status == verdict.Pass && r.Name != NameCapPhase && r.Name != NameConformance {
-			t.Errorf("%s passed with no delays: %s", r.Name, r.Detail)
+		if r.Name != NameCapPhase && r.Name != NameConformance {
+			assert.NotEqual(t, verdict.Pass, r.Status, "%s passed with no delays: %s", r.Name, r.Detail)
 		}
 	}
 }
@@ -81,18 +72,15 @@ func TestRunWideDeadline(t *testing.T) {
 	}
 	b := out.Results[6]
 	assert.Contains(t, b.Detail, "the run took longer than its timeout of 150ms")
-	if out.Err != nil {
-		t.Errorf("Err = %v; want nil (the deadline is not a failure of the source)", out.Err)
-	}
+	assert.NoError(t, out.Err, "the deadline is not a failure of the source")
 }
 
 func TestCanceledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	out := mustRun(t, ctx, spec(t, "full"), Config{})
-	if !errors.Is(out.Err, context.Canceled) && (out.Err == nil || !strings.Contains(out.Err.Error(), "context canceled")) {
-		t.Errorf("Err = %v; want the cancellation", out.Err)
-	}
+	canceled := errors.Is(out.Err, context.Canceled) || out.Err != nil && strings.Contains(out.Err.Error(), "context canceled")
+	assert.True(t, canceled, "Err = %v; want the cancellation, wrapped or named", out.Err)
 }
 
 func TestPanicInFactory(t *testing.T) {
@@ -106,24 +94,16 @@ func TestPanicInFactory(t *testing.T) {
 	out := mustRun(t, context.Background(), f, Config{IDs: serials(1000)})
 	b := out.Results[6]
 	want := `device "dev-100003": the factory panicked: nil map, the only device of 1000; want every delay finite and ≥ 0`
-	if b.Detail != want {
-		t.Errorf("bounds detail:\n got %s\nwant %s", b.Detail, want)
-	}
-	if got := statuses(out)[NameSpread]; got != verdict.Pass {
-		t.Errorf("spread: %s; want pass on the other devices", got)
-	}
+	assert.Equal(t, want, b.Detail, "bounds detail")
+	assert.Equal(t, verdict.Pass, statuses(out)[NameSpread], "spread, on the other devices")
 }
 
 func TestSourceErrorIsNotADefect(t *testing.T) {
 	f := faulty("dev-100017", 3, func() (time.Duration, error) { return 0, errReset })
 	out := mustRun(t, context.Background(), f, Config{IDs: serials(1000)})
 	want := `properties: the policy's source failed: device "dev-100017" attempt 3: read |0: connection reset by peer`
-	if out.Err == nil || out.Err.Error() != want {
-		t.Errorf("Err = %v; want %s", out.Err, want)
-	}
-	if got := statuses(out)[NameBounds]; got != verdict.Pass {
-		t.Errorf("bounds: %s; want pass (a source failure is not the policy's defect)", got)
-	}
+	assert.EqualError(t, out.Err, want)
+	assert.Equal(t, verdict.Pass, statuses(out)[NameBounds], "bounds: a source failure is not the policy's defect")
 }
 
 func TestHangInDrawnPopulation(t *testing.T) {
@@ -139,17 +119,14 @@ func TestHangInDrawnPopulation(t *testing.T) {
 	full := spec(t, "full")
 	f := func(d kit.Device) kit.Policy {
 		if !known[d.ID] {
-			return policyFunc(func() (time.Duration, error) { <-block; return 0, nil })
+			return kittest.PolicyFunc(func() (time.Duration, error) { <-block; return 0, nil })
 		}
 		return full(d)
 	}
 	out := mustRun(t, context.Background(), f, Config{IDs: ids, CallTimeout: time.Second})
 	r := out.Results[2]
-	want := `attempt 1: Next did not return within 1s, in a population drawn by rapid`
-	if r.Name != NameIDPopulations || r.Status != verdict.Fail || !strings.Contains(r.Detail, want) {
-		t.Errorf("%s: %s %q; want fail with %q", r.Name, r.Status, r.Detail, want)
-	}
-	if got := statuses(out)[NameSpread]; got != verdict.Pass {
-		t.Errorf("spread: %s; want pass", got)
-	}
+	assert.Equal(t, NameIDPopulations, r.Name)
+	assert.Equal(t, verdict.Fail, r.Status, "%s: %s", r.Name, r.Detail)
+	assert.Contains(t, r.Detail, `attempt 1: Next did not return within 1s, in a population drawn by rapid`, r.Name)
+	assert.Equal(t, verdict.Pass, statuses(out)[NameSpread], NameSpread)
 }

@@ -104,7 +104,7 @@ func (r *runner) idPopulations() Result {
 		return res
 	}
 	res.Status = verdict.Fail
-	res.Figure, res.Threshold = last.pairs, last.limit.critical
+	res.Figure, res.Threshold, res.Unit, res.Want = last.pairs, last.limit.critical, "identical pairs", "<"
 	res.Counterexample = &Counterexample{Devices: shown(last.group, k), Seed: r.seed, Replay: fmt.Sprintf("%s, or -rapid.seed=%d", r.replay(), r.seed)}
 	res.Detail = fmt.Sprintf("the first %d delays of %q, %s, are those of %d of %d %s (shrunk by rapid: %s), %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
 		k, res.Counterexample.Devices[0].ID, formatDelays(last.group[0].delays), len(last.group), len(last.ids), last.shape,

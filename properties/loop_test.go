@@ -4,8 +4,6 @@ import (
 	"context"
 	"hash/fnv"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -18,6 +16,7 @@ import (
 	"github.com/jitterkit/jitterkit/kit/loop"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // The loop adapter's policies through the suite: a shipped retry loop that
@@ -72,7 +71,7 @@ func result(t *testing.T, out properties.Outcome, name string) properties.Result
 			return r
 		}
 	}
-	t.Fatalf("no %s in the outcome", name)
+	require.Failf(t, "no such result", "no %s in the outcome", name)
 	return properties.Result{}
 }
 
@@ -112,26 +111,12 @@ func TestCheckPassesALoopSeededFromTheID(t *testing.T) {
 	properties.Check(t, loop.Factory(t, idSeededLoop, loop.Config{}), loopConfig())
 }
 
-// inChild reports whether this test runs as the child of runChild.
-func inChild(name string) bool { return os.Getenv("PROPERTIES_LOOP_CHILD") == name }
-
-// runChild runs the test name again in a process of its own, where
-// inChild(name) is true, and returns its verbose output and whether it
-// failed: a way to watch Check fail a test.
-func runChild(t *testing.T, name string) (string, bool) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
-	cmd.Env = append(os.Environ(), "PROPERTIES_LOOP_CHILD="+name)
-	out, err := cmd.CombinedOutput()
-	return string(out), err != nil
-}
-
 func TestCheckFailsALoopSeededFromTheClock(t *testing.T) {
-	if inChild(t.Name()) {
+	if kittest.InChild(t) {
 		properties.Check(t, loop.Factory(t, clockSeededLoop, loop.Config{}), loopConfig())
 		return
 	}
-	out, failed := runChild(t, t.Name())
+	out, failed := kittest.RunChild(t)
 	require.True(t, failed, "Check passed a loop seeded from the clock:\n%s", out)
 	assert.Contains(t, out, "--- FAIL: TestCheckFailsALoopSeededFromTheClock/frozen-clock")
 	assert.Contains(t, out, "each under a fake clock of its own started at its boot instant (kit.FakeClocked)")
@@ -163,14 +148,14 @@ func TestLoopInsideTheCallersBubble(t *testing.T) {
 }
 
 func TestCheckInsideTheCallersBubble(t *testing.T) {
-	if inChild(t.Name()) {
+	if kittest.InChild(t) {
 		f := loop.Factory(t, idSeededLoop, loop.Config{})
 		synctest.Test(t, func(t *testing.T) {
 			properties.Check(t, f, loopConfig())
 		})
 		return
 	}
-	out, failed := runChild(t, t.Name())
+	out, failed := kittest.RunChild(t)
 	require.True(t, failed, "Check passed inside a bubble:\n%s", out)
 	assert.Contains(t, out, "loop: cannot run inside a testing/synctest bubble: each device's loop runs in a bubble of its own, and bubbles do not nest")
 }

@@ -2,45 +2,33 @@ package properties
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// recorder is a testing.TB that records what a check reports to it.
-type recorder struct {
-	testing.TB
-	errors, logs []string
-}
-
-func (r *recorder) Helper()           {}
-func (r *recorder) Error(args ...any) { r.errors = append(r.errors, fmt.Sprint(args...)) }
-func (r *recorder) Log(args ...any)   { r.logs = append(r.logs, fmt.Sprint(args...)) }
 
 func TestReportFailsOnlyOnFailure(t *testing.T) {
 	for _, tt := range []struct {
 		status       verdict.Status
 		errors, logs int
 	}{{verdict.Pass, 0, 0}, {verdict.Warn, 0, 1}, {verdict.Fail, 1, 0}} {
-		rec := &recorder{TB: t}
+		rec := &kittest.Recorder{TB: t}
 		report(rec, Result{Name: NameSpread, Status: tt.status, Detail: "d"})
-		if len(rec.errors) != tt.errors || len(rec.logs) != tt.logs {
-			t.Errorf("%s: %d errors, %d logs; want %d, %d", tt.status, len(rec.errors), len(rec.logs), tt.errors, tt.logs)
-		}
+		assert.Len(t, rec.Errors, tt.errors, "%s: errors", tt.status)
+		assert.Len(t, rec.Logs, tt.logs, "%s: logs", tt.status)
 	}
 }
 
 func TestMessageWordForWord(t *testing.T) {
-	rec := &recorder{TB: t}
+	rec := &kittest.Recorder{TB: t}
 	report(rec, Result{
 		Name:   NameSpread,
 		Status: verdict.Fail,
@@ -55,9 +43,7 @@ func TestMessageWordForWord(t *testing.T) {
 	"dev-000018": [100ms 200ms 400ms] (Next panicked: boom)
 	replay: Config.Seed = 7
 `
-	if len(rec.errors) != 1 || rec.errors[0] != want {
-		t.Errorf("reported %q; want %q", rec.errors, want)
-	}
+	assert.Equal(t, []string{want}, rec.Errors, "what report reports")
 }
 
 func TestCounterexampleCutAtTen(t *testing.T) {
@@ -66,12 +52,8 @@ func TestCounterexampleCutAtTen(t *testing.T) {
 		devs = append(devs, DeviceDelays{ID: fmt.Sprintf("d%02d", i), Delays: []time.Duration{time.Second}})
 	}
 	got := (&Counterexample{Devices: devs}).String()
-	if !strings.HasSuffix(got, "\t\"d09\": [1s]\n\t... and 2 more devices\n") {
-		t.Errorf("String() = %q; want ten devices and a count of the rest", got)
-	}
-	if got := formatDelays(make([]time.Duration, 12)); got != "[0s 0s 0s 0s 0s 0s 0s 0s 0s 0s ... 2 more]" {
-		t.Errorf("formatDelays = %q", got)
-	}
+	assert.True(t, strings.HasSuffix(got, "\t\"d09\": [1s]\n\t... and 2 more devices\n"), "String() = %q; want ten devices and a count of the rest", got)
+	assert.Equal(t, "[0s 0s 0s 0s 0s 0s 0s 0s 0s 0s ... 2 more]", formatDelays(make([]time.Duration, 12)), "formatDelays")
 }
 
 // TestMessagesGolden pins, word for word, what a failing test prints for
@@ -97,61 +79,17 @@ func TestMessagesGolden(t *testing.T) {
 	}
 	var b strings.Builder
 	for _, c := range cases {
-		rec := &recorder{TB: t}
+		rec := &kittest.Recorder{TB: t}
 		for _, r := range mustRun(t, context.Background(), c.f, c.cfg).Results {
 			report(rec, r)
 		}
 		fmt.Fprintf(&b, "== %s\n", c.name)
-		for _, e := range rec.errors {
+		for _, e := range rec.Errors {
 			fmt.Fprintf(&b, "error: %s\n", e)
 		}
-		for _, l := range rec.logs {
+		for _, l := range rec.Logs {
 			fmt.Fprintf(&b, "log: %s\n", l)
 		}
 	}
-	golden(t, "messages.golden", b.String())
-}
-
-// golden compares got with the file testdata/name, or rewrites it under
-// -update, and shows a (-want +got) diff on a mismatch.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, lineDiff(string(want), got))
-	}
-}
-
-// lineDiff returns the lines of want and got that differ, marked - and +,
-// after their longest common prefix and suffix.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	i := 0
-	for i < len(w) && i < len(g) && w[i] == g[i] {
-		i++
-	}
-	j := 0
-	for j < len(w)-i && j < len(g)-i && w[len(w)-1-j] == g[len(g)-1-j] {
-		j++
-	}
-	var b strings.Builder
-	for _, l := range w[i : len(w)-j] {
-		fmt.Fprintf(&b, "-%s\n", l)
-	}
-	for _, l := range g[i : len(g)-j] {
-		fmt.Fprintf(&b, "+%s\n", l)
-	}
-	return b.String()
+	kittest.Golden(t, filepath.Join("testdata", "messages.golden"), []byte(b.String()))
 }

@@ -1,11 +1,14 @@
 package properties
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestOutsideGoTest builds a program that calls Run the way the CLI does,
@@ -18,23 +21,17 @@ func TestOutsideGoTest(t *testing.T) {
 	}
 	bin := filepath.Join(t.TempDir(), "outside")
 	build := exec.Command("go", "build", "-o", bin, "./testdata/outside")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build:\n%s", out)
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "-seed", "42")
 	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("outside: %v\n%s", err, out)
-	}
+	out, err = cmd.CombinedOutput()
+	require.NoError(t, err, "outside:\n%s", out)
 	got := string(out)
 	for _, want := range []string{"clusters fail\n", "id-populations fail\n", "replay: Config.Seed = 42, or -rapid.seed=42\n", "spread pass\n"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("output lacks %q:\n%s", want, got)
-		}
+		assert.Contains(t, got, want, "the output of outside")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "testdata")); !os.IsNotExist(err) {
-		t.Errorf("rapid wrote under %s/testdata (stat: %v); want no fail files", dir, err)
-	}
+	_, err = os.Stat(filepath.Join(dir, "testdata"))
+	assert.ErrorIs(t, err, fs.ErrNotExist, "rapid wrote under %s/testdata; want no fail files", dir)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // The test policies below each have one bug class the checks exist to
@@ -98,7 +99,7 @@ func negligibleJitter() kit.Factory {
 func roundedMS(f kit.Factory) kit.Factory {
 	return func(d kit.Device) kit.Policy {
 		p := f(d)
-		return policyFunc(func() (time.Duration, error) {
+		return kittest.PolicyFunc(func() (time.Duration, error) {
 			v, err := p.Next()
 			return v.Round(time.Millisecond), err
 		})
@@ -158,7 +159,7 @@ func faulty(bad string, attempt int, fault func() (time.Duration, error)) kit.Fa
 			return p
 		}
 		n := 0
-		return policyFunc(func() (time.Duration, error) {
+		return kittest.PolicyFunc(func() (time.Duration, error) {
 			if n++; n == attempt {
 				return fault()
 			}
@@ -173,7 +174,7 @@ func overCap() kit.Factory {
 	full := jittered(perDevice, fullJitter)
 	return func(d kit.Device) kit.Policy {
 		p := full(d)
-		return policyFunc(func() (time.Duration, error) {
+		return kittest.PolicyFunc(func() (time.Duration, error) {
 			v, err := p.Next()
 			return v + time.Second, err
 		})
@@ -183,10 +184,6 @@ func overCap() kit.Factory {
 // errReset is a source failure, as an external program that stopped
 // answering gives.
 var errReset = errors.New("read |0: connection reset by peer")
-
-type policyFunc func() (time.Duration, error)
-
-func (f policyFunc) Next() (time.Duration, error) { return f() }
 
 // unixSecondsSeeded seeds each device once from the wall clock's second
 // when its policy is made, as a device seeding at boot from time.Now does.

@@ -3,19 +3,18 @@ package properties
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestPopulationDistinctAtAnySize(t *testing.T) {
 	for _, n := range []int{1, 5, 1000, 20000} {
 		ids := population(7, n)
-		if len(ids) != n {
-			t.Fatalf("population(7, %d) has %d ids", n, len(ids))
-		}
+		require.Len(t, ids, n, "population(7, %d)", n)
 		seen := map[string]bool{}
 		for _, id := range ids {
-			if seen[id] {
-				t.Fatalf("population(7, %d): %q twice", n, id)
-			}
+			require.False(t, seen[id], "population(7, %d): %q twice", n, id)
 			seen[id] = true
 		}
 	}
@@ -32,14 +31,10 @@ func TestShapes(t *testing.T) {
 		{shapeShort, "h"},
 	}
 	for _, tt := range tests {
-		if got := shapeIDs(tt.shape, 3, 17, 1)[0]; got != tt.first {
-			t.Errorf("%s: first id %q; want %q", tt.shape, got, tt.first)
-		}
+		assert.Equal(t, tt.first, shapeIDs(tt.shape, 3, 17, 1)[0], "%s: first id", tt.shape)
 	}
 	uuid := shapeIDs(shapeUUID, 1, 0, 1)[0]
-	if len(uuid) != 36 || uuid[14] != '4' || !strings.ContainsRune("89ab", rune(uuid[19])) {
-		t.Errorf("UUID %q is not a version-4 RFC 4122 UUID", uuid)
-	}
+	assert.True(t, len(uuid) == 36 && uuid[14] == '4' && strings.ContainsRune("89ab", rune(uuid[19])), "UUID %q is not a version-4 RFC 4122 UUID", uuid)
 	// Ids one apart: every id after the first differs from an earlier one
 	// in exactly one character, far beyond the 12·61 single changes of one
 	// base.
@@ -52,14 +47,12 @@ func TestShapes(t *testing.T) {
 				break
 			}
 		}
-		if !found {
-			t.Fatalf("%q is not one character from any earlier id", id)
-		}
+		require.True(t, found, "%q is not one character from any earlier id", id)
 	}
 	short := shapeIDs(shapeShort, maxShort, 0, 0)
-	if short[61] != "Z" || short[62] != "00" || len(short[maxShort-1]) != 3 {
-		t.Errorf("short ids run %q, %q ... %q; want 1, then 2, then 3 characters", short[61], short[62], short[maxShort-1])
-	}
+	assert.Equal(t, "Z", short[61], "the last short id of 1 character")
+	assert.Equal(t, "00", short[62], "the first short id of 2 characters")
+	assert.Len(t, short[maxShort-1], 3, "the last short id")
 }
 
 func oneApart(a, b string) bool {

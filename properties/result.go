@@ -24,12 +24,26 @@ type Result struct {
 	// `delays("dev-000017")[2] = 10s for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)`.
 	Detail string
 	// Figure is the measured figure and Threshold the limit it is held to,
-	// for the checks that have one (both zero otherwise).
+	// for the checks that have one (both zero otherwise). Unit says what
+	// the figure counts ("CV", "p", "identical pairs", "of the fleet"), empty
+	// when there is no figure, and Want how it is held to the threshold:
+	// "≥", "≤" or "<".
 	Figure, Threshold float64
+	Unit, Want        string
 	// Counterexample is the smallest set of devices that shows a failure or
 	// a warning, or nil.
 	Counterexample *Counterexample
+	// Cause is the root cause of a finding (a failure or a warning), and
+	// Remedy what to change for it, in one sentence; both are empty for a
+	// check that passed, was inconclusive or was skipped.
+	Cause  Cause
+	Remedy string
 }
+
+// UnitCV is the unit of the spread figures: the coefficient of variation of
+// one delay across the devices, its standard deviation over its mean; 0 when
+// every device waits the same, 0.577 for full jitter.
+const UnitCV = "CV"
 
 // A Counterexample is the smallest set of devices that shows a finding.
 type Counterexample struct {
@@ -38,6 +52,9 @@ type Counterexample struct {
 	Attempt int
 	// Devices are the devices that show it, sorted by id.
 	Devices []DeviceDelays
+	// Others counts the devices beyond Devices that share the finding,
+	// such as the rest of a fleet in lockstep.
+	Others int
 	// Seed is the seed of the run that found it: Config.Seed, which draws
 	// the population and rapid's id populations.
 	Seed uint64
@@ -96,6 +113,9 @@ func (c *Counterexample) String() string {
 		}
 		b.WriteByte('\n')
 	}
+	if c.Others > 0 {
+		fmt.Fprintf(&b, "\t... and %d more devices with the same delays\n", c.Others)
+	}
 	if c.Replay != "" {
 		fmt.Fprintf(&b, "\treplay: %s\n", c.Replay)
 	}
@@ -118,8 +138,12 @@ func formatDelays(ds []time.Duration) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(kit.FormatDuration(d))
+		b.WriteString(human(d))
 	}
 	b.WriteByte(']')
 	return b.String()
 }
+
+// human writes d as a reader reads a delay: four significant digits at
+// most, 1m29.83s rather than 1m29.825678645s.
+func human(d time.Duration) string { return kit.FormatApprox(d) }

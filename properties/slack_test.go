@@ -1,6 +1,10 @@
 package properties
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 // TestClusterSlackCoversDecorrelatedDependence computes, for decorrelated
 // jitter (base 100ms, factor 3, cap 10s) rounded to whole milliseconds, the
@@ -36,7 +40,6 @@ func TestClusterSlackCoversDecorrelatedDependence(t *testing.T) {
 	product := q1 * q2 * q3
 	ratio := joint / product
 	t.Logf("P(same first three delays) = %.3g; product of per-attempt chances = %.3g; ratio %.2f", joint, product, ratio)
-	if slack := DefaultThresholds().ClusterSlack; ratio > slack/2 {
-		t.Errorf("dependence raises the chance %.2f×; ClusterSlack %g leaves less than a factor 2 of margin", ratio, slack)
-	}
+	slack := DefaultThresholds().ClusterSlack
+	assert.LessOrEqual(t, ratio, slack/2, "dependence raises the chance %.2f×; ClusterSlack %g must leave a factor 2 of margin", ratio, slack)
 }

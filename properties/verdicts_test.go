@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -13,9 +16,7 @@ import (
 func spec(t testing.TB, text string) kit.Factory {
 	t.Helper()
 	s, err := kit.ParseSpec(text)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s.Factory()
 }
 
@@ -69,21 +70,15 @@ func TestMustFail(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := mustRun(t, context.Background(), tt.f, tt.cfg)
 			logOutcome(t, out)
-			if out.Status() != verdict.Fail {
-				t.Errorf("Status() = %s; want fail", out.Status())
-			}
+			assert.Equal(t, verdict.Fail, out.Status(), "Status()")
 			got := statuses(out)
 			for _, name := range tt.fail {
-				if got[name] != verdict.Fail {
-					t.Errorf("%s: %s; want fail", name, got[name])
-				}
+				assert.Equal(t, verdict.Fail, got[name], name)
 			}
-			if tt.notClock && got[NameFrozenClock] != verdict.Inconclusive {
-				t.Errorf("%s: %s; want inconclusive (the delays do not spread at distinct boots either)", NameFrozenClock, got[NameFrozenClock])
+			if tt.notClock {
+				assert.Equal(t, verdict.Inconclusive, got[NameFrozenClock], "%s: the delays do not spread at distinct boots either", NameFrozenClock)
 			}
-			if out.Err != nil {
-				t.Errorf("Err = %v; want nil (a defect of the policy, not of its source)", out.Err)
-			}
+			assert.NoError(t, out.Err, "a defect of the policy, not of its source")
 		})
 	}
 }
@@ -111,9 +106,7 @@ func TestMustPass(t *testing.T) {
 			if tt.name == "none claiming none" {
 				// Conformance alone: none spreads nothing, but follows its claim.
 				out := mustRun(t, context.Background(), tt.f, tt.cfg)
-				if got := statuses(out)[NameConformance]; got != verdict.Pass {
-					t.Errorf("conformance: %s; want pass", got)
-				}
+				assert.Equal(t, verdict.Pass, statuses(out)[NameConformance], NameConformance)
 				return
 			}
 			out := mustRun(t, context.Background(), tt.f, tt.cfg)
@@ -127,13 +120,9 @@ func TestMustPass(t *testing.T) {
 				if warn[r.Name] {
 					want = verdict.Warn
 				}
-				if r.Status != want {
-					t.Errorf("%s: %s; want %s: %s", r.Name, r.Status, want, r.Detail)
-				}
+				assert.Equal(t, want, r.Status, "%s: %s", r.Name, r.Detail)
 			}
-			if out.Err != nil {
-				t.Errorf("Err = %v; want nil", out.Err)
-			}
+			assert.NoError(t, out.Err)
 		})
 	}
 }
@@ -143,9 +132,7 @@ func serials(n int) []string { return shapeIDs(shapeSerial, n, 100000, 0) }
 
 func TestRequireReproducible(t *testing.T) {
 	out := mustRun(t, context.Background(), sharedGenerator(), Config{RequireReproducible: true})
-	if got := statuses(out)[NameReproducibility]; got != verdict.Fail {
-		t.Errorf("reproducibility: %s; want fail when required", got)
-	}
+	assert.Equal(t, verdict.Fail, statuses(out)[NameReproducibility], "reproducibility, when required")
 }
 
 func TestSecondProcess(t *testing.T) {
@@ -154,49 +141,35 @@ func TestSecondProcess(t *testing.T) {
 	second := jittered(func(d kit.Device) uint64 { return kit.HashID(d.ID) + 1 }, fullJitter)
 	out := mustRun(t, context.Background(), jittered(perDevice, fullJitter), Config{Second: second})
 	r := out.Results[4]
-	if r.Name != NameReproducibility || r.Status != verdict.Warn {
-		t.Fatalf("%s: %s; want reproducibility warn", r.Name, r.Status)
-	}
-	if r.Counterexample == nil || r.Counterexample.Devices[1].Err != "from a second process" {
-		t.Errorf("counterexample = %v; want the device from a second process", r.Counterexample)
+	require.Equal(t, NameReproducibility, r.Name)
+	require.Equal(t, verdict.Warn, r.Status, r.Name)
+	if assert.NotNil(t, r.Counterexample, "the counterexample") {
+		assert.Equal(t, "from a second process", r.Counterexample.Devices[1].Err, "the counterexample's second device")
 	}
 	same := mustRun(t, context.Background(), jittered(perDevice, fullJitter), Config{Second: jittered(perDevice, fullJitter)})
-	if got := statuses(same)[NameReproducibility]; got != verdict.Pass {
-		t.Errorf("same policy in a second process: reproducibility %s; want pass", got)
-	}
+	assert.Equal(t, verdict.Pass, statuses(same)[NameReproducibility], "same policy in a second process: reproducibility")
 }
 
 func TestFrozenClockInSynctest(t *testing.T) {
 	// Under Run the wall clock runs and the clock-seeded policy spreads;
 	// inside the bubble every call sees one instant and it collapses.
 	out := mustRun(t, context.Background(), nowSeeded(), Config{})
-	if got := statuses(out)[NameFrozenClock]; got != verdict.Pass {
-		t.Errorf("Run: frozen-clock %s; want pass (the wall clock is not frozen outside a bubble)", got)
-	}
+	assert.Equal(t, verdict.Pass, statuses(out)[NameFrozenClock], "Run: frozen-clock (the wall clock is not frozen outside a bubble)")
 	frozen, err := RunFrozen(t, nowSeeded(), Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r := frozen.Results[3]
-	if r.Name != NameFrozenClock || r.Status != verdict.Fail {
-		t.Fatalf("%s: %s; want frozen-clock fail", r.Name, r.Status)
-	}
+	require.Equal(t, NameFrozenClock, r.Name)
+	require.Equal(t, verdict.Fail, r.Status, r.Name)
 	t.Log(r.Detail)
 	fine, err := RunFrozen(t, spec(t, "full"), Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := statuses(fine)[NameFrozenClock]; got != verdict.Pass {
-		t.Errorf("full in the bubble: frozen-clock %s; want pass", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, verdict.Pass, statuses(fine)[NameFrozenClock], "full in the bubble: frozen-clock")
 }
 
 // mustRun is Run for tests, failing tb when Run refuses cfg.
 func mustRun(tb testing.TB, ctx context.Context, f kit.Factory, cfg Config) Outcome {
 	tb.Helper()
 	out, err := Run(ctx, f, cfg)
-	if err != nil {
-		tb.Fatalf("Run: %v", err)
-	}
+	require.NoError(tb, err, "Run")
 	return out
 }

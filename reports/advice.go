@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
@@ -10,13 +11,17 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// Advise returns what to change in the policy, one sentence per problem,
-// from the findings of the checks (failed or warned) and of the replay. It
-// reads the checks by their names (the properties.Name* constants) and
-// quotes their figures or details; a finding of a check of another name is
-// passed on with its detail. An inconclusive or
-// skipped check is no finding and gets no advice. Advise returns nil when
-// there is nothing to change.
+// Advise returns what to change in the policy, one sentence each, the
+// first thing to do first: the best fix the gate replayed and saw pass
+// (r.Fixes), and the others as alternatives; then the remedy of each root
+// cause the checks found, once however many checks it fails; then what
+// the replay found when no fix was found. For a policy that is not a spec
+// and fails a check, the remedy of its first root cause comes first, since
+// it says what to change in the policy's own code, and the best fix second,
+// as the built-in strategy that does that and passes (see builtinSentence).
+// A check without a remedy (a report made by hand) is passed on with its
+// detail. An inconclusive or skipped check is no finding and gets no
+// advice. Advise returns nil when there is nothing to change.
 func Advise(r Report) []string {
 	var advice []string
 	add := func(format string, args ...any) {
@@ -28,61 +33,46 @@ func Advise(r Report) []string {
 		}
 		advice = append(advice, s)
 	}
-	// When the first delays do not differ at all, the devices share one
-	// schedule, whether for lack of jitter or of a per-device seed; the
-	// lockstep that clusters, frozen clock and cap phase then find is the
-	// same finding, and the spread advice covers it.
-	sameSchedule := false
+	var remedies []string
 	for _, c := range r.Checks {
-		if c.Name == properties.NameSpread && c.Status == verdict.Fail && c.Figure == 0 {
-			sameSchedule = true
-		}
-	}
-	for _, c := range r.Checks {
-		switch c.Name {
-		case properties.NameClusters, properties.NameIDPopulations, properties.NameFrozenClock, properties.NameCapPhase:
-			if sameSchedule {
-				continue
-			}
-		}
-		if !c.Status.Finding() {
-			continue
-		}
-		switch c.Name {
-		case properties.NameSpread:
-			if c.Figure == 0 {
-				add("Give each device its own jitter: every device waits the same delays (CV %s, want at least %s). Use full or decorrelated jitter, seeded from a stable hash of the device id, not the clock or a constant.",
-					num(c.Figure), num(c.Threshold))
-			} else {
-				add("Use more jitter, full or decorrelated: the first delays hardly differ across devices (CV %s, want at least %s; full jitter gives 0.577).",
-					num(c.Figure), num(c.Threshold))
-			}
-		case properties.NameClusters, properties.NameIDPopulations:
-			add("Seed each device's generator from a stable hash of its whole id, not a constant or part of the id: groups of devices walk in lockstep (%s).",
-				c.Detail)
-		case properties.NameFrozenClock:
-			add("Seed from the device id, not the clock: devices that boot in the same second draw the same delays.")
-		case properties.NameReproducibility:
-			add("Seed from the device id, so that a device draws the same delays after a restart and a failure can be replayed.")
-		case properties.NameCapPhase:
-			if c.Figure == 0 {
-				add("The jitter vanishes at the cap: apply it after capping (cap the window, then draw the delay within it).")
-			} else {
-				add("The jitter becomes negligible at later attempts (CV %s, want at least %s): draw it within the whole window, as full or equal jitter do, rather than adding a fixed amount.",
-					num(c.Figure), num(c.Threshold))
-			}
-		case properties.NameBounds:
-			add("Return finite delays between 0 and the cap, and never panic: %s.", strings.TrimSuffix(c.Detail, "."))
-		case properties.NameConformance:
-			add("Make the delays follow the declared strategy, or declare the one they follow: %s.", strings.TrimSuffix(c.Detail, "."))
+		switch {
+		case !c.Status.Finding():
+		case c.Remedy != "":
+			remedies = append(remedies, c.Remedy)
 		default:
-			add("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, "."))
+			remedies = append(remedies, fmt.Sprintf("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, ".")))
 		}
 	}
-	if p := r.Replay; p != nil && p.Status != verdict.Inconclusive && p.Status != verdict.Skipped {
+	if ownCodeFirst(r) {
+		add("%s", remedies[0])
+		if len(r.Fixes) > 0 {
+			add("%s", builtinSentence(r.Fixes[0]))
+		}
+		for _, s := range remedies[1:] {
+			add("%s", s)
+		}
+		for i, f := range r.Fixes {
+			if i > 0 {
+				add("%s", fixSentence(f, false))
+			}
+		}
+	} else {
+		for i, f := range r.Fixes {
+			add("%s", fixSentence(f, i == 0))
+		}
+		for _, s := range remedies {
+			add("%s", s)
+		}
+	}
+	if p := r.Replay; p != nil && p.Stopped != nil {
+		// A replay stopped by the policy's defect: a panic, a bad delay,
+		// a call that never returned.
+		add("%s", properties.BadDelay.Remedy())
+	}
+	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Inconclusive && p.Status != verdict.Skipped {
 		s := p.Scenario.WithDefaults()
 		ratio := p.Summary[sim.PeakRatio].Median
-		if p.Stopped == nil && (p.Status == verdict.Fail || ratio > s.Threshold) {
+		if len(r.Fixes) == 0 && (p.Status == verdict.Fail || ratio > s.Threshold) {
 			add("%s", crowdAdvice(s, ratio))
 		}
 		if g := p.Summary[sim.GaveUp].Median; g > 0 {
@@ -92,15 +82,57 @@ func Advise(r Report) []string {
 	return advice
 }
 
-// crowdAdvice says how wide the fleet's retries must spread when their peak
-// crowds the server: a wave of all N devices stays within the threshold T
-// of R accepted a second only when spread over at least N/(T·R) seconds.
+// ownCodeFirst reports whether the advice on r begins with what to change
+// in the policy's own code: the policy is not a spec, so that a fix can
+// only put a built-in strategy in its place, and it fails a check, whose
+// remedy says what is wrong in it.
+func ownCodeFirst(r Report) bool {
+	return r.Policy.Spec == "" && slices.ContainsFunc(r.Checks, func(c Check) bool { return c.Status.Finding() })
+}
+
+// builtinSentence says, after the remedy of a policy's own code, that the
+// fix's built-in strategy does what the remedy asks and passes, and what it
+// was seen to do. A fix that scales the policy is said as fixSentence says
+// it.
+func builtinSentence(f Fix) string {
+	if f.Spec == "" {
+		return fixSentence(f, false)
+	}
+	s := fixSentence(Fix{Change: "the built-in " + f.Spec + " does that and passes", PeakRatio: f.PeakRatio, AllServed: f.AllServed, Checked: f.Checked}, true)
+	return s
+}
+
+// fixSentence says what a fix changes and what it was seen to do.
+func fixSentence(f Fix, first bool) string {
+	change := upperFirst(f.Change)
+	if !first {
+		change = "Or " + f.Change
+	}
+	var seen []string
+	if f.PeakRatio != (sim.Estimate{}) || f.AllServed != (sim.Estimate{}) {
+		seen = append(seen, fmt.Sprintf("replayed on the same scenario, its peak ratio is %s and every device is served after %s",
+			interval(f.PeakRatio, ""), seconds(f.AllServed.Median)))
+	}
+	if f.Checked {
+		seen = append(seen, "it passes every check")
+	}
+	if len(seen) == 0 {
+		return change + "."
+	}
+	return change + " (" + strings.Join(seen, "; ") + ")."
+}
+
+// crowdAdvice says how wide the fleet's retries must spread at least when
+// their peak crowds the server: a wave of all N devices stays within the
+// threshold T of R accepted a second only when spread over at least
+// N/(T·R) seconds. It is a lower bound, not a fix: the waves of later
+// retries add to the first.
 func crowdAdvice(s sim.Scenario, ratio float64) string {
 	head := fmt.Sprintf("Spread the retries wider (peak ratio %s > %s)", num(ratio), num(s.Threshold))
 	if s.Kind == sim.Storm || s.Clients <= 0 || s.AcceptRate <= 0 || s.Threshold <= 0 {
 		return head + ": raise the base and the cap, or use more jitter."
 	}
 	span := float64(s.Clients) / (s.Threshold * s.AcceptRate)
-	return fmt.Sprintf("%s: a wave of %s retries stays within %s of %s only when spread over at least %s, so raise the base toward that, with the cap above it, or use more jitter.",
+	return fmt.Sprintf("%s: a wave of %s retries stays within %s of %s only when spread over %s at least, so the base must be longer than that, with the cap above it; no change was found that passes.",
 		head, num(float64(s.Clients)), num(s.Threshold), perSecond(s.AcceptRate), seconds(math.Round(span*10)/10))
 }

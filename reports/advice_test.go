@@ -1,9 +1,11 @@
 package reports_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
@@ -12,8 +14,14 @@ import (
 )
 
 func TestAdvise(t *testing.T) {
-	check := func(name string, status verdict.Status, figure, threshold float64) reports.Check {
-		return reports.Check{Name: name, Status: status, Figure: figure, Threshold: threshold, Detail: "what was measured"}
+	// finding is a check as the property checks report it: a finding
+	// carries its root cause and that cause's remedy.
+	finding := func(name string, status verdict.Status, cause properties.Cause) reports.Check {
+		return reports.Check{Name: name, Status: status, Detail: "what was measured",
+			Cause: string(cause), Remedy: cause.Remedy()}
+	}
+	passed := func(name string) reports.Check {
+		return reports.Check{Name: name, Status: verdict.Pass, Detail: "what was measured"}
 	}
 	scenario := sim.Scenario{Kind: sim.Outage, Clients: 400, AcceptRate: 50, Threshold: 0.6}
 	replayOn := func(s sim.Scenario, status verdict.Status, ratio, gaveUp float64) *reports.Replay {
@@ -25,6 +33,20 @@ func TestAdvise(t *testing.T) {
 	replay := func(status verdict.Status, ratio, gaveUp float64) *reports.Replay {
 		return replayOn(scenario, status, ratio, gaveUp)
 	}
+	raise := reports.Fix{
+		Change:    "raise the base from 10s to 50s: full:base=50s,cap=2m",
+		Spec:      "full:base=50s,cap=2m",
+		PeakRatio: sim.Estimate{Median: 0.546, Low: 0.52, High: 0.57},
+		AllServed: sim.Estimate{Median: 412, Low: 405, High: 420},
+		Checked:   true,
+	}
+	slower := reports.Fix{
+		Change:    "slow every delay down 3 times",
+		Scale:     3,
+		PeakRatio: sim.Estimate{Median: 0.5, Low: 0.48, High: 0.53},
+		AllServed: sim.Estimate{Median: 600, Low: 590, High: 611},
+	}
+	crowd := "Spread the retries wider (peak ratio 0.93 > 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over 13.3s at least, so the base must be longer than that, with the cap above it; no change was found that passes."
 	tests := []struct {
 		name string
 		r    reports.Report
@@ -33,107 +55,110 @@ func TestAdvise(t *testing.T) {
 		{
 			name: "nothing fails",
 			r: reports.Report{Replay: replay(verdict.Pass, 0.47, 0),
-				Checks: []reports.Check{check(properties.NameSpread, verdict.Pass, 0.577, 0.1), check(properties.NameCapPhase, verdict.Pass, 0.577, 0.1)}},
+				Checks: []reports.Check{passed(properties.NameSpread), passed(properties.NameCapPhase)}},
 			want: nil,
 		},
 		{
-			name: "no jitter",
-			r:    reports.Report{Checks: []reports.Check{check(properties.NameSpread, verdict.Fail, 0, 0.1)}},
-			want: []string{"Give each device its own jitter: every device waits the same delays (CV 0, want at least 0.1). Use full or decorrelated jitter, seeded from a stable hash of the device id, not the clock or a constant."},
+			name: "a finding gets its cause's remedy",
+			r:    reports.Report{Checks: []reports.Check{finding(properties.NameSpread, verdict.Fail, properties.NoJitter)}},
+			want: []string{properties.NoJitter.Remedy()},
 		},
 		{
-			name: "one schedule for every device: the lockstep the other checks find is the same finding",
+			name: "one cause behind several checks is one remedy",
 			r: reports.Report{Checks: []reports.Check{
-				check(properties.NameSpread, verdict.Fail, 0, 0.1),
-				check(properties.NameClusters, verdict.Fail, 1, 0.01),
-				check(properties.NameFrozenClock, verdict.Fail, 0, 0.1),
-				check(properties.NameCapPhase, verdict.Fail, 0, 0.1),
+				finding(properties.NameSpread, verdict.Fail, properties.ClockSeed),
+				finding(properties.NameClusters, verdict.Fail, properties.ClockSeed),
+				finding(properties.NameFrozenClock, verdict.Fail, properties.ClockSeed),
+				finding(properties.NameCapPhase, verdict.Fail, properties.ClockSeed),
 			}},
-			want: []string{"Give each device its own jitter: every device waits the same delays (CV 0, want at least 0.1). Use full or decorrelated jitter, seeded from a stable hash of the device id, not the clock or a constant."},
+			want: []string{properties.ClockSeed.Remedy()},
 		},
 		{
-			name: "too little jitter",
-			r:    reports.Report{Checks: []reports.Check{check(properties.NameSpread, verdict.Fail, 0.0058, 0.1)}},
-			want: []string{"Use more jitter, full or decorrelated: the first delays hardly differ across devices (CV 0.0058, want at least 0.1; full jitter gives 0.577)."},
-		},
-		{
-			name: "jitter that vanishes at the cap",
-			r:    reports.Report{Checks: []reports.Check{check(properties.NameCapPhase, verdict.Fail, 0, 0.1)}},
-			want: []string{"The jitter vanishes at the cap: apply it after capping (cap the window, then draw the delay within it)."},
-		},
-		{
-			name: "added jitter that becomes negligible",
-			r:    reports.Report{Checks: []reports.Check{check(properties.NameCapPhase, verdict.Fail, 0.002, 0.1)}},
-			want: []string{"The jitter becomes negligible at later attempts (CV 0.002, want at least 0.1): draw it within the whole window, as full or equal jitter do, rather than adding a fixed amount."},
-		},
-		{
-			name: "seeded from the clock",
-			r:    reports.Report{Checks: []reports.Check{check(properties.NameFrozenClock, verdict.Fail, 1, 0.01)}},
-			want: []string{"Seed from the device id, not the clock: devices that boot in the same second draw the same delays."},
+			name: "two causes, in the order of the checks",
+			r: reports.Report{Checks: []reports.Check{
+				finding(properties.NameSpread, verdict.Fail, properties.SmallJitter),
+				finding(properties.NameCapPhase, verdict.Fail, properties.JitterLostAtCap),
+				finding(properties.NameClusters, verdict.Fail, properties.SmallJitter),
+			}},
+			want: []string{properties.SmallJitter.Remedy(), properties.JitterLostAtCap.Remedy()},
 		},
 		{
 			name: "a warning advises too",
-			r:    reports.Report{Checks: []reports.Check{check(properties.NameReproducibility, verdict.Warn, 0.5, 1)}},
-			want: []string{"Seed from the device id, so that a device draws the same delays after a restart and a failure can be replayed."},
+			r:    reports.Report{Checks: []reports.Check{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
+			want: []string{properties.SharedGenerator.Remedy()},
 		},
 		{
-			name: "lockstep groups",
-			r:    reports.Report{Checks: []reports.Check{check(properties.NameClusters, verdict.Fail, 0.25, 0.01), check(properties.NameIDPopulations, verdict.Fail, 9, 3)}},
-			want: []string{"Seed each device's generator from a stable hash of its whole id, not a constant or part of the id: groups of devices walk in lockstep (what was measured)."},
-		},
-		{
-			name: "bad delays",
-			r:    reports.Report{Checks: []reports.Check{check(properties.NameBounds, verdict.Fail, 3, 0)}},
-			want: []string{"Return finite delays between 0 and the cap, and never panic: what was measured."},
-		},
-		{
-			name: "not the declared strategy",
-			r:    reports.Report{Checks: []reports.Check{check(properties.NameConformance, verdict.Fail, 0.0001, 0.001)}},
-			want: []string{"Make the delays follow the declared strategy, or declare the one they follow: what was measured."},
-		},
-		{
-			name: "a check of another name",
-			r:    reports.Report{Checks: []reports.Check{check("latency", verdict.Fail, 9, 1), check("jitter budget", verdict.Pass, 9, 1)}},
+			name: "a check without a remedy is passed on with its detail",
+			r:    reports.Report{Checks: []reports.Check{{Name: "latency", Status: verdict.Fail, Detail: "what was measured."}, passed("jitter budget")}},
 			want: []string{`Fix "latency": what was measured.`},
 		},
 		{
 			name: "inconclusive and skipped checks are no finding",
 			r: reports.Report{Replay: replay(verdict.Inconclusive, 3, 7), Checks: []reports.Check{
-				check(properties.NameSpread, verdict.Inconclusive, 0, 0.1), check(properties.NameFrozenClock, verdict.Skipped, 0, 0.1), check(properties.NameBounds, verdict.Inconclusive, 0, 0)}},
+				{Name: properties.NameSpread, Status: verdict.Inconclusive, Detail: "too few devices answered"},
+				{Name: properties.NameFrozenClock, Status: verdict.Skipped, Detail: "a recorded trace has no clock"}}},
 			want: nil,
 		},
 		{
-			name: "the replay storms",
+			name: "the fix of a spec comes first, measured, and the others are alternatives",
+			r: reports.Report{Policy: reports.Policy{Spec: "full:base=10s,cap=2m"}, Replay: replay(verdict.Fail, 0.93, 0), Fixes: []reports.Fix{raise, slower},
+				Checks: []reports.Check{finding(properties.NameSpread, verdict.Fail, properties.SmallJitter)}},
+			want: []string{
+				"Raise the base from 10s to 50s: full:base=50s,cap=2m (replayed on the same scenario, its peak ratio is 0.546 [0.52, 0.57] and every device is served after 412s; it passes every check).",
+				"Or slow every delay down 3 times (replayed on the same scenario, its peak ratio is 0.5 [0.48, 0.53] and every device is served after 600s).",
+				properties.SmallJitter.Remedy(),
+			},
+		},
+		{
+			name: "a policy of the user's own: what to change in its code first, then the built-in that does it",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0),
+				Fixes: []reports.Fix{{Change: "replace the policy with the built-in full:base=50s,cap=2m", Spec: "full:base=50s,cap=2m",
+					PeakRatio: raise.PeakRatio, AllServed: raise.AllServed, Checked: true}},
+				Checks: []reports.Check{
+					finding(properties.NameSpread, verdict.Fail, properties.SmallJitter),
+					finding(properties.NameCapPhase, verdict.Fail, properties.JitterLostAtCap),
+				}},
+			want: []string{
+				properties.SmallJitter.Remedy(),
+				"The built-in full:base=50s,cap=2m does that and passes (replayed on the same scenario, its peak ratio is 0.546 [0.52, 0.57] and every device is served after 412s; it passes every check).",
+				properties.JitterLostAtCap.Remedy(),
+			},
+		},
+		{
+			name: "a policy of the user's own that only storms: its fix comes first",
+			r:    reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0), Fixes: []reports.Fix{slower}},
+			want: []string{"Slow every delay down 3 times (replayed on the same scenario, its peak ratio is 0.5 [0.48, 0.53] and every device is served after 600s)."},
+		},
+		{
+			name: "a storm without a fix says how wide the retries must spread",
 			r:    reports.Report{Replay: replay(verdict.Fail, 0.93, 0)},
-			want: []string{"Spread the retries wider (peak ratio 0.93 > 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter."},
+			want: []string{crowd},
 		},
 		{
 			name: "over the threshold though judged a pass",
-			r:    reports.Report{Replay: replay(verdict.Pass, 1.5, 0)},
-			want: []string{"Spread the retries wider (peak ratio 1.5 > 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter."},
+			r:    reports.Report{Replay: replay(verdict.Pass, 0.93, 0)},
+			want: []string{crowd},
 		},
 		{
-			name: "the replay storms on a scenario without a server limit",
+			name: "a storm on a scenario without a server limit",
 			r:    reports.Report{Replay: replayOn(sim.Scenario{Kind: sim.Storm, Clients: 1000}, verdict.Fail, 2, 0)},
 			want: []string{"Spread the retries wider (peak ratio 2 > 0.6): raise the base and the cap, or use more jitter."},
+		},
+		{
+			name: "a replay stopped by a bad delay gives no crowd advice",
+			r: reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &reports.Counterexample{Attempt: 2, Devices: []reports.DeviceDelays{{ID: "dev-7", DelaysS: []float64{1}, Err: "a delay of -1s"}}}},
+				Checks: []reports.Check{finding(properties.NameBounds, verdict.Fail, properties.BadDelay)}},
+			want: []string{properties.BadDelay.Remedy()},
+		},
+		{
+			name: "a replay stopped by a bad delay, without checks, still says what to change",
+			r:    reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &reports.Counterexample{Attempt: 2, Devices: []reports.DeviceDelays{{ID: "dev-7", DelaysS: []float64{1}, Err: "Next did not return within 2s"}}}}},
+			want: []string{properties.BadDelay.Remedy()},
 		},
 		{
 			name: "devices give up",
 			r:    reports.Report{Replay: replay(verdict.Pass, 0.4, 12)},
 			want: []string{"Allow more retries or a longer horizon: 12 devices gave up before they were served (median over the runs)."},
-		},
-		{
-			name: "one sentence once, in the order of the checks",
-			r: reports.Report{Replay: replay(verdict.Fail, 24, 0), Checks: []reports.Check{
-				check(properties.NameSpread, verdict.Fail, 0.02, 0.1),
-				check(properties.NameCapPhase, verdict.Fail, 0, 0.1),
-				check(properties.NameSpread, verdict.Fail, 0.02, 0.1),
-			}},
-			want: []string{
-				"Use more jitter, full or decorrelated: the first delays hardly differ across devices (CV 0.02, want at least 0.1; full jitter gives 0.577).",
-				"The jitter vanishes at the cap: apply it after capping (cap the window, then draw the delay within it).",
-				"Spread the retries wider (peak ratio 24 > 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter.",
-			},
 		},
 	}
 	for _, tt := range tests {
@@ -141,4 +166,40 @@ func TestAdvise(t *testing.T) {
 			assert.Equal(t, tt.want, reports.Advise(tt.r))
 		})
 	}
+}
+
+// TestEveryCauseHasARemedy guards the table Advise draws on: a cause the
+// checks can report without a remedy would leave a finding without advice.
+func TestEveryCauseHasARemedy(t *testing.T) {
+	for _, c := range []properties.Cause{
+		properties.NoJitter, properties.ClockSeed, properties.SharedSeed, properties.WeakSeed,
+		properties.SharedGenerator, properties.SmallJitter, properties.JitterLostAtCap,
+		properties.AddedJitter, properties.Realigned, properties.OverCap, properties.BadDelay,
+		properties.WrongStrategy,
+	} {
+		assert.NotEmpty(t, c.Remedy(), "cause %s", c)
+	}
+	assert.Empty(t, properties.Cause("unknown").Remedy())
+}
+
+// TestOwnCodeFirstInEveryFormat renders the advice on a policy of the
+// user's own that fails a check: every format says what to change in its
+// code first, then the built-in strategy that does that, with its figures.
+func TestOwnCodeFirstInEveryFormat(t *testing.T) {
+	r := failingReport()
+	r.Policy = reports.Policy{Name: "client", Source: "go"}
+	r.Fixes = []reports.Fix{{Change: "replace the policy with the built-in full:base=30s,cap=30s", Spec: "full:base=30s,cap=30s",
+		PeakRatio: sim.Estimate{Median: 0.44, Low: 0.42, High: 0.46}, AllServed: sim.Estimate{Median: 30.2, Low: 30.1, High: 30.3}, Checked: true}}
+	r.Advice = reports.Advise(r)
+	remedy := properties.NoJitter.Remedy()
+	require.Equal(t, remedy, r.Advice[0])
+
+	var md, html, junit bytes.Buffer
+	require.NoError(t, reports.WriteMarkdown(&md, r))
+	require.NoError(t, reports.WriteHTML(&html, r))
+	require.NoError(t, reports.WriteJUnit(&junit, r))
+	assert.Contains(t, md.String(), "## What to change first\n\n**"+remedy+"**\n\nThe built-in strategy that does that passes: `full:base=30s,cap=30s`\n")
+	assert.Contains(t, html.String(), `<p class="lead">The built-in strategy that does that passes:</p>`)
+	assert.Contains(t, html.String(), `<p class="fix-policy"><code>full:base=30s,cap=30s</code></p>`)
+	assert.Contains(t, junit.String(), "what to change first: "+remedy+" The built-in full:base=30s,cap=30s does that and passes")
 }

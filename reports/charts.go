@@ -13,35 +13,33 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // The charts' size, in points, and colours.
 var (
 	chartWidth  = vg.Points(720)
 	chartHeight = vg.Points(320)
+	// histogramHeight leaves room for the legend below the plot.
+	histogramHeight = vg.Points(370)
 
 	colorArrivals = color.RGBA{R: 0xb8, G: 0xc7, B: 0xd9, A: 0xff}
 	colorRetries  = color.RGBA{R: 0xd9, G: 0x5f, B: 0x2b, A: 0xff}
 	colorBudget   = color.RGBA{R: 0x2e, G: 0x7d, B: 0x32, A: 0xff}
 	colorLimit    = color.RGBA{R: 0xc6, G: 0x28, B: 0x28, A: 0xff}
-	colorDown     = color.RGBA{R: 0xee, G: 0xee, B: 0xee, A: 0xff}
+	colorDown     = color.RGBA{R: 0xe1, G: 0xe4, B: 0xe8, A: 0xff}
 	colorBox      = color.RGBA{R: 0x1f, G: 0x5f, B: 0x99, A: 0xff}
 	colorBoxFill  = color.RGBA{R: 0xdc, G: 0xe8, B: 0xf5, A: 0xff}
-
-	// palette colours the policies of a comparison, in order.
-	palette = []color.Color{
-		color.RGBA{R: 0x75, G: 0x75, B: 0x75, A: 0xff},
-		color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-		color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
-		color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-		color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
-		color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
-		color.RGBA{R: 0xe3, G: 0x77, B: 0xc2, A: 0xff},
-		color.RGBA{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff},
-	}
+	colorWarn     = color.RGBA{R: 0xb2, G: 0x6a, B: 0x00, A: 0xff}
+	colorText     = color.RGBA{R: 0x1d, G: 0x27, B: 0x33, A: 0xff}
+	// colorPlotArea fills the data area of the arrival and comparison
+	// charts, so that it shows apart from the legend and the labels.
+	colorPlotArea = color.RGBA{R: 0xf7, G: 0xf9, B: 0xfb, A: 0xff}
 )
 
 // newPlot returns a plot with a sans-serif title, axis labels and legend.
@@ -68,11 +66,59 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// svg draws p as an SVG element to inline in HTML, labelled for screen
-// readers.
-func svg(p *plot.Plot, label string) ([]byte, error) {
-	c := vgsvg.New(chartWidth, chartHeight)
-	p.Draw(draw.New(c))
+// A legendItem is one entry of a legend that a chart draws below its plot,
+// outside the data: a label and the thumbnails that show its style.
+type legendItem struct {
+	label  string
+	thumbs []plot.Thumbnailer
+}
+
+// svg draws p as an SVG element of the given size to inline in HTML,
+// labelled for screen readers, with the legend below the plot, in as many
+// columns as fit, and right a column of width right that draw fills
+// beside the data, or nothing when draw is nil. The plot's own legend is
+// not drawn.
+func svg(p *plot.Plot, width, height vg.Length, legend []legendItem, right vg.Length, drawRight func(c draw.Canvas, data draw.Canvas), label string) ([]byte, error) {
+	c := vgsvg.New(width, height)
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+
+	sty := p.Legend.TextStyle
+	rowHeight := sty.Rectangle("Ag").Max.Y + vg.Points(6)
+	var itemWidth vg.Length
+	for _, it := range legend {
+		itemWidth = max(itemWidth, p.Legend.ThumbnailWidth+sty.Rectangle(" "+it.label).Max.X+vg.Points(18))
+	}
+	cols, rows := 1, 0
+	if len(legend) > 0 {
+		cols = max(1, min(len(legend), int((width-vg.Points(60))/itemWidth)))
+		rows = (len(legend) + cols - 1) / cols
+	}
+	legendHeight := vg.Length(rows) * rowHeight
+	if rows > 0 {
+		legendHeight += vg.Points(8)
+	}
+	plotArea := draw.Crop(dc, 0, -right, legendHeight, 0)
+	p.Legend = plot.NewLegend() // drawn below, not over the data
+	p.Draw(plotArea)
+	data := p.DataCanvas(plotArea)
+	if drawRight != nil {
+		drawRight(draw.Crop(dc, width-right, 0, legendHeight, 0), data)
+	}
+	for i, it := range legend {
+		row, col := i/cols, i%cols
+		x := data.Min.X + vg.Length(col)*itemWidth
+		top := dc.Min.Y + legendHeight - vg.Points(4) - vg.Length(row)*rowHeight
+		l := plot.NewLegend()
+		l.TextStyle, l.ThumbnailWidth, l.Left, l.Top = sty, p.Legend.ThumbnailWidth, true, true
+		l.Add(it.label, it.thumbs...)
+		l.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: x, Y: top - rowHeight},
+			Max: vg.Point{X: x + itemWidth, Y: top},
+		}})
+	}
+
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, err
@@ -92,9 +138,89 @@ func attrEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;").Replace(s)
 }
 
+// drawing is a plotter made of a function that draws on the data canvas,
+// with the plot's own transforms from data to the canvas.
+type drawing func(c draw.Canvas, x, y func(float64) vg.Length)
+
+// Plot draws d.
+func (d drawing) Plot(c draw.Canvas, p *plot.Plot) {
+	x, y := p.Transforms(&c)
+	d(c, x, y)
+}
+
+// swatch is a legend thumbnail: a filled box.
+type swatch struct{ fill color.Color }
+
+// Thumbnail draws the box.
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	r.Min.Y += vg.Points(1)
+	r.Max.Y -= vg.Points(1)
+	c.SetColor(s.fill)
+	c.Fill(r.Path())
+}
+
+// lineSwatch is a legend thumbnail: a line across the middle.
+type lineSwatch struct{ draw.LineStyle }
+
+// Thumbnail draws the line.
+func (l lineSwatch) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.LineStyle, c.Min.X, y, c.Max.X, y)
+}
+
+// drawText draws s on a chart in the charts' font, aligned to the point
+// at.
+func drawText(c draw.Canvas, size float64, bold bool, xalign draw.XAlignment, yalign draw.YAlignment, at vg.Point, s string) {
+	f := font.Font{Typeface: "Liberation", Variant: "Sans"}
+	if bold {
+		f.Weight = xfont.WeightBold
+	}
+	sty := draw.TextStyle{Color: colorText, Font: font.From(f, vg.Length(size)), XAlign: xalign, YAlign: yalign, Handler: plot.DefaultTextHandler}
+	c.FillText(sty, at, s)
+}
+
+// histogramScale returns the top of the arrival chart's value axis, and
+// whether bars above it are cut: the axis is set by what decides the
+// verdict (the peak of retry arrivals, the accept budget and the
+// threshold) with room above them, so that the first attempts, which
+// arrive together when the fleet fails and can outnumber the retries many
+// times, do not squash them. A chart whose tallest bar is less than twice
+// that scale keeps every bar whole.
+func histogramScale(arrivals, retries []int, budget, limit float64) (top float64, cut bool) {
+	var peak, tallest float64
+	for _, n := range retries {
+		peak = max(peak, float64(n))
+	}
+	for _, n := range arrivals {
+		tallest = max(tallest, float64(n))
+	}
+	scale := max(peak, budget, limit)
+	switch {
+	case scale == 0 && tallest == 0:
+		return 1, false
+	case tallest > 2*scale && scale > 0:
+		return roundUp(scale * 1.25), true
+	}
+	return roundUp(max(scale*1.25, tallest*1.08)), false
+}
+
+// roundUp rounds x > 0 up to two significant digits: 9,585 to 9,600.
+func roundUp(x float64) float64 {
+	if x <= 0 {
+		return x
+	}
+	unit := math.Pow(10, math.Floor(math.Log10(x))-1)
+	return math.Ceil(x/unit) * unit
+}
+
 // histogramChart draws the arrival histogram of the replay's
-// representative run: all arrivals and retry arrivals per window, the time
-// the server is down, the accept budget and the threshold.
+// representative run: the retry arrivals per window, the first attempts
+// above them, the time the server is down, the accept budget and the
+// threshold. The value axis is cut above the retries, the budget and the
+// threshold (see histogramScale); a bar cut at the top shows a break and
+// its value. The tallest retry bar is labelled with its count. The legend
+// is below the plot.
 func histogramChart(rp *Replay) ([]byte, error) {
 	s := rp.Scenario.WithDefaults()
 	arrivals, retryArrivals := rp.Histogram()
@@ -103,74 +229,92 @@ func histogramChart(rp *Replay) ([]byte, error) {
 		w = 1
 	}
 	budget := rp.Budget()
-	threshold := s.Threshold * budget
-	p := newPlot(
-		fmt.Sprintf("Arrivals per %s window (run seed %d)", seconds(w), rp.Runs[rp.Representative].Seed),
-		"time since the failure (s)", "arrivals per window")
-	p.Legend.Left = false
-	end := float64(len(arrivals)) * w
-	top := float64(0)
-	for _, n := range arrivals {
-		top = math.Max(top, float64(n))
-	}
-	top = math.Max(top, math.Max(budget, threshold))
-	if top == 0 {
-		top = 1
-	}
-	if down := s.Down.Seconds(); down > 0 {
-		area, err := plotter.NewPolygon(plotter.XYs{{X: 0, Y: 0}, {X: down, Y: 0}, {X: down, Y: top * 1.3}, {X: 0, Y: top * 1.3}})
-		if err != nil {
-			return nil, err
-		}
-		area.Color = colorDown
-		area.LineStyle.Width = 0
-		p.Add(area)
-		p.Legend.Add(fmt.Sprintf("server down (%s)", duration(s.Down)), area)
-	}
-	bars := func(counts []int, fill color.Color) *plotter.Histogram {
-		hist := &plotter.Histogram{Width: w, FillColor: fill}
-		for i, n := range counts {
-			if n == 0 {
-				continue // an empty bar draws nothing, and costs bytes
-			}
-			hist.Bins = append(hist.Bins, plotter.HistogramBin{Min: float64(i) * w, Max: float64(i+1) * w, Weight: float64(n)})
-		}
-		hist.LineStyle.Width = vg.Points(0.3)
-		hist.LineStyle.Color = color.White
-		return hist
-	}
-	all, retries := bars(arrivals, colorArrivals), bars(retryArrivals, colorRetries)
-	p.Add(all, retries)
-	p.Legend.Add("all arrivals", all)
-	p.Legend.Add("retry arrivals", retries)
-	if budget > 0 {
-		budgetLine, err := hline(end, budget, colorBudget, nil)
-		if err != nil {
-			return nil, err
-		}
-		limit, err := hline(end, threshold, colorLimit, []vg.Length{vg.Points(6), vg.Points(3)})
-		if err != nil {
-			return nil, err
-		}
-		p.Add(budgetLine, limit)
-		p.Legend.Add(fmt.Sprintf("accept budget (%s per window)", num(budget)), budgetLine)
-		p.Legend.Add(fmt.Sprintf("threshold (%s × budget = %s)", num(s.Threshold), num(threshold)), limit)
-	}
-	p.X.Min, p.X.Max = 0, math.Max(end, w)
-	p.Y.Min, p.Y.Max = 0, top*1.3 // headroom for the legend
-	return svg(p, "Arrival histogram of the fleet replay")
-}
+	limit := s.Threshold * budget
+	top, cut := histogramScale(arrivals, retryArrivals, budget, limit)
+	p := newPlot(fmt.Sprintf("Arrivals per %s window: retries against the accept budget", seconds(w)),
+		"time since the failure (s)", fmt.Sprintf("arrivals per %s window", seconds(w)))
+	end := math.Max(float64(len(arrivals))*w, w)
+	p.X.Min, p.X.Max = 0, end
+	p.Y.Min, p.Y.Max = 0, top
 
-// hline returns a horizontal line at y from 0 to end.
-func hline(end, y float64, c color.Color, dashes []vg.Length) (*plotter.Line, error) {
-	l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: y}, {X: end, Y: y}})
-	if err != nil {
-		return nil, err
+	budgetStyle := draw.LineStyle{Color: colorBudget, Width: vg.Points(1.8)}
+	limitStyle := draw.LineStyle{Color: colorLimit, Width: vg.Points(1.8), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+	var legend []legendItem
+	down := s.Down.Seconds()
+	if down > 0 {
+		legend = append(legend, legendItem{fmt.Sprintf("server down (%s)", duration(s.Down)), []plot.Thumbnailer{swatch{colorDown}}})
 	}
-	l.Color = c
-	l.Width = vg.Points(1.6)
-	l.Dashes = dashes
-	return l, nil
+	legend = append(legend,
+		legendItem{"retries", []plot.Thumbnailer{swatch{colorRetries}}},
+		legendItem{"first attempts", []plot.Thumbnailer{swatch{colorArrivals}}})
+	if budget > 0 {
+		legend = append(legend,
+			legendItem{fmt.Sprintf("accept budget (%s per window)", num(budget)), []plot.Thumbnailer{lineSwatch{budgetStyle}}},
+			legendItem{fmt.Sprintf("threshold (%s × budget = %s)", num(s.Threshold), num(limit)), []plot.Thumbnailer{lineSwatch{limitStyle}}})
+	}
+
+	p.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
+		c.SetColor(colorPlotArea)
+		c.Fill(c.Rectangle.Path())
+		if down > 0 {
+			c.SetColor(colorDown)
+			c.Fill(vg.Rectangle{Min: vg.Point{X: x(0), Y: y(0)}, Max: vg.Point{X: x(math.Min(down, end)), Y: y(top)}}.Path())
+		}
+		bar := func(i int, n float64, fill color.Color) vg.Rectangle {
+			r := vg.Rectangle{Min: vg.Point{X: x(float64(i) * w), Y: y(0)}, Max: vg.Point{X: x(float64(i+1) * w), Y: y(math.Min(n, top))}}
+			if r.Max.X-r.Min.X > vg.Points(2) {
+				r.Max.X -= vg.Points(0.4) // a hairline between neighbouring bars
+			}
+			c.SetColor(fill)
+			c.Fill(r.Path())
+			return r
+		}
+		tallest, peak := -1, -1
+		for i, n := range arrivals {
+			if n > 0 {
+				bar(i, float64(n), colorArrivals)
+			}
+			if tallest < 0 || n > arrivals[tallest] {
+				tallest = i
+			}
+		}
+		for i, n := range retryArrivals {
+			if n > 0 {
+				bar(i, float64(n), colorRetries)
+			}
+			if n > 0 && (peak < 0 || n > retryArrivals[peak]) {
+				peak = i
+			}
+		}
+		if budget > 0 {
+			c.StrokeLine2(budgetStyle, x(0), y(budget), x(end), y(budget))
+			c.StrokeLine2(limitStyle, x(0), y(limit), x(end), y(limit))
+		}
+		// Each cut bar gets a break near its top; the tallest is labelled
+		// with its value.
+		if cut {
+			for i, n := range arrivals {
+				if float64(n) <= top {
+					continue
+				}
+				x0, x1, yb := x(float64(i)*w)-vg.Points(1), x(float64(i+1)*w)+vg.Points(1), y(top)-vg.Points(14)
+				c.FillPolygon(color.White, []vg.Point{{X: x0, Y: yb}, {X: x1, Y: yb + vg.Points(3)}, {X: x1, Y: yb + vg.Points(7)}, {X: x0, Y: yb + vg.Points(4)}})
+			}
+			at, align := vg.Point{X: x(float64(tallest+1)*w) + vg.Points(4), Y: y(top) - vg.Points(3)}, draw.XLeft
+			if at.X > c.Min.X+(c.Max.X-c.Min.X)*0.7 {
+				at.X, align = x(float64(tallest)*w)-vg.Points(4), draw.XRight
+			}
+			drawText(c, 10, false, align, draw.YTop, at, fmt.Sprintf("%s arrivals, bar cut at the top", num(float64(arrivals[tallest]))))
+		}
+		if peak >= 0 {
+			at, align := vg.Point{X: x(float64(peak+1)*w) + vg.Points(4), Y: y(float64(retryArrivals[peak]))}, draw.XLeft
+			if at.X > c.Min.X+(c.Max.X-c.Min.X)*0.7 {
+				at.X, align = x(float64(peak)*w)-vg.Points(4), draw.XRight
+			}
+			drawText(c, 10, true, align, draw.YCenter, at, fmt.Sprintf("peak %s retries", num(float64(retryArrivals[peak]))))
+		}
+	}))
+	return svg(p, chartWidth, histogramHeight, legend, 0, nil, "Arrival histogram of the fleet replay")
 }
 
 // spreadChart draws the spread of each early delay across the devices as a
@@ -202,7 +346,7 @@ func spreadChart(delays []AttemptDelays) ([]byte, error) {
 		box.GlyphStyle.Color = colorBox
 		box.GlyphStyle.Radius = vg.Points(1.2)
 		p.Add(box)
-		names = append(names, fmt.Sprintf("%s delay (CV %s)", ordinal(a.Attempt), num(round3(cv(a.DelaysS)))))
+		names = append(names, fmt.Sprintf("delay %d (CV %s)", a.Attempt, num(round3(cv(a.DelaysS)))))
 	}
 	p.NominalX(names...)
 	p.X.Tick.Label.Font.Size = vg.Points(11)
@@ -211,7 +355,7 @@ func spreadChart(delays []AttemptDelays) ([]byte, error) {
 		p.Y.Max = 1
 	}
 	p.Y.Max *= 1.08
-	return svg(p, "Spread of the first delays across devices")
+	return svg(p, chartWidth, chartHeight, nil, 0, nil, "Spread of the first delays across devices")
 }
 
 // cv returns the coefficient of variation of xs (population standard
@@ -238,71 +382,181 @@ func cv(xs []float64) float64 {
 // round3 rounds x to three decimals, so that a sum's last bits do not show.
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-// comparisonChart draws a comparison: a line per policy across the fleet
-// sizes, each point the median with its interval. It shows the strings of
-// c through Visible, cut at chartMax bytes. The value axis is
-// logarithmic when the medians span more than a factor of 20.
+// comparisonThreshold returns the threshold a comparison's figure is held
+// to, in the figure's own terms, and whether it has one: the scenario's
+// threshold for the peak ratio, and that share of the accept budget for
+// the peak of retry arrivals. The other figures have none.
+func comparisonThreshold(c *Comparison) (float64, bool) {
+	s := c.Scenario.WithDefaults()
+	switch c.Figure {
+	case sim.PeakRatio:
+		return s.Threshold, s.Threshold > 0
+	case sim.PeakRetryArrivals:
+		t := s.Threshold * s.AcceptRate * s.Window.Seconds()
+		return t, t > 0 && s.Kind != sim.Storm
+	}
+	return 0, false
+}
+
+// thresholdPhrase says what a comparison's threshold is: "0.6" for the
+// peak ratio, "30 retries in one window, 0.6 × the accept budget of 50"
+// for the peak of retry arrivals; "" when the figure has none.
+func thresholdPhrase(c *Comparison) string {
+	limit, ok := comparisonThreshold(c)
+	if !ok {
+		return ""
+	}
+	if c.Figure == sim.PeakRetryArrivals {
+		s := c.Scenario.WithDefaults()
+		return fmt.Sprintf("%s retries in one window, %s × the accept budget of %s", num(limit), num(s.Threshold), num(s.AcceptRate*s.Window.Seconds()))
+	}
+	return num(limit)
+}
+
+// estimateColor colours an estimate by how it stands to the threshold:
+// red when its median is over, amber when only its interval reaches
+// over, green when it is all within; blue when there is no threshold.
+func estimateColor(e sim.Estimate, limit float64, hasLimit bool) color.Color {
+	switch {
+	case !hasLimit:
+		return colorBox
+	case e.Median > limit:
+		return colorLimit
+	case e.High > limit:
+		return colorWarn
+	}
+	return colorBudget
+}
+
+// comparisonChart draws a comparison as a row per policy (and fleet size,
+// when there are several): a dot at the median, a bar across its
+// interval with a cap at each end, the threshold as a dashed vertical
+// line when the figure has one, and each row's median and interval
+// written beside the plot. It shows the strings of c through Visible, cut
+// at chartMax bytes. The value axis is logarithmic when the values span
+// more than a factor of 20.
 func comparisonChart(c *Comparison) ([]byte, error) {
 	label, unit := figureLabel(c.Figure)
+	const valuesWidth = 150
 	label = Visible(label, chartMax)
-	p := newPlot(fmt.Sprintf("%s by fleet size (%s)", upperFirst(label), Visible(string(c.Scenario.WithDefaults().Kind), chartMax)),
-		"clients", withUnit(label, unitWord(unit)))
-	p.Legend.Left = true
+	policies := make([]string, len(c.Policies))
+	for i, name := range c.Policies {
+		policies[i] = Visible(name, chartMax)
+	}
+	headings, note := columnHeadings(policies)
+	type row struct {
+		name string
+		e    sim.Estimate
+	}
+	var rows []row
+	for _, r := range c.Rows {
+		for j, e := range r.Cells {
+			if j >= len(headings) {
+				break
+			}
+			name := headings[j]
+			if len(c.Rows) > 1 {
+				name += ", " + plural(r.Clients, "client")
+			}
+			rows = append(rows, row{name, e})
+		}
+	}
+	limit, hasLimit := comparisonThreshold(c)
+
+	title := upperFirst(label) + " by policy"
+	if len(c.Rows) == 1 {
+		title += ", " + plural(c.Rows[0].Clients, "client")
+	}
+	yLabel := "policy"
+	if note != "" {
+		yLabel = "policy (" + note + ")"
+	}
+	p := newPlot(title, withUnit(label, unitWord(unit)), yLabel)
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, row := range c.Rows {
-		for _, iv := range row.Cells {
-			lo, hi = math.Min(lo, iv.Low), math.Max(hi, iv.High)
-		}
+	for _, r := range rows {
+		lo, hi = math.Min(lo, r.e.Low), math.Max(hi, r.e.High)
 	}
-	logY := lo > 0 && hi/lo > 20
-	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = numTicks{plot.LogTicks{Prec: -1}}
+	if hasLimit {
+		lo, hi = math.Min(lo, limit), math.Max(hi, limit)
 	}
-	n := len(c.Policies)
-	for j, name := range c.Policies {
-		type points struct {
-			plotter.XYs
-			plotter.YErrors
-		}
-		var pts points
-		for i, row := range c.Rows {
-			iv := row.Cells[j]
-			// Spread the policies a little around each fleet size so that
-			// their intervals do not hide one another.
-			x := float64(i) + 0.06*(float64(j)-float64(n-1)/2)
-			pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: iv.Median})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{iv.Median - iv.Low, iv.High - iv.Median})
-		}
-		line, dots, err := plotter.NewLinePoints(pts.XYs)
-		if err != nil {
-			return nil, err
-		}
-		col := palette[j%len(palette)]
-		line.Color, line.Width = col, vg.Points(1.6)
-		dots.Color, dots.Radius = col, vg.Points(3)
-		dots.Shape = draw.CircleGlyph{}
-		bars, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return nil, err
-		}
-		bars.Color, bars.Width, bars.CapWidth = col, vg.Points(1.2), vg.Points(6)
-		p.Add(line, dots, bars)
-		p.Legend.Add(Visible(name, chartMax), line, dots)
+	if lo > hi {
+		lo, hi = 0, 1
 	}
-	var sizes []string
-	for _, row := range c.Rows {
-		sizes = append(sizes, num(float64(row.Clients)))
-	}
-	p.NominalX(sizes...)
-	p.X.Min, p.X.Max = -0.5, float64(len(c.Rows))-0.5
-	if !logY {
-		p.Y.Min = math.Min(0, lo)
-		p.Y.Max = hi + (hi-p.Y.Min)*0.35 // headroom for the legend
+	if lo > 0 && hi/lo > 20 {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = numTicks{plot.LogTicks{Prec: -1}}
+		p.X.Min, p.X.Max = lo/1.6, hi*1.6
 	} else {
-		p.Y.Min, p.Y.Max = lo/2, hi*8 // room below the lowest interval, and for the legend above
+		p.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
+		p.X.Min = math.Min(0, lo)
+		p.X.Max = hi + (hi-p.X.Min)*0.06
+		if p.X.Max == p.X.Min {
+			p.X.Max = p.X.Min + 1
+		}
 	}
-	return svg(p, "Comparison of policies by fleet size")
+	p.Title.Text = fitText(p.Title.TextStyle, p.Title.Text, chartWidth-vg.Points(20))
+	p.X.Label.Text = fitText(p.X.Label.TextStyle, p.X.Label.Text, chartWidth-vg.Points(valuesWidth+40))
+	n := len(rows)
+	names := make([]string, n)
+	for i, r := range rows {
+		// The first row on top, and no name wider than a third of the
+		// chart, so that the data keeps its room.
+		names[n-1-i] = fitText(p.Y.Tick.Label, r.name, chartWidth/3)
+	}
+	if n > 0 {
+		p.NominalY(names...)
+	}
+	p.Y.Tick.Label.Font.Size = vg.Points(11)
+	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+	if hasLimit {
+		p.Y.Max += 0.7 // room for the threshold's label
+	}
+
+	ends := draw.LineStyle{Width: vg.Points(1.6)}
+	limitStyle := draw.LineStyle{Color: colorLimit, Width: vg.Points(1.6), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+	p.Add(drawing(func(dc draw.Canvas, x, y func(float64) vg.Length) {
+		dc.SetColor(colorPlotArea)
+		dc.Fill(dc.Rectangle.Path())
+		if hasLimit {
+			dc.StrokeLine2(limitStyle, x(limit), y(-0.6), x(limit), y(float64(n)-0.4))
+			drawText(dc, 10, true, draw.XCenter, draw.YBottom, vg.Point{X: x(limit), Y: y(float64(n) - 0.25)}, "threshold "+num(limit))
+		}
+		for i, r := range rows {
+			yy := y(float64(n - 1 - i))
+			col := estimateColor(r.e, limit, hasLimit)
+			ends.Color = col
+			bar := ends
+			bar.Width = vg.Points(2.4)
+			dc.StrokeLine2(bar, x(r.e.Low), yy, x(r.e.High), yy)
+			for _, v := range []float64{r.e.Low, r.e.High} {
+				dc.StrokeLine2(ends, x(v), yy-vg.Points(5), x(v), yy+vg.Points(5))
+			}
+			dc.DrawGlyph(draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}, vg.Point{X: x(r.e.Median), Y: yy})
+		}
+	}))
+
+	values := func(right, data draw.Canvas) {
+		_, y := p.Transforms(&data)
+		drawText(right, 10, true, draw.XLeft, draw.YBottom, vg.Point{X: right.Min.X + vg.Points(10), Y: y(float64(n)-0.4) + vg.Points(2)}, "median [interval]")
+		for i, r := range rows {
+			drawText(right, 10, false, draw.XLeft, draw.YCenter, vg.Point{X: right.Min.X + vg.Points(10), Y: y(float64(n - 1 - i))}, cell(c.Figure, r.e))
+		}
+	}
+	height := vg.Points(110 + 30*float64(n))
+	return svg(p, chartWidth, height, nil, vg.Points(valuesWidth), values, "Comparison of policies")
+}
+
+// fitText returns s cut to fit within width in the style sty, with an
+// ellipsis where it is cut.
+func fitText(sty text.Style, s string, width vg.Length) string {
+	if sty.Width(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && sty.Width(string(r)+"…") > width {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
 }
 
 // numTicks labels the ticks of another Ticker as the tables write numbers.

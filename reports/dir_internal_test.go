@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // oldSet is a previous report in all four formats, as WriteDir wrote it:
@@ -97,7 +99,7 @@ func TestWriteSetFailsPartWay(t *testing.T) {
 			}
 			err := writeSet(t.Context(), dir, newSet(tt.formats...), ops)
 			require.ErrorIs(t, err, errInjected)
-			assert.Equal(t, oldSet, readFiles(t, dir), "the files after a failed write")
+			assert.Equal(t, oldSet, kittest.ReadFiles(t, dir), "the files after a failed write")
 		})
 	}
 }
@@ -132,18 +134,4 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	for name, data := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 	}
-}
-
-// readFiles returns every file in dir by name.
-func readFiles(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	files := map[string]string{}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		require.NoError(t, err)
-		files[e.Name()] = string(b)
-	}
-	return files
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // TestWriteDir writes the four files and checks each holds what its
@@ -20,9 +21,7 @@ import (
 func TestWriteDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	r := failingReport()
-	if err := reports.WriteDir(t.Context(), dir, r); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, reports.WriteDir(t.Context(), dir, r))
 	for _, f := range []struct {
 		format reports.Format
 		write  func(*bytes.Buffer) error
@@ -33,16 +32,10 @@ func TestWriteDir(t *testing.T) {
 		{reports.JUnit, func(b *bytes.Buffer) error { return reports.WriteJUnit(b, r) }},
 	} {
 		got, err := os.ReadFile(filepath.Join(dir, string(f.format)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var want bytes.Buffer
-		if err := f.write(&want); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("%s differs from its writer's output (-want +got):\n%s", f.format, diff(want.String(), string(got)))
-		}
+		require.NoError(t, f.write(&want))
+		assert.Equal(t, want.String(), string(got), "%s differs from its writer's output (-want +got)", f.format)
 	}
 	assertOnly(t, dir, "junit.xml", "report.html", "report.json", "report.md")
 }
@@ -51,28 +44,19 @@ func TestWriteDir(t *testing.T) {
 // rendered: the first report's files must stay as they were, whole.
 func TestWriteDirKeepsOldReport(t *testing.T) {
 	dir := t.TempDir()
-	if err := reports.WriteDir(t.Context(), dir, passingReport()); err != nil {
-		t.Fatal(err)
-	}
-	before := readAll(t, dir)
+	require.NoError(t, reports.WriteDir(t.Context(), dir, passingReport()))
+	before := kittest.ReadFiles(t, dir)
 
 	bad := failingReport()
 	bad.Checks[0].Counterexample.Devices[0].DelaysS[1] = math.NaN()
 	err := reports.WriteDir(t.Context(), dir, bad)
-	if err == nil {
-		t.Fatal("WriteDir of a report holding NaN succeeded; want an error")
-	}
-	if want := `device "dev-000000": value 1 is NaN`; !strings.Contains(err.Error(), want) {
-		t.Errorf("WriteDir error = %q; want it to contain %q", err, want)
-	}
-	if after := readAll(t, dir); !mapsEqual(before, after) {
-		t.Errorf("the old report changed after a failed WriteDir")
-	}
+	require.Error(t, err, "WriteDir of a report holding NaN")
+	assert.ErrorContains(t, err, `device "dev-000000": value 1 is NaN`)
+	assert.Equal(t, before, kittest.ReadFiles(t, dir), "the old report after a failed WriteDir")
 	assertOnly(t, dir, "junit.xml", "report.html", "report.json", "report.md")
 
-	if err := reports.WriteDir(t.Context(), dir, passingReport(), "report.pdf"); err == nil || !strings.Contains(err.Error(), `unknown format "report.pdf"`) {
-		t.Errorf("WriteDir with format report.pdf: error %v; want unknown format", err)
-	}
+	err = reports.WriteDir(t.Context(), dir, passingReport(), "report.pdf")
+	assert.ErrorContains(t, err, `unknown format "report.pdf"`, "WriteDir with format report.pdf")
 }
 
 // TestWriteDirFormats writes only the formats asked for, once each, and
@@ -112,45 +96,12 @@ func TestWriteDirFormats(t *testing.T) {
 func assertOnly(t *testing.T, dir string, names ...string) {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got []string
 	for _, e := range entries {
 		got = append(got, e.Name())
 	}
-	if strings.Join(got, " ") != strings.Join(names, " ") {
-		t.Errorf("%s holds %q; want %q", dir, got, names)
-	}
-}
-
-func readAll(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[e.Name()] = string(b)
-	}
-	return files
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || v != w {
-			return false
-		}
-	}
-	return true
+	assert.Equal(t, names, got, "the files %s holds", dir)
 }
 
 // TestWriteDirRewrites writes each fixture over itself: WriteDir knows its

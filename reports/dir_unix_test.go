@@ -19,6 +19,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // writerReport is a small report that names its writer in every format.
@@ -148,7 +149,7 @@ func TestWriteDirConcurrentProcesses(t *testing.T) {
 func TestWriteDirWaitsForTheLock(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, reports.WriteDir(t.Context(), dir, writerReport("writer-00 ")))
-	before := readAll(t, dir)
+	before := kittest.ReadFiles(t, dir)
 	d, err := os.Open(dir)
 	require.NoError(t, err)
 	defer d.Close()
@@ -159,7 +160,7 @@ func TestWriteDirWaitsForTheLock(t *testing.T) {
 	err = reports.WriteDir(ctx, dir, writerReport("writer-01 "))
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Equal(t, "lock "+dir+": waiting for another writer of the report: context deadline exceeded", err.Error())
-	assert.Equal(t, before, readAll(t, dir))
+	assert.Equal(t, before, kittest.ReadFiles(t, dir))
 }
 
 // TestWriteDirTargetNotReport puts in the place of report.html what WriteDir

@@ -3,11 +3,15 @@
 // the fleet replay ([Report.AddReplay]), written five ways.
 //
 //	report.json  WriteJSON      the shape named by Schema, for scripts
-//	report.md    WriteMarkdown  for a pull request or a design document
+//	report.md    WriteMarkdown  for a pull request comment or a design document
 //	report.html  WriteHTML      one self-contained page with SVG charts
 //	junit.xml    WriteJUnit     one test case per check and one for the replay
 //	(terminal)   WriteText      the verdict first, then the checks, the
 //	                            replay's figures and what to change
+//
+// The formats for people open the same way: the verdict, its reason in one
+// line ("the replay's peak ratio 2.56 is over the 0.6 threshold"), and what
+// to change first, the measured fix when the gate found one.
 //
 // [WriteDir] writes the four files as one set, which a failure or a second
 // writer cannot mix with another; [WriteFile] writes any one file, replacing

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
@@ -21,6 +24,10 @@ func TestSparseReports(t *testing.T) {
 		{"empty", reports.Report{}, "nothing judged"},
 		{"checks only", reports.Report{Verdict: verdict.Pass, Checks: []reports.Check{{Name: "spread", Status: verdict.Pass, Figure: 0.577, Threshold: 0.1}}},
 			"nothing: the policy passed every check\n"},
+		{"checks too short to judge", reports.Report{Verdict: verdict.Inconclusive, Checks: []reports.Check{{Name: "spread", Status: verdict.Inconclusive, Detail: "ran on 50 of 1,000 devices"}}},
+			"nothing found to act on yet"},
+		{"a warning without advice", reports.Report{Verdict: verdict.Warn, Checks: []reports.Check{{Name: "reproducibility", Status: verdict.Warn, Detail: "two runs differ"}}},
+			"no advice: the findings above carry none"},
 		{"a storm replay with no runs", reports.Report{Verdict: verdict.Pass,
 			Replay: &reports.Replay{Status: verdict.Pass, Scenario: sim.Scenario{Kind: sim.Storm, Clients: 10}}},
 			"storm: 10 clients, window 20ms"},
@@ -43,14 +50,10 @@ func TestSparseReports(t *testing.T) {
 		for _, w := range writers {
 			t.Run(tt.name+"/"+w.ext, func(t *testing.T) {
 				var b bytes.Buffer
-				if err := w.write(&b, tt.r); err != nil {
-					t.Fatal(err)
-				}
-				if b.Len() == 0 {
-					t.Fatal("wrote nothing")
-				}
-				if w.ext == "txt" && !strings.Contains(b.String(), tt.want) {
-					t.Errorf("the summary lacks %q:\n%s", tt.want, b.String())
+				require.NoError(t, w.write(&b, tt.r))
+				require.NotZero(t, b.Len(), "bytes written")
+				if w.ext == "txt" {
+					assert.Contains(t, b.String(), tt.want, "the summary")
 				}
 			})
 		}
@@ -69,12 +72,9 @@ func TestChecksOnlyHasNoScenario(t *testing.T) {
 			continue
 		}
 		var b bytes.Buffer
-		if err := w.write(&b, r); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(strings.ToLower(b.String()), "scenario") || strings.Contains(b.String(), "0 clients") {
-			t.Errorf("%s of a checks-only report names a scenario:\n%s", w.ext, b.String())
-		}
+		require.NoError(t, w.write(&b, r))
+		assert.NotContains(t, strings.ToLower(b.String()), "scenario", "%s of a checks-only report names a scenario", w.ext)
+		assert.NotContains(t, b.String(), "0 clients", "%s of a checks-only report names a scenario", w.ext)
 	}
 }
 

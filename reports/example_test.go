@@ -34,6 +34,8 @@ func ExampleWriteMarkdown() {
 			Detail:    `delay 1 of "dev-000000" = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.05)`,
 			Figure:    0,
 			Threshold: 0.05,
+			Cause:     string(properties.NoJitter),
+			Remedy:    properties.NoJitter.Remedy(),
 		}},
 	}
 	r.AddReplay(res)
@@ -44,16 +46,35 @@ func ExampleWriteMarkdown() {
 	// Output:
 	// # jitterkit: FAIL for none:base=100ms,cap=10s
 	//
-	// - **Verdict:** FAIL
-	// - **Policy:** none:base=100ms,cap=10s (spec)
-	// - **Scenario:** outage: 400 clients, accept rate 50/s, down 2s, window 1s, 3 runs, threshold 0.6
-	// - **Seed:** 1 · jitterkit v0.1.0 · schema jitterkit.report/v2
+	// **FAIL**: the replay's peak ratio 24 is over the 0.6 threshold, and the spread check failed.
 	//
-	// ## Checks
+	// ## What to change first
+	//
+	// Add jitter: draw each delay at random within its backoff window (full jitter: uniform between 0 and the window; decorrelated: between the base and three times the previous delay), from a generator seeded per device.
+	//
+	// Also:
+	//
+	// - Spread the retries wider (peak ratio 24 \> 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over 13.3s at least, so the base must be longer than that, with the cap above it; no change was found that passes.
+	//
+	// ## Checks: 1 failed
 	//
 	// | Status | Check | Figure | Threshold | Detail |
 	// |---|---|--:|--:|---|
 	// | **FAIL** | spread | 0 | 0.05 | delay 1 of "dev-000000" = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.05) |
+	//
+	// ## Arrivals per window
+	//
+	// ```mermaid
+	// xychart-beta
+	//     title "Most retries in one 1s window per 3s, run 2 of 3"
+	//     x-axis "time since the failure (s)" [0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45, 48, 51, 54, 57, 60]
+	//     y-axis "retries per 1s window" 0 --> 1500
+	//     bar [1200, 400, 350, 0, 300, 0, 0, 250, 0, 0, 200, 0, 0, 0, 150, 0, 0, 100, 0, 0, 50]
+	//     line [50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50]
+	//     line [30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30]
+	// ```
+	//
+	// The bars are the retries of run 2 (seed 16860738450190168606), each bar the most in one 1s window within its 3s, up to 1,200; the first attempts are left out. The upper line is the accept budget, 50, the lower the threshold, 0.6 × budget = 30.
 	//
 	// ## Replay
 	//
@@ -61,22 +82,23 @@ func ExampleWriteMarkdown() {
 	//
 	// | Figure | Median | 95% interval |
 	// |---|--:|--:|
-	// | all served after | 62.7 s | [62.7, 62.7] |
+	// | all served after | 62.7 s | [62.7, 62.7] s |
 	// | busiest window (all arrivals) | 1,600 | [1,600, 1,600] |
 	// | peak retry arrivals per window | 1,200 | [1,200, 1,200] |
 	// | peak ratio (retries / accept budget) | 24 | [24, 24] |
 	// | attempts | 3,800 | [3,800, 3,800] |
 	// | served | 400 | [400, 400] |
 	// | gave up | 0 | [0, 0] |
-	// | time to success, p50 | 22.7 s | [22.7, 22.7] |
-	// | time to success, p99 | 62.7 s | [62.7, 62.7] |
+	// | time to success, p50 | 22.7 s | [22.7, 22.7] s |
+	// | time to success, p99 | 62.7 s | [62.7, 62.7] s |
 	//
 	// 3 runs (seeds 1, 16860738450190168606, 16171810823986729605). The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of 50.
 	//
-	// ## What to change
+	// ---
 	//
-	// - Give each device its own jitter: every device waits the same delays (CV 0, want at least 0.05). Use full or decorrelated jitter, seeded from a stable hash of the device id, not the clock or a constant.
-	// - Spread the retries wider (peak ratio 24 \> 0.6): a wave of 400 retries stays within 0.6 of 50/s only when spread over at least 13.3s, so raise the base toward that, with the cap above it, or use more jitter.
+	// - **Policy:** none:base=100ms,cap=10s (spec)
+	// - **Scenario:** outage: 400 clients, accept rate 50/s, down 2s, window 1s, 3 runs, threshold 0.6
+	// - **Seed:** 1 · jitterkit v0.1.0 · schema jitterkit.report/v2
 }
 
 // A device id from a recorded trace, as a terminal or a report shows it:

@@ -248,8 +248,6 @@ func assertNoTemp(t *testing.T, dir string) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".tmp") || strings.HasSuffix(e.Name(), ".old") {
-			t.Errorf("%s holds %s", dir, e.Name())
-		}
+		assert.False(t, strings.HasSuffix(e.Name(), ".tmp") || strings.HasSuffix(e.Name(), ".old"), "%s holds %s", dir, e.Name())
 	}
 }

@@ -104,7 +104,8 @@ func clone(r reports.Report) reports.Report {
 }
 
 // buildFailingReport is the gate of no jitter on the lab's scenario: the checks
-// that fail for it, its replay, the comparison and its advice.
+// that fail for it, its replay, the comparison, the measured fix and its
+// advice.
 func buildFailingReport() reports.Report {
 	spec := labSpec(kit.None)
 	r := reports.Report{
@@ -114,7 +115,8 @@ func buildFailingReport() reports.Report {
 		Checks: []reports.Check{
 			{
 				Name: properties.NameSpread, Why: "devices that draw the same delays retry together and arrive as one wave.",
-				Status: verdict.Fail, Figure: 0, Threshold: 0.1,
+				Status: verdict.Fail, Figure: 0, Threshold: 0.1, Unit: "CV", Want: "≥",
+				Cause: string(properties.NoJitter), Remedy: properties.NoJitter.Remedy(),
 				Detail: `delay 1 of "dev-000000" = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 				Counterexample: &reports.Counterexample{
 					Attempt: 1,
@@ -127,22 +129,24 @@ func buildFailingReport() reports.Report {
 			},
 			{
 				Name: properties.NameClusters, Why: "a group of devices in lockstep storms as one, however spread the rest are.",
-				Status: verdict.Fail, Figure: 1, Threshold: 0.01,
+				Status: verdict.Fail, Figure: 1, Threshold: 0.01, Unit: "of the fleet", Want: "≤",
+				Cause: string(properties.NoJitter), Remedy: properties.NoJitter.Remedy(),
 				Detail: "1000 of 1000 devices share one sequence of delays; want at most 1% of the fleet",
 			},
 			{
 				Name: properties.NameFrozenClock, Why: "devices powered on by one relay boot in the same second.",
-				Status: verdict.Pass, Figure: 0, Threshold: 0.1,
+				Status: verdict.Pass, Figure: 0, Threshold: 0.1, Unit: "CV", Want: "≥",
 				Detail: "the delays do not depend on the boot instant",
 			},
 			{
 				Name: properties.NameReproducibility, Why: "a device that draws the same delays after a restart can be replayed.",
-				Status: verdict.Pass, Figure: 1, Threshold: 1,
+				Status: verdict.Pass, Figure: 1, Threshold: 1, Unit: "of the devices", Want: "≥",
 				Detail: "1000 of 1000 devices drew the same delays twice",
 			},
 			{
 				Name: properties.NameCapPhase, Why: "after a long outage every device has reached its cap, and only jitter keeps them apart.",
-				Status: verdict.Fail, Figure: 0, Threshold: 0.1,
+				Status: verdict.Fail, Figure: 0, Threshold: 0.1, Unit: "CV", Want: "≥",
+				Cause: string(properties.NoJitter), Remedy: properties.NoJitter.Remedy(),
 				Detail: `delay 12 of "dev-000000" = 10s for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
 				Counterexample: &reports.Counterexample{
 					Attempt: 12,
@@ -152,17 +156,37 @@ func buildFailingReport() reports.Report {
 			},
 			{
 				Name: properties.NameBounds, Why: "a negative, infinite or over-cap delay is a bug that waits for an outage.",
-				Status: verdict.Pass, Figure: 0, Threshold: 0,
+				Status: verdict.Pass, Figure: 0, Threshold: 0, Unit: "bad delays", Want: "≤",
 				Detail: "36000 delays, all finite and in [0, 10s]",
 			},
 		},
 		Replay:      replay(spec.Factory(), lab),
 		Comparisons: []reports.Comparison{comparison()},
 		EarlyDelays: earlyDelays(spec.Factory(), 1000, 3),
+		Fixes:       []reports.Fix{labFix()},
 	}
 	r.Verdict = verdict.Fail
 	r.Advice = reports.Advise(r)
 	return r
+}
+
+// labFix is the change the gate finds for no jitter on the fixtures'
+// outage, full jitter with a base and a cap of 30 s, replayed here as the
+// gate replays it: on the same scenario with the same runs, where it must
+// pass.
+func labFix() reports.Fix {
+	spec := kit.Spec{Strategy: kit.Full, Base: 30 * time.Second, Cap: 30 * time.Second}
+	p := replay(spec.Factory(), lab)
+	if p.Status != verdict.Pass {
+		panic("the fixture's fix does not pass: " + p.Detail)
+	}
+	return reports.Fix{
+		Change:    "use full jitter and raise the base from 100ms to 30s and the cap from 10s to 30s: " + spec.String(),
+		Spec:      spec.String(),
+		PeakRatio: p.Summary[sim.PeakRatio],
+		AllServed: p.Summary[sim.AllServed],
+		Checked:   true,
+	}
 }
 
 // buildPassingReport is the gate of decorrelated jitter (base 1 s, cap 60 s) on
@@ -178,9 +202,9 @@ func buildPassingReport() reports.Report {
 		Seed:       7,
 		Checks: []reports.Check{
 			{Name: properties.NameSpread, Why: "devices that draw the same delays retry together and arrive as one wave.",
-				Status: verdict.Pass, Figure: 0.291, Threshold: 0.1, Detail: "CV of the 1st delay across 1000 devices = 0.291 ≥ 0.1"},
+				Status: verdict.Pass, Figure: 0.291, Threshold: 0.1, Unit: "CV", Want: "≥", Detail: "CV of delay 1 across 1000 devices = 0.291 ≥ 0.1"},
 			{Name: properties.NameReproducibility, Why: "a device that draws the same delays after a restart can be replayed.",
-				Status: verdict.Warn, Figure: 1, Threshold: 1, Detail: "1000 of 1000 devices drew the same delays twice in one process; not tried across processes"},
+				Status: verdict.Warn, Figure: 1, Threshold: 1, Unit: "of the devices", Want: "≥", Detail: "1000 of 1000 devices drew the same delays twice in one process; not tried across processes"},
 		},
 		Replay:      replay(spec.Factory(), s),
 		EarlyDelays: earlyDelays(spec.Factory(), 1000, 3),

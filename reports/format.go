@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -25,12 +26,19 @@ var tableFigures = []sim.Figure{
 	sim.Attempts, sim.Served, sim.GaveUp, sim.P50Served, sim.P99Served,
 }
 
-// summaryFigures lists the summary's figures in the order the tables show
-// them.
-func summaryFigures(sum map[sim.Figure]sim.Estimate) []figure {
+// summaryFigures lists the replay's summary figures in the order the
+// tables show them. When not every device of an outage was served, the
+// time of the last one served is called so.
+func summaryFigures(p *Replay) []figure {
 	out := make([]figure, 0, len(tableFigures))
+	s := p.Scenario.WithDefaults()
 	for _, f := range tableFigures {
-		out = append(out, figure{f, f.Label(), f.Unit(), sum[f]})
+		label := f.Label()
+		if f == sim.AllServed && p.Summary[sim.Served].Median < float64(s.Clients) && (s.Kind == sim.Outage || s.Kind == sim.LongOutage) {
+			// Not every device was served: the time is the last one's.
+			label = "last served after"
+		}
+		out = append(out, figure{f, label, f.Unit(), p.Summary[f]})
 	}
 	return out
 }
@@ -92,6 +100,44 @@ func interval(iv sim.Estimate, unit string) string {
 // seconds formats a duration given in seconds, such as "2s" or "0.01s".
 func seconds(s float64) string {
 	return num(s) + "s"
+}
+
+// checkFigures formats a check's figure with its unit and its threshold
+// with the comparison it must meet: "CV 0.581" and "≥ 0.05", "100% of the
+// fleet" and "≤ 1%", "0 identical pairs" and "< 2". A check without a figure shows "–" for
+// both.
+func checkFigures(c Check) (figure, threshold string) {
+	if c.Unit == "" && c.Want == "" {
+		if c.Figure == 0 && c.Threshold == 0 {
+			return "–", "–"
+		}
+		return num(c.Figure), num(c.Threshold)
+	}
+	format := num
+	if strings.HasPrefix(c.Unit, "of ") {
+		format = percent
+	}
+	figure = withUnit(format(c.Figure), c.Unit)
+	if c.Unit == "CV" || c.Unit == "p" {
+		// A symbol reads before its number: "CV 0.581", "p 0.0181".
+		figure = c.Unit + " " + format(c.Figure)
+	}
+	return figure, strings.TrimSpace(c.Want + " " + format(c.Threshold))
+}
+
+// percent formats a share as a percentage with at most three significant
+// digits: 1 → "100%", 0.01 → "1%", 0.0125 → "1.25%".
+func percent(x float64) string {
+	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
+}
+
+// delay formats a delay a device drew, given in seconds, as a reader reads
+// it: 71.99ms, 1m29.83s.
+func delay(s float64) string {
+	if math.IsNaN(s) || math.IsInf(s, 0) || math.Abs(s) > math.MaxInt64/1e9 {
+		return num(s) + "s"
+	}
+	return kit.FormatApprox(time.Duration(math.Round(s * 1e9)))
 }
 
 // perSecond formats an accept rate.
@@ -156,22 +202,6 @@ func policyLine(p Policy) string {
 	return name + " (" + strings.Join(from, ", ") + ")"
 }
 
-// ordinal writes 1st, 2nd, 3rd, 4th...
-func ordinal(n int) string {
-	suffix := "th"
-	if n%100 < 11 || n%100 > 13 {
-		switch n % 10 {
-		case 1:
-			suffix = "st"
-		case 2:
-			suffix = "nd"
-		case 3:
-			suffix = "rd"
-		}
-	}
-	return strconv.Itoa(n) + suffix
-}
-
 // cut shortens a list of n items to ten, and says how many more there are.
 func cut(n int) (shown int, more string) {
 	if n <= 10 {
@@ -185,6 +215,10 @@ func nothingToChange(r Report) string {
 	switch {
 	case len(r.Checks) == 0 && r.Replay == nil:
 		return "nothing judged: the report holds no checks and no replay"
+	case r.Verdict == verdict.Inconclusive:
+		return "nothing found to act on yet: too little evidence was gathered for a verdict, as the reason says"
+	case r.Verdict != verdict.Pass && r.Verdict != "":
+		return "no advice: the findings above carry none"
 	case r.Replay == nil:
 		return "nothing: the policy passed every check"
 	case len(r.Checks) == 0:

@@ -22,9 +22,13 @@ func (r *Report) AddChecks(out properties.Outcome) {
 			Detail:    res.Detail,
 			Figure:    res.Figure,
 			Threshold: res.Threshold,
+			Unit:      res.Unit,
+			Want:      res.Want,
+			Cause:     string(res.Cause),
+			Remedy:    res.Remedy,
 		}
 		if x := res.Counterexample; x != nil {
-			c.Counterexample = &Counterexample{Attempt: x.Attempt, Seed: x.Seed, Replay: x.Replay}
+			c.Counterexample = &Counterexample{Attempt: x.Attempt, Others: x.Others, Seed: x.Seed, Replay: x.Replay}
 			for _, d := range x.Devices {
 				c.Counterexample.Devices = append(c.Counterexample.Devices, DeviceDelays{
 					ID: d.ID, DelaysS: inSeconds(d.Delays), Err: d.Err,

@@ -20,23 +20,20 @@ import (
 func TestAddChecks(t *testing.T) {
 	f := kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}.Factory()
 	out, err := properties.Run(context.Background(), f, properties.Config{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var r reports.Report
 	r.AddChecks(out)
-	if len(r.Checks) != len(out.Results) {
-		t.Fatalf("%d checks; want %d", len(r.Checks), len(out.Results))
-	}
+	require.Len(t, r.Checks, len(out.Results), "checks")
 	spread := r.Checks[0]
-	if spread.Name != properties.NameSpread || spread.Status != verdict.Fail || spread.Figure != 0 {
-		t.Errorf("spread = %s %s figure %v; want spread fail figure 0", spread.Name, spread.Status, spread.Figure)
+	assert.Equal(t, properties.NameSpread, spread.Name)
+	assert.Equal(t, verdict.Fail, spread.Status, "spread")
+	assert.Zero(t, spread.Figure, "spread's figure")
+	if x := spread.Counterexample; assert.NotNil(t, x, "spread's counterexample") && assert.NotEmpty(t, x.Devices, "spread's counterexample") {
+		assert.Equal(t, 1.0, x.Devices[0].DelaysS[0], "spread's counterexample: the first delay of its first device, in seconds")
 	}
-	if x := spread.Counterexample; x == nil || len(x.Devices) == 0 || x.Devices[0].DelaysS[0] != 1 {
-		t.Errorf("spread's counterexample = %+v; want devices whose first delay is 1 s", x)
-	}
-	if len(r.EarlyDelays) != 3 || r.EarlyDelays[2].Attempt != 3 || r.EarlyDelays[2].DelaysS[0] != 4 {
-		t.Errorf("early delays = %d attempts; want 3, the third of 4 s", len(r.EarlyDelays))
+	if assert.Len(t, r.EarlyDelays, 3, "early delays: attempts") {
+		assert.Equal(t, 3, r.EarlyDelays[2].Attempt, "the third early delays' attempt")
+		assert.Equal(t, 4.0, r.EarlyDelays[2].DelaysS[0], "the third early delay of the first device, in seconds")
 	}
 }
 

@@ -124,8 +124,10 @@ func assertNothingHidden(t *testing.T, out string, tabs bool) {
 		if r == '\n' || tabs && r == '\t' || unicode.IsGraphic(r) {
 			continue
 		}
+		// Not require.True for every rune: its bookkeeping would
+		// dominate a loop over megabytes of output.
 		start := max(0, i-40)
-		t.Fatalf("the output holds %U at byte %d: …%q…", r, i, out[start:min(len(out), i+40)])
+		require.Failf(t, "a hidden character in the output", "the output holds %U at byte %d: …%q…", r, i, out[start:min(len(out), i+40)])
 	}
 }
 

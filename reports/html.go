@@ -3,9 +3,13 @@ package reports
 import (
 	"bytes"
 	_ "embed"
+	"fmt"
 	"html/template"
 	"io"
+	"math"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -13,15 +17,22 @@ import (
 //go:embed report.html.tmpl
 var htmlSource string
 
-var htmlTemplate = template.Must(template.New("report.html").
-	Funcs(template.FuncMap{"upper": upper}).
-	Parse(htmlSource))
+// htmlTemplate is parsed the first time a report is written as HTML, so
+// that a program that writes none does not pay for it when it starts.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report.html").
+		Funcs(template.FuncMap{"upper": upper}).
+		Parse(htmlSource))
+})
 
-// WriteHTML writes r as one self-contained HTML page: the verdict, the
-// checks with their counterexamples, the replay's figures with its arrival
-// histogram, the spread of the early delays, the comparison, and what to
-// change. The charts are inline SVG drawn by gonum.org/v1/plot; the page
-// loads nothing else. Every string from r is escaped.
+// WriteHTML writes r as one self-contained HTML page for a reader in a
+// hurry. The first screen holds the verdict, its reason in one line and
+// what to change first, with the measured figures of the fix when the gate
+// found one. The evidence follows: the findings before the checks that
+// passed, the replay with its arrival histogram, the comparison, the
+// spread of the early delays, every run, and a glossary of the terms. The
+// charts are inline SVG drawn by gonum.org/v1/plot; the page loads nothing
+// else. Every string from r is escaped.
 func WriteHTML(w io.Writer, r Report) error {
 	return write(w, r, renderHTML)
 }
@@ -31,21 +42,39 @@ func WriteHTML(w io.Writer, r Report) error {
 // text it draws.
 type (
 	htmlView struct {
-		R           Report
-		Name        string
-		Nothing     string
-		Policy      string
-		Scenario    string
-		Checks      []htmlCheck
-		Replay      *htmlReplay
-		Spread      template.HTML
-		Comparisons []*htmlComparison
+		R        Report
+		Name     string
+		Policy   string
+		Scenario string
+		Reason   string
+		Change   htmlChange
+		Counts   string
+		Findings []htmlCheck
+		Passed   []htmlCheck
+		// PassedCounts says how many of Passed passed and were skipped.
+		PassedCounts string
+		Replay       *htmlReplay
+		Spread       template.HTML
+		Comparisons  []*htmlComparison
+		Glossary     []htmlTerm
+	}
+	htmlChange struct {
+		// Nothing is set when there is nothing to change; First is empty
+		// when nothing was judged.
+		Nothing       bool
+		First, Policy string
+		// Lead introduces the fix's policy when First is a change to the
+		// policy's own code.
+		Lead     string
+		Figures  []string
+		Measured string
+		Rest     []string
 	}
 	htmlCheck struct {
-		Name, Why, Detail string
-		Status            verdict.Status
-		Figure, Threshold string
-		Counterexample    *htmlCounterexample
+		Name, Why, Detail, Cause string
+		Status                   verdict.Status
+		Figure, Threshold        string
+		Counterexample           *htmlCounterexample
 	}
 	htmlCounterexample struct {
 		Head, More, Replay string
@@ -57,18 +86,24 @@ type (
 		Status  verdict.Status
 		Detail  string
 		Level   string
-		Seed    uint64
 		Figures []htmlFigure
-		Runs    [][]string
+		Runs    []htmlRun
 		Chart   template.HTML
+		Caption string
 	}
-	htmlFigure     struct{ Label, Median, Interval string }
+	htmlFigure struct{ Label, Median, Interval string }
+	htmlRun    struct {
+		Charted bool
+		Cells   []string
+	}
 	htmlComparison struct {
 		Title, Scenario string
 		Policies        []string
 		Rows            [][]string
 		Chart           template.HTML
+		Caption         string
 	}
+	htmlTerm struct{ Term, Definition string }
 )
 
 // htmlCounterexampleOf formats a counterexample's devices for the page.
@@ -79,7 +114,7 @@ func htmlCounterexampleOf(x *Counterexample) *htmlCounterexample {
 		var delays []string
 		m, dmore := cut(len(d.DelaysS))
 		for _, s := range d.DelaysS[:m] {
-			delays = append(delays, num(s))
+			delays = append(delays, delay(s))
 		}
 		if dmore != "" {
 			delays = append(delays, dmore)
@@ -89,52 +124,54 @@ func htmlCounterexampleOf(x *Counterexample) *htmlCounterexample {
 	return hx
 }
 
+// htmlChecks formats checks for the page.
+func htmlChecks(cs []Check) []htmlCheck {
+	var out []htmlCheck
+	for _, c := range cs {
+		hc := htmlCheck{Name: c.Name, Why: c.Why, Detail: c.Detail, Cause: c.Cause, Status: c.Status}
+		hc.Figure, hc.Threshold = checkFigures(c)
+		if x := c.Counterexample; x != nil {
+			hc.Counterexample = htmlCounterexampleOf(x)
+		}
+		out = append(out, hc)
+	}
+	return out
+}
+
 func renderHTML(r Report) ([]byte, error) {
 	raw := r
 	r = shown(r)
-	v := htmlView{R: r, Name: r.Policy.Name, Nothing: upperFirst(nothingToChange(r)) + ".", Policy: policyLine(r.Policy)}
+	v := htmlView{R: r, Name: r.Policy.Name, Policy: policyLine(r.Policy), Reason: upperFirst(verdictReason(r)) + "."}
 	if p := r.Replay; p != nil {
 		v.Scenario = scenarioLine(p.Scenario, p.Config.Runs)
 	}
 	if v.Name == "" {
 		v.Name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})
 	}
-	for _, c := range r.Checks {
-		hc := htmlCheck{Name: c.Name, Why: c.Why, Detail: c.Detail, Status: c.Status, Figure: num(c.Figure), Threshold: num(c.Threshold)}
-		if x := c.Counterexample; x != nil {
-			hc.Counterexample = htmlCounterexampleOf(x)
-		}
-		v.Checks = append(v.Checks, hc)
+
+	ch := whatToChange(raw, r)
+	v.Change = htmlChange{First: ch.First, Rest: ch.Rest}
+	if ch.First == "" && (len(r.Checks) > 0 || r.Replay != nil) {
+		v.Change.Nothing, v.Change.First = true, upperFirst(nothingToChange(r))+"."
 	}
+	if f := ch.Fix; f != nil {
+		v.Change.Lead = ch.Lead
+		v.Change.Policy = fixPolicy(*f)
+		v.Change.Figures = fixFigures(*f, threshold(r))
+		if len(v.Change.Figures) > 0 && r.Replay != nil {
+			v.Change.Measured = fmt.Sprintf("Replayed on the same scenario, %s.", plural(r.Replay.Config.WithDefaults().Runs, "run"))
+		}
+	}
+
+	findings, passed := findingsFirst(r.Checks)
+	v.Counts = checkCounts(r.Checks)
+	v.Findings, v.Passed = htmlChecks(findings), htmlChecks(passed)
+	v.PassedCounts = checkCounts(passed)
+
 	if p := r.Replay; p != nil {
-		hr := &htmlReplay{Status: p.Status, Detail: p.Detail, Level: upperFirst(intervalHeading(p.Config.WithDefaults().Level))}
-		if x := p.Stopped; x != nil {
-			hr.Stopped = htmlCounterexampleOf(x)
-		}
-		for _, f := range summaryFigures(p.Summary) {
-			if p.Stopped != nil {
-				break
-			}
-			hr.Figures = append(hr.Figures, htmlFigure{
-				Label:    f.label,
-				Median:   withUnit(num(f.iv.Median), f.unit),
-				Interval: "[" + num(f.iv.Low) + ", " + num(f.iv.High) + "]",
-			})
-		}
-		for _, run := range p.Runs {
-			hr.Runs = append(hr.Runs, []string{
-				num(float64(run.Seed)), num(run.AllServed.Seconds()), num(float64(run.BusiestWindowArrivals)),
-				num(float64(run.PeakRetryArrivals)), num(run.PeakRatio), num(float64(run.Attempts)),
-				num(float64(run.Served)), num(float64(run.GaveUp)), num(run.P50.Seconds()), num(run.P99.Seconds()),
-			})
-		}
-		if arrivals, _ := p.Histogram(); arrivals != nil {
-			hr.Seed = p.Runs[p.Representative].Seed
-			chart, err := histogramChart(p)
-			if err != nil {
-				return nil, err
-			}
-			hr.Chart = template.HTML(chart)
+		hr, err := htmlReplayOf(p)
+		if err != nil {
+			return nil, err
 		}
 		v.Replay = hr
 	}
@@ -154,7 +191,7 @@ func renderHTML(r Report) ([]byte, error) {
 		for _, row := range c.Rows {
 			cells := []string{num(float64(row.Clients))}
 			for _, iv := range row.Cells {
-				cells = append(cells, interval(iv, ""))
+				cells = append(cells, cell(c.Figure, iv))
 			}
 			hc.Rows = append(hc.Rows, cells)
 		}
@@ -163,11 +200,107 @@ func renderHTML(r Report) ([]byte, error) {
 			return nil, err
 		}
 		hc.Chart = template.HTML(chart)
+		hc.Caption = comparisonCaption(&raw.Comparisons[i])
 		v.Comparisons = append(v.Comparisons, hc)
 	}
+	v.Glossary = glossary(r)
+
 	var b bytes.Buffer
-	if err := htmlTemplate.Execute(&b, v); err != nil {
+	if err := htmlTemplate().Execute(&b, v); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// htmlReplayOf formats the replay for the page: its figures with their
+// units, every run, and the arrival histogram with its caption.
+func htmlReplayOf(p *Replay) (*htmlReplay, error) {
+	hr := &htmlReplay{Status: p.Status, Detail: p.Detail, Level: upperFirst(intervalHeading(p.Config.WithDefaults().Level))}
+	if x := p.Stopped; x != nil {
+		hr.Stopped = htmlCounterexampleOf(x)
+		return hr, nil
+	}
+	for _, f := range summaryFigures(p) {
+		hr.Figures = append(hr.Figures, htmlFigure{
+			Label:    f.label,
+			Median:   withUnit(num(f.iv.Median), f.unit),
+			Interval: withUnit("["+num(f.iv.Low)+", "+num(f.iv.High)+"]", f.unit),
+		})
+	}
+	for i, run := range p.Runs {
+		hr.Runs = append(hr.Runs, htmlRun{Charted: i == p.Representative, Cells: []string{
+			num(float64(i + 1)), strconv.FormatUint(run.Seed, 10), num(run.AllServed.Seconds()), num(float64(run.BusiestWindowArrivals)),
+			num(float64(run.PeakRetryArrivals)), num(run.PeakRatio), num(float64(run.Attempts)),
+			num(float64(run.Served)), num(float64(run.GaveUp)), num(run.P50.Seconds()), num(run.P99.Seconds()),
+		}})
+	}
+	if arrivals, _ := p.Histogram(); arrivals != nil {
+		chart, err := histogramChart(p)
+		if err != nil {
+			return nil, err
+		}
+		hr.Chart = template.HTML(chart)
+		hr.Caption = histogramCaption(p)
+	}
+	return hr, nil
+}
+
+// histogramCaption says what the arrival chart draws: which run, what the
+// bars and lines are, where the value axis is cut, and how the verdict is
+// reached from it.
+func histogramCaption(p *Replay) string {
+	s := p.Scenario.WithDefaults()
+	arrivals, retries := p.Histogram()
+	budget := p.Budget()
+	limit := s.Threshold * budget
+	top, cut := histogramScale(arrivals, retries, budget, limit)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run %d of %d (seed %d), in %s windows: each bar is a window's arrivals, the retries below and the first attempts above them.",
+		p.Representative+1, len(p.Runs), p.Runs[p.Representative].Seed, seconds(s.Window.Seconds()))
+	if cut {
+		fmt.Fprintf(&b, " The value axis stops at %s, so that the retries, the accept budget and the threshold stay readable; a bar that reaches higher is cut, with its value written beside it.", num(math.Round(top)))
+	}
+	if budget > 0 {
+		fmt.Fprintf(&b, " The server accepts up to %s requests in each window while it is up; the replay passes when the median over the runs of the peak of retries stays within the threshold, %s × %s = %s.",
+			num(budget), num(s.Threshold), num(budget), num(limit))
+	}
+	return b.String()
+}
+
+// comparisonCaption says what the comparison chart draws.
+func comparisonCaption(c *Comparison) string {
+	level := intervalHeading(c.Config.WithDefaults().Level)
+	s := fmt.Sprintf("Each dot is a policy's median over %s, and the bar through it, capped at both ends, spans the %s of that median; a narrow interval shows as caps beside the dot.",
+		plural(c.Config.WithDefaults().Runs, "run"), level)
+	if t := thresholdPhrase(c); t != "" {
+		s += fmt.Sprintf(" The dashed line is the threshold, %s: a dot is red when the median is over it, amber when only its interval reaches over, and green when all of it is within.", t)
+	}
+	return s
+}
+
+// glossary defines the terms the page uses, with the report's own
+// figures where it has them, and each check by why it matters.
+func glossary(r Report) []htmlTerm {
+	terms := []htmlTerm{
+		{"pass, fail, warn, skipped", "A check or replay passes when the property held on all the evidence it asked for and fails when it broke, with a counterexample. A warning is a real finding that fails only when asked to. A skipped check does not apply to the policy's source."},
+		{"inconclusive", "The check or the replay could not gather the evidence it needs: a deadline, a source that failed, too few devices. It is never a pass, and it gives no advice, since there is no finding to act on."},
+		{"delay n", "The wait a device draws before its retry n, which is its attempt n + 1. Delays count from 1 everywhere in this report, in the counterexamples and in the charts."},
+		{"CV", "The coefficient of variation of the devices' delays: their standard deviation over their mean. 0 means every device waits alike; the wider the jitter, the larger it is."},
+	}
+	if p := r.Replay; p != nil {
+		s := p.Scenario.WithDefaults()
+		budget := p.Budget()
+		terms = append(terms,
+			htmlTerm{"accept budget", fmt.Sprintf("The requests the server accepts in one window while it is up: its accept rate times the window, here %s × %s = %s.", perSecond(s.AcceptRate), duration(s.Window), num(budget))},
+			htmlTerm{"peak ratio", "The most retry arrivals in one window of a run, over the accept budget. It leaves out each device's first attempt, which the policy does not choose."},
+			htmlTerm{"threshold", fmt.Sprintf("The peak ratio the replay may reach, here %s: at most %s retries in one window. The replay fails when the median peak ratio over the runs is over it.", num(s.Threshold), num(s.Threshold*budget))},
+			htmlTerm{"interval", fmt.Sprintf("The %s of a median over the runs: the range that would hold the median of many more runs, at that confidence.", intervalHeading(p.Config.WithDefaults().Level))},
+		)
+	}
+	for _, c := range r.Checks {
+		if c.Why != "" {
+			terms = append(terms, htmlTerm{c.Name, upperFirst(c.Why)})
+		}
+	}
+	return terms
 }

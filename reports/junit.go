@@ -12,9 +12,12 @@ import (
 
 // WriteJUnit writes r as JUnit XML, so that CI systems list the checks: one
 // test case per check and one for the replay. A failed check or replay is a
-// failure carrying its detail and counterexample; an inconclusive check is
-// an error (the evidence was not gathered) and a skipped one is skipped,
-// each with its reason; a warning passes and carries its detail as output.
+// failure carrying its detail and counterexample, and what to change in
+// its message: a check's remedy for its root cause, and for the replay
+// what to change first (the measured fix, when the gate found one). An
+// inconclusive check is an error (the evidence was not gathered) and a
+// skipped one is skipped, each with its reason; a warning passes and
+// carries its detail and remedy as output.
 // The suite's properties hold the policy, scenario and seed. Every string
 // from r is shown as [Visible] shows it, so the file holds only characters
 // XML allows, and an id cannot close an element or open another.
@@ -66,6 +69,7 @@ type (
 )
 
 func renderJUnit(r Report) ([]byte, error) {
+	raw := r
 	r = shown(r)
 	suite := junitSuite{
 		Name: "jitterkit " + policyLine(r.Policy),
@@ -86,7 +90,16 @@ func renderJUnit(r Report) ([]byte, error) {
 	}
 	for _, c := range r.Checks {
 		tc := junitCase{Name: c.Name, Classname: "jitterkit.check"}
-		text := fmt.Sprintf("%s\nfigure %s, threshold %s\nwhy: %s", c.Detail, num(c.Figure), num(c.Threshold), c.Why)
+		f, th := checkFigures(c)
+		text := fmt.Sprintf("%s\nfigure %s, threshold %s\nwhy: %s", c.Detail, f, th, c.Why)
+		message := c.Detail
+		if c.Status.Finding() && c.Remedy != "" {
+			if c.Cause != "" {
+				text += "\ncause: " + c.Cause
+			}
+			text += "\nwhat to change: " + c.Remedy
+			message += "; what to change: " + c.Remedy
+		}
 		if x := c.Counterexample; x != nil {
 			var lines []string
 			n, more := cut(len(x.Devices))
@@ -103,7 +116,7 @@ func renderJUnit(r Report) ([]byte, error) {
 		}
 		switch c.Status {
 		case verdict.Fail:
-			tc.Failure = &junitFailure{Message: c.Detail, Type: "fail", Text: text}
+			tc.Failure = &junitFailure{Message: message, Type: "fail", Text: text}
 		case verdict.Inconclusive:
 			tc.Error = &junitFailure{Message: c.Detail, Type: "inconclusive", Text: text}
 		case verdict.Skipped:
@@ -115,6 +128,15 @@ func renderJUnit(r Report) ([]byte, error) {
 	}
 	if p := r.Replay; p != nil {
 		tc := junitCase{Name: "replay " + string(p.Scenario.WithDefaults().Kind), Classname: "jitterkit.replay"}
+		var first string
+		var rest []string
+		if p.Status == verdict.Fail {
+			first, rest = junitChange(raw, r)
+		}
+		message := p.Detail
+		if first != "" {
+			message += "; what to change first: " + first
+		}
 		var lines []string
 		lines = append(lines, p.Detail, scenarioLine(p.Scenario, p.Config.Runs))
 		if x := p.Stopped; x != nil {
@@ -126,14 +148,20 @@ func renderJUnit(r Report) ([]byte, error) {
 				lines = append(lines, "replay: "+x.Replay)
 			}
 		} else {
-			for _, f := range summaryFigures(p.Summary) {
+			for _, f := range summaryFigures(p) {
 				lines = append(lines, fmt.Sprintf("%s: %s", f.label, interval(f.iv, f.unit)))
+			}
+		}
+		if first != "" {
+			lines = append(lines, "what to change first: "+first)
+			for _, a := range rest {
+				lines = append(lines, "also: "+a)
 			}
 		}
 		text := strings.Join(lines, "\n")
 		switch p.Status {
 		case verdict.Fail:
-			tc.Failure = &junitFailure{Message: p.Detail, Type: "fail", Text: text}
+			tc.Failure = &junitFailure{Message: message, Type: "fail", Text: text}
 		case verdict.Inconclusive:
 			tc.Error = &junitFailure{Message: p.Detail, Type: "inconclusive", Text: text}
 		default:
@@ -162,4 +190,19 @@ func renderJUnit(r Report) ([]byte, error) {
 	}
 	b.WriteString("\n")
 	return b.Bytes(), nil
+}
+
+// junitChange returns what to change first, as one sentence with the
+// measured figures of the fix when the gate found one, and the rest of the
+// advice; "" when there is nothing to change.
+func junitChange(raw, r Report) (first string, rest []string) {
+	ch := whatToChange(raw, r)
+	first = ch.First
+	switch {
+	case ch.Fix != nil && ch.Lead != "":
+		first = ch.First + " " + ch.Sentence
+	case ch.Fix != nil:
+		first = ch.Sentence
+	}
+	return first, ch.Rest
 }

@@ -4,21 +4,26 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// WriteMarkdown writes r as Markdown for a pull request or a design
-// document: the verdict, the checks with their counterexamples, the replay's
-// figures, the comparison with other policies, and what to change. Strings
-// from r are escaped, so an id or a command cannot break a table.
+// WriteMarkdown writes r as Markdown for a pull request comment or a design
+// document, in the order a reviewer reads it: the verdict and its reason
+// in one line, what to change (the measured fix first), the checks with
+// the findings first and their counterexamples, the arrival histogram of
+// the replay as a Mermaid chart, the replay's figures, the comparison with
+// other policies, and where the report comes from. Strings from r are
+// escaped, so an id or a command cannot break a table.
 func WriteMarkdown(w io.Writer, r Report) error {
 	return write(w, r, renderMarkdown)
 }
 
 func renderMarkdown(r Report) ([]byte, error) {
+	raw := r
 	r = shown(r)
 	var b bytes.Buffer
 	name := r.Policy.Name
@@ -26,24 +31,53 @@ func renderMarkdown(r Report) ([]byte, error) {
 		name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})
 	}
 	fmt.Fprintf(&b, "# jitterkit: %s for %s\n\n", mdText(upper(r.Verdict)), mdText(name))
-	fmt.Fprintf(&b, "- **Verdict:** %s\n", mdText(upper(r.Verdict)))
-	fmt.Fprintf(&b, "- **Policy:** %s\n", mdText(policyLine(r.Policy)))
-	if r.Policy.Command != "" {
-		fmt.Fprintf(&b, "- **Command:** %s\n", mdCode(r.Policy.Command))
+	fmt.Fprintf(&b, "%s: %s.\n", mdStatus(r.Verdict), mdText(verdictReason(r)))
+
+	ch := whatToChange(raw, r)
+	switch {
+	case ch.First == "" && len(r.Checks) == 0 && r.Replay == nil:
+		// Nothing was judged, as the reason says: nothing to change.
+	case ch.First == "":
+		fmt.Fprintf(&b, "\n## What to change\n\n%s.\n", mdText(upperFirst(nothingToChange(r))))
+	case ch.Fix != nil:
+		fmt.Fprintf(&b, "\n## What to change first\n\n**%s**", mdText(ch.First))
+		p := fixPolicy(*ch.Fix)
+		switch {
+		case ch.Lead != "":
+			fmt.Fprintf(&b, "\n\n%s %s", mdText(ch.Lead), mdCode(p))
+		case p != "":
+			fmt.Fprintf(&b, ": %s", mdCode(p))
+		}
+		fmt.Fprintf(&b, "\n")
+		if figures := fixFigures(*ch.Fix, threshold(r)); len(figures) > 0 {
+			fmt.Fprintf(&b, "\n")
+			for _, f := range figures {
+				fmt.Fprintf(&b, "- %s\n", mdText(f))
+			}
+			if r.Replay != nil {
+				fmt.Fprintf(&b, "\nReplayed on the same scenario, %s.\n", plural(r.Replay.Config.WithDefaults().Runs, "run"))
+			}
+		}
+	default:
+		fmt.Fprintf(&b, "\n## What to change first\n\n%s\n", mdText(ch.First))
 	}
-	if p := r.Replay; p != nil {
-		fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(scenarioLine(p.Scenario, p.Config.Runs)))
+	if len(ch.Rest) > 0 {
+		fmt.Fprintf(&b, "\nAlso:\n\n")
+		for _, a := range ch.Rest {
+			fmt.Fprintf(&b, "- %s\n", mdText(a))
+		}
 	}
-	fmt.Fprintf(&b, "- **Seed:** %d · jitterkit %s · schema %s\n", r.Seed, mdText(r.KitVersion), mdText(r.Schema))
 
 	if len(r.Checks) > 0 {
-		fmt.Fprintf(&b, "\n## Checks\n\n")
+		findings, rest := findingsFirst(r.Checks)
+		fmt.Fprintf(&b, "\n## Checks: %s\n\n", checkCounts(r.Checks))
 		fmt.Fprintf(&b, "| Status | Check | Figure | Threshold | Detail |\n|---|---|--:|--:|---|\n")
-		for _, c := range r.Checks {
+		for _, c := range append(findings, rest...) {
+			f, th := checkFigures(c)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdStatus(c.Status), mdText(c.Name),
-				num(c.Figure), num(c.Threshold), mdText(c.Detail))
+				mdText(f), mdText(th), mdText(c.Detail))
 		}
-		for _, c := range r.Checks {
+		for _, c := range findings {
 			x := c.Counterexample
 			if x == nil || !c.Status.Finding() {
 				continue
@@ -63,6 +97,9 @@ func renderMarkdown(r Report) ([]byte, error) {
 	}
 
 	if p := r.Replay; p != nil {
+		if chart := mermaidArrivals(p); chart != "" {
+			fmt.Fprintf(&b, "\n## Arrivals per window\n\n%s", chart)
+		}
 		fmt.Fprintf(&b, "\n## Replay\n\n%s: %s\n\n", mdStatus(p.Status), mdText(p.Detail))
 		if x := p.Stopped; x != nil {
 			fmt.Fprintf(&b, "Counterexample: %s\n\n", counterexampleHead(x))
@@ -73,21 +110,21 @@ func renderMarkdown(r Report) ([]byte, error) {
 				fmt.Fprintf(&b, "\nReplay: %s\n", mdCode(x.Replay))
 			}
 		} else {
-			fmt.Fprintf(&b, "| Figure | Median | %s |\n|---|--:|--:|\n", upperFirst(intervalHeading(p.Config.Level)))
-			for _, f := range summaryFigures(p.Summary) {
-				fmt.Fprintf(&b, "| %s | %s | [%s, %s] |\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
+			fmt.Fprintf(&b, "| Figure | Median | %s |\n|---|--:|--:|\n", upperFirst(intervalHeading(p.Config.WithDefaults().Level)))
+			for _, f := range summaryFigures(p) {
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", f.label, withUnit(num(f.iv.Median), f.unit), withUnit("["+num(f.iv.Low)+", "+num(f.iv.High)+"]", f.unit))
 			}
 			fmt.Fprintf(&b, "\n%s (%s). The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.\n",
 				plural(len(p.Runs), "run"), seedList(p.Runs), num(p.Budget()))
 		}
 	}
 
-	for _, c := range r.Comparisons {
+	for i, c := range r.Comparisons {
 		if len(c.Rows) == 0 {
 			continue
 		}
 		label, unit := figureLabel(c.Figure)
-		fmt.Fprintf(&b, "\n## Comparison\n\n%s, median [interval], on %s.\n\n", upperFirst(withUnit(label, unitWord(unit))), mdText(scenarioLine(c.Scenario, c.Config.Runs)))
+		fmt.Fprintf(&b, "\n## Comparison\n\n%s, median [interval], on %s.\n\n", upperFirst(withUnit(label, unitWord(unit))), mdText(comparisonScenario(c)))
 		fmt.Fprintf(&b, "| Clients |")
 		for _, p := range c.Policies {
 			fmt.Fprintf(&b, " %s |", mdText(p))
@@ -96,20 +133,94 @@ func renderMarkdown(r Report) ([]byte, error) {
 		for _, row := range c.Rows {
 			fmt.Fprintf(&b, "| %s |", num(float64(row.Clients)))
 			for _, iv := range row.Cells {
-				fmt.Fprintf(&b, " %s |", interval(iv, ""))
+				fmt.Fprintf(&b, " %s |", cell(c.Figure, iv))
 			}
 			fmt.Fprintf(&b, "\n")
 		}
+		if t := thresholdPhrase(&raw.Comparisons[i]); t != "" {
+			fmt.Fprintf(&b, "\nThe threshold is %s.\n", t)
+		}
 	}
 
-	fmt.Fprintf(&b, "\n## What to change\n\n")
-	if len(r.Advice) == 0 {
-		fmt.Fprintf(&b, "%s.\n", upperFirst(nothingToChange(r)))
+	fmt.Fprintf(&b, "\n---\n\n")
+	fmt.Fprintf(&b, "- **Policy:** %s\n", mdText(policyLine(r.Policy)))
+	if r.Policy.Command != "" {
+		fmt.Fprintf(&b, "- **Command:** %s\n", mdCode(r.Policy.Command))
 	}
-	for _, a := range r.Advice {
-		fmt.Fprintf(&b, "- %s\n", mdText(a))
+	if p := r.Replay; p != nil {
+		fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(scenarioLine(p.Scenario, p.Config.Runs)))
 	}
+	fmt.Fprintf(&b, "- **Seed:** %d · jitterkit %s · schema %s\n", r.Seed, mdText(r.KitVersion), mdText(r.Schema))
 	return b.Bytes(), nil
+}
+
+// mermaidBins is the most bars the Mermaid chart of arrivals draws:
+// windows are joined into steps beyond it, so that its labels stay
+// legible.
+const mermaidBins = 24
+
+// mermaidArrivals draws the retry arrivals of the replay's representative
+// run as a Mermaid xychart, which GitHub and GitLab render from a code
+// block: a bar per step of windows, the most retries in one window of the
+// step, and the accept budget and the threshold as lines. The first
+// attempts are left out: the policy does not choose them, and they would
+// set the scale. It returns "" when the replay has no histogram.
+func mermaidArrivals(p *Replay) string {
+	arrivals, retries := p.Histogram()
+	if len(arrivals) == 0 {
+		return ""
+	}
+	s := p.Scenario.WithDefaults()
+	w := s.Window.Seconds()
+	if w <= 0 {
+		w = 1
+	}
+	budget := p.Budget()
+	limit := s.Threshold * budget
+	step := (len(arrivals) + mermaidBins - 1) / mermaidBins
+	var xs, bars, budgets, limits []string
+	var peak float64
+	for i := 0; i < len(arrivals); i += step {
+		most := 0
+		for _, n := range retries[min(i, len(retries)):min(i+step, len(retries))] {
+			most = max(most, n)
+		}
+		peak = max(peak, float64(most))
+		xs = append(xs, strconv.FormatFloat(round3(float64(i)*w), 'f', -1, 64))
+		bars = append(bars, strconv.Itoa(most))
+		budgets = append(budgets, strconv.FormatFloat(budget, 'f', -1, 64))
+		limits = append(limits, strconv.FormatFloat(limit, 'f', -1, 64))
+	}
+	top, _ := histogramScale(nil, retries, budget, limit)
+	var b strings.Builder
+	title := fmt.Sprintf("Retries per %s window, run %d of %d", seconds(w), p.Representative+1, len(p.Runs))
+	if step > 1 {
+		title = fmt.Sprintf("Most retries in one %s window per %s, run %d of %d", seconds(w), seconds(round3(float64(step)*w)), p.Representative+1, len(p.Runs))
+	}
+	fmt.Fprintf(&b, "```mermaid\nxychart-beta\n")
+	fmt.Fprintf(&b, "    title \"%s\"\n", title)
+	fmt.Fprintf(&b, "    x-axis \"time since the failure (s)\" [%s]\n", strings.Join(xs, ", "))
+	fmt.Fprintf(&b, "    y-axis \"retries per %s window\" 0 --> %s\n", seconds(w), strconv.FormatFloat(top, 'f', -1, 64))
+	fmt.Fprintf(&b, "    bar [%s]\n", strings.Join(bars, ", "))
+	if budget > 0 {
+		fmt.Fprintf(&b, "    line [%s]\n", strings.Join(budgets, ", "))
+		fmt.Fprintf(&b, "    line [%s]\n", strings.Join(limits, ", "))
+	}
+	fmt.Fprintf(&b, "```\n\n")
+	fmt.Fprintf(&b, "The bars are the retries of run %d (seed %d)", p.Representative+1, p.Runs[p.Representative].Seed)
+	if step > 1 {
+		fmt.Fprintf(&b, ", each bar the most in one %s window within its %s", seconds(w), seconds(round3(float64(step)*w)))
+	}
+	fmt.Fprintf(&b, ", up to %s; the first attempts are left out.", num(peak))
+	if budget > 0 {
+		upper, lower := fmt.Sprintf("the accept budget, %s", num(budget)), fmt.Sprintf("the threshold, %s × budget = %s", num(s.Threshold), num(limit))
+		if limit > budget {
+			upper, lower = lower, upper
+		}
+		fmt.Fprintf(&b, " The upper line is %s, the lower %s.", upper, lower)
+	}
+	fmt.Fprintf(&b, "\n")
+	return b.String()
 }
 
 // mdStatus writes a status in bold capitals.

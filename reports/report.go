@@ -45,8 +45,35 @@ type Report struct {
 	// EarlyDelays are the first delays of every checked device, one entry
 	// per attempt, for the chart of their spread.
 	EarlyDelays []AttemptDelays `json:"early_delays,omitempty"`
+	// Fixes are changes to the policy that were replayed on the same
+	// scenario and passed, the first the one to make: see [Fix].
+	Fixes []Fix `json:"fixes,omitempty"`
 	// Advice is what to change, one sentence each, usually from [Advise].
 	Advice []string `json:"advice,omitempty"`
+}
+
+// A Fix is a change to the policy that was tried on the same scenario, with
+// the same replications, and passed the replay, and the property checks
+// when the change could fail them.
+type Fix struct {
+	// Change says what to change, in words: "raise the base from 10s to
+	// 60s and the cap from 2m to 5m".
+	Change string `json:"change"`
+	// Spec is the changed policy when it is a built-in strategy, such as
+	// "full:base=1m,cap=5m"; empty when Scale applies.
+	Spec string `json:"spec,omitempty"`
+	// Scale multiplies every delay of the policy itself, when the change
+	// keeps the policy and slows it down; 0 otherwise.
+	Scale float64 `json:"scale,omitempty"`
+	// PeakRatio and AllServed are the changed policy's replay: the median
+	// and interval of its peak ratio and of the time until every device is
+	// served, in seconds.
+	PeakRatio sim.Estimate `json:"peak_ratio"`
+	AllServed sim.Estimate `json:"all_served_s"`
+	// Checked says that the property checks ran on the changed policy and
+	// passed; a scaled policy keeps the checks' verdicts, which do not
+	// depend on scale.
+	Checked bool `json:"checked"`
 }
 
 // A Policy identifies the checked policy. Only Source and one of Spec or
@@ -82,8 +109,19 @@ type Check struct {
 	// share of the fleet, a p-value, a count of bad delays.
 	Figure    float64 `json:"figure"`
 	Threshold float64 `json:"threshold"`
+	// Unit says what the figure counts, such as "CV", "p" or "identical
+	// pairs"; a unit that begins with "of " is a share, shown as a
+	// percentage. Want is how the figure is held to the threshold: "≥",
+	// "≤" or "<". Both are empty for a check without a figure.
+	Unit string `json:"unit,omitempty"`
+	Want string `json:"want,omitempty"`
 	// Counterexample is the smallest evidence of a finding, or nil.
 	Counterexample *Counterexample `json:"counterexample,omitempty"`
+	// Cause is the root cause of a finding, one of the properties.Cause
+	// constants, and Remedy what to change for it; both are empty when the
+	// check found nothing.
+	Cause  string `json:"cause,omitempty"`
+	Remedy string `json:"remedy,omitempty"`
 }
 
 // A Counterexample is the smallest set of devices that shows a finding,
@@ -94,6 +132,9 @@ type Counterexample struct {
 	Attempt int `json:"attempt"`
 	// Devices are the devices involved, with the delays they drew.
 	Devices []DeviceDelays `json:"devices"`
+	// Others counts the devices beyond Devices that share the finding,
+	// such as the rest of a fleet in lockstep.
+	Others int `json:"others,omitempty"`
 	// Seed is the seed that finds it again: the run's seed for the checks,
 	// the replication's own for a replay.
 	Seed uint64 `json:"seed"`

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"maps"
 	"math"
-	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -19,29 +24,16 @@ import (
 func TestJSONRoundTrip(t *testing.T) {
 	r := failingReport()
 	var b bytes.Buffer
-	if err := reports.WriteJSON(&b, r); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, reports.WriteJSON(&b, r))
 	var got reports.Report
-	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
 	r.Schema = reports.Schema
-	if !reflect.DeepEqual(got, r) {
-		t.Errorf("report.json read back differs from the report")
-	}
+	assert.Equal(t, r, got, "report.json read back")
 	var raw map[string]any
-	if err := json.Unmarshal(b.Bytes(), &raw); err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range []string{"schema", "verdict", "policy", "kit_version", "seed", "checks", "replay", "comparisons", "early_delays", "advice"} {
-		if _, ok := raw[key]; !ok {
-			t.Errorf("report.json has no %q", key)
-		}
-	}
-	if raw["schema"] != "jitterkit.report/v2" {
-		t.Errorf(`report.json "schema" = %v; want jitterkit.report/v2`, raw["schema"])
-	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &raw))
+	assert.Subset(t, slices.Collect(maps.Keys(raw)), []string{"schema", "verdict", "policy", "kit_version", "seed", "checks", "replay", "comparisons", "early_delays", "advice"},
+		"the keys of report.json")
+	assert.Equal(t, "jitterkit.report/v2", raw["schema"], `report.json "schema"`)
 }
 
 // TestNotFinite refuses, in every format, a report holding a number JSON
@@ -70,12 +62,8 @@ func TestNotFinite(t *testing.T) {
 				tt.spoil(&r)
 				var b bytes.Buffer
 				err := w.write(&b, r)
-				if err == nil || !strings.Contains(err.Error(), tt.want) {
-					t.Fatalf("error = %v; want one containing %q", err, tt.want)
-				}
-				if b.Len() != 0 {
-					t.Errorf("wrote %d bytes of a report it refused; want none", b.Len())
-				}
+				require.ErrorContains(t, err, tt.want)
+				assert.Zero(t, b.Len(), "bytes written of a report it refused")
 			})
 		}
 	}
@@ -104,15 +92,11 @@ func TestJUnit(t *testing.T) {
 	r.Checks[0].Counterexample.Devices[0].ID = "dev-\x00]]>-000000"
 	r.Checks[0].Detail += " \x00]]>"
 	var b bytes.Buffer
-	if err := reports.WriteJUnit(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
-		t.Fatalf("junit.xml does not parse: %v\n%s", err, b.String())
-	}
-	if doc.Tests != 7 || doc.Failures != 4 || len(doc.Suite.Cases) != 7 {
-		t.Fatalf("junit.xml: %d tests, %d failures, %d test cases; want 7, 4 and 7", doc.Tests, doc.Failures, len(doc.Suite.Cases))
-	}
+	require.NoError(t, reports.WriteJUnit(&b, r))
+	require.NoError(t, xml.Unmarshal(b.Bytes(), &doc), "junit.xml does not parse:\n%s", b.String())
+	require.Equal(t, 7, doc.Tests, "junit.xml: tests")
+	require.Equal(t, 4, doc.Failures, "junit.xml: failures")
+	require.Len(t, doc.Suite.Cases, 7, "junit.xml: test cases")
 	want := map[string]string{"spread": "fail", "clusters": "fail", "frozen-clock": "pass", "reproducibility": "warn",
 		"cap-phase": "fail", "bounds": "pass", "replay outage": "fail"}
 	for _, c := range doc.Suite.Cases {
@@ -123,22 +107,22 @@ func TestJUnit(t *testing.T) {
 		case strings.HasPrefix(c.SystemOut, "warning: "):
 			got = "warn"
 		}
-		if got != want[c.Name] {
-			t.Errorf("test case %q is a %s; want %s", c.Name, got, want[c.Name])
-		}
+		assert.Equal(t, want[c.Name], got, "test case %q", c.Name)
 	}
 	spread := doc.Suite.Cases[0].Failure
-	if !strings.HasSuffix(spread.Message, ` \x00]]>`) {
-		t.Errorf("spread's failure message = %q; want the NUL shown as \\x00 and the ]]> kept", spread.Message)
+	remedy := properties.NoJitter.Remedy()
+	assert.Equal(t, r.Checks[0].Detail[:len(r.Checks[0].Detail)-len(" \x00]]>")]+` \x00]]>; what to change: `+remedy, spread.Message,
+		"spread's failure message: the detail, the NUL shown as \\x00 and the ]]> kept, then the remedy")
+	for _, s := range []string{"1000 of 1000 devices", " \\x00]]>\n", `"dev-\x00]]>-000000": 100ms 200ms 400ms`, "replay: jitterkit check",
+		"cause: no-jitter\nwhat to change: " + remedy} {
+		assert.Contains(t, spread.Text, s, "spread's failure text")
 	}
-	for _, s := range []string{"1000 of 1000 devices", " \\x00]]>\n", `"dev-\x00]]>-000000": 0.1s 0.2s 0.4s`, "replay: jitterkit check"} {
-		if !strings.Contains(spread.Text, s) {
-			t.Errorf("spread's failure text lacks %q:\n%s", s, spread.Text)
-		}
-	}
-	if replay := doc.Suite.Cases[6].Failure; !strings.Contains(replay.Message, "peak ratio 24.00 [24.00, 24.00] > threshold 0.6") {
-		t.Errorf("the replay's failure message = %q; want the peak ratio against the threshold", replay.Message)
-	}
+	replay := doc.Suite.Cases[6].Failure
+	assert.True(t, strings.HasPrefix(replay.Message, "peak ratio 24.00 [24.00, 24.00] > threshold 0.6"), "the replay's failure message %q: the peak ratio against the threshold first", replay.Message)
+	first := "what to change first: Use full jitter and raise the base from 100ms to 30s and the cap from 10s to 30s: full:base=30s,cap=30s (replayed on the same scenario, its peak ratio is "
+	assert.Contains(t, replay.Message, "; "+first, "the replay's failure message: the measured fix")
+	assert.Contains(t, replay.Text, "\n"+first, "the replay's failure text: the measured fix")
+	assert.Contains(t, replay.Text, "\nalso: "+remedy, "the replay's failure text: the rest of the advice")
 }
 
 // TestMarkdownEscapes keeps a hostile id and policy name from breaking the
@@ -149,42 +133,52 @@ func TestMarkdownEscapes(t *testing.T) {
 	r.Checks[0].Detail = "got | want\nsecond line"
 	r.Checks[0].Counterexample.Devices[0].ID = "dev|`1`"
 	var b bytes.Buffer
-	if err := reports.WriteMarkdown(&b, r); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, reports.WriteMarkdown(&b, r))
 	md := b.String()
 	for _, bad := range []string{"<b>", "[x](", "got | want", "\nsecond line"} {
-		if strings.Contains(md, bad) {
-			t.Errorf("report.md holds %q unescaped", bad)
-		}
+		assert.NotContains(t, md, bad, "report.md holds %q unescaped", bad)
 	}
 	for _, line := range strings.Split(md, "\n") {
-		if strings.HasPrefix(line, "| **") && strings.Count(line, "|")-strings.Count(line, `\|`) != 6 {
-			t.Errorf("check row does not have five cells: %s", line)
+		if strings.HasPrefix(line, "| **") {
+			assert.Equal(t, 6, strings.Count(line, "|")-strings.Count(line, `\|`), "bars of a check row, which has five cells: %s", line)
 		}
 	}
-	if want := "- `` dev\\|`1` ``: 0.1s 0.2s 0.4s"; !strings.Contains(md, want) {
-		t.Errorf("report.md lacks the counterexample line %q:\n%s", want, md)
-	}
+	assert.Contains(t, md, "- `` dev\\|`1` ``: 100ms 200ms 400ms", "report.md lacks the counterexample line")
 }
 
-// TestTextVerdictFirst puts the verdict on the first line, then the checks,
+// TestTextVerdictFirst puts the verdict on the first line and its reason on
+// the second, then the checks,
 // the replay and what to change, in that order.
 func TestTextVerdictFirst(t *testing.T) {
 	var b bytes.Buffer
-	if err := reports.WriteText(&b, failingReport()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, reports.WriteText(&b, failingReport()))
 	text := b.String()
-	if first, _, _ := strings.Cut(text, "\n"); first != "FAIL  none:base=100ms,cap=10s (spec)" {
-		t.Errorf("first line = %q; want the verdict and the policy", first)
-	}
+	first, _, _ := strings.Cut(text, "\n")
+	assert.Equal(t, "FAIL  none:base=100ms,cap=10s (spec)", first, "first line: the verdict and the policy")
 	last := -1
-	for _, section := range []string{"\nchecks\n", "\nreplay  FAIL", "\ncomparison\n", "\nwhat to change\n  - Give each device its own jitter"} {
+	for _, section := range []string{
+		"\n      the replay's peak ratio 24 is over the 0.6 threshold, and 3 checks failed: spread, clusters, cap-phase\n",
+		"\nchecks\n", "\nreplay  FAIL", "\ncomparison\n", "\nwhat to change\n  - Use full jitter",
+	} {
 		i := strings.Index(text, section)
-		if i <= last {
-			t.Errorf("section %q at %d, not after the previous one at %d", section, i, last)
-		}
+		assert.Greater(t, i, last, "where section %q is, after the previous one", section)
 		last = i
+	}
+}
+
+// TestLastServedWhenNotAllServed names the time of the last device served
+// as such when some devices of an outage were never served.
+func TestLastServedWhenNotAllServed(t *testing.T) {
+	est := func(x float64) sim.Estimate { return sim.Estimate{Median: x, Low: x, High: x} }
+	for _, tt := range []struct {
+		served float64
+		want   string
+	}{{10, "all served after"}, {7, "last served after"}} {
+		r := reports.Report{Verdict: verdict.Fail, Replay: &reports.Replay{Status: verdict.Fail,
+			Scenario: sim.Scenario{Clients: 10, AcceptRate: 5},
+			Summary:  map[sim.Figure]sim.Estimate{sim.Served: est(tt.served), sim.AllServed: est(40), sim.PeakRatio: est(2)}}}
+		var b bytes.Buffer
+		require.NoError(t, reports.WriteText(&b, r))
+		assert.Contains(t, b.String(), tt.want, "%v of 10 served", tt.served)
 	}
 }

@@ -10,7 +10,8 @@ import (
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
-// WriteText writes the terminal summary of r: the verdict first, then a
+// WriteText writes the terminal summary of r: the verdict and its reason
+// in one line first, then a
 // table of the checks with the evidence of each failure, the replay's
 // figures, and what to change. Every string from r is shown as [Visible]
 // shows it, so nothing in r can move the cursor, recolour or clear the
@@ -23,6 +24,7 @@ func renderText(r Report) ([]byte, error) {
 	r = shown(r)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s  %s\n", upper(r.Verdict), policyLine(r.Policy))
+	fmt.Fprintf(&b, "      %s\n", verdictReason(r))
 	if p := r.Replay; p != nil {
 		fmt.Fprintf(&b, "      %s\n", scenarioLine(p.Scenario, p.Config.Runs))
 	}
@@ -33,7 +35,8 @@ func renderText(r Report) ([]byte, error) {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  status\tcheck\tfigure\tthreshold\tdetail\n")
 		for _, c := range r.Checks {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", upper(c.Status), c.Name, num(c.Figure), num(c.Threshold), c.Detail)
+			f, th := checkFigures(c)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", upper(c.Status), c.Name, f, th, c.Detail)
 		}
 		tw.Flush()
 		for _, c := range r.Checks {
@@ -66,7 +69,7 @@ func renderText(r Report) ([]byte, error) {
 		} else {
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  figure\tmedian\t%s\n", intervalHeading(p.Config.WithDefaults().Level))
-			for _, f := range summaryFigures(p.Summary) {
+			for _, f := range summaryFigures(p) {
 				fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
 			}
 			tw.Flush()
@@ -88,13 +91,21 @@ func renderText(r Report) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// counterexampleHead introduces a counterexample's devices.
+// counterexampleHead introduces a counterexample: how many devices it
+// shows of how many share the finding, and the delay it is about, counting
+// from 1 as the checks do: "2 of 1,000 devices, at delay 4".
 func counterexampleHead(x *Counterexample) string {
-	head := plural(len(x.Devices), "device")
-	if x.Attempt > 0 {
-		head += fmt.Sprintf(", %s delay", ordinal(x.Attempt))
+	var parts []string
+	switch n := len(x.Devices); {
+	case n > 0 && x.Others > 0:
+		parts = append(parts, fmt.Sprintf("%d of %s devices", n, num(float64(n+x.Others))))
+	case n > 0:
+		parts = append(parts, plural(n, "device"))
 	}
-	return head
+	if x.Attempt > 0 {
+		parts = append(parts, fmt.Sprintf("at delay %d", x.Attempt))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // deviceLine writes a device's id, in quotes, and its delays:
@@ -108,7 +119,7 @@ func delayList(d DeviceDelays) string {
 	n, more := cut(len(d.DelaysS))
 	var parts []string
 	for _, s := range d.DelaysS[:n] {
-		parts = append(parts, seconds(s))
+		parts = append(parts, delay(s))
 	}
 	if more != "" {
 		parts = append(parts, more)

@@ -48,7 +48,7 @@ func (r Report) validate() error {
 		if len(p.Runs) > 0 && (p.Representative < 0 || p.Representative >= len(p.Runs)) {
 			v.fail("replay.representative: run %d of %d", p.Representative, len(p.Runs))
 		}
-		for _, f := range summaryFigures(p.Summary) {
+		for _, f := range summaryFigures(p) {
 			v.nums("replay.summary."+string(f.key), f.iv.Median, f.iv.Low, f.iv.High)
 		}
 		v.nums("replay.budget", p.Budget(), p.Budget()*p.Scenario.WithDefaults().Threshold)
@@ -68,6 +68,9 @@ func (r Report) validate() error {
 				v.nums(fmt.Sprintf("comparisons[%d].rows[%d].cells[%d]", k, i, j), iv.Median, iv.Low, iv.High)
 			}
 		}
+	}
+	for i, f := range r.Fixes {
+		v.nums(fmt.Sprintf("fixes[%d]", i), f.Scale, f.PeakRatio.Median, f.PeakRatio.Low, f.PeakRatio.High, f.AllServed.Median, f.AllServed.Low, f.AllServed.High)
 	}
 	for i, a := range r.EarlyDelays {
 		v.nums(fmt.Sprintf("early_delays[%d]", i), a.DelaysS...)

@@ -213,6 +213,7 @@ func mapStrings(r Report, name, text func(string) string) Report {
 	for i := range r.Checks {
 		c := &r.Checks[i]
 		c.Name, c.Why, c.Status, c.Detail = name(c.Name), text(c.Why), status(c.Status), text(c.Detail)
+		c.Cause, c.Remedy = name(c.Cause), text(c.Remedy)
 		c.Counterexample = counterexample(c.Counterexample)
 	}
 	if p := r.Replay; p != nil {
@@ -231,6 +232,11 @@ func mapStrings(r Report, name, text func(string) string) Report {
 		for j := range c.Policies {
 			c.Policies[j] = name(c.Policies[j])
 		}
+	}
+	r.Fixes = slices.Clone(r.Fixes)
+	for i := range r.Fixes {
+		f := &r.Fixes[i]
+		f.Change, f.Spec = text(f.Change), name(f.Spec)
 	}
 	r.Advice = slices.Clone(r.Advice)
 	for i := range r.Advice {

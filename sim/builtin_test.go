@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -151,16 +150,10 @@ func TestBuiltinReplayMatchesGeneral(t *testing.T) {
 		f := spec.Factory()
 		fast, ferr := Replay(context.Background(), f, s, cfg)
 		slow, serr := Replay(context.Background(), general(f), s, cfg)
-		if fmt.Sprint(ferr) != fmt.Sprint(serr) {
-			t.Fatalf("Replay(%s, %+v): error %v on compact state; want %v through the policies", spec, s, ferr, serr)
+		require.Equal(t, fmt.Sprint(serr), fmt.Sprint(ferr), "Replay(%s, %+v): the error on compact state against the policies'", spec, s)
+		for i := range min(len(fast.Runs), len(slow.Runs)) {
+			require.Equal(t, slow.Runs[i], fast.Runs[i], "Replay(%s, %+v): run %d on compact state against the policies'", spec, s, i)
 		}
-		if !reflect.DeepEqual(fast, slow) {
-			for i := range fast.Runs {
-				if !reflect.DeepEqual(fast.Runs[i], slow.Runs[i]) {
-					t.Fatalf("Replay(%s, %+v): run %d differs\n got  %s\n want %s", spec, s, i, brief(fast.Runs[i]), brief(slow.Runs[i]))
-				}
-			}
-			t.Fatalf("Replay(%s, %+v): summaries differ\n got  %+v\n want %+v", spec, s, fast.Summary, slow.Summary)
-		}
+		require.Equal(t, slow, fast, "Replay(%s, %+v): the result on compact state against the policies'", spec, s)
 	})
 }

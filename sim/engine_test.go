@@ -2,11 +2,11 @@ package sim
 
 import (
 	"context"
-	"fmt"
-	"reflect"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -56,22 +56,9 @@ func TestReplayMatchesHeap(t *testing.T) {
 		name, f := drawFactory(t)
 		seed := rapid.Uint64().Draw(t, "seed")
 		res, err := Replay(context.Background(), f, s, Config{Runs: 1, Seed: seed})
-		if err != nil {
-			t.Fatalf("Replay(%s, %+v) = %v", name, s, err)
-		}
-		got, want := res.Runs[0], heapReplay(f, s, seed)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("Replay(%s, %+v): the calendar and the heap differ\n got  %s\n want %s", name, s, brief(got), brief(want))
-		}
+		require.NoError(t, err, "Replay(%s, %+v)", name, s)
+		require.Equal(t, heapReplay(f, s, seed), res.Runs[0], "Replay(%s, %+v): the heap's run against the calendar's", name, s)
 	})
-}
-
-// brief writes a run's figures without its histograms, then its
-// histograms.
-func brief(r Run) string {
-	a, ra := r.Arrivals, r.RetryArrivals
-	r.Arrivals, r.RetryArrivals = nil, nil
-	return fmt.Sprintf("%+v\n  arrivals %v\n  retries  %v", r, a, ra)
 }
 
 // TestCalendarFar replays delays longer than the calendar's ring, so that
@@ -93,16 +80,10 @@ func TestCalendarFar(t *testing.T) {
 	}
 	s := Scenario{Clients: 500, AcceptRate: 40, Down: 4 * time.Hour, Horizon: 6 * time.Hour, StartSpread: 20 * time.Minute}
 	res, err := Replay(context.Background(), f, s, Config{Runs: 1, Seed: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, want := res.Runs[0], heapReplay(f, s, 7)
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("the calendar and the heap differ\n got  %s\n want %s", brief(got), brief(want))
-	}
-	if got.Served != 500 {
-		t.Errorf("served %d of 500; want all", got.Served)
-	}
+	require.NoError(t, err)
+	got := res.Runs[0]
+	require.Equal(t, heapReplay(f, s, 7), got, "the heap's run against the calendar's")
+	assert.Equal(t, 500, got.Served, "served; want all 500")
 }
 
 func TestSelectFirst(t *testing.T) {
@@ -112,14 +93,10 @@ func TestSelectFirst(t *testing.T) {
 		y := append([]uint64(nil), x...)
 		selectFirst(y, k)
 		for i := range k {
-			if y[i] > y[k] {
-				t.Fatalf("after selectFirst(%v, %d): y[%d] = %d > y[%d] = %d", x, k, i, y[i], k, y[k])
-			}
+			require.LessOrEqual(t, y[i], y[k], "after selectFirst(%v, %d): y[%d] against y[%d]", x, k, i, k)
 		}
 		for i := k + 1; i < len(y); i++ {
-			if y[i] < y[k] {
-				t.Fatalf("after selectFirst(%v, %d): y[%d] = %d < y[%d] = %d", x, k, i, y[i], k, y[k])
-			}
+			require.GreaterOrEqual(t, y[i], y[k], "after selectFirst(%v, %d): y[%d] against y[%d]", x, k, i, k)
 		}
 	})
 }
@@ -131,13 +108,11 @@ func TestTunedHeap(t *testing.T) {
 		f := kit.Spec{Strategy: st}.Factory()
 		for _, seed := range []uint64{0, 3} {
 			res, err := Replay(context.Background(), f, Scenario{Clients: 5000, AcceptRate: 625}, Config{Runs: 1, Seed: seed})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			attempts, last := tunedHeapReplay(f, Scenario{Clients: 5000, AcceptRate: 625}, seed)
-			if got := res.Runs[0]; got.Attempts != attempts || got.AllServed != last {
-				t.Errorf("%s, seed %d: Replay made %d attempts, all served after %v; the tuned heap %d, %v", st, seed, got.Attempts, got.AllServed, attempts, last)
-			}
+			got := res.Runs[0]
+			assert.Equal(t, attempts, got.Attempts, "%s, seed %d: Replay's attempts against the tuned heap's", st, seed)
+			assert.Equal(t, last, got.AllServed, "%s, seed %d: Replay's all served after, against the tuned heap's", st, seed)
 		}
 	}
 }

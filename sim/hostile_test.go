@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"math"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // badAt returns a factory whose device number dev answers its n-th call of
@@ -18,7 +21,7 @@ func badAt(seed uint64, dev, n int, bad func() (time.Duration, error)) kit.Facto
 	id := deviceID(seed, dev)
 	return func(d kit.Device) kit.Policy {
 		calls := 0
-		return policyFunc(func() (time.Duration, error) {
+		return kittest.PolicyFunc(func() (time.Duration, error) {
 			calls++
 			if d.ID == id && calls == n {
 				return bad()
@@ -27,10 +30,6 @@ func badAt(seed uint64, dev, n int, bad func() (time.Duration, error)) kit.Facto
 		})
 	}
 }
-
-type policyFunc func() (time.Duration, error)
-
-func (f policyFunc) Next() (time.Duration, error) { return f() }
 
 var errUnreachable = errors.New("the program stopped answering")
 
@@ -79,17 +78,12 @@ func TestHostilePolicies(t *testing.T) {
 				}
 				_, err := Replay(context.Background(), c.f, s, Config{Runs: 3, Seed: seed, Workers: 1})
 				var de *DeviceError
-				if !errors.As(err, &de) {
-					t.Fatalf("Replay() error = %v; want a *DeviceError", err)
-				}
-				if err.Error() != c.want {
-					t.Errorf("Replay() error:\n got  %s\n want %s", err, c.want)
-				}
-				if de.Cause != c.cause || de.PolicyDefect() != c.defect {
-					t.Errorf("cause %v, defect %v; want %v, %v", de.Cause, de.PolicyDefect(), c.cause, c.defect)
-				}
-				if c.cause == SourceError && c.name == "source error" && !errors.Is(err, errUnreachable) {
-					t.Errorf("errors.Is(%v, the source's error) = false; want true", err)
+				require.ErrorAs(t, err, &de, "Replay()")
+				assert.EqualError(t, err, c.want, "Replay()")
+				assert.Equal(t, c.cause, de.Cause, "the cause")
+				assert.Equal(t, c.defect, de.PolicyDefect(), "PolicyDefect()")
+				if c.cause == SourceError && c.name == "source error" {
+					assert.ErrorIs(t, err, errUnreachable, "the source's error")
 				}
 			})
 		}
@@ -114,22 +108,14 @@ func TestReplayCancel(t *testing.T) {
 	}
 	s := Scenario{Clients: 20_000, AcceptRate: 50}
 	_, err := Replay(ctx, f, s, Config{Runs: 1})
-	if !errors.Is(err, stop) {
-		t.Fatalf("Replay() error = %v; want it to wrap the cancellation's cause", err)
-	}
-	if !strings.HasPrefix(err.Error(), "sim: run 0 (seed 0) stopped at simulated second ") {
-		t.Errorf("Replay() error = %q; want it to say where it stopped", err)
-	}
-	if n := calls.Load(); n > 200_000 {
-		t.Errorf("the policies were asked %d delays; want the replay stopped soon after 5,000", n)
-	}
+	require.ErrorIs(t, err, stop, "Replay() wraps the cancellation's cause")
+	assert.Regexp(t, `^sim: run 0 \(seed 0\) stopped at simulated second `, err.Error(), "Replay() says where it stopped")
+	assert.LessOrEqual(t, calls.Load(), int64(200_000), "the delays the policies were asked; want the replay stopped soon after 5,000")
 
 	done, cancelDone := context.WithCancel(context.Background())
 	cancelDone()
 	_, err = Replay(done, kit.Spec{Strategy: kit.Full}.Factory(), Scenario{}, Config{})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("Replay(a done context) error = %v; want context.Canceled", err)
-	}
+	assert.ErrorIs(t, err, context.Canceled, "Replay(a done context)")
 }
 
 // TestHungPolicy replays a policy that never returns for one device, and a
@@ -169,12 +155,10 @@ func TestHungPolicy(t *testing.T) {
 				go func() { <-entered; cancel() }()
 				_, err := Replay(ctx, c.f(entered), Scenario{Kind: kind, Clients: 40, AcceptRate: 1}, Config{Runs: 1, Seed: seed})
 				var de *DeviceError
-				if !errors.As(err, &de) || de.Cause != PolicyHung || !de.PolicyDefect() {
-					t.Fatalf("Replay() error = %v; want a *DeviceError with Cause PolicyHung", err)
-				}
-				if err.Error() != c.want {
-					t.Errorf("Replay() error:\n got  %s\n want %s", err, c.want)
-				}
+				require.ErrorAs(t, err, &de, "Replay()")
+				require.Equal(t, PolicyHung, de.Cause, "the cause of %v", err)
+				require.True(t, de.PolicyDefect(), "PolicyDefect() of %v", err)
+				assert.EqualError(t, err, c.want, "Replay()")
 			})
 		}
 	}

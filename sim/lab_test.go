@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/jitterkit/jitterkit/kit"
 )
 
@@ -26,16 +29,12 @@ func TestLabNoJitter(t *testing.T) {
 	for _, seed := range []uint64{0, 1, 2026, 1 << 63} {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			r, err := Replay(context.Background(), labPolicy(kit.None), labScenario, Config{Runs: 8, Seed: seed})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, run := range r.Runs {
 				got := fmt.Sprintf("all served after %.1f s, busiest second %d arrivals, attempts %d, served %d",
 					run.AllServed.Seconds(), run.BusiestWindowArrivals, run.Attempts, run.Served)
 				const want = "all served after 62.7 s, busiest second 1600 arrivals, attempts 3800, served 400"
-				if got != want {
-					t.Errorf("run seed %d: %s; want %s", run.Seed, got, want)
-				}
+				assert.Equal(t, want, got, "run seed %d", run.Seed)
 			}
 		})
 	}
@@ -63,9 +62,7 @@ var labReplay = func() func(t *testing.T) map[kit.Strategy]Result {
 		if len(results) == 0 {
 			for _, st := range kit.Strategies() {
 				r, err := Replay(context.Background(), labPolicy(st), labScenario, Config{Runs: labRuns, Seed: 1})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				results[st] = r
 			}
 		}
@@ -100,9 +97,7 @@ func TestLabJitterInLine(t *testing.T) {
 			}
 			slices.Sort(x)
 			lo, hi := x[len(x)/200], x[len(x)-1-len(x)/200]
-			if c.want < lo || c.want > hi {
-				t.Errorf("%s jitter: %s published %v; the central 99%% of %d runs is [%v, %v]", st, c.name, c.want, len(runs), lo, hi)
-			}
+			assert.True(t, lo <= c.want && c.want <= hi, "%s jitter: %s published %v; the central 99%% of %d runs is [%v, %v]", st, c.name, c.want, len(runs), lo, hi)
 		}
 	}
 }
@@ -121,19 +116,13 @@ func TestLabFindings(t *testing.T) {
 	for _, st := range []kit.Strategy{kit.Equal, kit.Full, kit.Decorrelated} {
 		e := med(st, AllServed)
 		lo, hi := none/e.High, none/e.Low
-		if lo < 3 || hi > 4.5 {
-			t.Errorf("%s jitter cuts the completion time %.2f- to %.2f-fold (none %.1fs, %s median %.1fs [%.1f, %.1f]); want three- to four-fold (within [3, 4.5])",
-				st, lo, hi, none, st, e.Median, e.Low, e.High)
-		}
+		assert.True(t, lo >= 3 && hi <= 4.5, "%s jitter cuts the completion time %.2f- to %.2f-fold (none %.1fs, %s median %.1fs [%.1f, %.1f]); want three- to four-fold (within [3, 4.5])",
+			st, lo, hi, none, st, e.Median, e.Low, e.High)
 	}
 	eq, full, no := med(kit.Equal, Attempts), med(kit.Full, Attempts), med(kit.None, Attempts)
-	if !(eq.High < full.Low && full.High < no.Low) {
-		t.Errorf("attempts: equal %v, full %v, none %v; want equal < full < none, intervals apart", eq, full, no)
-	}
+	assert.True(t, eq.High < full.Low && full.High < no.Low, "attempts: equal %v, full %v, none %v; want equal < full < none, intervals apart", eq, full, no)
 	bf, be, bn := med(kit.Full, BusiestWindowArrivals), med(kit.Equal, BusiestWindowArrivals), med(kit.None, BusiestWindowArrivals)
-	if !(bf.Low > be.High && bf.Low > bn.High) {
-		t.Errorf("busiest second: full %v, equal %v, none %v; want full the highest, intervals apart", bf, be, bn)
-	}
+	assert.True(t, bf.Low > be.High && bf.Low > bn.High, "busiest second: full %v, equal %v, none %v; want full the highest, intervals apart", bf, be, bn)
 	for _, st := range kit.Strategies() {
 		s := results[st].Summary
 		t.Logf("%-12s all served after %5.1fs [%5.1f, %5.1f]   busiest second %6.0f   attempts %6.0f   peak ratio %5.2f",

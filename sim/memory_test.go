@@ -3,9 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"runtime/debug"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,41 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
-
-// peakHeap runs f and returns the most heap in use above what was in use
-// before it, sampled every millisecond, with the collector at its default
-// setting (GOGC=100).
-func peakHeap(f func()) int64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	runtime.GC()
-	var base runtime.MemStats
-	runtime.ReadMemStats(&base)
-	var peak atomic.Uint64
-	peak.Store(base.HeapInuse)
-	done, sampled := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			if m.HeapInuse > peak.Load() {
-				peak.Store(m.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	f()
-	close(done)
-	<-sampled
-	return int64(peak.Load()) - int64(base.HeapInuse)
-}
 
 // The hostile review's three cases on the CLI, each of which ran far past
 // the 4 GiB guard, pinned here with limits in megabytes: Validate refuses
@@ -98,7 +62,7 @@ func TestMemoryHostileCases(t *testing.T) {
 			need := c.s.Memory(c.cfg)
 			require.LessOrEqual(t, need, c.s.MemoryLimit, "Memory within the limit Validate accepted")
 			var rerr error
-			used := peakHeap(func() { _, rerr = Replay(context.Background(), c.f, c.s, c.cfg) })
+			used := kittest.PeakHeap(time.Millisecond, func() { _, rerr = Replay(context.Background(), c.f, c.s, c.cfg) })
 			require.NoError(t, rerr)
 			t.Logf("peak heap %s; estimate %s; limit %s", formatBytes(used), formatBytes(need), formatBytes(c.s.MemoryLimit))
 			assert.LessOrEqual(t, used, need, "the estimate must cover the peak")
@@ -135,7 +99,7 @@ func TestMemoryCoversThePeak(t *testing.T) {
 			}
 			require.NoError(t, c.s.Validate(c.cfg))
 			var err error
-			used := peakHeap(func() { _, err = Replay(context.Background(), c.f, c.s, c.cfg) })
+			used := kittest.PeakHeap(time.Millisecond, func() { _, err = Replay(context.Background(), c.f, c.s, c.cfg) })
 			require.NoError(t, err)
 			need := c.s.Memory(c.cfg)
 			t.Logf("peak heap %s; estimate %s (%.1f times)", formatBytes(used), formatBytes(need), float64(need)/float64(used))

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // traceIDs returns n ids in the style of a recorded trace.
@@ -61,7 +62,7 @@ func TestReplayIDsError(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			f := func(d kit.Device) kit.Policy {
 				calls := 0
-				return policyFunc(func() (time.Duration, error) {
+				return kittest.PolicyFunc(func() (time.Duration, error) {
 					calls++
 					if d.ID == bad && calls == 2 {
 						return -time.Second, nil
@@ -92,7 +93,7 @@ func TestReplayIDsHung(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := func(d kit.Device) kit.Policy {
-		return policyFunc(func() (time.Duration, error) {
+		return kittest.PolicyFunc(func() (time.Duration, error) {
 			if d.ID == ids[9] {
 				cancel()
 				<-release
@@ -127,7 +128,7 @@ func TestReplayErrorDoesNotDependOnWorkers(t *testing.T) {
 					panic("run 7 fails at once")
 				}
 				calls := 0
-				return policyFunc(func() (time.Duration, error) {
+				return kittest.PolicyFunc(func() (time.Duration, error) {
 					calls++
 					if d.ID == id2 && calls == 3 {
 						if started5.Load() {
@@ -160,9 +161,9 @@ func TestReplayCancelledRunsAbove(t *testing.T) {
 	id := deviceID(runSeed(seed, 0), 0)
 	f := func(d kit.Device) kit.Policy {
 		if d.ID == id {
-			return policyFunc(func() (time.Duration, error) { return 0, errUnreachable })
+			return kittest.PolicyFunc(func() (time.Duration, error) { return 0, errUnreachable })
 		}
-		return policyFunc(func() (time.Duration, error) { calls.Add(1); return time.Millisecond, nil })
+		return kittest.PolicyFunc(func() (time.Duration, error) { calls.Add(1); return time.Millisecond, nil })
 	}
 	_, err := Replay(context.Background(), f, Scenario{Clients: 5000, AcceptRate: 1e-9, MaxAttempts: 1_000_000}, Config{Runs: 8, Seed: seed, Workers: 4})
 	require.True(t, errors.Is(err, errUnreachable), "Replay() error = %v; want run 0's", err)

@@ -4,14 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,9 +16,8 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestWriteJSONGolden pins the replay's JSON, byte for byte, for a small
 // replay of each kind. Rewrite with go test ./sim -run WriteJSONGolden -update.
@@ -38,65 +33,12 @@ func TestWriteJSONGolden(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := Replay(context.Background(), spec.Factory(), c.s, Config{Runs: 3, Seed: 11, Resamples: 200})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var got bytes.Buffer
-			if err := r.WriteJSON(&got, spec.String()); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join("testdata", "replay-"+c.name+".json")
-			if *update {
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to write it)", err)
-			}
-			if diff := lineDiff(string(want), got.String()); diff != "" {
-				t.Errorf("WriteJSON mismatch (-want +got):\n%s", diff)
-			}
+			require.NoError(t, r.WriteJSON(&got, spec.String()))
+			kittest.Golden(t, filepath.Join("testdata", "replay-"+c.name+".json"), got.Bytes())
 		})
 	}
-}
-
-// lineDiff returns the lines that differ between want and got, marked -
-// and +, or "" when they are equal.
-func lineDiff(want, got string) string {
-	if want == got {
-		return ""
-	}
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := range max(len(w), len(g)) {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, wl, gl)
-		}
-	}
-	return b.String()
-}
-
-// recordingTB records what a check reports.
-type recordingTB struct {
-	testing.TB
-	errors, logs []string
-}
-
-func (r *recordingTB) Helper() {}
-func (r *recordingTB) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-func (r *recordingTB) Logf(format string, args ...any) {
-	r.logs = append(r.logs, fmt.Sprintf(format, args...))
 }
 
 // TestCheck pins Check's messages word for word: a policy over the
@@ -104,37 +46,35 @@ func (r *recordingTB) Logf(format string, args ...any) {
 // replay that cannot run fails with the reason.
 func TestCheck(t *testing.T) {
 	t.Run("fail", func(t *testing.T) {
-		rec := &recordingTB{}
+		rec := &kittest.Recorder{}
 		Check(rec, labPolicy(kit.None), Scenario{}, Config{Runs: 3})
 		want := "sim.Check: peak ratio 24.00 [24.00, 24.00] > threshold 0.6: up to 1,200 retries in one 1s window against a budget of 50 (median of 3 runs, 95% CI); busiest window 1,600 arrivals; all served after 62.7s; 3,800 attempts; 400 of 400 served"
-		if len(rec.errors) != 1 || rec.errors[0] != want {
-			t.Errorf("Check reported %q\nwant [%q]", rec.errors, want)
-		}
+		assert.Equal(t, []string{want}, rec.Errors, "what Check reported")
 	})
 	t.Run("pass", func(t *testing.T) {
 		// At 5,000 a second the budget dwarfs full jitter's busiest
 		// second of about 1,600 retries (ratio 0.32).
-		rec := &recordingTB{}
+		rec := &kittest.Recorder{}
 		r := Check(rec, labPolicy(kit.Full), Scenario{AcceptRate: 5000}, Config{Runs: 5})
-		if len(rec.errors)+len(rec.logs) != 0 || r.Status() != verdict.Pass {
-			t.Errorf("Check reported %q %q, status %s; want a silent pass: %s", rec.errors, rec.logs, r.Status(), r.Detail())
-		}
+		assert.Empty(t, rec.Errors, "errors of a silent pass")
+		assert.Empty(t, rec.Logs, "logs of a silent pass")
+		assert.Equal(t, verdict.Pass, r.Status(), r.Detail())
 	})
 	t.Run("cannot run", func(t *testing.T) {
-		rec := &recordingTB{}
+		rec := &kittest.Recorder{}
 		Check(rec, labPolicy(kit.Full), Scenario{Clients: -4}, Config{})
 		want := "sim.Check: sim: clients -4 is negative"
-		if len(rec.errors) != 1 || rec.errors[0] != want {
-			t.Errorf("Check reported %q\nwant [%q]", rec.errors, want)
-		}
+		assert.Equal(t, []string{want}, rec.Errors, "what Check reported")
 	})
 	t.Run("warn", func(t *testing.T) {
 		// A horizon before the server comes up leaves every device
 		// still retrying: a warning, not a pass.
-		rec := &recordingTB{}
+		rec := &kittest.Recorder{}
 		r := Check(rec, labPolicy(kit.Full), Scenario{AcceptRate: 5000, Horizon: 1500 * time.Millisecond, Down: time.Hour}, Config{Runs: 3})
-		if len(rec.errors) != 0 || len(rec.logs) != 1 || r.Status() != verdict.Warn || !strings.HasPrefix(rec.logs[0], "sim.Check: warning: ") {
-			t.Errorf("Check reported errors %q, logs %q, status %s; want one warning", rec.errors, rec.logs, r.Status())
+		assert.Empty(t, rec.Errors, "errors of a warning")
+		assert.Equal(t, verdict.Warn, r.Status())
+		if assert.Len(t, rec.Logs, 1, "one warning") {
+			assert.Regexp(t, `^sim\.Check: warning: `, rec.Logs[0])
 		}
 	})
 }
@@ -144,12 +84,8 @@ func TestCheck(t *testing.T) {
 // whose median's 95% interval is close to the normal theory's, median ±
 // 1.96·1.2533·σ/√n.
 func TestBootstrapMedian(t *testing.T) {
-	if got := bootstrapMedian(0.95, 500, nil, []float64{3, 3, 3}); got != (Estimate{3, 3, 3}) {
-		t.Errorf("constant sample: %v; want {3 3 3}", got)
-	}
-	if got := bootstrapMedian(0.95, 500, nil, []float64{7}); got != (Estimate{7, 7, 7}) {
-		t.Errorf("one value: %v; want {7 7 7}", got)
-	}
+	assert.Equal(t, Estimate{3, 3, 3}, bootstrapMedian(0.95, 500, nil, []float64{3, 3, 3}), "constant sample")
+	assert.Equal(t, Estimate{7, 7, 7}, bootstrapMedian(0.95, 500, nil, []float64{7}), "one value")
 	// The bootstrap's standard error of a median is itself rough, off by
 	// about n^(-1/4) ≈ 22% at n = 401 (Hall and Martin, 1988); the
 	// half-width must fall within twice that of the normal theory's.
@@ -162,9 +98,9 @@ func TestBootstrapMedian(t *testing.T) {
 	got := bootstrapMedian(0.95, 2000, rand.NewPCG(3, 4), x)
 	want := 1.96 * 1.2533 / math.Sqrt(n)
 	half := (got.High - got.Low) / 2
-	if !(got.Low <= got.Median && got.Median <= got.High) || half < 0.56*want || half > 1.44*want || got.Low > 0 || got.High < 0 {
-		t.Errorf("normal sample of %d: %v, half-width %.4f; want an interval around 0 of half-width %.4f ± 44%%", n, got, half, want)
-	}
+	assert.True(t, got.Low <= got.Median && got.Median <= got.High, "normal sample of %d: %v; want the median within its interval", n, got)
+	assert.True(t, got.Low <= 0 && got.High >= 0, "normal sample of %d: %v; want an interval around 0", n, got)
+	assert.InEpsilon(t, want, half, 0.44, "normal sample of %d: %v: the half-width; want the normal theory's ± 44%%", n, got)
 }
 
 func TestCount(t *testing.T) {
@@ -182,9 +118,7 @@ func TestCount(t *testing.T) {
 		{1e16, "1e+16"},
 	}
 	for _, tt := range tests {
-		if got := count(tt.x); got != tt.want {
-			t.Errorf("count(%v) = %q; want %q", tt.x, got, tt.want)
-		}
+		assert.Equal(t, tt.want, count(tt.x), "count(%v)", tt.x)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // The sampling study: does 1/k of a fleet against 1/k of its accept rate
@@ -128,7 +129,7 @@ func TestLargestFleet(t *testing.T) {
 	var r Result
 	var err error
 	start := time.Now()
-	used := peakHeap(func() { r, err = Replay(context.Background(), kit.Spec{Strategy: kit.Full}.Factory(), s, cfg) })
+	used := kittest.PeakHeap(time.Millisecond, func() { r, err = Replay(context.Background(), kit.Spec{Strategy: kit.Full}.Factory(), s, cfg) })
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)

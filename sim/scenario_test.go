@@ -3,10 +3,11 @@ package sim
 import (
 	"context"
 	"math"
-	"reflect"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
@@ -38,22 +39,14 @@ func TestValidate(t *testing.T) {
 		{"negative retries", Scenario{Kind: Storm, Retries: -3}, "sim: retries -3 is negative"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.s.Validate(Config{})
-			if err == nil || err.Error() != c.want {
-				t.Errorf("Validate() = %v\nwant %s", err, c.want)
-			}
-			if _, rerr := Replay(context.Background(), kit.Spec{Strategy: kit.Full}.Factory(), c.s, Config{}); rerr == nil || rerr.Error() != c.want {
-				t.Errorf("Replay() error = %v\nwant %s", rerr, c.want)
-			}
+			assert.EqualError(t, c.s.Validate(Config{}), c.want, "Validate()")
+			_, rerr := Replay(context.Background(), kit.Spec{Strategy: kit.Full}.Factory(), c.s, Config{})
+			assert.EqualError(t, rerr, c.want, "Replay()")
 		})
 	}
-	if err := (Scenario{}).Validate(Config{}); err != nil {
-		t.Errorf("the default scenario: Validate() = %v; want nil", err)
-	}
+	assert.NoError(t, (Scenario{}).Validate(Config{}), "the default scenario")
 	big := Scenario{Clients: 1e9, MemoryLimit: 1 << 40}
-	if err := big.Validate(Config{}); err != nil {
-		t.Errorf("a billion clients within a 1 TiB limit: Validate() = %v; want nil", err)
-	}
+	assert.NoError(t, big.Validate(Config{}), "a billion clients within a 1 TiB limit")
 }
 
 // TestReplayWorkers checks that the figures do not depend on the number of
@@ -63,17 +56,13 @@ func TestReplayWorkers(t *testing.T) {
 	var first Result
 	for i, w := range []int{1, 2, 7} {
 		r, err := Replay(context.Background(), f, Scenario{}, Config{Runs: 9, Seed: 42, Workers: w})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		r.Config.Workers = 0
 		if i == 0 {
 			first = r
 			continue
 		}
-		if !reflect.DeepEqual(r, first) {
-			t.Errorf("Replay with %d workers differs from Replay with 1:\n got  %+v\n want %+v", w, r.Summary, first.Summary)
-		}
+		assert.Equal(t, first, r, "Replay with %d workers, against Replay with 1", w)
 	}
 }
 
@@ -81,21 +70,14 @@ func TestReplayWorkers(t *testing.T) {
 func TestRunSeed(t *testing.T) {
 	f := labPolicy(kit.Equal)
 	all, err := Replay(context.Background(), f, Scenario{}, Config{Runs: 4, Seed: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, run := range all.Runs {
 		one, err := Replay(context.Background(), f, Scenario{}, Config{Runs: 1, Seed: run.Seed})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(one.Runs[0], run) {
-			t.Errorf("run with seed %d replayed alone: %s\nwant %s", run.Seed, brief(one.Runs[0]), brief(run))
-		}
+		require.NoError(t, err)
+		assert.Equal(t, run, one.Runs[0], "run with seed %d replayed alone", run.Seed)
 	}
-	if a, b := all.Runs[0], all.Runs[1]; a.Attempts == b.Attempts && a.AllServed == b.AllServed {
-		t.Errorf("runs 0 and 1 have the same figures (%d attempts, %v); want different fleets", a.Attempts, a.AllServed)
-	}
+	a, b := all.Runs[0], all.Runs[1]
+	assert.False(t, a.Attempts == b.Attempts && a.AllServed == b.AllServed, "runs 0 and 1 have the same figures (%d attempts, %v); want different fleets", a.Attempts, a.AllServed)
 }
 
 // TestPeriodic shows why a timer needs a per-device offset: 3,000 devices
@@ -113,27 +95,15 @@ func TestPeriodic(t *testing.T) {
 	aligned, offset := base, base
 	aligned.Kind, offset.Kind = PeriodicAligned, Periodic
 	ra, err := Replay(context.Background(), f, aligned, Config{Runs: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ro, err := Replay(context.Background(), f, offset, Config{Runs: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, run := range ra.Runs {
-		if run.PeakRetryArrivals < 3000 {
-			t.Errorf("aligned timers, run seed %d: peak %d arrivals in one window; want at least the fleet, 3000", run.Seed, run.PeakRetryArrivals)
-		}
+		assert.GreaterOrEqual(t, run.PeakRetryArrivals, 3000, "aligned timers, run seed %d: peak arrivals in one window; want at least the fleet", run.Seed)
 	}
-	if ra.Status() != verdict.Fail {
-		t.Errorf("aligned timers: status %s; want fail: %s", ra.Status(), ra.Detail())
-	}
-	if ro.Status() != verdict.Pass {
-		t.Errorf("offset timers: status %s; want pass: %s", ro.Status(), ro.Detail())
-	}
-	if got := ro.Summary[Served].Median; got != 5*3000 {
-		t.Errorf("offset timers: %v firings served; want all of 5 periods × 3000", got)
-	}
+	assert.Equal(t, verdict.Fail, ra.Status(), "aligned timers: %s", ra.Detail())
+	assert.Equal(t, verdict.Pass, ro.Status(), "offset timers: %s", ro.Detail())
+	assert.Equal(t, float64(5*3000), ro.Summary[Served].Median, "offset timers: firings served; want all of 5 periods × 3000")
 	t.Logf("aligned: %s", ra.Detail())
 	t.Logf("offset:  %s", ro.Detail())
 }
@@ -147,22 +117,15 @@ func TestRetryAfter(t *testing.T) {
 	f := labPolicy(kit.Full)
 	s := Scenario{Window: 10 * time.Millisecond}
 	lab, err := Replay(context.Background(), f, s, Config{Runs: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s.Server = RetryAfter
 	hinted, err := Replay(context.Background(), f, s, Config{Runs: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, run := range hinted.Runs {
-		if run.PeakRetryArrivals != 400 {
-			t.Errorf("Retry-After 1s, run seed %d: peak %d retries in one 10ms window; want the whole fleet, 400", run.Seed, run.PeakRetryArrivals)
-		}
+		assert.Equal(t, 400, run.PeakRetryArrivals, "Retry-After 1s, run seed %d: peak retries in one 10ms window; want the whole fleet", run.Seed)
 	}
-	if got := lab.Summary[PeakRetryArrivals]; got.High >= 400/3 {
-		t.Errorf("full jitter without the hint: peak %v retries in one 10ms window; want under a third of the fleet", got)
-	}
+	got := lab.Summary[PeakRetryArrivals]
+	assert.Less(t, got.High, float64(400/3), "full jitter without the hint: peak %v retries in one 10ms window; want under a third of the fleet", got)
 }
 
 // TestLongOutage: after a minute down every device is at its 10s cap, and
@@ -182,25 +145,13 @@ func TestLongOutage(t *testing.T) {
 		return peak
 	}
 	none, err := Replay(context.Background(), labPolicy(kit.None), s, Config{Runs: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	full, err := Replay(context.Background(), labPolicy(kit.Full), s, Config{Runs: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := atCap(none); got != 2000 {
-		t.Errorf("no jitter at the cap: peak %d retries in one window; want the whole fleet, 2000", got)
-	}
-	if got := atCap(full); got > 2000/3 {
-		t.Errorf("full jitter at the cap: peak %d retries in one window; want about a fifth of the fleet, under a third", got)
-	}
-	if got := none.Summary[Served].Median; got != 2000 {
-		t.Errorf("no jitter: %v served; want all 2000 after the outage", got)
-	}
-	if !strings.Contains(none.Detail(), "2,000 of 2,000 served") {
-		t.Errorf("Detail() = %q; want it to say 2,000 of 2,000 served", none.Detail())
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 2000, atCap(none), "no jitter at the cap: peak retries in one window; want the whole fleet")
+	assert.LessOrEqual(t, atCap(full), 2000/3, "full jitter at the cap: peak retries in one window; want about a fifth of the fleet, under a third")
+	assert.Equal(t, float64(2000), none.Summary[Served].Median, "no jitter: served; want all after the outage")
+	assert.Contains(t, none.Detail(), "2,000 of 2,000 served", "no jitter: Detail()")
 }
 
 // FuzzScenario feeds arbitrary scenarios to Validate and, when they are
@@ -221,9 +172,7 @@ func FuzzScenario(f *testing.F) {
 			Period: time.Duration(period), Threshold: threshold, MaxAttempts: int(maxAttempts),
 		}
 		if err := s.Validate(Config{}); err != nil {
-			if !strings.HasPrefix(err.Error(), "sim: ") {
-				t.Fatalf("Validate(%+v) = %q; want the prefix sim: ", s, err)
-			}
+			require.Regexp(t, `^sim: `, err.Error(), "Validate(%+v)", s)
 			return
 		}
 		d := s.WithDefaults()
@@ -234,8 +183,7 @@ func FuzzScenario(f *testing.F) {
 			return
 		}
 		policy := kit.Spec{Strategy: kit.Full, Base: time.Millisecond, Cap: time.Second}.Factory()
-		if _, err := Replay(context.Background(), policy, s, Config{Runs: 2, Resamples: 50}); err != nil {
-			t.Fatalf("Replay(%+v) = %v; want no error for a valid scenario", s, err)
-		}
+		_, err := Replay(context.Background(), policy, s, Config{Runs: 2, Resamples: 50})
+		require.NoError(t, err, "Replay(%+v) of a valid scenario", s)
 	})
 }

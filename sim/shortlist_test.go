@@ -29,19 +29,14 @@ func TestShortlist(t *testing.T) {
 		l := newShortlist(n)
 		for _, i := range order {
 			l.add(runs[i].PeakRetryArrivals, i, func() *histogram {
-				if l.count+1 > (n+1)/2+1 {
-					t.Fatalf("the shortlist of %d runs keeps %d histograms; want at most %d", n, l.count+1, (n+1)/2+1)
-				}
+				require.LessOrEqual(t, l.count+1, (n+1)/2+1, "the histograms the shortlist of %d runs keeps while it decides", n)
 				return newHistogram([]int64{int64(i)}, nil)
 			})
-			if l.count > (n+1)/2 {
-				t.Fatalf("after adding run %d, the shortlist of %d runs keeps %d histograms; want at most %d", i, n, l.count, (n+1)/2)
-			}
+			require.LessOrEqual(t, l.count, (n+1)/2, "after adding run %d, the histograms the shortlist of %d runs keeps", i, n)
 		}
 		rep := representative(runs)
-		if got, _ := l.histogram(rep).ints(); len(got) != 1 || got[0] != rep {
-			t.Fatalf("the shortlist kept %v; want the histograms of run %d, the representative", got, rep)
-		}
+		got, _ := l.histogram(rep).ints()
+		require.Equal(t, []int{rep}, got, "the histograms the shortlist kept; want those of run %d, the representative", rep)
 	})
 }
 

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/jitterkit/jitterkit/kit"
 )
 
@@ -54,27 +57,20 @@ func TestStorm(t *testing.T) {
 			peak := map[kit.Strategy]Estimate{}
 			for _, st := range kit.Strategies() {
 				r, err := Replay(context.Background(), stormPolicy(st), stormScenario(n), Config{Runs: runs, Seed: 0})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				peak[st] = r.Summary[PeakRetryArrivals]
 				if st == kit.None {
 					for _, run := range r.Runs {
-						if run.PeakRetryArrivals != n {
-							t.Errorf("no jitter, run seed %d: peak %d retries in one window; want exactly N = %d", run.Seed, run.PeakRetryArrivals, n)
-						}
+						assert.Equal(t, n, run.PeakRetryArrivals, "no jitter, run seed %d: peak retries in one window; want exactly N", run.Seed)
 					}
 				}
 				t.Logf("%-12s peak %8.1f [%.0f, %.0f]   study %v", st, peak[st].Median, peak[st].Low, peak[st].High, stormPublished[n][st])
 			}
 			d, f, e, no := peak[kit.Decorrelated], peak[kit.Full], peak[kit.Equal], peak[kit.None]
-			if !(d.High < f.Low && f.High < e.Low && e.High < no.Low) {
-				t.Errorf("peaks: decorrelated %v, full %v, equal %v, none %v; want decorrelated < full < equal < none, intervals apart", d, f, e, no)
-			}
+			assert.True(t, d.High < f.Low && f.High < e.Low && e.High < no.Low, "peaks: decorrelated %v, full %v, equal %v, none %v; want decorrelated < full < equal < none, intervals apart", d, f, e, no)
 			for _, st := range []kit.Strategy{kit.Full, kit.Equal, kit.Decorrelated} {
-				if ratio := no.Median / peak[st].High; ratio < 10 {
-					t.Errorf("no jitter peaks only %.1f times higher than %s jitter (%v against %v); want an order of magnitude", ratio, st, no.Median, peak[st])
-				}
+				ratio := no.Median / peak[st].High
+				assert.GreaterOrEqual(t, ratio, 10.0, "how many times higher no jitter peaks than %s jitter (%v against %v); want an order of magnitude", st, no.Median, peak[st])
 			}
 		})
 	}

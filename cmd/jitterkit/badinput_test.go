@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestBadInput runs every kind of bad usage and bad input: each exits 2
@@ -89,12 +91,9 @@ its standard error ends with:
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			r := jitterkit(t, context.Background(), tt.args...)
-			if r.code != tt.code || r.stderr != tt.stderr+"\n" {
-				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", r.code, r.stderr, tt.code, tt.stderr)
-			}
-			if r.stdout != "" {
-				t.Errorf("wrote to stdout:\n%s", r.stdout)
-			}
+			assert.Equal(t, tt.code, r.code, "exit code; stderr:\n%s", r.stderr)
+			assert.Equal(t, tt.stderr+"\n", r.stderr, "stderr, word for word")
+			assert.Empty(t, r.stdout, "stdout")
 		})
 	}
 }
@@ -125,15 +124,11 @@ func TestPolicyDefects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			r := jitterkit(t, context.Background(), tt.args...)
-			if r.code != exitFail {
-				t.Errorf("exit %d, stderr %q; want 1", r.code, r.stderr)
-			}
+			assert.Equal(t, exitFail, r.code, "exit code; stderr %q", r.stderr)
 			for _, w := range tt.want {
 				// A status and a name are separated by the table's padding.
 				re := regexp.MustCompile(strings.Join(strings.Fields(regexp.QuoteMeta(w)), `\s+`))
-				if !re.MatchString(r.stdout) {
-					t.Errorf("summary lacks %q:\n%s", w, r.stdout)
-				}
+				assert.Regexp(t, re, r.stdout, "summary lacks %q", w)
 			}
 		})
 	}

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // TestHelp pins every help text, and checks that -h and help exit 0 and
@@ -34,17 +38,15 @@ func TestHelp(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			r := jitterkit(t, context.Background(), tt.args...)
-			if r.code != 0 || r.stderr != "" {
-				t.Fatalf("exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
-			}
-			golden(t, tt.golden, r.stdout)
+			require.Equal(t, 0, r.code, "exit code; stderr %q", r.stderr)
+			require.Empty(t, r.stderr, "stderr")
+			kittest.Golden(t, filepath.Join("testdata", tt.golden), []byte(r.stdout))
 		})
 	}
 	for _, command := range commands {
 		for _, f := range flags {
-			if described := strings.Contains(commandHelp(command), "  --"+f.name+" "); described != f.takes(command) {
-				t.Errorf("help for %s describes --%s: %v; %s takes it: %v", command, f.name, described, command, f.takes(command))
-			}
+			described := strings.Contains(commandHelp(command), "  --"+f.name+" ")
+			assert.Equal(t, f.takes(command), described, "help for %s describes --%s, as %s takes it", command, f.name, command)
 		}
 	}
 }
@@ -52,10 +54,9 @@ func TestHelp(t *testing.T) {
 // TestDemo pins the demo: the README's first command.
 func TestDemo(t *testing.T) {
 	r := jitterkit(t, context.Background())
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
-	}
-	golden(t, "demo.txt", r.stdout)
+	require.Equal(t, 0, r.code, "exit code; stderr %q", r.stderr)
+	require.Empty(t, r.stderr, "stderr")
+	kittest.Golden(t, filepath.Join("testdata", "demo.txt"), []byte(r.stdout))
 }
 
 // TestFailingGate pins the summary of a gate that a policy without jitter
@@ -63,42 +64,34 @@ func TestDemo(t *testing.T) {
 // to change.
 func TestFailingGate(t *testing.T) {
 	r := jitterkit(t, context.Background(), "gate", "--policy", "none:base=1s,cap=30s", "--runs", "5")
-	if r.code != exitFail || r.stderr != "jitterkit: the policy failed the gate\n" {
-		t.Errorf("exit %d, stderr %q; want 1 and the failure", r.code, r.stderr)
-	}
-	golden(t, "gate-none.txt", r.stdout)
+	assert.Equal(t, exitFail, r.code, "exit code")
+	assert.Equal(t, "jitterkit: the policy failed the gate\n", r.stderr, "stderr")
+	kittest.Golden(t, filepath.Join("testdata", "gate-none.txt"), []byte(r.stdout))
 }
 
 // TestCompareStorm pins a comparison of the four strategies in a storm.
 func TestCompareStorm(t *testing.T) {
 	r := jitterkit(t, context.Background(), "compare", "--scenario", "storm", "--clients", "1000,10000", "--runs", "5")
-	if r.code != 0 || r.stderr != "" {
-		t.Fatalf("exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
-	}
-	golden(t, "compare-storm.txt", r.stdout)
+	require.Equal(t, 0, r.code, "exit code; stderr %q", r.stderr)
+	require.Empty(t, r.stderr, "stderr")
+	kittest.Golden(t, filepath.Join("testdata", "compare-storm.txt"), []byte(r.stdout))
 }
 
 // TestConfig reads a config file, lets flags override it, and gives
 // compare its lists.
 func TestConfig(t *testing.T) {
 	r := jitterkit(t, context.Background(), "gate", "--config", "testdata/configs/gate.yaml")
-	if r.code != 0 {
-		t.Fatalf("gate --config: exit %d, stderr %q", r.code, r.stderr)
-	}
+	require.Equal(t, 0, r.code, "gate --config: exit code; stderr %q", r.stderr)
 	for _, want := range []string{"PASS  full:base=10s,cap=2m (spec)", "5 runs", "0.1 "} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("gate --config output lacks %q:\n%s", want, r.stdout)
-		}
+		assert.Contains(t, r.stdout, want, "gate --config output")
 	}
 	r = jitterkit(t, context.Background(), "gate", "--config", "testdata/configs/gate.yaml", "--policy", "none:base=1s,cap=30s", "--runs", "3")
-	if r.code != exitFail || !strings.HasPrefix(r.stdout, "FAIL  none:base=1s,cap=30s") || !strings.Contains(r.stdout, "3 runs") {
-		t.Errorf("flags over the config: exit %d, output:\n%s", r.code, r.stdout)
-	}
+	assert.Equal(t, exitFail, r.code, "flags over the config: exit code")
+	assert.True(t, strings.HasPrefix(r.stdout, "FAIL  none:base=1s,cap=30s"), "flags over the config: output:\n%s", r.stdout)
+	assert.Contains(t, r.stdout, "3 runs", "flags over the config: output")
 	r = jitterkit(t, context.Background(), "compare", "--config", "testdata/configs/compare.yaml")
-	if r.code != 0 {
-		t.Fatalf("compare --config: exit %d, stderr %q", r.code, r.stderr)
-	}
-	golden(t, "compare-config.txt", r.stdout)
+	require.Equal(t, 0, r.code, "compare --config: exit code; stderr %q", r.stderr)
+	kittest.Golden(t, filepath.Join("testdata", "compare-config.txt"), []byte(r.stdout))
 }
 
 // TestReportDir writes the four reports of a gate, and the replay's JSON.
@@ -106,12 +99,10 @@ func TestReportDir(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	r := jitterkit(t, context.Background(), "gate", "--policy", "full:base=1s,cap=60s", "--clients", "200", "--accept-rate", "500", "--runs", "3", "--report", out)
-	if r.code != 0 {
-		t.Fatalf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
-	}
+	require.Equal(t, 0, r.code, "exit code; stderr %q\n%s", r.stderr, r.stdout)
 	for _, name := range []string{"report.json", "report.md", "report.html", "junit.xml"} {
-		if fi, err := os.Stat(filepath.Join(out, name)); err != nil || fi.Size() == 0 {
-			t.Errorf("%s: %v", name, err)
+		if fi, err := os.Stat(filepath.Join(out, name)); assert.NoError(t, err, name) {
+			assert.NotZero(t, fi.Size(), "%s's size", name)
 		}
 	}
 	var rep struct {
@@ -121,22 +112,19 @@ func TestReportDir(t *testing.T) {
 		Comparisons []struct{ Policies []string }
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.Schema != "jitterkit.report/v2" || rep.Verdict != "pass" || len(rep.Checks) == 0 || len(rep.Comparisons) != 1 {
-		t.Errorf("report.json: schema %q, verdict %q, %d checks", rep.Schema, rep.Verdict, len(rep.Checks))
-	}
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Equal(t, "jitterkit.report/v2", rep.Schema, "report.json: schema")
+	assert.Equal(t, "pass", rep.Verdict, "report.json: verdict")
+	assert.NotEmpty(t, rep.Checks, "report.json: checks")
+	assert.Len(t, rep.Comparisons, 1, "report.json: comparisons")
 	want := []string{"full:base=1s,cap=1m", "none:base=1s,cap=1m", "equal:base=1s,cap=1m", "decorrelated:base=1s,cap=1m"}
-	if len(rep.Comparisons) == 1 && !slices.Equal(rep.Comparisons[0].Policies, want) {
-		t.Errorf("comparison policies = %q; want %q", rep.Comparisons[0].Policies, want)
+	if len(rep.Comparisons) == 1 {
+		assert.Equal(t, want, rep.Comparisons[0].Policies, "comparison policies")
 	}
 
 	path := filepath.Join(dir, "replay.json")
 	r = jitterkit(t, context.Background(), "replay", "--policy", "none:base=100ms,cap=10s", "--runs", "2", "--json", path)
-	if r.code != exitFail {
-		t.Fatalf("replay: exit %d, stderr %q", r.code, r.stderr)
-	}
+	require.Equal(t, exitFail, r.code, "replay: exit code; stderr %q", r.stderr)
 	var replayJSON struct {
 		Schema   string         `json:"schema"`
 		Scenario map[string]any `json:"scenario"`
@@ -145,26 +133,21 @@ func TestReportDir(t *testing.T) {
 		Summary  map[string]struct{ Median, Low, High float64 }
 	}
 	b, _ = os.ReadFile(path)
-	if err := json.Unmarshal(b, &replayJSON); err != nil {
-		t.Fatal(err)
-	}
-	if replayJSON.Policy != "none:base=100ms,cap=10s" || replayJSON.Scenario["clients"] != 400.0 || len(replayJSON.Runs) != 2 {
-		t.Errorf("replay.json: policy %q, scenario %v, %d runs", replayJSON.Policy, replayJSON.Scenario, len(replayJSON.Runs))
-	}
-	// The lab's figures for no jitter, whatever the seed.
+	require.NoError(t, json.Unmarshal(b, &replayJSON))
+	assert.Equal(t, "none:base=100ms,cap=10s", replayJSON.Policy, "replay.json: policy")
+	assert.Equal(t, 400.0, replayJSON.Scenario["clients"], "replay.json: the scenario's clients")
+	assert.Len(t, replayJSON.Runs, 2, "replay.json: runs")
+	// Without jitter only the first attempts' instants within the first
+	// second are drawn: every run of the 400-device outage serves all
+	// after 62.7s, to within that second's last arrival, in 3,800 attempts.
 	for _, run := range replayJSON.Runs {
 		for _, key := range []string{"seed", "all_served_s", "busiest_window_arrivals", "peak_retry_arrivals", "peak_ratio", "attempts", "served", "gave_up"} {
-			if _, ok := run[key]; !ok {
-				t.Errorf("replay.json run lacks %q", key)
-			}
+			assert.Contains(t, run, key, "replay.json run")
 		}
-		if run["all_served_s"] != 62.7 && run["attempts"] != 3800.0 {
-			t.Errorf("replay.json run = %v; want the lab's 62.7 s and 3,800 attempts", run)
-		}
+		assert.InDelta(t, 62.7, run["all_served_s"], 0.05, "replay.json run = %v", run)
+		assert.Equal(t, 3800.0, run["attempts"], "replay.json run = %v", run)
 	}
-	if s := replayJSON.Summary["peak_retry_arrivals"]; s.Median == 0 {
-		t.Errorf("replay.json summary = %v", replayJSON.Summary)
-	}
+	assert.NotZero(t, replayJSON.Summary["peak_retry_arrivals"].Median, "replay.json summary = %v", replayJSON.Summary)
 }
 
 // TestInterrupted cancels runs before and during their work: each says
@@ -172,9 +155,7 @@ func TestReportDir(t *testing.T) {
 func TestInterrupted(t *testing.T) {
 	out := t.TempDir()
 	old := filepath.Join(out, "report.json")
-	if err := os.WriteFile(old, []byte("previous report\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(old, []byte("previous report\n"), 0o644))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	tests := []struct {
@@ -186,9 +167,8 @@ func TestInterrupted(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := jitterkit(t, ctx, tt.args...)
-		if r.code != exitInterrupted || r.stderr != tt.want {
-			t.Errorf("%s: exit %d, stderr %q; want %d, %q", tt.args[0], r.code, r.stderr, exitInterrupted, tt.want)
-		}
+		assert.Equal(t, exitInterrupted, r.code, "%s: exit code", tt.args[0])
+		assert.Equal(t, tt.want, r.stderr, "%s: stderr", tt.args[0])
 	}
 	// Stopped in the middle of a replay, the message says where.
 	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -196,32 +176,24 @@ func TestInterrupted(t *testing.T) {
 	r := jitterkit(t, ctx, "replay", "--policy", "full", "--clients", "500000", "--accept-rate", "50000", "--runs", "40", "--report", out)
 	// Where it stopped depends on how far the machine got in 100ms: a run,
 	// or the start of the runs.
-	if want := "jitterkit: interrupted during the replay; no report was written\n"; r.code != exitInterrupted || r.stderr != want {
-		t.Errorf("replay: exit %d, stderr %q; want %d, %q", r.code, r.stderr, exitInterrupted, want)
-	}
-	if b, _ := os.ReadFile(old); string(b) != "previous report\n" {
-		t.Errorf("report.json = %q after interrupted runs; want the previous report", b)
-	}
-	if entries, _ := os.ReadDir(out); len(entries) != 1 {
-		t.Errorf("report dir holds %d files; want only the previous report", len(entries))
-	}
+	assert.Equal(t, exitInterrupted, r.code, "replay: exit code")
+	assert.Equal(t, "jitterkit: interrupted during the replay; no report was written\n", r.stderr, "replay: stderr")
+	b, _ := os.ReadFile(old)
+	assert.Equal(t, "previous report\n", string(b), "report.json after interrupted runs")
+	entries, _ := os.ReadDir(out)
+	assert.Len(t, entries, 1, "files in the report dir: only the previous report")
 }
 
 // TestTrace checks and replays recorded delays: the devices are the
 // trace's own.
 func TestTrace(t *testing.T) {
 	r := jitterkit(t, context.Background(), "gate", "--trace", "testdata/traces/full-jitter.csv", "--cap", "10s", "--clients", "300", "--accept-rate", "1000", "--down", "1ms", "--runs", "3")
-	if r.code != 0 {
-		t.Fatalf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
-	}
-	if !strings.HasPrefix(r.stdout, "PASS  testdata/traces/full-jitter.csv (trace)\n") || !strings.Contains(r.stdout, "300 clients") {
-		t.Errorf("output:\n%s", r.stdout)
-	}
+	require.Equal(t, 0, r.code, "exit code; stderr %q\n%s", r.stderr, r.stdout)
+	assert.True(t, strings.HasPrefix(r.stdout, "PASS  testdata/traces/full-jitter.csv (trace)\n"), "output:\n%s", r.stdout)
+	assert.Contains(t, r.stdout, "300 clients", "output")
 	r = jitterkit(t, context.Background(), "replay", "--trace", "testdata/traces/full-jitter.csv", "--clients", "1001")
-	want := "jitterkit: a fleet of 1001 devices: the recording testdata/traces/full-jitter.csv holds 1000\n"
-	if r.code != exitUsage || r.stderr != want {
-		t.Errorf("too many clients: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
-	}
+	assert.Equal(t, exitUsage, r.code, "too many clients: exit code")
+	assert.Equal(t, "jitterkit: a fleet of 1001 devices: the recording testdata/traces/full-jitter.csv holds 1000\n", r.stderr, "too many clients: stderr")
 }
 
 // TestExecPolicy checks a policy written in Python through the exec
@@ -237,12 +209,8 @@ func TestExecPolicy(t *testing.T) {
 	if strings.Contains(r.stderr, "not found") {
 		t.Skip("python3 not installed")
 	}
-	if r.code != 0 {
-		t.Fatalf("exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
-	}
-	if !strings.Contains(r.stdout, "from a second process") {
-		t.Errorf("reproducibility did not use a second process:\n%s", r.stdout)
-	}
+	require.Equal(t, 0, r.code, "exit code; stderr %q\n%s", r.stderr, r.stdout)
+	assert.Contains(t, r.stdout, "from a second process", "reproducibility did not use a second process")
 }
 
 // TestExitCodes maps each class of error to its exit code, and checks
@@ -262,9 +230,7 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var stderr strings.Builder
-		if got := exitCode(tt.err, &stderr); got != tt.code {
-			t.Errorf("exitCode(%v) = %d; want %d", tt.err, got, tt.code)
-		}
+		assert.Equal(t, tt.code, exitCode(tt.err, &stderr), "exitCode(%v)", tt.err)
 	}
 
 	dir := t.TempDir()
@@ -278,9 +244,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"replay", "--policy", "full", "--runs", "1", "--json", filepath.Join(dir, "missing", "r.json")}, "jitterkit: --json: create " + filepath.Join(dir, "missing", "r.json") + ": no such file or directory\n"},
 	} {
 		r := jitterkit(t, context.Background(), tt.args...)
-		if r.code != exitUsage || r.stderr != tt.want {
-			t.Errorf("%v: exit %d, stderr %q; want 2, %q", tt.args, r.code, r.stderr, tt.want)
-		}
+		assert.Equal(t, exitUsage, r.code, "%v: exit code", tt.args)
+		assert.Equal(t, tt.want, r.stderr, "%v: stderr", tt.args)
 	}
 }
 
@@ -290,7 +255,6 @@ func TestNoCrash(t *testing.T) {
 	var stdout, stderr strings.Builder
 	// A nil context makes the kit panic.
 	err := run(nil, []string{"replay", "--policy", "full", "--runs", "1"}, strings.NewReader(""), &stdout, &stderr)
-	if code := exitCode(err, &stderr); code != exitKit || !strings.HasPrefix(stderr.String(), "jitterkit: internal error: ") {
-		t.Errorf("exit %d, stderr %q; want 3 and an internal error", code, stderr.String())
-	}
+	assert.Equal(t, exitKit, exitCode(err, &stderr), "exit code")
+	assert.True(t, strings.HasPrefix(stderr.String(), "jitterkit: internal error: "), "stderr %q; want an internal error", stderr.String())
 }

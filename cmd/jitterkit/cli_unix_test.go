@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestFIFOWithoutAWriter opens a trace and a config that are FIFOs no one
@@ -28,9 +30,20 @@ func TestFIFOWithoutAWriter(t *testing.T) {
 		time.AfterFunc(50*time.Millisecond, cancel)
 		r := jitterkit(t, ctx, args...)
 		cancel()
-		want := "jitterkit: interrupted while opening " + fifo + "; no report was written\n"
-		if r.code != exitInterrupted || r.stderr != want {
-			t.Errorf("%s: exit %d, stderr %q; want %d, %q", args[0], r.code, r.stderr, exitInterrupted, want)
-		}
+		assert.Equal(t, exitInterrupted, r.code, "%s: exit code", args[0])
+		assert.Equal(t, "jitterkit: interrupted while opening "+fifo+"; no report was written\n", r.stderr, "%s: stderr", args[0])
 	}
+}
+
+// TestBrokenProgramStopsItsTwin runs a program that closes its output
+// behind the sh -c that started it, then sleeps for ten minutes, with a
+// silence timeout as long: the run ends with the protocol error as soon as
+// it is seen, without waiting for the second program the reproducibility
+// check starts, which does the same. Were it to wait, the test would
+// outlast go test's own timeout.
+func TestBrokenProgramStopsItsTwin(t *testing.T) {
+	program := `sh -c 'read -r line; exec 1>&-; exec sleep 600'; true`
+	res := jitterkit(t, context.Background(), "check", "--exec", program, "--exec-timeout", "10m", "--cap", "10s")
+	assert.Equal(t, 2, res.code, "stderr: %s", res.stderr)
+	assert.Contains(t, res.stderr, "it closed its output without answering")
 }

@@ -32,6 +32,7 @@ type options struct {
 	clients     []int // compare's fleet sizes; the others take one
 	report      string
 	json        string
+	noFix       bool
 
 	// given records the flags set, on the command line or in the config,
 	// and args those given on the command line, to write the command that
@@ -148,6 +149,14 @@ var flags = []flagDef{
 	}},
 	{"threshold", "RATIO", groupScenario, "highest peak ratio that passes", fmt.Sprint(sim.DefaultThreshold), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
 
+	{"fix", "", groupOutput, "when the policy fails, search the smallest change that passes on the same scenario, and replay it (--fix=false skips the search)", "true", "crg", func(o *options, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		o.noFix = !b
+		return nil
+	}},
 	{"report", "DIR", groupOutput, "write report.json, report.md, report.html and junit.xml to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
 	{"json", "FILE", groupOutput, "write every run's figures and their summary as JSON; a regular file is replaced whole, a device or FIFO written through", "", "r", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,9 +26,7 @@ func TestSplitSpecs(t *testing.T) {
 		{" full , none:cap=5s ", []string{"full", "none:cap=5s"}},
 	}
 	for _, tt := range tests {
-		if got := splitSpecs(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("splitSpecs(%q) = %q; want %q", tt.in, got, tt.want)
-		}
+		assert.Equal(t, tt.want, splitSpecs(tt.in), "splitSpecs(%q)", tt.in)
 	}
 }
 
@@ -89,7 +86,7 @@ func TestConfigCoversFlags(t *testing.T) {
 		"policy": "full", "exec": "true", "trace": "t.csv", "exec-timeout": "1m", "memory-limit": "1GiB",
 		"cap": "10s", "devices": "2000", "min-cv": "0.1", "require-reproducible": "true", "scenario": "storm",
 		"clients": "500", "accept-rate": "10", "down": "1s", "window": "1s", "start-spread": "1s", "horizon": "1h",
-		"retry-after": "1s", "runs": "3", "seed": "7", "threshold": "0.5", "report": "out", "json": "r.json",
+		"retry-after": "1s", "runs": "3", "seed": "7", "threshold": "0.5", "report": "out", "json": "r.json", "fix": "true",
 	}
 	var yaml strings.Builder
 	for _, f := range flags {
@@ -111,12 +108,11 @@ func TestConfigCoversFlags(t *testing.T) {
 func TestSplitSpecsIsLinear(t *testing.T) {
 	v := "full:" + strings.Repeat("base=1s,", 200_000) + "cap=2s"
 	allocs := testing.AllocsPerRun(1, func() { splitSpecs(v) })
-	if got := splitSpecs(v); len(got) != 1 || len(got[0]) != len(v) {
-		t.Fatalf("splitSpecs gave %d specs", len(got))
-	}
+	// Lengths, not the values: a failure would print 1.6 MB.
+	got := splitSpecs(v)
+	require.Equal(t, 1, len(got), "specs splitSpecs gave")
+	require.Equal(t, len(v), len(got[0]), "the length of the one spec")
 	// Linear: a few allocations per part at most, not one string per part
 	// grown to the whole length.
-	if allocs > 100 {
-		t.Errorf("splitSpecs made %.0f allocations for one spec of 200,000 parts; want a few", allocs)
-	}
+	assert.LessOrEqual(t, allocs, 100.0, "allocations of splitSpecs for one spec of 200,000 parts; want a few")
 }

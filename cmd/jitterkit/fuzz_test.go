@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
@@ -58,9 +60,7 @@ func FuzzFlags(f *testing.F) {
 			return
 		}
 		if err != nil {
-			if code := exitCode(err, &bytes.Buffer{}); code != exitUsage {
-				t.Fatalf("%q: exit %d for a refused command line (%v); want %d", line, code, err, exitUsage)
-			}
+			require.Equal(t, exitUsage, exitCode(err, &bytes.Buffer{}), "%q: exit code for a refused command line (%v)", line, err)
 			return
 		}
 		policies := o.specs
@@ -84,21 +84,15 @@ func FuzzFlags(f *testing.F) {
 			}
 			for _, spec := range policies {
 				res, err := sim.Replay(context.Background(), spec.Factory(), s, cfg)
-				if err != nil {
-					t.Fatalf("%q: replay of %s: %v", line, spec, err)
-				}
+				require.NoError(t, err, "%q: replay of %s", line, spec)
 				for name, e := range res.Summary {
 					for _, x := range []float64{e.Median, e.Low, e.High} {
-						if math.IsNaN(x) || math.IsInf(x, 0) {
-							t.Fatalf("%q: %s: %s = %v", line, spec, name, x)
-						}
+						require.False(t, math.IsNaN(x) || math.IsInf(x, 0), "%q: %s: %s = %v", line, spec, name, x)
 					}
 				}
 				var r reports.Report
 				r.AddReplay(res)
-				if err := reports.WriteText(&bytes.Buffer{}, r); err != nil {
-					t.Fatalf("%q: the report refuses the replay: %v", line, err)
-				}
+				require.NoError(t, reports.WriteText(&bytes.Buffer{}, r), "%q: the report refuses the replay", line)
 			}
 		}
 	})

@@ -155,7 +155,10 @@ func validate(command string, o *options) error {
 			return usageError("--devices does not apply to --trace: the trace's own devices are checked")
 		}
 	}
-	o.cfg.Steps = map[string]gate.Step{"check": gate.Checks, "replay": gate.Replay, "gate": gate.All, "compare": gate.Replay}[command]
+	o.cfg.Steps = map[string]gate.Step{"check": gate.Checks | gate.Fix, "replay": gate.Replay | gate.Fix, "gate": gate.All, "compare": gate.Replay}[command]
+	if o.noFix {
+		o.cfg.Steps &^= gate.Fix
+	}
 	o.cfg.Checks.MemoryLimit, o.cfg.Scenario.MemoryLimit = o.memoryLimit, o.memoryLimit
 	o.cfg.Reproduce = reproduce(o)
 	if err := checkOutputs(o); err != nil {

@@ -63,6 +63,11 @@ func openPolicies(ctx context.Context, o *options) ([]gate.Policy, error) {
 // from a second process.
 func openExec(ctx context.Context, o *options) (gate.Policy, error) {
 	opt := execpolicy.Options{Timeout: o.execTimeout}
+	// Once one of the programs has broken the protocol, the others are
+	// stopped at once rather than given their time to end their output:
+	// the run has failed, and a twin of a program that hangs on to its
+	// output would hold the run for a whole timeout.
+	ctx, abandon := context.WithCancel(ctx)
 	var started []*execpolicy.Program
 	start := func() (*execpolicy.Program, error) {
 		p, err := execpolicy.Start(ctx, o.exec, opt)
@@ -74,6 +79,7 @@ func openExec(ctx context.Context, o *options) (gate.Policy, error) {
 	}
 	first, err := start()
 	if err != nil {
+		abandon()
 		return gate.Policy{}, err
 	}
 	return gate.Policy{
@@ -97,6 +103,12 @@ func openExec(ctx context.Context, o *options) (gate.Policy, error) {
 			return nil
 		},
 		Close: func() error {
+			defer abandon()
+			for _, p := range started {
+				if p.Err() != nil {
+					abandon()
+				}
+			}
 			var first error
 			for _, p := range started {
 				if err := p.Close(); err != nil && first == nil && errors.As(err, new(*execpolicy.ProtocolError)) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/loop"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 const ms = time.Millisecond
@@ -273,19 +272,17 @@ func TestAPolicyMadeInsideABubble(t *testing.T) {
 // TestFactoryInsideABubble runs itself again in a process of its own, where
 // it calls Factory inside a bubble: the test must fail at once, saying why.
 func TestFactoryInsideABubble(t *testing.T) {
-	if os.Getenv("LOOP_FACTORY_IN_BUBBLE") == "1" {
+	if kittest.InChild(t) {
 		synctest.Test(t, func(t *testing.T) {
 			loop.Factory(t, each(polite(3, time.Second)), loop.Config{})
 			t.Log("Factory returned")
 		})
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFactoryInsideABubble$", "-test.v")
-	cmd.Env = append(os.Environ(), "LOOP_FACTORY_IN_BUBBLE=1")
-	out, err := cmd.CombinedOutput()
-	require.Error(t, err, "the test that calls Factory inside a bubble passed:\n%s", out)
-	assert.Contains(t, string(out), "loop: Factory cannot run inside a testing/synctest bubble")
-	assert.NotContains(t, string(out), "Factory returned")
+	out, failed := kittest.RunChild(t)
+	require.True(t, failed, "the test that calls Factory inside a bubble passed:\n%s", out)
+	assert.Contains(t, out, "loop: Factory cannot run inside a testing/synctest bubble")
+	assert.NotContains(t, out, "Factory returned")
 }
 
 func TestFactoryRefusesABadConfig(t *testing.T) {
@@ -294,19 +291,17 @@ func TestFactoryRefusesABadConfig(t *testing.T) {
 		"negative Timeout":   {Timeout: -time.Second},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if os.Getenv("LOOP_BAD_CONFIG") == name {
+			if kittest.InChild(t) {
 				loop.Factory(t, each(polite(3, time.Second)), cfg)
 				return
 			}
-			cmd := exec.Command(os.Args[0], "-test.run=^TestFactoryRefusesABadConfig$/^"+strings.ReplaceAll(name, " ", "_")+"$", "-test.v")
-			cmd.Env = append(os.Environ(), "LOOP_BAD_CONFIG="+name)
-			out, err := cmd.CombinedOutput()
-			require.Error(t, err, "%s:\n%s", name, out)
+			out, failed := kittest.RunChild(t)
+			require.True(t, failed, "%s:\n%s", name, out)
 			want := map[string]string{
 				"negative MaxDelays": "loop: MaxDelays -1 is negative",
 				"negative Timeout":   "loop: Timeout -1s is negative",
 			}[name]
-			assert.Contains(t, string(out), want)
+			assert.Contains(t, out, want)
 		})
 	}
 }

@@ -2,6 +2,9 @@ package gate
 
 import (
 	"context"
+	"flag"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,11 +21,16 @@ import (
 // testing/synctest bubble (see properties.RunFrozen), so a policy seeded
 // from time.Now is caught. When cfg.ReportDir is set, Check writes the
 // report's files there. A configuration out of range or a failure of the
-// policy's source fails t at once. Check returns the report.
+// policy's source fails t at once. A gate without a seed takes go test's
+// -rapid.seed when it is set, so that the seed a counterexample names,
+// gate.Config{Seed: 7}, is also -rapid.seed=7. Check returns the report.
 func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	t.Helper()
 	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
 		return properties.RunFrozen(t, f, c)
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = rapidSeed()
 	}
 	rep, err := run(t.Context(), p, cfg, frozen)
 	if err != nil {
@@ -40,7 +48,24 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	if cfg.ReportDir != "" {
 		if err := reports.WriteDir(t.Context(), cfg.ReportDir, rep); err != nil {
 			t.Errorf("gate: %v", err)
+		} else {
+			var files []string
+			for _, f := range reports.Formats() {
+				files = append(files, filepath.Join(cfg.ReportDir, string(f)))
+			}
+			t.Logf("report: %s", strings.Join(files, ", "))
 		}
 	}
 	return rep
+}
+
+// rapidSeed returns the seed go test's -rapid.seed flag sets, or 0: the
+// flag that finds a run of the property checks again finds a gate again.
+func rapidSeed() uint64 {
+	if f := flag.Lookup("rapid.seed"); f != nil {
+		if v, err := strconv.ParseUint(f.Value.String(), 10, 64); err == nil {
+			return v
+		}
+	}
+	return 0
 }

@@ -62,20 +62,19 @@ func (g *gate) compare(res sim.Result) (reports.Comparison, error) {
 	row := reports.ComparisonRow{Clients: res.Scenario.Clients}
 	c.Policies = append(c.Policies, g.p.Name)
 	row.Cells = append(row.Cells, res.Summary[f])
+	var cells []cell
 	for _, spec := range Builtins(g.p.Spec, res.Scenario.Kind, g.cfg.Checks.Cap) {
-		if g.p.Spec != nil && spec.String() == g.p.Spec.String() {
-			continue
+		if g.p.Spec == nil || spec.String() != g.p.Spec.String() {
+			cells = append(cells, cell{SpecPolicy(spec), res.Scenario.Clients})
 		}
-		b := SpecPolicy(spec)
-		r, stopped, err := g.replay(b, res.Scenario.Clients)
-		if err != nil {
-			return c, err
-		}
-		if stopped != nil {
-			return c, &DefectError{Policy: b.Name, Err: stopped}
-		}
-		c.Policies = append(c.Policies, b.Name)
-		row.Cells = append(row.Cells, r.Summary[f])
+	}
+	results, err := g.replayCells("comparison: devices", cells, 0)
+	if err != nil {
+		return c, err
+	}
+	for i, cl := range cells {
+		c.Policies = append(c.Policies, cl.p.Name)
+		row.Cells = append(row.Cells, results[i].Summary[f])
 	}
 	c.Rows = []reports.ComparisonRow{row}
 	return c, nil
@@ -98,16 +97,17 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 	if len(sizes) == 0 {
 		sizes = []int{0}
 	}
-	for _, p := range policies {
-		g.p = p
-		for _, n := range sizes {
-			s, err := g.scenario(n)
+	var cells []cell // by fleet size, then by policy
+	for _, n := range sizes {
+		for _, p := range policies {
+			s, err := g.scenarioOf(p, n)
 			if err != nil {
 				return nil, err
 			}
 			if err := s.Validate(cfg.Replay); err != nil {
 				return nil, &InputError{err}
 			}
+			cells = append(cells, cell{p, n})
 		}
 	}
 	figures := Headlines(kind)
@@ -118,17 +118,14 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 			out[i].Policies = append(out[i].Policies, p.Name)
 		}
 	}
-	for _, n := range sizes {
+	results, err := g.replayCells("replay: devices", cells, 0)
+	if err != nil {
+		return nil, err
+	}
+	for j := range sizes {
 		rows := make([]reports.ComparisonRow, len(figures))
-		for _, p := range policies {
-			g.p = p
-			res, stopped, err := g.replay(p, n)
-			if err != nil {
-				return nil, err
-			}
-			if stopped != nil {
-				return nil, &DefectError{Policy: p.Name, Err: stopped}
-			}
+		for k := range policies {
+			res := results[j*len(policies)+k]
 			for i, f := range figures {
 				rows[i].Clients = res.Scenario.Clients
 				rows[i].Cells = append(rows[i].Cells, res.Summary[f])

@@ -116,9 +116,16 @@ const (
 	// Comparison replays the four built-in strategies beside the policy
 	// on the same scenario.
 	Comparison
+	// Fix searches, when the policy fails, the smallest changes that pass
+	// on the same scenario (see Report.Fixes): its base and cap, its
+	// strategy, its seed, or its own delays slowed down. Each is replayed
+	// with the gate's replications, and checked when the change could fail
+	// the checks, before it is suggested. It costs at most about five times
+	// the gate's replay and comparison.
+	Fix
 
 	// All is every step, what the zero Steps means.
-	All = Checks | Replay | Comparison
+	All = Checks | Replay | Comparison | Fix
 )
 
 // DefaultSeed is the seed of a gate that sets none.
@@ -322,19 +329,25 @@ func specCap(s kit.Spec) time.Duration {
 	return max(kit.DefaultCap, s.Base)
 }
 
-// scenario returns the replay's scenario with clients devices (0 for the
-// configured fleet), with a recording's devices in place of drawn ones.
+// scenario returns the replay's scenario of the gate's policy with clients
+// devices (0 for the configured fleet), with a recording's devices in
+// place of drawn ones.
 func (g *gate) scenario(clients int) (sim.Scenario, error) {
+	return g.scenarioOf(g.p, clients)
+}
+
+// scenarioOf returns the replay's scenario of p with clients devices.
+func (g *gate) scenarioOf(p Policy, clients int) (sim.Scenario, error) {
 	s := g.cfg.Scenario
 	if clients > 0 {
 		s.Clients = clients
 	}
-	if ids := g.p.IDs; ids != nil {
+	if ids := p.IDs; ids != nil {
 		switch {
 		case s.Clients == 0:
 			s.IDs = ids
 		case s.Clients > len(ids):
-			return s, &InputError{fmt.Errorf("a fleet of %d devices: the recording %s holds %d", s.Clients, g.p.Name, len(ids))}
+			return s, &InputError{fmt.Errorf("a fleet of %d devices: the recording %s holds %d", s.Clients, p.Name, len(ids))}
 		default:
 			s.IDs, s.Clients = ids[:s.Clients], 0
 		}
@@ -371,13 +384,13 @@ func (g *gate) run() (reports.Report, error) {
 		}
 		rep.AddChecks(out)
 		for i := range rep.Checks {
-			if x := rep.Checks[i].Counterexample; x != nil && g.cfg.Reproduce != nil {
-				x.Replay = g.cfg.Reproduce(Checks, x.Seed)
+			if x := rep.Checks[i].Counterexample; x != nil {
+				x.Replay = g.reproduce(Checks, x.Seed)
 			}
 		}
 	}
 	if g.cfg.Steps&Replay == 0 {
-		return rep, nil
+		return rep, g.fix(&rep)
 	}
 	res, stopped, err := g.replay(g.p, 0)
 	if err != nil {
@@ -396,18 +409,32 @@ func (g *gate) run() (reports.Report, error) {
 		}
 		rep.Comparisons = []reports.Comparison{c}
 	}
-	return rep, nil
+	return rep, g.fix(&rep)
 }
 
-// reproduce says how to find again what the step found with seed.
+// fix adds the fixes of a failing policy, when the Fix step runs.
+func (g *gate) fix(rep *reports.Report) error {
+	if g.cfg.Steps&Fix == 0 {
+		return nil
+	}
+	fixes, err := g.fixes(*rep)
+	rep.Fixes = fixes
+	return err
+}
+
+// reproduce says how to find again what the step found with seed: the
+// gate's own seed finds it again, since the checks and the replay depend
+// on the policy and that seed alone; a replay stopped in one of its runs
+// can also be replayed as that run alone.
 func (g *gate) reproduce(step Step, seed uint64) string {
 	if g.cfg.Reproduce != nil {
 		return g.cfg.Reproduce(step, seed)
 	}
-	if step == Replay {
-		return fmt.Sprintf("sim.Config{Runs: 1, Seed: %d}", seed)
+	again := fmt.Sprintf("gate.Config{Seed: %d}", g.cfg.Seed)
+	if step == Replay && seed != g.cfg.Seed {
+		return fmt.Sprintf("%s; that run alone: sim.Check with sim.Config{Runs: 1, Seed: %d}", again, seed)
 	}
-	return fmt.Sprintf("Config.Seed = %d", seed)
+	return again
 }
 
 // meter starts the progress of a step.
@@ -474,18 +501,58 @@ func (g *gate) checks() (properties.Outcome, error) {
 // configured fleet). A policy's defect that stopped it is returned as
 // stopped, with the result holding only the configuration.
 func (g *gate) replay(p Policy, clients int) (res sim.Result, stopped *sim.DeviceError, err error) {
-	s, err := g.scenario(clients)
+	m := g.meter("replay: devices", g.devices([]cell{{p, clients}}, g.cfg.Replay))
+	defer m.Finish()
+	return g.replayOn(p, clients, g.cfg.Replay, m)
+}
+
+// devices counts the devices the cells' replays make with cfg, for the
+// progress.
+func (g *gate) devices(cells []cell, cfg sim.Config) int64 {
+	var n int64
+	for _, c := range cells {
+		if s, err := g.scenarioOf(c.p, c.clients); err == nil {
+			n += int64(s.WithDefaults().Clients) * int64(cfg.WithDefaults().Runs)
+		}
+	}
+	return n
+}
+
+// replayCells replays the cells, side by side when the plan lets them
+// (see plan), with runs runs each (0 for the gate's own), and returns
+// their results in the order of the cells. step names the progress shown,
+// none when it is empty. A replay a policy's defect stopped is a
+// *DefectError naming the policy; the error returned is the first cell's
+// in their order.
+func (g *gate) replayCells(step string, cells []cell, runs int) ([]sim.Result, error) {
+	atOnce, cfg := g.plan(cells, runs)
+	var m Meter = nopMeter{}
+	if step != "" {
+		m = g.meter(step, g.devices(cells, cfg))
+	}
+	defer m.Finish()
+	results := make([]sim.Result, len(cells))
+	err := each(len(cells), atOnce, func(i int) error {
+		res, stopped, err := g.replayOn(cells[i].p, cells[i].clients, cfg, m)
+		if stopped != nil {
+			return &DefectError{Policy: cells[i].p.Name, Err: stopped}
+		}
+		results[i] = res
+		return err
+	})
+	return results, err
+}
+
+// replayOn replays p with clients devices and cfg, counting the devices on m.
+func (g *gate) replayOn(p Policy, clients int, cfg sim.Config, m Meter) (res sim.Result, stopped *sim.DeviceError, err error) {
+	s, err := g.scenarioOf(p, clients)
 	if err != nil {
 		return res, nil, err
 	}
 	if p.IDs == nil {
 		s.IDs = nil
 	}
-	cfg := g.cfg.Replay
-	d := s.WithDefaults()
-	m := g.meter("replay: devices", int64(d.Clients)*int64(cfg.WithDefaults().Runs))
 	res, err = sim.Replay(g.ctx, counted(p.Factory, m), s, cfg)
-	m.Finish()
 	res.Config = cfg.WithDefaults()
 	if perr := p.err(); perr != nil {
 		return res, nil, &InputError{perr}

@@ -1,9 +1,10 @@
 // Package kittest holds the helpers the project's own tests share: golden
 // files rewritten with -update, a testing.TB that records what a check
-// reports, a policy made of a function, and float comparisons that treat
-// NaN as equal to itself. It lives under testdata so that it is no part of
-// the module's public packages, and imports nothing of the module's, so
-// that every package's own tests can use it.
+// reports, a policy made of a function, float comparisons that treat NaN
+// as equal to itself, and the files a write left in a directory. It lives
+// under testdata so that it is no part of the module's public packages, and
+// imports nothing of the module's, so that every package's own tests can
+// use it.
 package kittest
 
 import (
@@ -46,6 +47,26 @@ func Golden(t testing.TB, path string, got []byte) {
 
 // Updating reports whether the tests run with -update.
 func Updating() bool { return *update }
+
+// ReadFiles returns the content of every file in dir by its name, for
+// tests that check what a write left in a directory. It fails t if dir or
+// one of its entries cannot be read.
+func ReadFiles(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = string(b)
+	}
+	return files
+}
 
 // A Recorder is a testing.TB that records what is reported to it, for
 // tests of the kit's own failure messages word for word. Errors and Fatals

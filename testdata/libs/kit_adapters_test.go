@@ -3,7 +3,6 @@ package libs
 import (
 	"errors"
 	"math"
-	"slices"
 	"testing"
 	"time"
 
@@ -11,6 +10,8 @@ import (
 	backoffv5 "github.com/cenkalti/backoff/v5"
 	"github.com/jitterkit/jitterkit/kit"
 	retry "github.com/sethvargo/go-retry"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The adapters must take a library's values as they are: compile-time
@@ -46,9 +47,7 @@ func checkRandomized(t *testing.T, name string, got, intervals []time.Duration, 
 	for i, d := range got {
 		lo := time.Duration(float64(intervals[i]) * (1 - factor))
 		hi := time.Duration(float64(intervals[i]) * (1 + factor))
-		if d < lo || d > hi {
-			t.Errorf("%s: delay %d = %v; want in [%v, %v], interval %v ± %v%%", name, i+1, d, lo, hi, intervals[i], factor*100)
-		}
+		assert.True(t, d >= lo && d <= hi, "%s: delay %d = %v; want in [%v, %v], interval %v ± %v%%", name, i+1, d, lo, hi, intervals[i], factor*100)
 	}
 }
 
@@ -61,14 +60,13 @@ func (c *stoppedClock) Now() time.Time { return c.now }
 func TestBackoffV4Defaults(t *testing.T) {
 	clock := &stoppedClock{now: time.Date(2026, 3, 1, 4, 0, 0, 0, time.UTC)}
 	b := backoffv4.NewExponentialBackOff(backoffv4.WithClockProvider(clock))
-	if b.InitialInterval != 500*time.Millisecond || b.Multiplier != 1.5 || b.RandomizationFactor != 0.5 || b.MaxInterval != time.Minute {
-		t.Fatalf("backoff v4 defaults = %v, ×%v, ±%v, max %v; want the documented 500ms, ×1.5, ±0.5, max 1m",
-			b.InitialInterval, b.Multiplier, b.RandomizationFactor, b.MaxInterval)
-	}
+	require.Equal(t, 500*time.Millisecond, b.InitialInterval, "backoff v4's documented default InitialInterval")
+	require.Equal(t, 1.5, b.Multiplier, "backoff v4's documented default Multiplier")
+	require.Equal(t, 0.5, b.RandomizationFactor, "backoff v4's documented default RandomizationFactor")
+	require.Equal(t, time.Minute, b.MaxInterval, "backoff v4's documented default MaxInterval")
 	got, err := kit.Delays(kit.FromNextBackOff(b), 30)
-	if err != nil || len(got) != 30 {
-		t.Fatalf("Delays = %d delays, %v; want 30 (the clock does not move, so MaxElapsedTime never passes)", len(got), err)
-	}
+	require.NoError(t, err, "Delays")
+	require.Len(t, got, 30, "Delays (the clock does not move, so MaxElapsedTime never passes)")
 	checkRandomized(t, "backoff v4 defaults", got, intervals(500*time.Millisecond, time.Minute, 1.5, 30), 0.5)
 }
 
@@ -79,10 +77,8 @@ func TestBackoffV4WithoutRandomization(t *testing.T) {
 		backoffv4.WithMaxElapsedTime(0),
 	)
 	got, err := kit.Delays(kit.FromNextBackOff(b), 12)
-	want := intervals(500*time.Millisecond, 10*time.Second, 1.5, 12)
-	if err != nil || !slices.Equal(got, want) {
-		t.Errorf("backoff v4 without randomization: Delays = %v, %v; want %v", got, err, want)
-	}
+	assert.NoError(t, err, "backoff v4 without randomization: Delays")
+	assert.Equal(t, intervals(500*time.Millisecond, 10*time.Second, 1.5, 12), got, "backoff v4 without randomization: Delays")
 }
 
 func TestBackoffV4MaxElapsedTimeStops(t *testing.T) {
@@ -103,16 +99,11 @@ func TestBackoffV4MaxElapsedTimeStops(t *testing.T) {
 		if errors.Is(err, kit.ErrStop) {
 			break
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got = append(got, d)
 		clock.now = clock.now.Add(d)
 	}
-	want := intervals(500*time.Millisecond, time.Minute, 1.5, 5)
-	if !slices.Equal(got, want) {
-		t.Errorf("backoff v4 with MaxElapsedTime 10s: delays %v, then ErrStop; want %v, then ErrStop", got, want)
-	}
+	assert.Equal(t, intervals(500*time.Millisecond, time.Minute, 1.5, 5), got, "backoff v4 with MaxElapsedTime 10s: the delays before ErrStop")
 }
 
 func TestBackoffV4WithMaxRetriesStops(t *testing.T) {
@@ -120,23 +111,21 @@ func TestBackoffV4WithMaxRetriesStops(t *testing.T) {
 	b := backoffv4.WithMaxRetries(inner, 3)
 	b.NextBackOff() // used before: the adapter resets it
 	got, err := kit.Delays(kit.FromNextBackOff(b), 10)
-	if want := intervals(500*time.Millisecond, time.Minute, 1.5, 3); err != nil || !slices.Equal(got, want) {
-		t.Errorf("backoff v4 WithMaxRetries 3: Delays = %v, %v; want %v, then ErrStop", got, err, want)
-	}
+	assert.NoError(t, err, "backoff v4 WithMaxRetries 3: Delays")
+	assert.Equal(t, intervals(500*time.Millisecond, time.Minute, 1.5, 3), got, "backoff v4 WithMaxRetries 3: the delays before ErrStop")
 }
 
 func TestBackoffV5Defaults(t *testing.T) {
 	// v5 moved MaxElapsedTime to Retry's options: the BackOff itself never
 	// stops, so neither does its policy.
 	b := backoffv5.NewExponentialBackOff()
-	if b.InitialInterval != 500*time.Millisecond || b.Multiplier != 1.5 || b.RandomizationFactor != 0.5 || b.MaxInterval != time.Minute {
-		t.Fatalf("backoff v5 defaults = %v, ×%v, ±%v, max %v; want the documented 500ms, ×1.5, ±0.5, max 1m",
-			b.InitialInterval, b.Multiplier, b.RandomizationFactor, b.MaxInterval)
-	}
+	require.Equal(t, 500*time.Millisecond, b.InitialInterval, "backoff v5's documented default InitialInterval")
+	require.Equal(t, 1.5, b.Multiplier, "backoff v5's documented default Multiplier")
+	require.Equal(t, 0.5, b.RandomizationFactor, "backoff v5's documented default RandomizationFactor")
+	require.Equal(t, time.Minute, b.MaxInterval, "backoff v5's documented default MaxInterval")
 	got, err := kit.Delays(kit.FromNextBackOff(b), 100)
-	if err != nil || len(got) != 100 {
-		t.Fatalf("Delays = %d delays, %v; want 100, as v5's BackOff never stops", len(got), err)
-	}
+	require.NoError(t, err, "Delays")
+	require.Len(t, got, 100, "Delays, as v5's BackOff never stops")
 	checkRandomized(t, "backoff v5 defaults", got, intervals(500*time.Millisecond, time.Minute, 1.5, 100), 0.5)
 }
 
@@ -151,9 +140,8 @@ func TestBackoffV5WithoutRandomization(t *testing.T) {
 	got, err := kit.Delays(kit.FromNextBackOff(b), 10)
 	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond,
 		1600 * time.Millisecond, 3200 * time.Millisecond, 6400 * time.Millisecond, 10 * time.Second, 10 * time.Second, 10 * time.Second}
-	if err != nil || !slices.Equal(got, want) {
-		t.Errorf("backoff v5 without randomization: Delays = %v, %v; want %v", got, err, want)
-	}
+	assert.NoError(t, err, "backoff v5 without randomization: Delays")
+	assert.Equal(t, want, got, "backoff v5 without randomization: Delays")
 }
 
 func TestBackoffStopBackOffStops(t *testing.T) {
@@ -161,9 +149,8 @@ func TestBackoffStopBackOffStops(t *testing.T) {
 		"v4 StopBackOff": &backoffv4.StopBackOff{},
 		"v5 StopBackOff": &backoffv5.StopBackOff{},
 	} {
-		if d, err := kit.FromNextBackOff(b).Next(); !errors.Is(err, kit.ErrStop) {
-			t.Errorf("%s: Next = %v, %v; want ErrStop", name, d, err)
-		}
+		d, err := kit.FromNextBackOff(b).Next()
+		assert.ErrorIs(t, err, kit.ErrStop, "%s: Next = %v", name, d)
 	}
 }
 
@@ -173,9 +160,7 @@ func TestBackoffJitterIsNotReproducible(t *testing.T) {
 	// which the kit's reproducibility check reports.
 	a, _ := kit.Delays(kit.FromNextBackOff(backoffv5.NewExponentialBackOff()), 10)
 	b, _ := kit.Delays(kit.FromNextBackOff(backoffv5.NewExponentialBackOff()), 10)
-	if slices.Equal(a, b) {
-		t.Errorf("two backoff v5 policies drew the same 10 delays %v; want the global generator's different draws", a)
-	}
+	assert.NotEqual(t, a, b, "two backoff v5 policies drew the same 10 delays; want the global generator's different draws")
 }
 
 func TestGoRetryExponential(t *testing.T) {
@@ -183,37 +168,33 @@ func TestGoRetryExponential(t *testing.T) {
 	got, err := kit.Delays(kit.FromNext(retry.NewExponential(250*time.Millisecond)), 8)
 	want := []time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second,
 		4 * time.Second, 8 * time.Second, 16 * time.Second, 32 * time.Second}
-	if err != nil || !slices.Equal(got, want) {
-		t.Errorf("go-retry NewExponential(250ms): Delays = %v, %v; want %v", got, err, want)
-	}
+	assert.NoError(t, err, "go-retry NewExponential(250ms): Delays")
+	assert.Equal(t, want, got, "go-retry NewExponential(250ms): Delays")
 
 	// "Once it overflows, the function constantly returns the maximum
 	// time.Duration."
 	long, err := kit.Delays(kit.FromNext(retry.NewExponential(time.Second)), 80)
-	if err != nil || len(long) != 80 || long[79] != math.MaxInt64 {
-		t.Errorf("go-retry NewExponential(1s): delay 80 = %v (%d delays, %v); want the maximum Duration", long[len(long)-1], len(long), err)
+	assert.NoError(t, err, "go-retry NewExponential(1s): Delays")
+	if assert.Len(t, long, 80, "go-retry NewExponential(1s): Delays") {
+		assert.Equal(t, time.Duration(math.MaxInt64), long[79], "go-retry NewExponential(1s): delay 80, the maximum Duration")
 	}
 }
 
 func TestGoRetryWithMaxRetriesStops(t *testing.T) {
 	b := retry.WithMaxRetries(3, retry.WithCappedDuration(3*time.Second, retry.NewExponential(time.Second)))
 	got, err := kit.Delays(kit.FromNext(b), 10)
-	if want := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}; err != nil || !slices.Equal(got, want) {
-		t.Errorf("go-retry WithMaxRetries(3, capped 3s): Delays = %v, %v; want %v, then ErrStop", got, err, want)
-	}
+	assert.NoError(t, err, "go-retry WithMaxRetries(3, capped 3s): Delays")
+	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}, got, "go-retry WithMaxRetries(3, capped 3s): the delays before ErrStop")
 }
 
 func TestGoRetryFullJitter(t *testing.T) {
 	// WithFullJitter returns a value in [0, the wrapped backoff's value).
 	b := retry.WithFullJitter(retry.WithCappedDuration(time.Minute, retry.NewExponential(time.Second)))
 	got, err := kit.Delays(kit.FromNext(b), 20)
-	if err != nil || len(got) != 20 {
-		t.Fatalf("Delays = %d delays, %v; want 20", len(got), err)
-	}
+	require.NoError(t, err, "Delays")
+	require.Len(t, got, 20, "Delays")
 	for n, d := range got {
 		w := min(time.Minute, time.Second<<n)
-		if d < 0 || d >= w {
-			t.Errorf("go-retry full jitter: delay %d = %v; want in [0, %v)", n+1, d, w)
-		}
+		assert.True(t, d >= 0 && d < w, "go-retry full jitter: delay %d = %v; want in [0, %v)", n+1, d, w)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	retry "github.com/sethvargo/go-retry"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Each library below is checked as it is configured by default, through
@@ -112,17 +114,12 @@ func TestLibrariesThatMustFail(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := properties.RunFrozen(t, tt.f, properties.Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			logFigures(t, out)
-			if out.Status() != verdict.Fail {
-				t.Errorf("Status() = %s; want fail", out.Status())
-			}
+			assert.Equal(t, verdict.Fail, out.Status(), "Status()")
 			for _, name := range tt.fail {
-				if r := statusOf(out, name); r.Status != verdict.Fail {
-					t.Errorf("%s: %s; want fail: %s", name, r.Status, r.Detail)
-				}
+				r := statusOf(out, name)
+				assert.Equal(t, verdict.Fail, r.Status, "%s: %s", name, r.Detail)
 			}
 		})
 	}
@@ -134,23 +131,15 @@ func TestLibrariesThatMustFail(t *testing.T) {
 func TestLinearJitterBackoffUnderTheFrozenClock(t *testing.T) {
 	f := retryablehttpFactory(retryablehttp.LinearJitterBackoff)
 	frozen, err := properties.RunFrozen(t, f, properties.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	logFigures(t, frozen)
-	if r := statusOf(frozen, properties.NameFrozenClock); r.Status != verdict.Fail {
-		t.Errorf("frozen-clock: %s; want fail: %s", r.Status, r.Detail)
-	}
-	if frozen.Status() != verdict.Fail {
-		t.Errorf("Status() = %s; want fail", frozen.Status())
-	}
+	r := statusOf(frozen, properties.NameFrozenClock)
+	assert.Equal(t, verdict.Fail, r.Status, "frozen-clock: %s", r.Detail)
+	assert.Equal(t, verdict.Fail, frozen.Status(), "Status()")
 	running, err := properties.Run(context.Background(), f, properties.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := statusOf(running, properties.NameSpread); r.Status != verdict.Pass {
-		t.Errorf("spread with the clock running: %s; want pass (only the frozen clock shows the bug): %s", r.Status, r.Detail)
-	}
+	require.NoError(t, err)
+	r = statusOf(running, properties.NameSpread)
+	assert.Equal(t, verdict.Pass, r.Status, "spread with the clock running (only the frozen clock shows the bug): %s", r.Detail)
 }
 
 // cenkalti/backoff's defaults (500ms, ×1.5, ±50%, at most 60s) pass; both
@@ -163,18 +152,14 @@ func TestCenkaltiDefaultsPass(t *testing.T) {
 	}{{"cenkalti/backoff v4", cenkaltiV4}, {"cenkalti/backoff v5", cenkaltiV5}} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := properties.RunFrozen(t, tt.f, properties.Config{Cap: 90 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			logFigures(t, out)
 			for _, r := range out.Results {
 				want := verdict.Pass
 				if r.Name == properties.NameReproducibility {
 					want = verdict.Warn
 				}
-				if r.Status != want {
-					t.Errorf("%s: %s; want %s: %s", r.Name, r.Status, want, r.Detail)
-				}
+				assert.Equal(t, want, r.Status, "%s: %s", r.Name, r.Detail)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -22,9 +23,7 @@ func TestCV(t *testing.T) {
 		{"1 and 3", []float64{1, 3}, math.Sqrt2 / 2},
 	}
 	for _, tt := range tests {
-		if got := CV(tt.x); math.Abs(got-tt.want) > 1e-12 && got != tt.want {
-			t.Errorf("%s: CV(%v) = %v; want %v", tt.name, tt.x, got, tt.want)
-		}
+		assert.InDelta(t, tt.want, CV(tt.x), 1e-12, "%s: CV(%v)", tt.name, tt.x)
 	}
 }
 
@@ -38,12 +37,8 @@ func TestCVUniform(t *testing.T) {
 		equal[i] = 0.5 + rng.Float64()/2
 	}
 	// The standard error of a CV over 10⁵ draws is below 0.002.
-	if got, want := CV(full), 1/math.Sqrt(3); math.Abs(got-want) > 0.01 {
-		t.Errorf("CV of full jitter = %.4f; want %.4f", got, want)
-	}
-	if got, want := CV(equal), 1/(3*math.Sqrt(3)); math.Abs(got-want) > 0.01 {
-		t.Errorf("CV of equal jitter = %.4f; want %.4f", got, want)
-	}
+	assert.InDelta(t, 1/math.Sqrt(3), CV(full), 0.01, "CV of full jitter")
+	assert.InDelta(t, 1/(3*math.Sqrt(3)), CV(equal), 0.01, "CV of equal jitter")
 }
 
 func TestCollisionProb(t *testing.T) {
@@ -58,13 +53,9 @@ func TestCollisionProb(t *testing.T) {
 		{[]int{1, 1, 2, 2}, 4.0 / 12},
 	}
 	for _, tt := range tests {
-		if got := CollisionProb(tt.x); math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("CollisionProb(%v) = %v; want %v", tt.x, got, tt.want)
-		}
+		assert.InDelta(t, tt.want, CollisionProb(tt.x), 1e-12, "CollisionProb(%v)", tt.x)
 	}
-	if got := Pairs([]int{1, 2, 3, 37}); got != 0+1+3+666 {
-		t.Errorf("Pairs = %v; want 670", got)
-	}
+	assert.Equal(t, float64(0+1+3+666), Pairs([]int{1, 2, 3, 37}), "Pairs")
 }
 
 func TestPoissonCritical(t *testing.T) {
@@ -79,14 +70,10 @@ func TestPoissonCritical(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := PoissonCritical(tt.alpha, tt.lambda)
-		if math.Abs(got-tt.want) > tt.want*1e-3 {
-			t.Errorf("PoissonCritical(%g, %g) = %v; want %v", tt.alpha, tt.lambda, got, tt.want)
-		}
+		assert.InEpsilon(t, tt.want, got, 1e-3, "PoissonCritical(%g, %g)", tt.alpha, tt.lambda)
 		if tt.lambda > 0 {
 			p := distuv.Poisson{Lambda: tt.lambda}
-			if tail := p.Survival(got - 1); tail >= tt.alpha {
-				t.Errorf("P(X ≥ %v) = %g; want < %g", got, tail, tt.alpha)
-			}
+			assert.Less(t, p.Survival(got-1), tt.alpha, "P(X ≥ %v) at λ = %g", got, tt.lambda)
 		}
 	}
 }
@@ -94,9 +81,7 @@ func TestPoissonCritical(t *testing.T) {
 func TestKolmogorovQ(t *testing.T) {
 	// Textbook critical values of the Kolmogorov distribution.
 	for _, tt := range []struct{ lambda, want float64 }{{1.358, 0.05}, {1.628, 0.01}, {0.1, 1}} {
-		if got := KolmogorovQ(tt.lambda); math.Abs(got-tt.want) > 0.001 {
-			t.Errorf("Q(%v) = %.4f; want %.4f", tt.lambda, got, tt.want)
-		}
+		assert.InDelta(t, tt.want, KolmogorovQ(tt.lambda), 0.001, "Q(%v)", tt.lambda)
 	}
 }
 
@@ -106,31 +91,29 @@ func TestKSUniform(t *testing.T) {
 	for i := range u {
 		u[i] = rng.Float64()
 	}
-	if d, p := KSUniform(u); d > 0.06 || p < 1e-3 {
-		t.Errorf("uniform draws: D = %.3f, p = %.3g; want a small D and a large p", d, p)
-	}
+	d, p := KSUniform(u)
+	assert.LessOrEqual(t, d, 0.06, "D of uniform draws")
+	assert.GreaterOrEqual(t, p, 1e-3, "p of uniform draws")
 	for i := range u {
 		u[i] = 0.5 + u[i]/2 // equal jitter's draws against full jitter's claim
 	}
-	if d, p := KSUniform(u); math.Abs(d-0.5) > 0.01 || p > 1e-100 {
-		t.Errorf("draws on [0.5, 1): D = %.3f, p = %.3g; want D = 0.5 and p ≈ 0", d, p)
-	}
-	if d, p := KSUniform(nil); d != 0 || p != 1 {
-		t.Errorf("KSUniform(nil) = %v, %v; want 0, 1", d, p)
-	}
+	d, p = KSUniform(u)
+	assert.InDelta(t, 0.5, d, 0.01, "D of draws on [0.5, 1)")
+	assert.LessOrEqual(t, p, 1e-100, "p of draws on [0.5, 1); want p ≈ 0")
+	d, p = KSUniform(nil)
+	assert.Zero(t, d, "D of KSUniform(nil)")
+	assert.Equal(t, 1.0, p, "p of KSUniform(nil)")
 }
 
 func TestMaxWindow(t *testing.T) {
 	x := []float64{0, 0.1, 0.15, 0.2, 1, 1.01, 1.02, 1.03, 5}
-	if c, at := MaxWindow(0.05, x); c != 4 || at != 1 {
-		t.Errorf("MaxWindow = %d at %v; want 4 at 1", c, at)
-	}
-	if c, _ := MaxWindow(10, x); c != len(x) {
-		t.Errorf("MaxWindow(10) = %d; want all %d", c, len(x))
-	}
-	if c, _ := MaxWindow(1, nil); c != 0 {
-		t.Errorf("MaxWindow(nil) = %d; want 0", c)
-	}
+	c, at := MaxWindow(0.05, x)
+	assert.Equal(t, 4, c, "MaxWindow(0.05) count")
+	assert.Equal(t, 1.0, at, "MaxWindow(0.05) start")
+	c, _ = MaxWindow(10, x)
+	assert.Equal(t, len(x), c, "MaxWindow(10) holds all")
+	c, _ = MaxWindow(1, nil)
+	assert.Zero(t, c, "MaxWindow(nil)")
 }
 
 func BenchmarkPoissonCriticalLargeMean(b *testing.B) {

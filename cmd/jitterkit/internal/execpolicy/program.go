@@ -154,7 +154,8 @@ const (
 	// process out of the kit's reach can hold them open longer.
 	endWait = 2 * time.Second
 	// killRounds bounds the rounds of SIGKILL that find and stop the
-	// program's processes; a round that finds none ends them.
+	// program's processes; a round that finds none, and none it cannot
+	// yet tell, ends them.
 	killRounds = 20
 )
 

@@ -1,7 +1,6 @@
 package execpolicy
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit"
 )
@@ -30,9 +32,8 @@ func TestShStaysTheParent(t *testing.T) {
 		return len(children) > 0
 	})
 	exe, _ := os.Readlink("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/exe")
-	if exe != p.track.shell || len(children) != 1 {
-		t.Fatalf("sh -c runs as %q (the shell is %q) with children %v; want the shell, with one child", exe, p.track.shell, children)
-	}
+	require.Equal(t, p.track.shell, exe, "what sh -c runs as: the shell")
+	require.Len(t, children, 1, "children of sh -c")
 }
 
 // TestClosedOutputBehindShell runs programs that close their standard
@@ -63,12 +64,8 @@ func TestClosedOutputBehindShell(t *testing.T) {
 			p := start(t, tt.command, Options{})
 			_, err := p.Factory()(kit.Device{ID: "dev-000017"}).Next()
 			want := `exec "` + strings.ReplaceAll(tt.command, `"`, `\"`) + `": device "dev-000017": it closed its output without answering`
-			if err == nil || err.Error() != want {
-				t.Fatalf("Next() error:\n%v\nwant:\n%s", err, want)
-			}
-			if errors.Is(err, ErrTimeout) {
-				t.Error("the closed output was found by the timeout")
-			}
+			require.EqualError(t, err, want, "Next() error, word for word")
+			assert.NotErrorIs(t, err, ErrTimeout, "the closed output was found by the timeout")
 		})
 	}
 }
@@ -160,20 +157,51 @@ for line in sys.stdin:
 			t.Parallel()
 			dir := t.TempDir()
 			for name, content := range tt.files {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 			}
 			p := start(t, tt.command, Options{Dir: dir})
 			f := p.Factory()
 			for i := range 3 {
-				if d, err := f(kit.Device{ID: "dev-" + pad(i)}).Next(); err != nil || d != time.Second {
-					t.Fatalf("dev-%s: Next() = %v, %v; want 1s", pad(i), d, err)
-				}
+				d, err := f(kit.Device{ID: "dev-" + pad(i)}).Next()
+				require.NoError(t, err, "dev-%s: Next()", pad(i))
+				require.Equal(t, time.Second, d, "dev-%s: Next()", pad(i))
 			}
-			if err := p.Close(); err != nil {
-				t.Errorf("Close() = %v; want nil", err)
-			}
+			assert.NoError(t, p.Close(), "Close()")
 		})
+	}
+}
+
+// TestTokenOfAProcessMidExec checks how the tracker reads a process's
+// environment: the program's token is found, a foreign one is not the
+// program's, and an empty one, which a process shows while the kernel lays
+// out the stack of an exec, is not known yet, so that Close looks again
+// rather than let a daemon caught mid-exec escape.
+func TestTokenOfAProcessMidExec(t *testing.T) {
+	tr := newTracker(exec.Command("true"))
+	run := func(cmd *exec.Cmd) int {
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd.Process.Pid
+	}
+	marked := exec.Command("sleep", "60")
+	marked.Env = []string{tokenEnv + "=" + tr.token}
+	foreign := exec.Command("sleep", "60")
+	foreign.Env = []string{tokenEnv + "=another", "PATH=/usr/bin:/bin"}
+	empty := exec.Command("sleep", "60")
+	empty.Env = []string{}
+	tests := []struct {
+		name       string
+		pid        int
+		has, known bool
+	}{
+		{"the program's token", run(marked), true, true},
+		{"another program's token", run(foreign), false, true},
+		{"no environment, as in the middle of an exec", run(empty), false, false},
+		{"a process that is gone", 1 << 30, false, true},
+	}
+	for _, tt := range tests {
+		has, known := tr.hasToken(tt.pid)
+		assert.Equal(t, tt.has, has, "%s: has", tt.name)
+		assert.Equal(t, tt.known, known, "%s: known", tt.name)
 	}
 }

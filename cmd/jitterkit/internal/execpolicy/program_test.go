@@ -10,13 +10,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit"
 )
@@ -51,9 +53,7 @@ func startContext(t *testing.T, ctx context.Context, command string, opt Options
 		opt.Dir = t.TempDir()
 	}
 	p, err := Start(ctx, command, opt)
-	if err != nil {
-		t.Fatalf("Start(%q): %v", command, err)
-	}
+	require.NoError(t, err, "Start(%q)", command)
 	t.Cleanup(func() { p.Close() })
 	return p
 }
@@ -142,12 +142,8 @@ func TestDelays(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := start(t, tt.command, Options{Attempts: tt.attempt})
 			got := drain(p.Factory()(kit.Device{ID: "dev-000017"}), 10)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("delays = %v; want %v", got, tt.want)
-			}
-			if err := p.Close(); err != nil {
-				t.Errorf("Close() = %v; want nil", err)
-			}
+			assert.Equal(t, tt.want, got, "delays")
+			assert.NoError(t, p.Close(), "Close()")
 		})
 	}
 }
@@ -169,25 +165,18 @@ for line in sys.stdin:
 	pl := p.Factory()(kit.Device{ID: `dev-"<7>"`})
 	for i := 1; i <= 5; i++ {
 		d, err := pl.Next()
-		if err != nil || d != time.Duration(i)*time.Second {
-			t.Fatalf("Next() #%d = %v, %v; want %ds, nil", i, d, err, i)
-		}
+		require.NoError(t, err, "Next() #%d", i)
+		require.Equal(t, time.Duration(i)*time.Second, d, "Next() #%d", i)
 	}
-	if err := p.Close(); err != nil {
-		t.Fatalf("Close() = %v; want nil", err)
-	}
+	require.NoError(t, p.Close(), "Close()")
 	got, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := `{"device":"dev-\"\u003c7\u003e\"","attempts":2}
 {"device":"dev-\"\u003c7\u003e\"","attempts":4}
 {"device":"dev-\"\u003c7\u003e\"","attempts":8}
 {"device":"dev-\"\u003c7\u003e\"","attempts":16}
 `
-	if string(got) != want {
-		t.Errorf("requests:\n%s\nwant:\n%s", got, want)
-	}
+	assert.Equal(t, want, string(got), "requests")
 }
 
 // TestConcurrent uses one program from several goroutines: requests are
@@ -197,23 +186,16 @@ func TestConcurrent(t *testing.T) {
 	p := start(t, `while read -r line; do n=${line#*dev-}; n=${n%%\"*}; echo "[$n]"; done`, Options{})
 	f := p.Factory()
 	var wg sync.WaitGroup
-	errs := make(chan error, 40)
 	for i := range 40 {
+		// assert, which never stops the test, is safe in a goroutine.
 		wg.Go(func() {
 			d, err := f(kit.Device{ID: "dev-" + strconv.Itoa(i)}).Next()
-			if err != nil || d != time.Duration(i)*time.Second {
-				errs <- errors.New("dev-" + strconv.Itoa(i) + ": " + d.String())
-			}
+			assert.NoError(t, err, "dev-%d", i)
+			assert.Equal(t, time.Duration(i)*time.Second, d, "dev-%d", i)
 		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if err := p.Close(); err != nil {
-		t.Errorf("Close() = %v; want nil", err)
-	}
+	assert.NoError(t, p.Close(), "Close()")
 }
 
 func TestProtocolErrors(t *testing.T) {
@@ -299,28 +281,17 @@ its standard error ends with:
 			f := p.Factory()
 			_, err := f(kit.Device{ID: "dev-000017"}).Next()
 			var pe *ProtocolError
-			if !errors.As(err, &pe) {
-				t.Fatalf("Next() error = %v; want a *ProtocolError", err)
-			}
-			if got := err.Error(); got != tt.want {
-				t.Errorf("Next() error:\n%s\nwant:\n%s", got, tt.want)
-			}
-			if got := err.Error(); strings.ContainsFunc(got, func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' || r == 0x7f }) {
-				t.Errorf("Next() error holds a raw control character: %q", got)
-			}
-			if errors.Is(err, ErrTimeout) != (tt.timeout == short) {
-				t.Errorf("errors.Is(%v, ErrTimeout) = %v", err, !(tt.timeout == short))
-			}
+			require.ErrorAs(t, err, &pe, "Next() error")
+			assert.EqualError(t, err, tt.want, "Next() error, word for word")
+			assert.False(t, strings.ContainsFunc(err.Error(), func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' || r == 0x7f }),
+				"Next() error holds a raw control character: %q", err.Error())
+			assert.Equal(t, tt.timeout == short, errors.Is(err, ErrTimeout), "errors.Is(%v, ErrTimeout)", err)
 			// The program is stopped: every later request fails alike.
-			if _, err2 := f(kit.Device{ID: "dev-000018"}).Next(); err2 != err {
-				t.Errorf("later Next() error = %v; want the first error again", err2)
-			}
-			if p.Err() != err {
-				t.Errorf("Err() = %v; want the first error", p.Err())
-			}
-			if p.Close() != err {
-				t.Errorf("Close() = %v; want the first error", p.Close())
-			}
+			// assert.Same, not Equal: the very error, as == compares it.
+			_, err2 := f(kit.Device{ID: "dev-000018"}).Next()
+			assert.Same(t, err, err2, "later Next() error: want the first error again")
+			assert.Same(t, err, p.Err(), "Err(): want the first error")
+			assert.Same(t, err, p.Close(), "Close(): want the first error")
 		})
 	}
 }
@@ -382,8 +353,8 @@ func TestTimeout(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if tt.want == "" && tt.timeout < 10*tt.slowest {
-				t.Fatalf("timeout %v leaves less than 10 times the program's silence %v", tt.timeout, tt.slowest)
+			if tt.want == "" {
+				require.GreaterOrEqual(t, tt.timeout, 10*tt.slowest, "the timeout against 10 times the program's silence")
 			}
 			p := start(t, tt.command, Options{Timeout: tt.timeout})
 			time.Sleep(tt.idle)
@@ -401,23 +372,14 @@ func TestTimeout(t *testing.T) {
 			}
 			took := time.Since(began)
 			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("Next() = %v; want no error", err)
-				}
-				if took < tt.overall {
-					t.Errorf("the run took %v; the test means it to take at least %v, more than the timeout", took, tt.overall)
-				}
-				if err := p.Close(); err != nil {
-					t.Errorf("Close() = %v; want nil", err)
-				}
+				require.NoError(t, err, "Next()")
+				assert.GreaterOrEqual(t, took, tt.overall, "the time the run took, which the test means to be more than the timeout")
+				assert.NoError(t, p.Close(), "Close()")
 				return
 			}
-			if !errors.Is(err, ErrTimeout) || err.Error() != tt.want {
-				t.Fatalf("Next() error:\n%v\nwant:\n%s", err, tt.want)
-			}
-			if p.Close() != err {
-				t.Errorf("Close() = %v; want the first error", p.Close())
-			}
+			require.ErrorIs(t, err, ErrTimeout, "Next() error")
+			require.EqualError(t, err, tt.want, "Next() error, word for word")
+			assert.Same(t, err, p.Close(), "Close(): want the first error")
 		})
 	}
 }
@@ -520,9 +482,7 @@ func TestEveryReplyBelongsToItsRequest(t *testing.T) {
 			p := start(t, tt.command, Options{Attempts: tt.attempt})
 			err := tt.run(p.Factory())
 			if err == nil && tt.unasked {
-				if !eventually(func() bool { return p.Err() != nil }) {
-					t.Fatal("Err() = nil; want the line nobody asked for")
-				}
+				require.True(t, eventually(func() bool { return p.Err() != nil }), "Err() = nil; want the line nobody asked for")
 				err = p.Err()
 			}
 			if err == nil {
@@ -534,18 +494,13 @@ func TestEveryReplyBelongsToItsRequest(t *testing.T) {
 			if err != nil {
 				got = err.Error()
 			}
-			if got != tt.want {
-				t.Fatalf("error:\n%s\nwant:\n%s", got, tt.want)
-			}
+			require.Equal(t, tt.want, got, "error, word for word")
 			if err == nil {
 				return
 			}
-			if !errors.As(err, new(*ProtocolError)) {
-				t.Errorf("error %v is not a *ProtocolError", err)
-			}
-			if p.Close() != err || p.Err() != err {
-				t.Errorf("Close() = %v, Err() = %v; want the error again", p.Close(), p.Err())
-			}
+			assert.ErrorAs(t, err, new(*ProtocolError))
+			assert.Same(t, err, p.Close(), "Close(): want the error again")
+			assert.Same(t, err, p.Err(), "Err(): want the error again")
 		})
 	}
 }
@@ -625,31 +580,30 @@ func TestNoProcessLeftBehind(t *testing.T) {
 				eventually(func() bool { b, _ := os.ReadFile(pidFile); return len(b) > 0 })
 			} else {
 				_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
-				if (tt.end == timesOut) != errors.Is(err, ErrTimeout) || tt.end != timesOut && err != nil {
-					t.Fatalf("Next() error = %v", err)
+				if tt.end == timesOut {
+					require.ErrorIs(t, err, ErrTimeout, "Next()")
+				} else {
+					require.NoError(t, err, "Next()")
 				}
 			}
 			if tt.end == cancelled {
 				cancel()
 			}
-			switch err := p.Close(); {
-			case tt.end == timesOut && !errors.Is(err, ErrTimeout),
-				tt.end == cancelled && !errors.Is(err, context.Canceled),
-				(tt.end == answered || tt.end == unasked) && err != nil:
-				t.Fatalf("Close() = %v", err)
+			switch err := p.Close(); tt.end {
+			case timesOut:
+				require.ErrorIs(t, err, ErrTimeout, "Close()")
+			case cancelled:
+				require.ErrorIs(t, err, context.Canceled, "Close()")
+			default: // answered, unasked
+				require.NoError(t, err, "Close()")
 			}
 			b, err := os.ReadFile(pidFile)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			pids := strings.Fields(string(b))
-			if len(pids) == 0 {
-				t.Fatal("no pids written")
-			}
+			require.NotEmpty(t, pids, "pids written")
 			for _, s := range pids {
 				pid, _ := strconv.Atoi(s)
-				if !eventually(func() bool { return !running(pid) }) {
-					t.Errorf("process %d still runs after Close", pid)
+				if !assert.True(t, eventually(func() bool { return !running(pid) }), "process %d still runs after Close", pid) {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			}
@@ -674,45 +628,31 @@ func running(pid int) bool {
 
 func TestClosedProgram(t *testing.T) {
 	p := start(t, `while read -r line; do echo '[1]'; done`, Options{})
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Close(); err != nil {
-		t.Fatalf("second Close() = %v", err)
-	}
-	if _, err := p.Factory()(kit.Device{ID: "a"}).Next(); err == nil || err.Error() != "execpolicy: program closed" {
-		t.Errorf("Next() after Close = %v; want execpolicy: program closed", err)
-	}
+	require.NoError(t, p.Close(), "Close()")
+	require.NoError(t, p.Close(), "second Close()")
+	_, err := p.Factory()(kit.Device{ID: "a"}).Next()
+	assert.EqualError(t, err, "execpolicy: program closed", "Next() after Close")
 }
 
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := Start(ctx, `while read -r line; do :; done`, Options{Timeout: generous, Grace: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	time.AfterFunc(50*time.Millisecond, cancel)
 	began := time.Now()
 	_, err = p.Factory()(kit.Device{ID: "a"}).Next()
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("Next() = %v; want context.Canceled", err)
-	}
+	assert.ErrorIs(t, err, context.Canceled, "Next()")
 	// The wait is interrupted, not served to its minute-long timeout, and
 	// so is Close's wait for the reply.
-	if err := p.Close(); !errors.Is(err, context.Canceled) {
-		t.Errorf("Close() = %v; want context.Canceled: the replies were not all checked", err)
-	}
-	if waited := time.Since(began); waited > generous/2 {
-		t.Errorf("Next() and Close() returned after %v", waited)
-	}
+	assert.ErrorIs(t, p.Close(), context.Canceled, "Close(): the replies were not all checked")
+	waited := time.Since(began)
+	assert.LessOrEqual(t, waited, generous/2, "the time until Next() and Close() returned")
 }
 
 func TestStartFailure(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, err := Start(context.Background(), "true", Options{})
-	if !errors.Is(err, exec.ErrNotFound) {
-		t.Errorf("Start without sh = %v; want exec.ErrNotFound", err)
-	}
+	assert.ErrorIs(t, err, exec.ErrNotFound, "Start without sh")
 }
 
 func TestPythonPolicy(t *testing.T) {
@@ -731,29 +671,18 @@ for line in sys.stdin:
 '`, Options{Attempts: 5})
 	f := p.Factory()
 	a, err := kit.Delays(f(kit.Device{ID: "dev-000001"}), 5)
-	if err != nil || len(a) != 5 {
-		t.Fatalf("Delays(dev-000001) = %v, %v", a, err)
-	}
+	require.NoError(t, err, "Delays(dev-000001)")
+	require.Len(t, a, 5, "Delays(dev-000001)")
 	for n, d := range a {
-		if d < 0 || float64(d) > 0.1*math.Pow(2, float64(n))*1e9 {
-			t.Errorf("delay %d = %v; want in [0, %v]", n, d, 0.1*math.Pow(2, float64(n)))
-		}
+		assert.True(t, d >= 0 && float64(d) <= 0.1*math.Pow(2, float64(n))*1e9, "delay %d = %v; want in [0, %v]", n, d, 0.1*math.Pow(2, float64(n)))
 	}
 	again, _ := kit.Delays(f(kit.Device{ID: "dev-000001"}), 5)
 	other, _ := kit.Delays(f(kit.Device{ID: "dev-000002"}), 5)
-	if !slices.Equal(a, again) {
-		t.Errorf("same id gave %v then %v", a, again)
-	}
-	if slices.Equal(a, other) {
-		t.Errorf("two ids gave the same delays %v", a)
-	}
+	assert.Equal(t, a, again, "the delays of one id, twice")
+	assert.NotEqual(t, a, other, "two ids gave the same delays")
 	_, err = f(kit.Device{ID: "dev-bad"}).Next()
-	if !errors.As(err, new(*kit.DelayError)) {
-		t.Errorf("Next() on a NaN delay = %v; want a *kit.DelayError", err)
-	}
-	if err := p.Close(); err != nil {
-		t.Errorf("Close() = %v; want nil", err)
-	}
+	assert.ErrorAs(t, err, new(*kit.DelayError), "Next() on a NaN delay")
+	assert.NoError(t, p.Close(), "Close()")
 }
 
 // TestStreamed makes a fleet's policies first, which sends every request,
@@ -767,13 +696,10 @@ func TestStreamed(t *testing.T) {
 	}
 	for i := len(policies) - 1; i >= 0; i-- {
 		d, err := policies[i].Next()
-		if err != nil || d != time.Duration(i)*time.Second {
-			t.Fatalf("dev-%d: Next() = %v, %v; want %ds", i, d, err, i)
-		}
+		require.NoError(t, err, "dev-%d: Next()", i)
+		require.Equal(t, time.Duration(i)*time.Second, d, "dev-%d: Next()", i)
 	}
-	if err := p.Close(); err != nil {
-		t.Errorf("Close() = %v; want nil", err)
-	}
+	assert.NoError(t, p.Close(), "Close()")
 }
 
 // TestCloseWaitsForTheRepliesOwed closes a program with requests whose
@@ -785,7 +711,5 @@ func TestCloseWaitsForTheRepliesOwed(t *testing.T) {
 	for i := range 5 {
 		f(kit.Device{ID: "dev-" + pad(i)})
 	}
-	if err := p.Close(); err != nil {
-		t.Errorf("Close() = %v; want nil", err)
-	}
+	assert.NoError(t, p.Close(), "Close()")
 }

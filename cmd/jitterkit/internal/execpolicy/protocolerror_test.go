@@ -3,6 +3,8 @@ package execpolicy
 import (
 	"errors"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestEscape(t *testing.T) {
@@ -23,9 +25,7 @@ func TestEscape(t *testing.T) {
 		{in: `back\slash "quote"`, want: `back\slash "quote"`},
 	}
 	for _, tt := range tests {
-		if got := escape(tt.in, tt.keepNewlines); got != tt.want {
-			t.Errorf("escape(%q, %v) = %q; want %q", tt.in, tt.keepNewlines, got, tt.want)
-		}
+		assert.Equal(t, tt.want, escape(tt.in, tt.keepNewlines), "escape(%q, %v)", tt.in, tt.keepNewlines)
 	}
 }
 
@@ -41,8 +41,6 @@ func TestProtocolErrorMessage(t *testing.T) {
 		want: "exec \"p\": it wrote a line nobody asked for, before the first request: \"ready\"\nits standard error ends with:\n\tone\n\ttwo",
 	}}
 	for _, tt := range tests {
-		if got := tt.err.Error(); got != tt.want {
-			t.Errorf("Error() =\n%s\nwant:\n%s", got, tt.want)
-		}
+		assert.EqualError(t, tt.err, tt.want, "Error(), word for word")
 	}
 }

@@ -5,6 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 func TestDecodeReply(t *testing.T) {
@@ -43,15 +48,13 @@ func TestDecodeReply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := DecodeReply([]byte(tt.line), tt.attempts)
-		switch {
-		case tt.err != "":
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("DecodeReply(%q, %d) error = %v; want %q", tt.line, tt.attempts, err, tt.err)
-			}
-		case err != nil:
-			t.Errorf("DecodeReply(%q, %d) error = %v", tt.line, tt.attempts, err)
-		case !sameFloats(got, tt.want):
-			t.Errorf("DecodeReply(%q, %d) = %v; want %v", tt.line, tt.attempts, got, tt.want)
+		if tt.err != "" {
+			assert.EqualError(t, err, tt.err, "DecodeReply(%q, %d)", tt.line, tt.attempts)
+			continue
+		}
+		if assert.NoError(t, err, "DecodeReply(%q, %d)", tt.line, tt.attempts) {
+			// Not assert.Equal: NaN is not equal to itself.
+			assert.True(t, kittest.SameFloats(got, tt.want), "DecodeReply(%q, %d) = %v; want %v", tt.line, tt.attempts, got, tt.want)
 		}
 	}
 }
@@ -68,16 +71,11 @@ func FuzzDecodeReply(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(got) > max(attempts, 0) {
-			t.Fatalf("DecodeReply(%q, %d) returned %d numbers", line, attempts, len(got))
-		}
-		again, err := DecodeReply([]byte(encode(got)), len(got))
-		if err != nil {
-			t.Fatalf("DecodeReply(%q) of its own output %q: %v", line, encode(got), err)
-		}
-		if !sameFloats(got, again) {
-			t.Fatalf("DecodeReply(%q) = %v, but its own output reads back as %v", line, got, again)
-		}
+		require.LessOrEqual(t, len(got), max(attempts, 0), "DecodeReply(%q, %d): numbers returned", line, attempts)
+		own := encode(got)
+		again, err := DecodeReply([]byte(own), len(got))
+		require.NoError(t, err, "DecodeReply(%q) of its own output %q", line, own)
+		require.True(t, kittest.SameFloats(got, again), "DecodeReply(%q) = %v, but its own output reads back as %v", line, got, again)
 	})
 }
 
@@ -97,16 +95,4 @@ func encode(delays []float64) string {
 		}
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-func sameFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
-			return false
-		}
-	}
-	return true
 }

@@ -191,20 +191,33 @@ func descendants(procs []proc, root int) map[int]bool {
 }
 
 // hasToken reports whether process pid was started with the program's
-// token in its environment.
-func (t *tracker) hasToken(pid int) bool {
+// token in its environment, and whether that could be told: a process in
+// the middle of an exec shows an empty environment until the kernel has
+// laid out its new stack, so an empty one is not known yet. A process
+// whose environment cannot be read (another user's) is not the program's.
+func (t *tracker) hasToken(pid int) (has, known bool) {
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
-		return false
+		return false, true
 	}
-	return bytes.Contains(append([]byte{0}, append(env, 0)...), []byte("\x00"+tokenEnv+"="+t.token+"\x00"))
+	if len(env) == 0 {
+		return false, false
+	}
+	return bytes.Contains(append([]byte{0}, append(env, 0)...), []byte("\x00"+tokenEnv+"="+t.token+"\x00")), true
 }
+
+// pfKthread is the kernel's flag for its own threads, which have no
+// environment and are never the program's.
+const pfKthread = 0x00200000
 
 // signalAll sends sig to every live process of the program: the members of
 // its process group, the descendants of its leader, and every process that
-// carries its token. It returns how many it signalled. The leader itself
-// is left to the caller, which must not have reaped it yet: until then its
-// pid names the program's group and the parent of its children.
+// carries its token. It returns how many processes are still to be dealt
+// with: those it signalled, and those younger than the leader whose
+// environment it could not read yet (a process of the program caught in
+// the middle of an exec), which the next round reads again. The leader
+// itself is left to the caller, which must not have reaped it yet: until
+// then its pid names the program's group and the parent of its children.
 func (t *tracker) signalAll(sig syscall.Signal) int {
 	if t.leader == 0 {
 		return 0
@@ -213,11 +226,19 @@ func (t *tracker) signalAll(sig syscall.Signal) int {
 	desc := descendants(procs, t.leader)
 	n := 0
 	for _, p := range procs {
-		if !p.alive() || p.pid == t.leader || p.pid == t.self {
+		if !p.alive() || p.pid == t.leader || p.pid == t.self || p.flags&pfKthread != 0 {
 			continue
 		}
-		if p.pgid != t.leader && !desc[p.pid] && (p.start < t.since || !t.hasToken(p.pid)) {
-			continue
+		if p.pgid != t.leader && !desc[p.pid] {
+			if p.start < t.since {
+				continue
+			}
+			if has, known := t.hasToken(p.pid); !known {
+				n++
+				continue
+			} else if !has {
+				continue
+			}
 		}
 		// Pin the process with a pidfd, then check that the pid still
 		// names the process read above and not a newcomer that reused it.

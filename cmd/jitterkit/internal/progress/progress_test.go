@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestLine(t *testing.T) {
@@ -24,9 +27,7 @@ func TestLine(t *testing.T) {
 		b := &Bar{label: "replay"}
 		b.done.Store(tt.done)
 		b.total.Store(tt.total)
-		if got := b.line(tt.elapsed); got != tt.want {
-			t.Errorf("line(%d of %d, %v) = %q; want %q", tt.done, tt.total, tt.elapsed, got, tt.want)
-		}
+		assert.Equal(t, tt.want, b.line(tt.elapsed), "line(%d of %d, %v)", tt.done, tt.total, tt.elapsed)
 	}
 }
 
@@ -34,23 +35,19 @@ func TestLine(t *testing.T) {
 // however long the work.
 func TestNotATerminal(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	var buf bytes.Buffer
 	for _, w := range []interface{ Write([]byte) (int, error) }{f, &buf} {
-		if IsTerminal(w) {
-			t.Errorf("IsTerminal(%T) = true", w)
-		}
+		assert.False(t, IsTerminal(w), "IsTerminal(%T)", w)
 		b := start(w, "replay", 10, 0)
 		b.Add(5)
 		time.Sleep(150 * time.Millisecond)
 		b.Finish()
 	}
-	if st, _ := f.Stat(); st.Size() != 0 || buf.Len() != 0 {
-		t.Errorf("a bar on a file wrote %d bytes, on a buffer %d; want none", st.Size(), buf.Len())
-	}
+	st, _ := f.Stat()
+	assert.Zero(t, st.Size(), "bytes a bar on a file wrote")
+	assert.Zero(t, buf.Len(), "bytes a bar on a buffer wrote")
 }
 
 func TestNilBar(t *testing.T) {

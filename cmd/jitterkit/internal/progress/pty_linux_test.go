@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // openPTY opens a pseudo-terminal and returns its master and its slave.
@@ -40,9 +43,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // is none, read until it shows.
 func TestTerminal(t *testing.T) {
 	master, slave := openPTY(t)
-	if !IsTerminal(slave) {
-		t.Fatal("IsTerminal(pty) = false")
-	}
+	require.True(t, IsTerminal(slave), "IsTerminal(pty)")
 	b := start(slave, "replay", 4, time.Hour)
 	b.Add(2)
 	b.Finish()
@@ -56,9 +57,7 @@ func TestTerminal(t *testing.T) {
 	for !strings.Contains(sb.String(), bar) {
 		n, err := master.Read(buf)
 		sb.Write(buf[:n])
-		if err != nil {
-			t.Fatalf("reading the terminal: %v; got %q", err, sb.String())
-		}
+		require.NoError(t, err, "reading the terminal; got %q", sb.String())
 	}
 	b.Finish()
 	slave.Close()
@@ -71,10 +70,6 @@ func TestTerminal(t *testing.T) {
 	}
 	got := sb.String()
 	// The first bar finished before its delay and drew nothing.
-	if !strings.HasPrefix(got, "\rreplay [") {
-		t.Errorf("terminal got %q; want the second bar first", got)
-	}
-	if !strings.HasSuffix(got, "\r\033[K") {
-		t.Errorf("terminal got %q; want the line cleared at the end", got)
-	}
+	assert.True(t, strings.HasPrefix(got, "\rreplay ["), "terminal got %q; want the second bar first", got)
+	assert.True(t, strings.HasSuffix(got, "\r\033[K"), "terminal got %q; want the line cleared at the end", got)
 }

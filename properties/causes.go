@@ -1,0 +1,227 @@
+package properties
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
+)
+
+// A Cause is what is wrong with a policy behind a finding: one root cause,
+// which one remedy fixes, however many checks it fails.
+type Cause string
+
+// The root causes the checks tell apart.
+const (
+	// NoJitter: every device waits one fixed schedule of delays.
+	NoJitter Cause = "no-jitter"
+	// ClockSeed: the delays follow the clock, so devices booted together
+	// draw the same ones.
+	ClockSeed Cause = "clock-seed"
+	// SharedSeed: every device draws from one seed, a constant or missing
+	// one.
+	SharedSeed Cause = "shared-seed"
+	// WeakSeed: the seed is a weak function of the id (a sum, a prefix, a
+	// few characters), so similarly named devices draw the same delays.
+	WeakSeed Cause = "weak-seed"
+	// SharedGenerator: the devices draw from a generator that is not their
+	// own, so a device's delays cannot be found again from its id.
+	SharedGenerator Cause = "shared-generator"
+	// SmallJitter: the jitter is too small a part of the window to spread
+	// the fleet.
+	SmallJitter Cause = "small-jitter"
+	// JitterLostAtCap: the jitter vanishes once the window reaches the cap.
+	JitterLostAtCap Cause = "jitter-lost-at-cap"
+	// AddedJitter: a fixed amount of jitter added to growing delays becomes
+	// negligible at later attempts.
+	AddedJitter Cause = "added-jitter"
+	// Realigned: every device's schedule differs, but its retries land
+	// together, as delays that aim at a fixed instant do.
+	Realigned Cause = "realigned"
+	// OverCap: delays beyond the declared cap.
+	OverCap Cause = "over-cap"
+	// BadDelay: negative, infinite or NaN delays, a panic or a call that
+	// never returns.
+	BadDelay Cause = "bad-delay"
+	// WrongStrategy: the delays do not follow the strategy the policy
+	// claims.
+	WrongStrategy Cause = "wrong-strategy"
+)
+
+// remedies say what to change for each cause, in one sentence.
+var remedies = map[Cause]string{
+	NoJitter:        "Add jitter: draw each delay at random within its backoff window (full jitter: uniform between 0 and the window; decorrelated: between the base and three times the previous delay), from a generator seeded per device.",
+	ClockSeed:       "Seed each device's generator from a stable hash of its id (the FNV-1a hash of the id's bytes; kit.HashID in Go), not from the clock: devices powered on together boot in the same second.",
+	SharedSeed:      "Seed each device's generator from a stable hash of its id (the FNV-1a hash of the id's bytes; kit.HashID in Go), not from a constant, nor from the clock when devices may start together: every device now draws the same delays.",
+	WeakSeed:        "Seed from a hash of the whole id (the FNV-1a hash of its bytes; kit.HashID in Go), not from a sum, a prefix or a few characters of it: devices named alike draw the same delays.",
+	SharedGenerator: "Give each device a generator of its own, seeded from a hash of its id, instead of one the process shares: a device then draws the same delays after a restart, and a failure can be found again.",
+	SmallJitter:     "Jitter over the whole window, as full jitter (uniform between 0 and the window) does: jitter of ±f of the window spreads devices by only f/√3, too little to break up a fleet's waves.",
+	JitterLostAtCap: "Apply the jitter after the cap: cap the window, then draw the delay within it, so that devices at the cap still spread.",
+	AddedJitter:     "Draw the jitter within the whole window, as full or equal jitter do, rather than adding a fixed amount, which becomes negligible as the delays grow.",
+	Realigned:       "Draw each delay from the device's own schedule, not toward a fixed instant: the retries of different devices land together.",
+	OverCap:         "Keep every delay within the declared cap: apply the cap after the jitter, or declare the cap the policy really has.",
+	BadDelay:        "Return finite delays between 0 and the cap, and never panic or block in the factory or in Next.",
+	WrongStrategy:   "Make the delays follow the declared strategy, or declare the one they follow.",
+}
+
+// Remedy returns what to change for the cause, in one sentence, or "" for
+// an unknown one.
+func (c Cause) Remedy() string { return remedies[c] }
+
+// diagnose gives each finding of a run its root cause and remedy. A fleet
+// whose devices share one schedule fails several checks for one reason:
+// the clock when frozen-clock found that the delays follow it, a fixed
+// schedule when the shared delays grow by one ratio as a backoff without
+// jitter does, and a shared seed otherwise.
+func (r *runner) diagnose(results []Result) {
+	byName := map[string]*Result{}
+	for i := range results {
+		byName[results[i].Name] = &results[i]
+	}
+	shared := SharedSeed
+	if fc := byName[NameFrozenClock]; fc != nil && fc.Status == verdict.Fail {
+		shared = ClockSeed
+	} else if r.fixedSchedule() {
+		shared = NoJitter
+	}
+	// The fleet is in lockstep when every device waits the same delays;
+	// a spread of 0 at one delay of devices that differ elsewhere is one
+	// delay without jitter: the cap's, when the jitter is lost there.
+	lockstep, narrow, unjittered := false, false, NoJitter
+	if s := byName[NameSpread]; s != nil && s.Status == verdict.Fail {
+		lockstep, narrow = s.Figure == 0 && r.allSame(), s.Figure > 0
+		if s.Figure == 0 && !lockstep && s.Counterexample != nil && r.atCap(s.Counterexample.Attempt) {
+			unjittered = JitterLostAtCap
+		}
+	}
+	for i := range results {
+		res := &results[i]
+		if !res.Status.Finding() {
+			continue
+		}
+		switch res.Name {
+		case NameSpread:
+			switch {
+			case lockstep:
+				res.Cause = shared
+			case res.Figure == 0:
+				res.Cause = unjittered
+			default:
+				res.Cause = SmallJitter
+			}
+		case NameClusters:
+			switch {
+			case lockstep:
+				res.Cause = shared
+			case res.Counterexample != nil && res.Counterexample.Attempt > 0:
+				res.Cause = Realigned
+			default:
+				res.Cause = WeakSeed
+			}
+		case NameIDPopulations:
+			res.Cause = WeakSeed
+		case NameFrozenClock:
+			res.Cause = ClockSeed
+		case NameReproducibility:
+			res.Cause = SharedGenerator
+		case NameCapPhase:
+			switch {
+			case lockstep:
+				res.Cause = shared
+			case res.Figure == 0:
+				res.Cause = JitterLostAtCap
+			case narrow:
+				res.Cause = SmallJitter // as narrow at the cap as at first
+			default:
+				res.Cause = AddedJitter
+			}
+		case NameBounds:
+			res.Cause = BadDelay
+			if r.overCap() {
+				res.Cause = OverCap
+			}
+		case NameConformance:
+			// Devices in lockstep draw one value where the strategy
+			// draws a thousand: the seeding is wrong, not the strategy.
+			res.Cause = WrongStrategy
+			if lockstep {
+				res.Cause = shared
+			}
+		}
+		res.Remedy = res.Cause.Remedy()
+	}
+}
+
+// allSame reports whether every device that answered waits the same
+// delays.
+func (r *runner) allSame() bool {
+	if len(r.clean) < 2 {
+		return false
+	}
+	for _, d := range r.clean[1:] {
+		if !slices.Equal(d.delays, r.clean[0].delays) {
+			return false
+		}
+	}
+	return true
+}
+
+// fixedSchedule reports whether every device waits one schedule that never
+// shrinks, as a backoff without jitter does, whatever its growth
+// (exponential, Fibonacci, linear, constant) and however it starts (0, as
+// a reconnect loop's first try). Delays drawn from one shared seed go down
+// as well as up, but for jitter too narrow to undo the growth, whose
+// remedy is the same: jitter drawn per device.
+func (r *runner) fixedSchedule() bool {
+	if !r.allSame() {
+		return false
+	}
+	ds := r.clean[0].delays
+	if len(ds) < 3 {
+		return false
+	}
+	for i := 1; i < len(ds); i++ {
+		if ds[i] < ds[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// atCap reports whether delay attempt (from 1) of every device is at the
+// cap: the declared one, else the longest delay any device drew.
+func (r *runner) atCap(attempt int) bool {
+	limit := r.cfg.Cap
+	if limit <= 0 {
+		for _, d := range r.clean {
+			for _, v := range d.delays {
+				limit = max(limit, v)
+			}
+		}
+	}
+	if attempt < 1 || limit <= 0 {
+		return false
+	}
+	for _, d := range r.clean {
+		if len(d.delays) < attempt || d.delays[attempt-1] < limit {
+			return false
+		}
+	}
+	return true
+}
+
+// overCap reports whether a device's delays went beyond the declared cap.
+func (r *runner) overCap() bool {
+	if r.cfg.Cap <= 0 {
+		return false
+	}
+	for _, d := range r.main.devices {
+		for _, v := range d.delays {
+			if v > r.cfg.Cap && v < time.Duration(math.MaxInt64) {
+				return true
+			}
+		}
+	}
+	return false
+}

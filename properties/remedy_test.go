@@ -1,0 +1,135 @@
+package properties
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
+)
+
+// TestOneRemedyPerRootCause runs a policy with exactly one defect, checks
+// that every finding of the run names that root cause and its remedy, then
+// runs the policy that applies the remedy and checks that it passes.
+func TestOneRemedyPerRootCause(t *testing.T) {
+	claimFull := &kit.Spec{Strategy: kit.Full}
+	claimEqual := &kit.Spec{Strategy: kit.Equal}
+	fixed := jittered(perDevice, fullJitter)
+	tests := []struct {
+		cause  Cause
+		broken kit.Factory
+		cfg    Config
+		remedy kit.Factory // the policy with the remedy applied
+		fixCfg Config
+	}{
+		{NoJitter, spec(t, "none"), Config{}, spec(t, "full"), Config{}},
+		{ClockSeed, spec(t, "full:seed=clock"), Config{}, spec(t, "full:seed=device"), Config{}},
+		{SharedSeed, spec(t, "full:seed=constant"), Config{}, spec(t, "full:seed=device"), Config{}},
+		{WeakSeed, jittered(byteSum, fullJitter), Config{}, fixed, Config{}},
+		{SharedGenerator, sharedGenerator(), Config{}, fixed, Config{}},
+		{SmallJitter, jittered(perDevice, onePercent), Config{}, fixed, Config{}},
+		{JitterLostAtCap, jittered(perDevice, vanishingAtCap), Config{}, fixed, Config{}},
+		{AddedJitter, negligibleJitter(), Config{}, fixed, Config{}},
+		{Realigned, realignedRetries(), Config{}, fixed, Config{}},
+		// Full jitter whose window is capped at 12s, while 10s is declared.
+		{OverCap, spec(t, "full:cap=12s"), Config{Cap: testCap}, spec(t, "full:cap=10s"), Config{Cap: testCap}},
+		{BadDelay, faulty("dev-100017", 2, func() (time.Duration, error) { return -time.Second, nil }), Config{IDs: serials(1000)},
+			fixed, Config{IDs: serials(1000)}},
+		{WrongStrategy, spec(t, "equal"), Config{Claim: claimFull}, spec(t, "equal"), Config{Claim: claimEqual}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.cause), func(t *testing.T) {
+			out := mustRun(t, context.Background(), tt.broken, tt.cfg)
+			findings := 0
+			for _, r := range out.Results {
+				if !r.Status.Finding() {
+					continue
+				}
+				findings++
+				assert.Equal(t, tt.cause, r.Cause, "%s: %s", r.Name, r.Detail)
+				assert.Equal(t, tt.cause.Remedy(), r.Remedy, r.Name)
+			}
+			require.NotZero(t, findings, "the defect is found")
+			assert.NotEmpty(t, tt.cause.Remedy())
+
+			fixed := mustRun(t, context.Background(), tt.remedy, tt.fixCfg)
+			assert.Equal(t, verdict.Pass, fixed.Status(), "with the remedy applied")
+			for _, r := range fixed.Results {
+				assert.Empty(t, r.Cause, "%s: %s", r.Name, r.Detail)
+			}
+		})
+	}
+}
+
+func TestFixedSchedule(t *testing.T) {
+	tests := []struct {
+		name string
+		f    kit.Factory
+		want bool
+	}{
+		{"no jitter", spec(t, "none"), true},
+		{"no jitter from its cap", spec(t, "none:base=10s,cap=10s"), true},
+		{"no jitter, ×1.5", spec(t, "none:multiplier=1.5"), true},
+		{"a constant seed, full jitter", spec(t, "full:seed=constant"), false},
+		{"a constant seed, equal jitter", spec(t, "equal:seed=constant"), false},
+		{"a constant seed, decorrelated jitter", spec(t, "decorrelated:seed=constant"), false},
+		{"devices that differ", spec(t, "full"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{IDs: serials(200)}.withDefaults()
+			r := &runner{cfg: cfg}
+			r.main = collect(context.Background(), tt.f, cfg.IDs, boots{at: cfg.Boot}, cfg.CapAttempts, cfg)
+			r.clean = cleanDevices(r.main)
+			assert.Equal(t, tt.want, r.fixedSchedule())
+		})
+	}
+}
+
+// TestCausesOfLibrarySchedules diagnoses the schedules real libraries
+// draw, whose findings once named the seed where the jitter is at fault:
+// a Fibonacci backoff without jitter, a reconnect loop that retries at once
+// and then waits a fixed schedule, a first delay without jitter before
+// jittered ones, and small jitter capped after it is drawn, so that every
+// device waits the cap from delay 3 on.
+func TestCausesOfLibrarySchedules(t *testing.T) {
+	schedule := func(ds ...time.Duration) kit.Factory {
+		return func(kit.Device) kit.Policy { return kit.FromSlice(ds) }
+	}
+	s := time.Second
+	tests := []struct {
+		name  string
+		f     kit.Factory
+		cfg   Config
+		check string
+		want  Cause
+	}{
+		{"fibonacci without jitter", schedule(s, 2*s, 3*s, 5*s, 8*s, 13*s), Config{}, NameSpread, NoJitter},
+		{"at once, then a fixed schedule", schedule(0, s, 2*s, 4*s, 8*s), Config{}, NameSpread, NoJitter},
+		{"the first delay without jitter", jittered(perDevice, func(rng *rand.Rand, n int) time.Duration {
+			if n == 0 {
+				return s
+			}
+			return fullJitter(rng, n)
+		}), Config{}, NameSpread, NoJitter},
+		{"±5% capped after it is drawn", jittered(perDevice, func(rng *rand.Rand, n int) time.Duration {
+			return min(2*s, time.Duration(float64(s<<n)*(0.95+0.1*rng.Float64())))
+		}), Config{Cap: 2 * s}, NameSpread, JitterLostAtCap},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, context.Background(), tt.f, tt.cfg)
+			i := slices.IndexFunc(out.Results, func(r Result) bool { return r.Name == tt.check })
+			require.GreaterOrEqual(t, i, 0, "no %s result", tt.check)
+			res := out.Results[i]
+			require.Equal(t, verdict.Fail, res.Status, res.Detail)
+			assert.Equal(t, tt.want, res.Cause, res.Detail)
+		})
+	}
+}

@@ -1,0 +1,431 @@
+package gate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
+	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
+)
+
+// The cost of the search for a fix. Each family of changes (one strategy,
+// one way of scaling the backoff) doubles a factor until a replay of
+// probeRuns runs passes (at most maxDoublings times), narrows it down by
+// bisection (bisections times), then confirms the smallest passing change
+// with the gate's own replications, stepping up by a quarter at most
+// confirmations times. With the four families a failing policy has at
+// most, the search costs at most 4·(maxDoublings+bisections) replays of
+// probeRuns runs and 4·confirmations replays of the gate's runs, about
+// five times the gate's own replay and comparison.
+const (
+	probeRuns     = 5
+	maxDoublings  = 9 // a factor of 512
+	bisections    = 4
+	confirmations = 3
+	maxFixes      = 3
+)
+
+// A family is one way of changing a policy, by a factor k ≥ 1: k = 1 is
+// the policy the family starts from.
+type family struct {
+	name   string
+	policy func(k float64) Policy
+	change func(k float64) string
+	spec   func(k float64) *kit.Spec // nil when the family scales the policy's own delays
+	checks bool                      // the changed policy must pass the property checks
+}
+
+// fixes searches, for a gate that failed, the smallest changes of each
+// family that pass on the same scenario, and returns the best, the one that
+// serves the fleet soonest first. rep holds the gate's findings.
+func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
+	if judge(rep) != verdict.Fail {
+		return nil, nil
+	}
+	families := g.families(rep)
+	// The families are searched side by side when their replays leave
+	// cores idle; each search is a sequence of replays of one policy.
+	cells := make([]cell, len(families))
+	for i, f := range families {
+		cells[i] = cell{f.policy(1), 0}
+	}
+	atOnce, cfg := g.plan(cells, 0)
+	h := *g
+	h.cfg.Replay.Workers = cfg.Workers
+	found := make([]reports.Fix, len(families))
+	ok := make([]bool, len(families))
+	err := each(len(families), atOnce, func(i int) error {
+		var err error
+		found[i], ok[i], err = h.search(families[i])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []reports.Fix
+	seen := map[string]bool{}
+	for i, fix := range found {
+		// Two families may arrive at one change: raising the base or the
+		// base and the cap by a factor of 1, when a seed alone fixes it.
+		if key := fix.Spec + "|" + fix.Change; ok[i] && !seen[key] {
+			seen[key] = true
+			out = append(out, fix)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b reports.Fix) int { return cmp.Compare(a.AllServed.Median, b.AllServed.Median) })
+	return out[:min(len(out), maxFixes)], nil
+}
+
+// families returns the ways the failing policy may change: for a spec, its
+// own backoff with a per-device seed and, without jitter, a jittered
+// strategy, raising the base (and the cap with it when the cap would fall
+// below it) or raising both; for any other policy, its own delays slowed
+// down when its checks passed, and the built-in strategies with the scale
+// of its first delays and its cap.
+func (g *gate) families(rep reports.Report) []family {
+	checksFailed := false
+	for _, c := range rep.Checks {
+		checksFailed = checksFailed || c.Status == verdict.Fail
+	}
+	var out []family
+	var base kit.Spec
+	if s := g.p.Spec; s != nil {
+		base = *s
+		base.Seed = kit.SeedDevice
+		if base.Strategy != kit.None {
+			out = append(out, g.specFamilies(base)...)
+		}
+	} else {
+		if !checksFailed && g.cfg.Steps&Replay != 0 {
+			out = append(out, g.scaleFamily())
+		}
+		base = g.inferredSpec(rep)
+	}
+	for _, st := range []kit.Strategy{kit.Decorrelated, kit.Full} {
+		if st != base.Strategy || g.p.Spec == nil {
+			s := base
+			s.Strategy, s.Multiplier = st, 0
+			out = append(out, g.specFamilies(s)[0])
+		}
+	}
+	return out
+}
+
+// specFamilies returns the families of a spec: its base raised (and its
+// cap, when it would fall below the base), and its base and cap raised
+// together.
+func (g *gate) specFamilies(s kit.Spec) []family {
+	s = withDefaults(s)
+	raise := func(k float64, cap bool) *kit.Spec {
+		c := s
+		c.Base = nice(time.Duration(float64(s.Base) * k))
+		if cap {
+			c.Cap = nice(time.Duration(float64(s.Cap) * k))
+		}
+		c.Cap = max(c.Cap, c.Base)
+		return &c
+	}
+	describe := func(c *kit.Spec) string {
+		if c.String() == g.p.Name {
+			return "keep " + c.String()
+		}
+		if g.p.Spec == nil {
+			return "replace the policy with the built-in " + c.String()
+		}
+		was := withDefaults(*g.p.Spec)
+		var parts []string
+		if c.Strategy != was.Strategy {
+			parts = append(parts, fmt.Sprintf("use %s jitter", c.Strategy))
+		}
+		if c.Seed != was.Seed {
+			parts = append(parts, "seed each device from its id")
+		}
+		switch base, cap := c.Base != was.Base, c.Cap != was.Cap; {
+		case base && cap:
+			parts = append(parts, fmt.Sprintf("raise the base from %s to %s and the cap from %s to %s",
+				kit.FormatDuration(was.Base), kit.FormatDuration(c.Base), kit.FormatDuration(was.Cap), kit.FormatDuration(c.Cap)))
+		case base:
+			parts = append(parts, fmt.Sprintf("raise the base from %s to %s", kit.FormatDuration(was.Base), kit.FormatDuration(c.Base)))
+		case cap:
+			parts = append(parts, fmt.Sprintf("raise the cap from %s to %s", kit.FormatDuration(was.Cap), kit.FormatDuration(c.Cap)))
+		}
+		if len(parts) == 0 {
+			return "keep " + c.String()
+		}
+		return joinAnd(parts) + ": " + c.String()
+	}
+	var out []family
+	for _, both := range []bool{false, true} {
+		both := both
+		name := "base"
+		if both {
+			name = "base and cap"
+		}
+		out = append(out, family{
+			name:   fmt.Sprintf("%s, %s", s.Strategy, name),
+			policy: func(k float64) Policy { return SpecPolicy(*raise(k, both)) },
+			change: func(k float64) string { return describe(raise(k, both)) },
+			spec:   func(k float64) *kit.Spec { return raise(k, both) },
+			checks: g.p.Spec == nil || withDefaults(*g.p.Spec).Seed != kit.SeedDevice || g.p.Spec.Strategy == kit.None || s.Strategy != g.p.Spec.Strategy,
+		})
+	}
+	return out
+}
+
+// scaleFamily slows the policy itself down: every delay times k. The
+// property checks' verdicts do not depend on scale, so only the replay is
+// tried.
+func (g *gate) scaleFamily() family {
+	p := g.p
+	return family{
+		name: "scaled",
+		policy: func(k float64) Policy {
+			q := p
+			q.Factory = Scale(p.Factory, roundFactor(k))
+			q.Close, q.Err = nil, nil // the gate closes the policy itself
+			return q
+		},
+		change: func(k float64) string {
+			return fmt.Sprintf("slow the policy down: multiply every delay by %v", roundFactor(k))
+		},
+	}
+}
+
+// Scale returns the factory whose devices wait k times the delays f's
+// devices wait: the same policy, slowed down (k > 1) or sped up.
+func Scale(f kit.Factory, k float64) kit.Factory {
+	return func(d kit.Device) kit.Policy {
+		p := f(d)
+		if p == nil {
+			return nil
+		}
+		return scaled{p, k}
+	}
+}
+
+type scaled struct {
+	p kit.Policy
+	k float64
+}
+
+func (s scaled) Next() (time.Duration, error) {
+	d, err := s.p.Next()
+	if err != nil {
+		return d, err
+	}
+	return kit.Seconds(d.Seconds() * s.k)
+}
+
+// inferredSpec returns the built-in strategy closest in scale to a policy
+// that is not a spec: its median first delay as the base, and the declared
+// cap, else the largest delay its devices drew, as the cap.
+func (g *gate) inferredSpec(rep reports.Report) kit.Spec {
+	s := kit.Spec{Strategy: kit.Full, Base: kit.DefaultBase, Cap: kit.DefaultCap}
+	if len(rep.EarlyDelays) > 0 && len(rep.EarlyDelays[0].DelaysS) > 0 {
+		first := slices.Clone(rep.EarlyDelays[0].DelaysS)
+		sort.Float64s(first)
+		if m := first[len(first)/2]; m > 0 {
+			s.Base = nice(time.Duration(m * 1e9))
+		}
+	}
+	if c := g.cfg.Checks.Cap; c > 0 {
+		s.Cap = c
+	} else {
+		for _, a := range rep.EarlyDelays {
+			for _, d := range a.DelaysS {
+				s.Cap = max(s.Cap, time.Duration(d*1e9))
+			}
+		}
+	}
+	s.Cap = max(s.Cap, s.Base)
+	return s
+}
+
+// search finds the smallest factor of the family that passes: doubling
+// until a short replay passes, bisecting between the last that failed and
+// the first that passed, then confirming with the gate's replications.
+func (g *gate) search(f family) (reports.Fix, bool, error) {
+	if g.cfg.Steps&Replay == 0 {
+		// Without a replay, only a change the checks judge is tried, as
+		// it is.
+		if !f.checks {
+			return reports.Fix{}, false, nil
+		}
+		return g.confirm(f, 1)
+	}
+	lo, hi := 1.0, 0.0
+	if f.checks {
+		// The changed policy starts from the family's own k = 1, which
+		// may pass as it is: a new seed or strategy alone.
+		ok, err := g.probe(f, 1, probeRuns)
+		if err != nil {
+			return reports.Fix{}, false, err
+		}
+		if ok {
+			if fix, ok, err := g.confirm(f, 1); err != nil || ok {
+				return fix, ok, err
+			}
+		}
+	}
+	for k, i := lo*2, 0; i < maxDoublings; k, i = k*2, i+1 {
+		ok, err := g.probe(f, k, probeRuns)
+		if err != nil {
+			return reports.Fix{}, false, err
+		}
+		if ok {
+			hi = k
+			break
+		}
+		lo = k
+	}
+	if hi == 0 {
+		return reports.Fix{}, false, nil
+	}
+	for range bisections {
+		if hi/lo < 1.1 {
+			break
+		}
+		mid := math.Sqrt(lo * hi)
+		ok, err := g.probe(f, mid, probeRuns)
+		if err != nil {
+			return reports.Fix{}, false, err
+		}
+		if ok {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	for k, i := hi, 0; i < confirmations; k, i = k*1.25, i+1 {
+		fix, ok, err := g.confirm(f, k)
+		if err != nil || ok {
+			return fix, ok, err
+		}
+	}
+	return reports.Fix{}, false, nil
+}
+
+// probe replays the family's policy at factor k with runs runs and reports
+// whether its median peak ratio is within the threshold.
+func (g *gate) probe(f family, k float64, runs int) (bool, error) {
+	res, stopped, err := g.replayWith(f.policy(k), runs)
+	if err != nil || stopped != nil {
+		return false, err
+	}
+	return res.Summary[sim.PeakRatio].Median <= res.Scenario.Threshold, nil
+}
+
+// confirm replays the family's policy at factor k with the gate's own
+// replications, and runs the property checks on it when the change could
+// fail them: a fix passes both.
+func (g *gate) confirm(f family, k float64) (reports.Fix, bool, error) {
+	p := f.policy(k)
+	fix := reports.Fix{Change: f.change(k)}
+	if f.spec != nil {
+		fix.Spec = f.spec(k).String()
+	} else {
+		fix.Scale = roundFactor(k)
+	}
+	if g.cfg.Steps&Replay != 0 {
+		res, stopped, err := g.replayWith(p, 0)
+		if err != nil || stopped != nil || res.Status() != verdict.Pass {
+			return fix, false, err
+		}
+		fix.PeakRatio, fix.AllServed = res.Summary[sim.PeakRatio], res.Summary[sim.AllServed]
+	}
+	if f.checks && g.cfg.Steps&Checks != 0 {
+		cfg := g.checksConfig()
+		cfg.Claim, cfg.Source, cfg.IDs, cfg.CallTimeout = p.Spec, properties.InProcess, nil, 0
+		if p.Spec != nil {
+			cfg.Cap = max(cfg.Cap, specCap(*p.Spec))
+		}
+		out, err := properties.Run(g.ctx, p.Factory, cfg)
+		if err != nil || out.Status() == verdict.Fail || out.Status() == verdict.Inconclusive {
+			return fix, false, err
+		}
+		fix.Checked = true
+	}
+	return fix, true, nil
+}
+
+// replayWith replays p on the gate's scenario with runs runs (0 for the
+// gate's own), with no progress shown.
+func (g *gate) replayWith(p Policy, runs int) (sim.Result, *sim.DeviceError, error) {
+	h := *g
+	h.cfg.Progress = nil
+	if runs > 0 {
+		h.cfg.Replay.Runs = runs
+	}
+	return h.replay(p, 0)
+}
+
+// withDefaults returns s with its base, cap and seed written out.
+func withDefaults(s kit.Spec) kit.Spec {
+	if s.Base == 0 {
+		s.Base = kit.DefaultBase
+	}
+	if s.Seed == "" {
+		s.Seed = kit.SeedDevice
+	}
+	s.Cap = specCap(s)
+	return s
+}
+
+// nice rounds d up to a duration a person would write: 1, 1.5, 2, 3, 5
+// or 7.5 times a power of ten of its unit, milliseconds below a second,
+// seconds below a minute and minutes above.
+func nice(d time.Duration) time.Duration {
+	if d <= time.Millisecond {
+		return time.Millisecond
+	}
+	unit := time.Millisecond
+	switch {
+	case d >= time.Minute:
+		unit = time.Minute
+	case d >= time.Second:
+		unit = time.Second
+	}
+	x := float64(d) / float64(unit)
+	exp := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, s := range []float64{1, 1.5, 2, 3, 5, 7.5, 10} {
+		if s*exp >= x {
+			return time.Duration(s * exp * float64(unit))
+		}
+	}
+	return time.Duration(10 * exp * float64(unit))
+}
+
+// roundFactor rounds a scaling factor up to what a person would write:
+// a tenth below 10, a whole number above.
+func roundFactor(k float64) float64 {
+	if k >= 10 {
+		return math.Ceil(k)
+	}
+	return math.Ceil(k*10) / 10
+}
+
+// joinAnd joins parts as a sentence does: "a, b and c".
+func joinAnd(parts []string) string {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	out := ""
+	for i, p := range parts {
+		switch {
+		case i == 0:
+			out = p
+		case i == len(parts)-1:
+			out += " and " + p
+		default:
+			out += ", " + p
+		}
+	}
+	return out
+}

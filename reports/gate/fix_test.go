@@ -1,0 +1,121 @@
+package gate_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
+	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/reports/gate"
+	"github.com/jitterkit/jitterkit/sim"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
+)
+
+// jittered returns a policy of the caller's, seeded per device, whose n-th
+// delay (from 0) is delay(rng, window) for the window 100ms·2ⁿ capped at
+// 10s.
+func jittered(delay func(rng *rand.Rand, window time.Duration) time.Duration) kit.Factory {
+	return func(d kit.Device) kit.Policy {
+		rng := rand.New(rand.NewPCG(kit.HashID(d.ID), 1))
+		w := 100 * time.Millisecond
+		return kittest.PolicyFunc(func() (time.Duration, error) {
+			v := delay(rng, w)
+			w = min(2*w, 10*time.Second)
+			return v, nil
+		})
+	}
+}
+
+// TestFirstFixPasses gates six failing policies, applies the first change
+// the gate suggests for each, and gates the changed policy: it passes.
+func TestFirstFixPasses(t *testing.T) {
+	long := "decorrelated:base=15s,cap=5m"
+	tests := []struct {
+		name string
+		p    gate.Policy
+	}{
+		{"a spec that storms", gate.SpecPolicy(spec(t, "full"))},
+		{"no jitter", gate.SpecPolicy(spec(t, "none:base=1s,cap=30s"))},
+		{"seeded from the clock", gate.SpecPolicy(spec(t, long+",seed=clock"))},
+		{"one constant seed", gate.SpecPolicy(spec(t, long+",seed=constant"))},
+		{"jitter lost at the cap", gate.GoPolicy("capped after jitter", jittered(func(rng *rand.Rand, w time.Duration) time.Duration {
+			if w >= 10*time.Second {
+				return 10 * time.Second
+			}
+			return time.Duration(rng.Float64() * float64(w))
+		}))},
+		{"±1% jitter", gate.GoPolicy("one percent", jittered(func(rng *rand.Rand, w time.Duration) time.Duration {
+			return time.Duration(float64(w) * (0.99 + 0.02*rng.Float64()))
+		}))},
+	}
+	cfg := gate.Config{Checks: properties.Config{Cap: 5 * time.Minute}, Replay: sim.Config{Runs: 5}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := gate.Run(context.Background(), tt.p, cfg)
+			require.NoError(t, err)
+			require.Equal(t, verdict.Fail, rep.Verdict)
+			require.NotEmpty(t, rep.Fixes, "a failing policy gets a fix")
+			require.NotEmpty(t, rep.Advice)
+			fix := rep.Fixes[0]
+			if tt.p.Spec != nil {
+				assert.Contains(t, strings.ToLower(rep.Advice[0]), strings.ToLower(fix.Change), "the first advice is the first fix")
+			} else {
+				// A policy of the user's own: what to change in its code
+				// first, then the built-in that does it, measured.
+				require.GreaterOrEqual(t, len(rep.Advice), 2, "%q", rep.Advice)
+				assert.Equal(t, rep.Checks[slices.IndexFunc(rep.Checks, func(c reports.Check) bool { return c.Status == verdict.Fail })].Remedy, rep.Advice[0])
+				assert.Contains(t, rep.Advice[1], "The built-in "+fix.Spec+" does that and passes")
+			}
+			t.Log(rep.Advice)
+
+			changed := tt.p
+			switch {
+			case fix.Spec != "":
+				changed = gate.SpecPolicy(spec(t, fix.Spec))
+			default:
+				changed.Factory = gate.Scale(tt.p.Factory, fix.Scale)
+			}
+			again, err := gate.Run(context.Background(), changed, cfg)
+			require.NoError(t, err)
+			assert.Equal(t, verdict.Pass, again.Verdict, "%s", fix.Change)
+			assert.Empty(t, again.Fixes, "a passing policy needs no fix")
+			assert.InDelta(t, fix.PeakRatio.Median, again.Replay.Summary[sim.PeakRatio].Median, 1e-9, "the fix's figures are the changed policy's")
+		})
+	}
+}
+
+// TestScaleFix slows down a policy of the caller's that passes every check
+// but storms: the fix multiplies its own delays.
+func TestScaleFix(t *testing.T) {
+	full := jittered(func(rng *rand.Rand, w time.Duration) time.Duration { return time.Duration(rng.Float64() * float64(w)) })
+	rep, err := gate.Run(context.Background(), gate.GoPolicy("full jitter of my own", full), gate.Config{Replay: sim.Config{Runs: 5}})
+	require.NoError(t, err)
+	require.Equal(t, verdict.Fail, rep.Verdict)
+	var scaled *float64
+	for _, f := range rep.Fixes {
+		if f.Scale > 0 {
+			scaled = &f.Scale
+		}
+	}
+	require.NotNil(t, scaled, "one of the fixes slows the policy down")
+	again, err := gate.Run(context.Background(), gate.GoPolicy("slowed", gate.Scale(full, *scaled)), gate.Config{Replay: sim.Config{Runs: 5}})
+	require.NoError(t, err)
+	assert.Equal(t, verdict.Pass, again.Verdict)
+}
+
+func TestNoFixWhenTurnedOff(t *testing.T) {
+	rep, err := gate.Run(context.Background(), gate.SpecPolicy(spec(t, "full")), gate.Config{Steps: gate.Checks | gate.Replay, Replay: sim.Config{Runs: 3}})
+	require.NoError(t, err)
+	assert.Equal(t, verdict.Fail, rep.Verdict)
+	assert.Empty(t, rep.Fixes)
+	assert.Contains(t, rep.Advice[len(rep.Advice)-1], "no change was found", "without a search, the replay's advice is a lower bound")
+}

@@ -1,0 +1,106 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
+)
+
+// TestCellsSideBySideChangeNothing compares on one replication, where the
+// cells run side by side, and again with every core given to each cell,
+// where they run one after another: the comparisons are the same, since a
+// replay's result depends on its policy, scenario and seed alone.
+func TestCellsSideBySideChangeNothing(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one core: cells never run side by side")
+	}
+	cfg := Config{Scenario: sim.Scenario{Clients: 2000, AcceptRate: 250}, Replay: sim.Config{Runs: 1, Seed: 7}}
+	var policies []Policy
+	for _, s := range Builtins(nil, sim.Outage, 0) {
+		policies = append(policies, SpecPolicy(s))
+	}
+	sizes := []int{1000, 2000}
+
+	g := &gate{cfg: cfg.withDefaults()}
+	atOnce, _ := g.plan([]cell{{policies[0], 0}, {policies[1], 0}}, 0)
+	require.Greater(t, atOnce, 1, "one replication each: the cells run side by side")
+	side, err := Compare(context.Background(), policies, sizes, cfg)
+	require.NoError(t, err)
+
+	cfg.Replay.Workers = runtime.GOMAXPROCS(0)
+	g = &gate{cfg: cfg.withDefaults()}
+	atOnce, _ = g.plan([]cell{{policies[0], 0}, {policies[1], 0}}, 0)
+	require.Equal(t, 1, atOnce, "every core to each cell: one after another")
+	serial, err := Compare(context.Background(), policies, sizes, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, summaries(serial), summaries(side))
+}
+
+// summaries are a comparison's figures, without the configuration, whose
+// Workers differ between the two plans and are not part of a result.
+func summaries(cs []reports.Comparison) [][]reports.ComparisonRow {
+	var out [][]reports.ComparisonRow
+	for _, c := range cs {
+		out = append(out, c.Rows)
+	}
+	return out
+}
+
+// TestPlanStaysWithinTheMemoryLimit gives the cells a memory limit that one
+// replay fits in but two do not: they run one after another.
+func TestPlanStaysWithinTheMemoryLimit(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one core: cells never run side by side")
+	}
+	s := sim.Scenario{Clients: 100_000, AcceptRate: 12_500}
+	// What one cell needs, as the gate replays it: one worker each, and
+	// only the representative run's histograms kept.
+	one := s.Memory(sim.Config{Runs: 1, Workers: 1, RepresentativeOnly: true})
+	p := SpecPolicy(kit.Spec{Strategy: kit.Full})
+	cells := []cell{{p, 0}, {p, 0}}
+	for _, tt := range []struct {
+		name  string
+		limit int64
+		want  int
+	}{
+		{"room for both", 2 * one, 2},
+		{"room for one", 2*one - 1, 1},
+	} {
+		s.MemoryLimit = tt.limit
+		g := &gate{cfg: Config{Scenario: s, Replay: sim.Config{Runs: 1}}.withDefaults()}
+		atOnce, _ := g.plan(cells, 0)
+		assert.Equal(t, tt.want, atOnce, tt.name)
+	}
+}
+
+// TestEachReturnsTheFirstCellsError makes the later cells fail first: the
+// error is the lowest cell's, whichever finished first.
+func TestEachReturnsTheFirstCellsError(t *testing.T) {
+	var calls atomic.Int32
+	err := each(4, 4, func(i int) error {
+		calls.Add(1)
+		if i == 1 {
+			time.Sleep(20 * time.Millisecond) // the later cells fail first
+		}
+		if i >= 1 {
+			return fmt.Errorf("cell %d", i)
+		}
+		return nil
+	})
+	assert.EqualError(t, err, "cell 1")
+	assert.Equal(t, int32(4), calls.Load(), "every cell ran")
+
+	err = each(3, 1, func(i int) error { return errors.New("first") })
+	assert.EqualError(t, err, "first")
+}

@@ -1,0 +1,110 @@
+package reports
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/sim"
+)
+
+// TestVerdictReason says why a report has its verdict, from the parts
+// that decided it, for every verdict and the reports that have none.
+func TestVerdictReason(t *testing.T) {
+	check := func(name string, s verdict.Status) Check { return Check{Name: name, Status: s} }
+	replay := func(s verdict.Status, ratio, high float64) *Replay {
+		return &Replay{Status: s, Scenario: sim.Scenario{Kind: sim.Outage, Threshold: 0.6}, Runs: make([]sim.Run, 3),
+			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: ratio, Low: ratio, High: high}}}
+	}
+	tests := []struct {
+		name string
+		r    Report
+		want string
+	}{
+		{"the replay failed", Report{Verdict: verdict.Fail, Checks: []Check{check("spread", verdict.Pass)}, Replay: replay(verdict.Fail, 2.5566, 2.57)},
+			"the replay's peak ratio 2.56 is over the 0.6 threshold"},
+		{"checks failed", Report{Verdict: verdict.Fail, Checks: []Check{check("spread", verdict.Fail), check("bounds", verdict.Pass), check("cap-phase", verdict.Fail)}},
+			"2 checks failed: spread, cap-phase"},
+		{"one check failed", Report{Verdict: verdict.Fail, Checks: []Check{check("spread", verdict.Fail)}, Replay: replay(verdict.Pass, 0.5, 0.55)},
+			"the spread check failed"},
+		{"both failed", Report{Verdict: verdict.Fail, Checks: []Check{check("spread", verdict.Fail)}, Replay: replay(verdict.Fail, 24, 24)},
+			"the replay's peak ratio 24 is over the 0.6 threshold, and the spread check failed"},
+		{"a defect stopped the replay", Report{Verdict: verdict.Fail, Replay: &Replay{Status: verdict.Fail,
+			Stopped: &Counterexample{Attempt: 3, Devices: []DeviceDelays{{ID: "dev-7"}}}}},
+			`a defect of the policy stopped the replay at device "dev-7", delay 3`},
+		{"an inconclusive check", Report{Verdict: verdict.Inconclusive, Checks: []Check{check("frozen-clock", verdict.Inconclusive), check("spread", verdict.Pass)}},
+			"no verdict: the frozen-clock check was inconclusive"},
+		{"an inconclusive replay and checks", Report{Verdict: verdict.Inconclusive, Checks: []Check{check("a", verdict.Inconclusive), check("b", verdict.Inconclusive)},
+			Replay: &Replay{Status: verdict.Inconclusive}},
+			"no verdict: the replay was inconclusive, and 2 checks were inconclusive: a, b"},
+		{"every check skipped", Report{Verdict: verdict.Inconclusive, Checks: []Check{check("a", verdict.Skipped)}},
+			"no verdict: every check was skipped"},
+		{"nothing", Report{Verdict: verdict.Inconclusive}, "no verdict: the report holds no checks and no replay"},
+		{"a warning", Report{Verdict: verdict.Warn, Checks: []Check{check("reproducibility", verdict.Warn), check("spread", verdict.Pass)}},
+			"the reproducibility check warned"},
+		{"warnings", Report{Verdict: verdict.Warn, Checks: []Check{check("a", verdict.Warn), check("b", verdict.Warn)}},
+			"2 checks warned: a, b"},
+		{"a pass", Report{Verdict: verdict.Pass, Checks: []Check{check("a", verdict.Pass), check("b", verdict.Pass)}, Replay: replay(verdict.Pass, 0.546, 0.55)},
+			"the replay's peak ratio 0.546 is within the 0.6 threshold, and all 2 checks passed"},
+		{"a pass with warnings", Report{Verdict: verdict.Pass, Checks: []Check{check("a", verdict.Pass), check("b", verdict.Warn)}, Replay: replay(verdict.Warn, 0.58, 0.62)},
+			"the replay's peak ratio 0.58 is within the 0.6 threshold, but its interval reaches 0.62, and 1 check passed and 1 warned: b"},
+		{"a comparison", Report{Verdict: verdict.Pass, Comparisons: []Comparison{{}}},
+			"nothing was judged: the report compares policies, with no checks and no replay"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, verdictReason(tt.r), tt.name)
+	}
+}
+
+// TestWhatToChange puts the measured fix first and leaves its sentence out
+// of the rest, and otherwise takes the advice in order.
+func TestWhatToChange(t *testing.T) {
+	fix := Fix{Change: "raise the base from 10s to 50s: full:base=50s,cap=2m", Spec: "full:base=50s,cap=2m",
+		PeakRatio: sim.Estimate{Median: 0.546, Low: 0.543, High: 0.55}, AllServed: sim.Estimate{Median: 179.5, Low: 179.3, High: 179.7}}
+	r := Report{Fixes: []Fix{fix}}
+	r.Advice = []string{fixSentence(fix, true), "Add jitter."}
+	ch := whatToChange(r, shown(r))
+	assert.Equal(t, "Raise the base from 10s to 50s", ch.First)
+	assert.Equal(t, &r.Fixes[0], ch.Fix)
+	assert.Equal(t, []string{"Add jitter."}, ch.Rest)
+	assert.Equal(t, "full:base=50s,cap=2m", fixPolicy(fix))
+	assert.Equal(t, []string{"peak ratio 0.546 [0.543, 0.55], threshold 0.6", "every device served after 179.5 [179.3, 179.7] s"}, fixFigures(fix, 0.6))
+
+	r = Report{Advice: []string{"Add jitter.", "Spread the retries wider."}}
+	ch = whatToChange(r, shown(r))
+	assert.Equal(t, change{First: "Add jitter.", Rest: []string{"Spread the retries wider."}}, ch)
+	assert.Equal(t, change{}, whatToChange(Report{}, Report{}))
+}
+
+// TestFindingsFirst orders the checks for a reader: failures, then
+// inconclusive checks and warnings, then the rest, each in the order they
+// ran.
+func TestFindingsFirst(t *testing.T) {
+	cs := []Check{{Name: "a", Status: verdict.Pass}, {Name: "b", Status: verdict.Warn}, {Name: "c", Status: verdict.Fail},
+		{Name: "d", Status: verdict.Skipped}, {Name: "e", Status: verdict.Inconclusive}, {Name: "f", Status: verdict.Fail}}
+	findings, rest := findingsFirst(cs)
+	names := func(cs []Check) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"c", "f", "e", "b"}, names(findings))
+	assert.Equal(t, []string{"a", "d"}, names(rest))
+	assert.Equal(t, "2 failed, 1 inconclusive, 1 warned, 1 passed, 1 skipped", checkCounts(cs))
+}
+
+// TestHistogramScale sets the arrival chart's axis by the retries, the
+// budget and the threshold, and cuts a burst of first attempts above them.
+func TestHistogramScale(t *testing.T) {
+	top, cut := histogramScale([]int{55104, 7000, 100}, []int{5104, 7671, 100}, 3000, 1800)
+	assert.Equal(t, 9600.0, top, "the axis: 7,671 retries with room above, rounded up")
+	assert.True(t, cut, "the burst of 55,104 arrivals is cut")
+	top, cut = histogramScale([]int{1600, 400}, []int{1200, 400}, 50, 30)
+	assert.Equal(t, 1800.0, top, "the axis: 1,600 arrivals, less than twice the retries, kept whole")
+	assert.False(t, cut)
+	top, cut = histogramScale([]int{0, 0}, []int{0, 0}, 0, 0)
+	assert.Equal(t, 1.0, top, "an empty chart")
+	assert.False(t, cut)
+}
