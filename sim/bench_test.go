@@ -18,36 +18,42 @@ func labAt(n int) Scenario {
 	return Scenario{Clients: n, AcceptRate: float64(n) / 8}
 }
 
-// BenchmarkReplay replays the lab's experiment under full jitter at four
-// fleet sizes, one run per iteration, and reports the cost per attempt,
+// BenchmarkReplay replays the lab's experiment under each strategy's
+// default spec at four fleet sizes, one run per iteration, and reports the
+// cost per attempt,
 // elapsed and in CPU time (on a shared machine the elapsed time counts
 // other processes too), and the bytes the replay allocates per device,
 // everything included. The factory is a kit.Spec's, which the engine
 // replays on compact state; "general" wraps it, so that the engine calls
-// each device's policy, as it does any other factory's. policy-B/device
+// each device's policy, as it does any other factory's. The strategies'
+// costs per attempt differ (none draws nothing, decorrelated the most
+// arithmetic), and so do their attempts a device. policy-B/device
 // is what making the fleet's policies alone allocates, which the general
 // path allocates among its B/device.
 //
 //	go test -run='^$' -bench=Replay -benchtime=3x -count=3 ./sim
+//	go test -run='^$' -bench='Replay$/lab/./devices=1000000$' -benchtime=3x -count=2 -cpu=1 ./sim
 func BenchmarkReplay(b *testing.B) {
-	spec := kit.Spec{Strategy: kit.Full}.Factory()
-	for _, path := range []struct {
-		name string
-		f    kit.Factory
-	}{{"lab/full", spec}, {"lab/full/general", general(spec)}} {
-		for _, n := range []int{10_000, 100_000, 1_000_000, 10_000_000} {
-			b.Run(fmt.Sprintf("%s/devices=%d", path.name, n), func(b *testing.B) {
-				if testing.Short() && n > 100_000 {
-					b.Skip("large fleets are skipped under -short")
-				}
-				benchReplay(b, path.f, labAt(n), func(ctx context.Context, s Scenario) (Run, error) {
-					r, err := Replay(ctx, path.f, s, Config{Runs: 1, Workers: 1})
-					if err != nil {
-						return Run{}, err
+	for _, st := range kit.Strategies() {
+		spec := kit.Spec{Strategy: st}.Factory()
+		for _, path := range []struct {
+			name string
+			f    kit.Factory
+		}{{"lab/" + string(st), spec}, {"lab/" + string(st) + "/general", general(spec)}} {
+			for _, n := range []int{10_000, 100_000, 1_000_000, 10_000_000} {
+				b.Run(fmt.Sprintf("%s/devices=%d", path.name, n), func(b *testing.B) {
+					if testing.Short() && n > 100_000 {
+						b.Skip("large fleets are skipped under -short")
 					}
-					return r.Runs[0], nil
+					benchReplay(b, path.f, labAt(n), func(ctx context.Context, s Scenario) (Run, error) {
+						r, err := Replay(ctx, path.f, s, Config{Runs: 1, Workers: 1})
+						if err != nil {
+							return Run{}, err
+						}
+						return r.Runs[0], nil
+					})
 				})
-			})
+			}
 		}
 	}
 }
