@@ -172,14 +172,23 @@ func (r *runner) allSame() bool {
 // (exponential, Fibonacci, linear, constant) and however it starts (0, as
 // a reconnect loop's first try). Delays drawn from one shared seed go down
 // as well as up, but for jitter too narrow to undo the growth, whose
-// remedy is the same: jitter drawn per device.
+// remedy is the same: jitter drawn per device. A schedule of one or two
+// delays is fixed when they are whole milliseconds.
 func (r *runner) fixedSchedule() bool {
 	if !r.allSame() {
 		return false
 	}
 	ds := r.clean[0].delays
 	if len(ds) < 3 {
-		return false
+		// Too short to see a growth: a schedule written by hand is in
+		// whole milliseconds (two immediate retries: 0, 0), a delay drawn
+		// from a shared seed almost never is.
+		for _, d := range ds {
+			if d%time.Millisecond != 0 {
+				return false
+			}
+		}
+		return len(ds) > 0
 	}
 	for i := 1; i < len(ds); i++ {
 		if ds[i] < ds[i-1] {

@@ -4,8 +4,11 @@
 // A policy is a [kit.Factory]: one [kit.Policy] per device. [Run] reads the
 // first delays of every device and runs the suite; each check returns a
 // [Result] with a short name, one sentence on why it matters to a fleet, a
-// verdict (pass, fail or warn), the measured figure against its threshold,
-// and the smallest set of devices that shows a failure:
+// status (pass or fail; warn for a finding that fails only when asked to;
+// inconclusive when too little evidence was gathered to judge; skipped when
+// the check does not apply to the policy's source), the measured figure
+// against its threshold, and the smallest set of devices that shows a
+// failure:
 //
 //	spread           the first delays (default three) vary across devices:
 //	                 coefficient of variation ≥ Thresholds.MinCV

@@ -112,6 +112,11 @@ func TestCausesOfLibrarySchedules(t *testing.T) {
 	}{
 		{"fibonacci without jitter", schedule(s, 2*s, 3*s, 5*s, 8*s, 13*s), Config{}, NameSpread, NoJitter},
 		{"at once, then a fixed schedule", schedule(0, s, 2*s, 4*s, 8*s), Config{}, NameSpread, NoJitter},
+		{"two immediate retries", schedule(0, 0), Config{}, NameSpread, NoJitter},
+		{"two delays drawn from one constant seed", func(kit.Device) kit.Policy {
+			rng := rand.New(rand.NewPCG(7, 7))
+			return kit.FromSlice([]time.Duration{fullJitter(rng, 0), fullJitter(rng, 1)})
+		}, Config{}, NameSpread, SharedSeed},
 		{"the first delay without jitter", jittered(perDevice, func(rng *rand.Rand, n int) time.Duration {
 			if n == 0 {
 				return s

@@ -33,14 +33,18 @@ func Advise(r Report) []string {
 		}
 		advice = append(advice, s)
 	}
+	// The remedies of the failed checks, then of the warnings, each in
+	// the order the checks ran.
 	var remedies []string
-	for _, c := range r.Checks {
-		switch {
-		case !c.Status.Finding():
-		case c.Remedy != "":
-			remedies = append(remedies, c.Remedy)
-		default:
-			remedies = append(remedies, fmt.Sprintf("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, ".")))
+	for _, status := range []verdict.Status{verdict.Fail, verdict.Warn} {
+		for _, c := range r.Checks {
+			switch {
+			case c.Status != status:
+			case c.Remedy != "":
+				remedies = append(remedies, c.Remedy)
+			default:
+				remedies = append(remedies, fmt.Sprintf("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, ".")))
+			}
 		}
 	}
 	if ownCodeFirst(r) {
@@ -85,9 +89,18 @@ func Advise(r Report) []string {
 // ownCodeFirst reports whether the advice on r begins with what to change
 // in the policy's own code: the policy is not a spec, so that a fix can
 // only put a built-in strategy in its place, and it fails a check, whose
-// remedy says what is wrong in it.
+// remedy says what is wrong in it. A warning alone comes first only when
+// the replay did not fail: its remedy does not fix a storm, which the best
+// fix does.
 func ownCodeFirst(r Report) bool {
-	return r.Policy.Spec == "" && slices.ContainsFunc(r.Checks, func(c Check) bool { return c.Status.Finding() })
+	if r.Policy.Spec != "" {
+		return false
+	}
+	if slices.ContainsFunc(r.Checks, func(c Check) bool { return c.Status == verdict.Fail }) {
+		return true
+	}
+	storm := r.Replay != nil && r.Replay.Status == verdict.Fail
+	return !storm && slices.ContainsFunc(r.Checks, func(c Check) bool { return c.Status == verdict.Warn })
 }
 
 // builtinSentence says, after the remedy of a policy's own code, that the

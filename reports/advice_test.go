@@ -130,6 +130,26 @@ func TestAdvise(t *testing.T) {
 			want: []string{"Slow every delay down 3 times (replayed on the same scenario, its peak ratio is 0.5 [0.48, 0.53] and every device is served after 600s)."},
 		},
 		{
+			name: "a policy of the user's own that storms and warns: the fix of the storm first, then the warning's remedy",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0), Fixes: []reports.Fix{slower},
+				Checks: []reports.Check{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
+			want: []string{"Slow every delay down 3 times (replayed on the same scenario, its peak ratio is 0.5 [0.48, 0.53] and every device is served after 600s).",
+				properties.SharedGenerator.Remedy()},
+		},
+		{
+			name: "a policy of the user's own that warns alone: the warning's remedy",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Pass, 0.4, 0),
+				Checks: []reports.Check{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
+			want: []string{properties.SharedGenerator.Remedy()},
+		},
+		{
+			name: "a failure's remedy comes before a warning's, whatever the order of the checks",
+			r: reports.Report{Policy: reports.Policy{Name: "client"},
+				Checks: []reports.Check{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator),
+					finding(properties.NameSpread, verdict.Fail, properties.NoJitter)}},
+			want: []string{properties.NoJitter.Remedy(), properties.SharedGenerator.Remedy()},
+		},
+		{
 			name: "a storm without a fix says how wide the retries must spread",
 			r:    reports.Report{Replay: replay(verdict.Fail, 0.93, 0)},
 			want: []string{crowd},

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// BenchmarkWrite renders the lab's failing report, with its three charts,
+// BenchmarkWrite renders the failing report of the fixtures, with its three charts,
 // in each format, and reports the size of the output.
 func BenchmarkWrite(b *testing.B) {
 	r := failingReport()

@@ -286,7 +286,7 @@ func reportFile(path string, f Format) (bool, error) {
 	default:
 		what = "not a regular file"
 	}
-	return false, &fs.PathError{Op: "replace", Path: path, Err: fmt.Errorf("%w: it is %s, which WriteDir does not replace; nothing was written", errNotReport, what)}
+	return false, &fs.PathError{Op: "replace", Path: path, Err: fmt.Errorf("%w: it is %s, which a report never replaces; nothing was written", errNotReport, what)}
 }
 
 // errNotReport is the error of a file that WriteDir would replace but did

@@ -112,7 +112,7 @@ func TestWriteDirRewrites(t *testing.T) {
 	long := hostileReport()
 	long.Schema = strings.Repeat("\u202e", 1000)
 	long.Verdict = verdict.Status(strings.Repeat("\x00", 1000))
-	for _, fx := range []fixture{{"lab-none", failingReport()}, {"storm-compare", stormComparison()}, {"hostile-strings", hostileReport()},
+	for _, fx := range []fixture{{"outage-none", failingReport()}, {"storm-compare", stormComparison()}, {"hostile-strings", hostileReport()},
 		{"a schema of its own", custom}, {"a long schema and verdict", long}} {
 		t.Run(fx.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -203,7 +203,7 @@ func TestWriteDirTargetNotReport(t *testing.T) {
 
 			err := reports.WriteDir(t.Context(), dir, writerReport("writer-01 "))
 			require.Error(t, err)
-			assert.Equal(t, "replace "+target+": not a report file: it is "+tt.what+", which WriteDir does not replace; nothing was written", err.Error())
+			assert.Equal(t, "replace "+target+": not a report file: it is "+tt.what+", which a report never replaces; nothing was written", err.Error())
 			assert.Equal(t, before, snapshot(t, dir), "the directory after a refused write")
 		})
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// A report of a policy without jitter, built from a real replay of the lab's
-// outage (400 devices, a server that accepts 50 a second and is down for
+// A report of a policy without jitter, built from a real replay of the
+// default outage (400 devices, a server that accepts 50 a second and is down for
 // the first 2s) and one check: the replay storms, and the advice says why.
 func ExampleWriteMarkdown() {
 	spec := kit.Spec{Strategy: kit.None}

@@ -15,22 +15,21 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// The fixtures are built from real figures: the lab's scenario of seed 001
-// (400 clients, 50 accepted per second, down for the first 2 s, base 0.1 s,
-// cap 10 s) replayed by sim, and the first delays that kit's strategies
-// draw.
+// The fixtures are built from real figures: the default outage (400
+// clients, 50 accepted per second, down for the first 2 s, base 0.1 s, cap
+// 10 s) replayed by sim, and the first delays that kit's strategies draw.
 
-// lab is the scenario of the lab, seed 001: 400 clients against a server
-// that accepts 50 requests a second and is down for the first 2 s.
-var lab = sim.Scenario{Kind: sim.Outage, Clients: 400, AcceptRate: 50, Down: 2 * time.Second}
+// outage is the default outage: 400 clients against a server that accepts 50
+// requests a second and is down for the first 2 s.
+var outage = sim.Scenario{Kind: sim.Outage, Clients: 400, AcceptRate: 50, Down: 2 * time.Second}
 
-// labRuns are the replications of the fixtures' replays.
-var labRuns = sim.Config{Runs: 5, Seed: 1, RepresentativeOnly: true}
+// fixtureRuns are the replications of the fixtures' replays.
+var fixtureRuns = sim.Config{Runs: 5, Seed: 1, RepresentativeOnly: true}
 
 // replay replays f on s with sim, five runs from seed 1, and returns the
 // replay as a report holds it.
 func replay(f kit.Factory, s sim.Scenario) *reports.Replay {
-	res, err := sim.Replay(context.Background(), f, s, labRuns)
+	res, err := sim.Replay(context.Background(), f, s, fixtureRuns)
 	if err != nil {
 		panic(err)
 	}
@@ -57,26 +56,28 @@ func earlyDelays(f kit.Factory, devices, n int) []reports.AttemptDelays {
 	return out
 }
 
-// comparison compares the four strategies on the lab's scenario at 400 and
+// comparison compares the four strategies on the default outage at 400 and
 // 1,000 clients, by their peak retry arrivals.
 func comparison() reports.Comparison {
-	c := reports.Comparison{Figure: sim.PeakRetryArrivals, Scenario: lab, Config: labRuns}
+	c := reports.Comparison{Figure: sim.PeakRetryArrivals, Scenario: outage, Config: fixtureRuns}
 	for _, st := range kit.Strategies() {
-		c.Policies = append(c.Policies, labSpec(st).String())
+		c.Policies = append(c.Policies, fixtureSpec(st).String())
 	}
 	for _, n := range []int{400, 1000} {
-		s := lab
+		s := outage
 		s.Clients = n
 		row := reports.ComparisonRow{Clients: n}
 		for _, st := range kit.Strategies() {
-			row.Cells = append(row.Cells, replay(labSpec(st).Factory(), s).Summary[sim.PeakRetryArrivals])
+			row.Cells = append(row.Cells, replay(fixtureSpec(st).Factory(), s).Summary[sim.PeakRetryArrivals])
 		}
 		c.Rows = append(c.Rows, row)
 	}
 	return c
 }
 
-func labSpec(st kit.Strategy) kit.Spec {
+// fixtureSpec is the strategy st with the fixtures' base of 100 ms and cap
+// of 10 s.
+func fixtureSpec(st kit.Strategy) kit.Spec {
 	return kit.Spec{Strategy: st, Base: 100 * time.Millisecond, Cap: 10 * time.Second}
 }
 
@@ -103,11 +104,11 @@ func clone(r reports.Report) reports.Report {
 	return c
 }
 
-// buildFailingReport is the gate of no jitter on the lab's scenario: the checks
+// buildFailingReport is the gate of no jitter on the default outage: the checks
 // that fail for it, its replay, the comparison, the measured fix and its
 // advice.
 func buildFailingReport() reports.Report {
-	spec := labSpec(kit.None)
+	spec := fixtureSpec(kit.None)
 	r := reports.Report{
 		Policy:     reports.Policy{Name: spec.String(), Spec: spec.String(), Source: "spec"},
 		KitVersion: "v0.1.0",
@@ -160,23 +161,23 @@ func buildFailingReport() reports.Report {
 				Detail: "36000 delays, all finite and in [0, 10s]",
 			},
 		},
-		Replay:      replay(spec.Factory(), lab),
+		Replay:      replay(spec.Factory(), outage),
 		Comparisons: []reports.Comparison{comparison()},
 		EarlyDelays: earlyDelays(spec.Factory(), 1000, 3),
-		Fixes:       []reports.Fix{labFix()},
+		Fixes:       []reports.Fix{fixtureFix()},
 	}
 	r.Verdict = verdict.Fail
 	r.Advice = reports.Advise(r)
 	return r
 }
 
-// labFix is the change the gate finds for no jitter on the fixtures'
+// fixtureFix is the change the gate finds for no jitter on the fixtures'
 // outage, full jitter with a base and a cap of 30 s, replayed here as the
 // gate replays it: on the same scenario with the same runs, where it must
 // pass.
-func labFix() reports.Fix {
+func fixtureFix() reports.Fix {
 	spec := kit.Spec{Strategy: kit.Full, Base: 30 * time.Second, Cap: 30 * time.Second}
-	p := replay(spec.Factory(), lab)
+	p := replay(spec.Factory(), outage)
 	if p.Status != verdict.Pass {
 		panic("the fixture's fix does not pass: " + p.Detail)
 	}
@@ -190,11 +191,11 @@ func labFix() reports.Fix {
 }
 
 // buildPassingReport is the gate of decorrelated jitter (base 1 s, cap 60 s) on
-// the lab's fleet against a server sized for it, 500 accepted per second:
+// the default outage's fleet against a server sized for it, 500 accepted per second:
 // every check passes and the median peak ratio, 0.474, is under 0.6.
 func buildPassingReport() reports.Report {
 	spec := kit.Spec{Strategy: kit.Decorrelated, Base: time.Second, Cap: time.Minute}
-	s := lab
+	s := outage
 	s.AcceptRate = 500
 	r := reports.Report{
 		Policy:     reports.Policy{Name: "decorrelated", Spec: spec.String(), Source: "spec"},
@@ -214,9 +215,10 @@ func buildPassingReport() reports.Report {
 	return r
 }
 
-// stormComparison is seed 000's published table: peak retries in one window
-// for 1,000, 10,000 and 100,000 clients under the four strategies, median
-// [95% BCa interval], the report that jitterkit compare writes.
+// stormComparison is a table of peak retries in one 20 ms window of a storm
+// (every client's first retry after one synchronised failure) for 1,000,
+// 10,000 and 100,000 clients under the four strategies, median [95% BCa
+// interval], the report that jitterkit compare writes.
 func stormComparison() reports.Report {
 	s := sim.Scenario{Kind: sim.Storm, Clients: 1000, Window: 20 * time.Millisecond}
 	iv := func(m, lo, hi float64) sim.Estimate { return sim.Estimate{Median: m, Low: lo, High: hi} }

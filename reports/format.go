@@ -18,6 +18,37 @@ type figure struct {
 	label string // what a reader calls it
 	unit  string // "s" for seconds, "" for counts and ratios
 	iv    sim.Estimate
+	none  string // why the figure has no value, shown in its place: "none served"
+}
+
+// median formats the figure's median with its unit, or why it has none.
+func (f figure) median() string {
+	if f.none != "" {
+		return "– (" + f.none + ")"
+	}
+	return withUnit(num(f.iv.Median), f.unit)
+}
+
+// value formats the figure as one phrase, "39 [37, 42] s", or why it has
+// none.
+func (f figure) value() string {
+	if f.none != "" {
+		return f.median()
+	}
+	return interval(f.iv, f.unit)
+}
+
+// bounds formats the figure's interval, "[37, 42]", with its unit when
+// unit is set; "–" when the figure has no value.
+func (f figure) bounds(unit bool) string {
+	if f.none != "" {
+		return "–"
+	}
+	b := "[" + num(f.iv.Low) + ", " + num(f.iv.High) + "]"
+	if unit {
+		return withUnit(b, f.unit)
+	}
+	return b
 }
 
 // tableFigures are the figures the summary tables show, in order.
@@ -28,17 +59,23 @@ var tableFigures = []sim.Figure{
 
 // summaryFigures lists the replay's summary figures in the order the
 // tables show them. When not every device of an outage was served, the
-// time of the last one served is called so.
+// time of the last one served is called so; when no run served a device,
+// the times of serving have no value.
 func summaryFigures(p *Replay) []figure {
 	out := make([]figure, 0, len(tableFigures))
 	s := p.Scenario.WithDefaults()
+	outage := s.Kind == sim.Outage || s.Kind == sim.LongOutage
+	noneServed := outage && p.Summary[sim.Served].High == 0 && s.Clients > 0
 	for _, f := range tableFigures {
-		label := f.Label()
-		if f == sim.AllServed && p.Summary[sim.Served].Median < float64(s.Clients) && (s.Kind == sim.Outage || s.Kind == sim.LongOutage) {
+		fig := figure{key: f, label: f.Label(), unit: f.Unit(), iv: p.Summary[f]}
+		if f == sim.AllServed && outage && p.Summary[sim.Served].Median < float64(s.Clients) {
 			// Not every device was served: the time is the last one's.
-			label = "last served after"
+			fig.label = "last served after"
 		}
-		out = append(out, figure{f, label, f.Unit(), p.Summary[f]})
+		if noneServed && (f == sim.AllServed || f == sim.P50Served || f == sim.P99Served) {
+			fig.none = "none served"
+		}
+		out = append(out, fig)
 	}
 	return out
 }
@@ -153,7 +190,7 @@ func perSecond(r float64) string {
 // window 1s, 20 runs, threshold 0.6".
 func scenarioLine(s sim.Scenario, runs int) string {
 	s = s.WithDefaults()
-	parts := []string{fmt.Sprintf("%s clients", num(float64(s.Clients)))}
+	parts := []string{plural(s.Clients, "client")}
 	if s.Kind != sim.Storm {
 		parts = append(parts, fmt.Sprintf("accept rate %s", perSecond(s.AcceptRate)))
 	}

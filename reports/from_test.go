@@ -37,9 +37,9 @@ func TestAddChecks(t *testing.T) {
 	}
 }
 
-// TestAddReplay carries the lab's replay without jitter into a report: the
-// scenario after its defaults, the published figures, the histogram of the
-// representative run only.
+// TestAddReplay carries the default outage's replay without jitter into a
+// report: the scenario after its defaults, the summary figures, the
+// histogram of the representative run only.
 func TestAddReplay(t *testing.T) {
 	f := kit.Spec{Strategy: kit.None, Base: 100 * time.Millisecond, Cap: 10 * time.Second}.Factory()
 	res, err := sim.Replay(context.Background(), f, sim.Scenario{}, sim.Config{Runs: 3, Seed: 1})

@@ -34,8 +34,8 @@ type fixture struct {
 // twice: the bytes must be the same both times, and the same as the golden
 // file.
 func TestGolden(t *testing.T) {
-	first := []fixture{{"lab-none", failingReport()}, {"lab-decorrelated", passingReport()}, {"storm-compare", stormComparison()}, {"hostile-strings", hostileReport()}}
-	second := []fixture{{"lab-none", buildFailingReport()}, {"lab-decorrelated", buildPassingReport()}, {"storm-compare", stormComparison()}, {"hostile-strings", hostileReport()}}
+	first := []fixture{{"outage-none", failingReport()}, {"outage-decorrelated", passingReport()}, {"storm-compare", stormComparison()}, {"hostile-strings", hostileReport()}}
+	second := []fixture{{"outage-none", buildFailingReport()}, {"outage-decorrelated", buildPassingReport()}, {"storm-compare", stormComparison()}, {"hostile-strings", hostileReport()}}
 	for i, fx := range first {
 		for _, w := range writers {
 			name := fx.name + "." + w.ext

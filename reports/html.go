@@ -223,8 +223,8 @@ func htmlReplayOf(p *Replay) (*htmlReplay, error) {
 	for _, f := range summaryFigures(p) {
 		hr.Figures = append(hr.Figures, htmlFigure{
 			Label:    f.label,
-			Median:   withUnit(num(f.iv.Median), f.unit),
-			Interval: withUnit("["+num(f.iv.Low)+", "+num(f.iv.High)+"]", f.unit),
+			Median:   f.median(),
+			Interval: f.bounds(true),
 		})
 	}
 	for i, run := range p.Runs {

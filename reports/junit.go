@@ -149,7 +149,7 @@ func renderJUnit(r Report) ([]byte, error) {
 			}
 		} else {
 			for _, f := range summaryFigures(p) {
-				lines = append(lines, fmt.Sprintf("%s: %s", f.label, interval(f.iv, f.unit)))
+				lines = append(lines, fmt.Sprintf("%s: %s", f.label, f.value()))
 			}
 		}
 		if first != "" {

@@ -112,7 +112,7 @@ func renderMarkdown(r Report) ([]byte, error) {
 		} else {
 			fmt.Fprintf(&b, "| Figure | Median | %s |\n|---|--:|--:|\n", upperFirst(intervalHeading(p.Config.WithDefaults().Level)))
 			for _, f := range summaryFigures(p) {
-				fmt.Fprintf(&b, "| %s | %s | %s |\n", f.label, withUnit(num(f.iv.Median), f.unit), withUnit("["+num(f.iv.Low)+", "+num(f.iv.High)+"]", f.unit))
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", f.label, f.median(), f.bounds(true))
 			}
 			fmt.Fprintf(&b, "\n%s (%s). The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.\n",
 				plural(len(p.Runs), "run"), seedList(p.Runs), num(p.Budget()))

@@ -167,13 +167,14 @@ func TestTextVerdictFirst(t *testing.T) {
 }
 
 // TestLastServedWhenNotAllServed names the time of the last device served
-// as such when some devices of an outage were never served.
+// as such when some devices of an outage were never served, and gives the
+// times of serving no value when none was.
 func TestLastServedWhenNotAllServed(t *testing.T) {
 	est := func(x float64) sim.Estimate { return sim.Estimate{Median: x, Low: x, High: x} }
 	for _, tt := range []struct {
 		served float64
 		want   string
-	}{{10, "all served after"}, {7, "last served after"}} {
+	}{{10, "all served after"}, {7, "last served after"}, {0, "– (none served)"}} {
 		r := reports.Report{Verdict: verdict.Fail, Replay: &reports.Replay{Status: verdict.Fail,
 			Scenario: sim.Scenario{Clients: 10, AcceptRate: 5},
 			Summary:  map[sim.Figure]sim.Estimate{sim.Served: est(tt.served), sim.AllServed: est(40), sim.PeakRatio: est(2)}}}

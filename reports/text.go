@@ -70,7 +70,7 @@ func renderText(r Report) ([]byte, error) {
 			tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "  figure\tmedian\t%s\n", intervalHeading(p.Config.WithDefaults().Level))
 			for _, f := range summaryFigures(p) {
-				fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\n", f.label, withUnit(num(f.iv.Median), f.unit), num(f.iv.Low), num(f.iv.High))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.label, f.median(), f.bounds(false))
 			}
 			tw.Flush()
 		}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestBadInput runs every kind of bad usage and bad input: each exits 2
@@ -132,4 +135,18 @@ func TestPolicyDefects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStoppedReplayKeepsTheJSON replays a policy whose defect stops the
+// replay before any run's figures: --json says it was not written, and a
+// file already there is left as it was.
+func TestStoppedReplayKeepsTheJSON(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "replay.json")
+	require.NoError(t, os.WriteFile(out, []byte("last week's figures\n"), 0o644))
+	r := jitterkit(t, context.Background(), "replay", "--exec", `while read -r line; do echo "[-1]"; done`, "--runs", "1", "--json", out)
+	assert.Equal(t, exitFail, r.code, "stderr %q", r.stderr)
+	assert.Contains(t, r.stdout, out+": not written: the replay stopped before any run's figures")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "last week's figures\n", string(b))
 }

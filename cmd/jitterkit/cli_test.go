@@ -258,3 +258,20 @@ func TestNoCrash(t *testing.T) {
 	assert.Equal(t, exitKit, exitCode(err, &stderr), "exit code")
 	assert.True(t, strings.HasPrefix(stderr.String(), "jitterkit: internal error: "), "stderr %q; want an internal error", stderr.String())
 }
+
+// TestValidatesAsTheGateRuns refuses, before any work, exactly what the
+// gate would: a replay of many runs fits in memory because the gate keeps
+// only the representative run's histograms, and one past the limit even
+// so is refused with the flag that raises it.
+func TestValidatesAsTheGateRuns(t *testing.T) {
+	// 1,000 runs keep about 110 MiB with every run's histograms, 28 MiB
+	// with the representative run's alone; 3,000 keep 84 MiB even so.
+	r := jitterkit(t, context.Background(), "replay", "--policy", "full:base=1s,cap=30s", "--clients", "1", "--runs", "1000", "--memory-limit", "64MiB")
+	assert.Equal(t, exitPass, r.code, "stderr: %s", r.stderr)
+	assert.Contains(t, r.stdout, "1 client, accept rate")
+
+	r = jitterkit(t, context.Background(), "replay", "--policy", "full:base=1s,cap=30s", "--clients", "1", "--runs", "3000", "--memory-limit", "64MiB")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "--memory-limit")
+	assert.NotContains(t, r.stderr, "Config.", "a command-line user is told flags, not Go names")
+}

@@ -77,8 +77,11 @@ const helpPolicies = `A policy comes from one of four sources.
   Fewer delays mean the policy stops retrying. NaN, Infinity, -Infinity and
   negative delays are the policy's defect (exit 1). A reply that is not an
   array of numbers, a missing reply, a program that exits early or does not
-  answer within --exec-timeout is a protocol error (exit 2). The program and
-  the children it starts are stopped when jitterkit is done with them.
+  answer within --exec-timeout is a protocol error (exit 2). When jitterkit
+  is done with the program it stops its process group, and on Linux every
+  process that descends from it or keeps its environment, after setsid too;
+  a process that both leaves the program's tree and clears its environment
+  (setsid env -i ...) is out of reach.
   Example: --exec 'python3 policy.py'.
 
 --trace FILE

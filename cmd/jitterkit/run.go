@@ -176,7 +176,7 @@ func validate(command string, o *options) error {
 			if n > 0 {
 				s.Clients = n
 			}
-			if err := s.Validate(o.cfg.Replay); err != nil && !(o.trace != "" && n == 0) {
+			if err := s.Validate(o.cfg.ReplayConfig()); err != nil && !(o.trace != "" && n == 0) {
 				return configError(err)
 			}
 		}
@@ -259,7 +259,14 @@ func evaluate(e *env, o *options) error {
 	if err != nil {
 		return gateError(e, err)
 	}
-	if r := rep.Replay; o.json != "" && r != nil && r.Stopped == nil {
+	jsonNote := ""
+	switch r := rep.Replay; {
+	case o.json == "":
+	case r == nil || r.Stopped != nil:
+		// A replay a defect stopped has no run's figures; a file there
+		// already is left as it was.
+		jsonNote = fmt.Sprintf("\n%s: not written: the replay stopped before any run's figures\n", o.json)
+	default:
 		res := sim.Result{Scenario: r.Scenario, Config: r.Config, Runs: r.Runs, Representative: r.Representative, Summary: r.Summary}
 		var b bytes.Buffer
 		if err := res.WriteJSON(&b, p.Name); err != nil {
@@ -272,6 +279,7 @@ func evaluate(e *env, o *options) error {
 	if err := reports.WriteText(e.stdout, rep); err != nil {
 		return kitError(err)
 	}
+	fmt.Fprint(e.stdout, jsonNote)
 	if o.report != "" {
 		if err := reports.WriteDir(e.ctx, o.report, rep); err != nil {
 			return outputError(e, "--report", err)

@@ -26,13 +26,10 @@ import (
 // gate.Config{Seed: 7}, is also -rapid.seed=7. Check returns the report.
 func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	t.Helper()
-	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
-		return properties.RunFrozen(t, f, c)
-	}
 	if cfg.Seed == 0 {
 		cfg.Seed = rapidSeed()
 	}
-	rep, err := run(t.Context(), p, cfg, frozen)
+	rep, err := RunFrozen(t, p, cfg)
 	if err != nil {
 		t.Fatalf("gate: %v", err)
 	}
@@ -57,6 +54,19 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 		}
 	}
 	return rep
+}
+
+// RunFrozen is Run as Check runs it: the frozen-clock check makes its
+// devices inside a testing/synctest bubble (see properties.RunFrozen), so
+// a policy seeded from time.Now is caught. It returns the report, or Run's
+// errors, and leaves t alone and writes no files, for tests that look at
+// the verdicts themselves, such as a table of many policies' verdicts.
+// Unlike Check, it takes cfg.Seed as given and never reads -rapid.seed.
+func RunFrozen(t *testing.T, p Policy, cfg Config) (reports.Report, error) {
+	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
+		return properties.RunFrozen(t, f, c)
+	}
+	return run(t.Context(), p, cfg, frozen)
 }
 
 // rapidSeed returns the seed go test's -rapid.seed flag sets, or 0: the

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -80,7 +81,30 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b reports.Fix) int { return cmp.Compare(a.AllServed.Median, b.AllServed.Median) })
+	out = undominated(out)
 	return out[:min(len(out), maxFixes)], nil
+}
+
+// undominated drops, from fixes sorted by when they serve the fleet, each
+// fix that serves it no sooner than one before it with no lower a peak
+// ratio: it is worse on both counts, and no trade-off to offer.
+// Fixes judged without a replay have no figures to compare, and a fix that
+// slows the policy's own delays keeps its code, which no built-in does:
+// both are kept.
+func undominated(fixes []reports.Fix) []reports.Fix {
+	var out []reports.Fix
+	lowest := math.Inf(1) // the lowest peak ratio of a spec kept so far
+	for _, f := range fixes {
+		if f.PeakRatio == (sim.Estimate{}) || f.Spec == "" {
+			out = append(out, f)
+			continue
+		}
+		if f.PeakRatio.Median < lowest {
+			out = append(out, f)
+			lowest = f.PeakRatio.Median
+		}
+	}
+	return out
 }
 
 // families returns the ways the failing policy may change: for a spec, its
@@ -312,14 +336,25 @@ func (g *gate) search(f family) (reports.Fix, bool, error) {
 	return reports.Fix{}, false, nil
 }
 
-// probe replays the family's policy at factor k with runs runs and reports
-// whether its median peak ratio is within the threshold.
+// probe replays the family's policy at factor k with runs runs, at most
+// the gate's own, and reports whether its median peak ratio is within the
+// threshold. A change whose replay would not fit in the memory limit does
+// not pass: it is no fix the user could gate.
 func (g *gate) probe(f family, k float64, runs int) (bool, error) {
-	res, stopped, err := g.replayWith(f.policy(k), runs)
+	res, stopped, err := g.replayWith(f.policy(k), min(runs, g.cfg.Replay.WithDefaults().Runs))
+	if tooBig(err) {
+		return false, nil
+	}
 	if err != nil || stopped != nil {
 		return false, err
 	}
 	return res.Summary[sim.PeakRatio].Median <= res.Scenario.Threshold, nil
+}
+
+// tooBig reports whether err refuses a replay for the memory it would need.
+func tooBig(err error) bool {
+	var ce *sim.ConfigError
+	return errors.As(err, &ce) && ce.Memory
 }
 
 // confirm replays the family's policy at factor k with the gate's own
@@ -335,6 +370,9 @@ func (g *gate) confirm(f family, k float64) (reports.Fix, bool, error) {
 	}
 	if g.cfg.Steps&Replay != 0 {
 		res, stopped, err := g.replayWith(p, 0)
+		if tooBig(err) {
+			return fix, false, nil
+		}
 		if err != nil || stopped != nil || res.Status() != verdict.Pass {
 			return fix, false, err
 		}

@@ -119,3 +119,39 @@ func TestNoFixWhenTurnedOff(t *testing.T) {
 	assert.Empty(t, rep.Fixes)
 	assert.Contains(t, rep.Advice[len(rep.Advice)-1], "no change was found", "without a search, the replay's advice is a lower bound")
 }
+
+// TestFixWithinTheGatesRuns searches with no more runs than the gate's
+// own: a gate of one run that fits in its memory limit, where five runs
+// would not, fails with its findings rather than with an error.
+func TestFixWithinTheGatesRuns(t *testing.T) {
+	s := spec(t, "full:base=100ms,cap=1s")
+	cfg := gate.Config{Steps: gate.Replay | gate.Fix, Replay: sim.Config{Runs: 1},
+		Scenario: sim.Scenario{Clients: 1000, Window: 10 * time.Millisecond, MemoryLimit: 45 << 20}}
+	rep, err := gate.Run(context.Background(), gate.SpecPolicy(s), cfg)
+	require.NoError(t, err)
+	assert.Equal(t, verdict.Fail, rep.Verdict)
+	assert.NotEmpty(t, rep.Advice)
+}
+
+// TestUndominated keeps, of fixes sorted by when they serve the fleet, those
+// that each lower the peak ratio: a later fix with no lower a peak is worse
+// on both counts. Fixes without a replay's figures, and a slowed policy of
+// the user's own, are all kept.
+func TestUndominated(t *testing.T) {
+	fix := func(name string, ratio, served float64) reports.Fix {
+		return reports.Fix{Change: name, Spec: "full:base=" + name, PeakRatio: sim.Estimate{Median: ratio}, AllServed: sim.Estimate{Median: served}}
+	}
+	names := func(fs []reports.Fix) (out []string) {
+		for _, f := range fs {
+			out = append(out, f.Change)
+		}
+		return out
+	}
+	got := gate.Undominated([]reports.Fix{fix("a", 0.5, 45), fix("b", 0.3, 60), fix("c", 0.55, 498), fix("d", 0.2, 500)})
+	assert.Equal(t, []string{"a", "b", "d"}, names(got))
+	unreplayed := []reports.Fix{{Change: "x", Spec: "full"}, {Change: "y", Spec: "equal"}}
+	assert.Equal(t, []string{"x", "y"}, names(gate.Undominated(unreplayed)))
+	slower := reports.Fix{Change: "slower", Scale: 3, PeakRatio: sim.Estimate{Median: 0.58}, AllServed: sim.Estimate{Median: 90}}
+	assert.Equal(t, []string{"a", "slower"}, names(gate.Undominated([]reports.Fix{fix("a", 0.5, 45), slower})),
+		"slowing the policy's own delays keeps its code")
+}

@@ -296,6 +296,12 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// ReplayConfig returns the configuration of the replays the gate runs on
+// c: c.Replay with the gate's seed, keeping only each run's representative
+// histograms. Validate a scenario against it to refuse, before any work,
+// what Run would refuse.
+func (c Config) ReplayConfig() sim.Config { return c.withDefaults().Replay }
+
 // checksConfig returns the configuration of the property checks of p.
 func (g *gate) checksConfig() properties.Config {
 	cfg := g.cfg.Checks

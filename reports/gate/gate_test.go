@@ -16,6 +16,7 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
+	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/sim"
 	"github.com/jitterkit/jitterkit/testdata/kittest"
@@ -265,4 +266,34 @@ func trace(t *testing.T, n int) *kit.Trace {
 	tr, err := kit.ReadTrace(strings.NewReader(b.String()))
 	require.NoError(t, err)
 	return tr
+}
+
+// TestRunFrozen judges, without failing the test, a policy seeded from the
+// clock: RunFrozen freezes the clock of the frozen-clock check as Check
+// does, and finds what Run, whose clock runs, cannot.
+func TestRunFrozen(t *testing.T) {
+	full := spec(t, "full:base=1s,cap=1m").Factory()
+	clockSeeded := func(d kit.Device) kit.Policy {
+		return full(kit.Device{ID: fmt.Sprint(time.Now().UnixNano()), Boot: d.Boot})
+	}
+	p := gate.GoPolicy("seeded from the clock", clockSeeded)
+	cfg := gate.Config{Steps: gate.Checks, Checks: properties.Config{Cap: time.Minute}}
+
+	frozen, err := gate.RunFrozen(t, p, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, verdict.Fail, frozen.Verdict)
+	running, err := gate.Run(context.Background(), p, cfg)
+	require.NoError(t, err)
+	for _, rep := range []struct {
+		name string
+		want verdict.Status
+		got  []reports.Check
+	}{{"RunFrozen", verdict.Fail, frozen.Checks}, {"Run", verdict.Pass, running.Checks}} {
+		for _, c := range rep.got {
+			if c.Name == properties.NameFrozenClock {
+				assert.Equal(t, rep.want, c.Status, "%s: frozen-clock: %s", rep.name, c.Detail)
+			}
+		}
+	}
+	assert.False(t, t.Failed(), "RunFrozen leaves t alone")
 }

@@ -1,0 +1,4 @@
+package gate
+
+// Undominated is undominated, for the external tests.
+var Undominated = undominated
