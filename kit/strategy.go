@@ -117,11 +117,18 @@ func (s Spec) Factory() Factory {
 	if err := s.Validate(); err != nil {
 		panic("kit: " + err.Error())
 	}
-	p := params{spec: s.withDefaults()}
+	p := &params{spec: s.withDefaults()}
 	p.base, p.cap, p.mult = float64(p.spec.Base), float64(p.spec.Cap), p.spec.Multiplier
-	return func(d Device) Policy {
-		return &strategyPolicy{params: &p, rng: newSource(p.spec.Seed, d), window: p.base, prev: p.base}
-	}
+	return p.policy
+}
+
+// policy makes the policy of device d. Factory returns it as a method
+// value, so that the factory of every Spec runs this one function: sim
+// recognises it by that, asks one of its policies for the spec
+// (BuiltinSpec), and replays the strategy's arithmetic on compact
+// per-device state instead of calling a policy per attempt.
+func (p *params) policy(d Device) Policy {
+	return &strategyPolicy{params: p, rng: newSource(p.spec.Seed, d), window: p.base, prev: p.base}
 }
 
 // params holds what every device of one spec shares.
@@ -137,6 +144,11 @@ type strategyPolicy struct {
 	window float64 // the current window in nanoseconds, before the cap
 	prev   float64 // the previous delay in nanoseconds (decorrelated)
 }
+
+// BuiltinSpec returns the spec, after defaults, that made the policy. It is
+// not part of any exported interface: sim asks a policy of a Spec's factory
+// for it, and must draw exactly what Next draws (see sim's builtin.go).
+func (p *strategyPolicy) BuiltinSpec() Spec { return p.spec }
 
 func (p *strategyPolicy) Next() (time.Duration, error) {
 	w := min(p.window, p.cap)

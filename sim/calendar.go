@@ -28,11 +28,10 @@ const (
 )
 
 type calendar struct {
-	ring   [][][]uint64 // per second, its chunks
+	ring   [ringSize][][]uint64 // per second, its chunks
 	far    []farEvent
-	cur    int64 // the next second to take
-	n      int   // pending events, in the ring and far
-	inRing int
+	cur    int64        // the next second to take
+	inRing int          // pending events in the ring; the others are far
 	chunk  int          // events per chunk
 	free   [][]uint64   // empty chunks
 	lists  [][][]uint64 // spare chunk lists
@@ -47,11 +46,37 @@ type farEvent struct {
 // n/1024 events (at least 32, at most 4096), so that even a ring whose
 // every second is pending wastes at most four events' room per device.
 func newCalendar(n int) *calendar {
-	return &calendar{ring: make([][][]uint64, ringSize), chunk: min(max(n/1024, 32), 4096)}
+	return &calendar{chunk: min(max(n/1024, 32), 4096)}
 }
 
 func packEvent(t int64, dev uint32) uint64 {
 	return uint64(t%nsPerSec)<<32 | uint64(dev)
+}
+
+// tryAdd schedules the event ev (packEvent) in second sec, as add does,
+// when the second is in the ring and its last chunk has room, and says
+// whether it did. It is short enough to be inlined where arrivals are
+// scheduled by the million:
+//
+//	if !c.tryAdd(t/nsPerSec, packEvent(t, dev)) {
+//		c.add(t, dev)
+//	}
+func (c *calendar) tryAdd(sec int64, ev uint64) bool {
+	chunks := c.ring[sec&(ringSize-1)]
+	if uint64(sec-c.cur) >= ringSize || len(chunks) == 0 {
+		return false
+	}
+	last := &chunks[len(chunks)-1]
+	ch := *last
+	n := len(ch)
+	if n == cap(ch) {
+		return false
+	}
+	ch = ch[:n+1]
+	ch[n] = ev
+	*last = ch
+	c.inRing++
+	return true
 }
 
 // add schedules dev's arrival at t, which must not be before the next
@@ -61,7 +86,6 @@ func (c *calendar) add(t int64, dev uint32) {
 	if sec < c.cur {
 		panic("sim: an arrival was scheduled in a second already taken")
 	}
-	c.n++
 	if sec-c.cur >= ringSize {
 		c.far = append(c.far, farEvent{t, dev})
 		return
@@ -90,7 +114,7 @@ func (c *calendar) add(t int64, dev uint32) {
 // chunks, which the caller hands back with release once it has processed
 // them. ok is false when nothing is pending.
 func (c *calendar) take() (sec int64, chunks [][]uint64, ok bool) {
-	for c.n > 0 {
+	for c.inRing+len(c.far) > 0 {
 		if c.inRing == 0 {
 			next := c.far[0].t / nsPerSec
 			for _, e := range c.far[1:] {
@@ -107,7 +131,6 @@ func (c *calendar) take() (sec int64, chunks [][]uint64, ok bool) {
 			n += len(ch)
 		}
 		c.inRing -= n
-		c.n -= n
 		sec = c.cur
 		c.cur++
 		if c.cur&(ringSize-1) == 0 {
@@ -129,7 +152,7 @@ func (c *calendar) reset() {
 		}
 	}
 	c.far = c.far[:0]
-	c.cur, c.n, c.inRing = 0, 0, 0
+	c.cur, c.inRing = 0, 0
 }
 
 // release returns the chunks of a processed second to the free list.
@@ -146,7 +169,6 @@ func (c *calendar) flush() {
 	keep := c.far[:0]
 	for _, e := range c.far {
 		if e.t/nsPerSec-c.cur < ringSize {
-			c.n--
 			c.add(e.t, e.dev)
 		} else {
 			keep = append(keep, e)

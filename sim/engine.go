@@ -34,12 +34,15 @@ type engine struct {
 	periodic bool
 	hinted   bool // rejections carry a Retry-After hint
 
-	pol  []kit.Policy
-	att  []uint32
-	cal  *calendar
-	heap []uint64 // arrivals within the second being processed (ordered mode)
-	id   []byte   // the buffer device ids are written in
-	sel  []uint64 // the events a selection runs on, or a second's events to sort
+	pol []kit.Policy
+	bi  *builtin // the policies of a kit.Spec's factory, kept compact; pol is then nil
+	// hashes hashes the ids of the run's devices, for bi.
+	hashes serialHashes
+	att    []uint32
+	cal    *calendar
+	heap   []uint64 // arrivals within the second being processed (ordered mode)
+	id     []byte   // the buffer device ids are written in
+	sel    []uint64 // the events a selection runs on, or a second's events to sort
 
 	// The device whose policy is being asked for the delay before its
 	// attempt callAttempt, or -1: a panic in the policy names them.
@@ -94,6 +97,9 @@ func newEngine(f kit.Factory, s Scenario) *engine {
 		hist:     make([]int64, windows),
 		rhist:    make([]int64, windows),
 	}
+	if spec, ok := builtinSpec(f); ok {
+		e.bi = newBuiltin(spec)
+	}
 	return e
 }
 
@@ -103,6 +109,7 @@ func (e *engine) reset(run int, seed uint64) {
 	e.run, e.seed = run, seed
 	if e.ids == nil {
 		e.prefix = devicePrefix(seed)
+		e.hashes = serialHashes{prefix: e.prefix, id: e.hashes.id}
 	}
 	e.boot = bootTime(seed)
 	e.rng.Seed(seed, splitmix64(seed))
@@ -205,6 +212,26 @@ func (e *engine) newPolicy(i int) (p kit.Policy) {
 	return p
 }
 
+// builtinPolicy sets st to the policy the spec's factory makes for device
+// i: its generator is seeded as kit's newSource seeds it, and the id is
+// hashed without being allocated.
+func (e *engine) builtinPolicy(st *devState, i int) {
+	var h uint64
+	switch e.bi.seed {
+	case kit.SeedClock:
+		h = uint64(e.boot.Unix())
+	case kit.SeedConstant:
+		h = 1 // kit's constantSeed
+	default:
+		if e.ids != nil {
+			h = kit.HashID(e.ids[i])
+		} else {
+			h = e.hashes.hash(i)
+		}
+	}
+	e.bi.init(st, h)
+}
+
 // fail records the first error of the run.
 func (e *engine) fail(dev, attempt int, cause Cause, err error) {
 	if e.err == nil {
@@ -223,8 +250,12 @@ func (e *engine) offset(spread time.Duration) int64 {
 // replay runs the outage and periodic kinds.
 func (e *engine) replay(ctx context.Context) error {
 	n := e.n
-	if e.pol == nil {
-		e.pol = make([]kit.Policy, n)
+	if e.att == nil {
+		if e.bi != nil {
+			e.bi.dev = make([]devState, n)
+		} else {
+			e.pol = make([]kit.Policy, n)
+		}
 		e.att = make([]uint32, n)
 		e.cal = newCalendar(n)
 		if e.periodic {
@@ -240,9 +271,13 @@ func (e *engine) replay(ctx context.Context) error {
 				return e.stopped(ctx, fmt.Sprintf("making the policies of %d devices, %d made", n, i))
 			}
 		}
-		e.pol[i] = e.newPolicy(i)
-		if e.err != nil {
-			return e.err
+		if e.bi != nil {
+			e.builtinPolicy(&e.bi.dev[i], i)
+		} else {
+			e.pol[i] = e.newPolicy(i)
+			if e.err != nil {
+				return e.err
+			}
 		}
 		t := e.offset(e.s.StartSpread)
 		if e.s.Kind == Periodic {
@@ -305,6 +340,10 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 		// The server is down all second: every arrival is rejected, and
 		// so is every retry that comes back within the second.
 		e.inline = true
+		if e.bi != nil && !e.hinted && e.win%nsPerSec == 0 {
+			e.builtinSecond(start, end, chunks, false, false, 0)
+			return
+		}
 		for _, ch := range chunks {
 			for _, ev := range ch {
 				t, dev := start+int64(ev>>32), uint32(ev)
@@ -330,6 +369,10 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 		all, last := int64(n) <= e.quota, uint64(0)
 		if !all && e.quota > 0 {
 			last = e.quotaLast(chunks)
+		}
+		if e.bi != nil && !e.hinted && e.win%nsPerSec == 0 {
+			e.builtinSecond(start, end, chunks, all, e.quota > 0, last)
+			return
 		}
 		for _, ch := range chunks {
 			for _, ev := range ch {
@@ -499,9 +542,12 @@ func (e *engine) schedule(dev uint32, t, end int64) {
 // the policy failed (e.err is set).
 func (e *engine) next(dev uint32, t int64) (int64, bool) {
 	var d int64
-	if e.hinted {
+	switch {
+	case e.hinted:
 		d = int64(e.s.RetryAfter)
-	} else {
+	case e.bi != nil:
+		d = e.bi.next(&e.bi.dev[dev])
+	default:
 		attempt := int(e.att[dev]) + 1
 		e.calling, e.callAttempt = int(dev), attempt
 		e.asking.Store(uint64(dev)<<32 | uint64(uint32(attempt)))
@@ -599,6 +645,10 @@ func (e *engine) storm(ctx context.Context) error {
 				return e.stopped(ctx, fmt.Sprintf("at device %d of %d", i, e.n))
 			}
 		}
+		if e.bi != nil {
+			e.builtinStorm(i)
+			continue
+		}
 		p := e.newPolicy(i)
 		if e.err != nil {
 			return e.err
@@ -628,6 +678,24 @@ func (e *engine) storm(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// builtinStorm replays device i of a Storm under a built-in policy, as
+// storm does with the policy the factory makes.
+func (e *engine) builtinStorm(i int) {
+	var st devState
+	e.builtinPolicy(&st, i)
+	t := e.offset(e.s.StartSpread)
+	e.count(t, false)
+	for range e.s.Retries {
+		d := e.bi.next(&st)
+		if d >= e.horizon-t {
+			e.pending++
+			return
+		}
+		t += d
+		e.count(t, true)
+	}
 }
 
 // callPolicy asks p for its next delay, turning a panic into an error.

@@ -34,6 +34,9 @@ const (
 	policyBytes = 96
 	// deviceBytes is the engine's own state of one device: its policy's
 	// interface (16), its attempt counter (4) and its time of success (8).
+	// The policies of a kit.Spec's factory are kept instead in 24 bytes a
+	// device (builtin.go), and make no policy or id: 36 bytes of the 124
+	// that deviceBytes and policyBytes allow.
 	deviceBytes = 16 + 4 + 8
 	// calendarBytes is the calendar's and the selection's room per device,
 	// at its largest: chunks for two events a device (the second being
