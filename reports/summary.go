@@ -48,6 +48,8 @@ func verdictReason(r Report) string {
 			parts = append(parts, replay)
 		}
 		switch {
+		case len(passed) > 0 && len(warned) == 0 && len(skipped) > 0:
+			parts = append(parts, fmt.Sprintf("%s passed and %s did not apply: %s", plural(len(passed), "check"), num(float64(len(skipped))), names(skipped)))
 		case len(passed) > 0 && len(warned) == 0:
 			parts = append(parts, allPassed(len(passed)))
 		case len(passed) > 0:

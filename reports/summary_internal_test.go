@@ -41,6 +41,8 @@ func TestVerdictReason(t *testing.T) {
 		{"every check skipped", Report{Verdict: verdict.Inconclusive, Checks: []Check{check("a", verdict.Skipped)}},
 			"no verdict: every check was skipped"},
 		{"nothing", Report{Verdict: verdict.Inconclusive}, "no verdict: the report holds no checks and no replay"},
+		{"a pass with checks that did not apply", Report{Verdict: verdict.Pass, Checks: []Check{check("spread", verdict.Pass), check("bounds", verdict.Pass), check("frozen-clock", verdict.Skipped)}},
+			"2 checks passed and 1 did not apply: frozen-clock"},
 		{"a warning", Report{Verdict: verdict.Warn, Checks: []Check{check("reproducibility", verdict.Warn), check("spread", verdict.Pass)}},
 			"the reproducibility check warned"},
 		{"warnings", Report{Verdict: verdict.Warn, Checks: []Check{check("a", verdict.Warn), check("b", verdict.Warn)}},
