@@ -133,6 +133,8 @@ func replayReason(p *Replay) string {
 			return fmt.Sprintf("a defect of the policy stopped the replay at device \"%s\", delay %d", x.Devices[0].ID, x.Attempt)
 		}
 		return fmt.Sprintf("a defect of the policy stopped the replay at device \"%s\"", x.Devices[0].ID)
+	case p.Status == verdict.Inconclusive && len(p.Runs) > 0 && p.Summary[sim.PeakRetryArrivals].High == 0:
+		return fmt.Sprintf("no device retried within the replay's %s horizon, so it has no retries to judge", duration(p.Scenario.WithDefaults().Horizon))
 	case p.Status == verdict.Inconclusive:
 		return "the replay was inconclusive"
 	case p.Status == verdict.Skipped:
@@ -153,6 +155,8 @@ func replayReason(p *Replay) string {
 		head += fmt.Sprintf(", but its interval reaches %s", num(ratio.High))
 	case pending > 0:
 		head += fmt.Sprintf(", but %s devices were still retrying at the horizon", num(pending))
+	case p.Summary[sim.GaveUp].Median > 0:
+		head += fmt.Sprintf(", but %s of %s devices gave up before they were served", num(p.Summary[sim.GaveUp].Median), num(float64(s.Clients)))
 	}
 	return head
 }

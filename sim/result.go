@@ -38,15 +38,23 @@ type Result struct {
 }
 
 // Status judges the median peak ratio against the scenario's threshold:
-// Fail when it is over the threshold; Warn when it is within but its
-// interval reaches over it, or when devices were still retrying at the
-// horizon, so that the figures may understate the load; Pass otherwise.
+// Fail when it is over the threshold; Inconclusive when no retry arrived
+// within the horizon in any run, so that there is no load of retries to
+// judge; Warn when the ratio is within the threshold but its interval
+// reaches over it, when devices were still retrying at the horizon, so
+// that the figures may understate the load, or when devices of an outage
+// gave up before they were served; Pass otherwise.
 func (r Result) Status() verdict.Status {
 	p := r.Summary[PeakRatio]
+	outage := r.Scenario.Kind == Outage || r.Scenario.Kind == LongOutage
 	switch {
 	case p.Median > r.Scenario.Threshold:
 		return verdict.Fail
+	case len(r.Runs) > 0 && r.Summary[PeakRetryArrivals].High == 0:
+		return verdict.Inconclusive
 	case p.High > r.Scenario.Threshold || r.Summary[Pending].Median > 0:
+		return verdict.Warn
+	case outage && r.Summary[GaveUp].Median > 0:
 		return verdict.Warn
 	}
 	return verdict.Pass

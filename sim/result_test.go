@@ -66,6 +66,24 @@ func TestCheck(t *testing.T) {
 		want := "sim.Check: sim: clients -4 is negative"
 		assert.Equal(t, []string{want}, rec.Errors, "what Check reported")
 	})
+	t.Run("no retry to judge", func(t *testing.T) {
+		// A policy that gives up at once: never a pass.
+		never := func(kit.Device) kit.Policy { return kit.FromSlice(nil) }
+		rec := &kittest.Recorder{}
+		r := Check(rec, never, Scenario{}, Config{Runs: 3})
+		assert.Equal(t, verdict.Inconclusive, r.Status(), r.Detail())
+		if assert.Len(t, rec.Errors, 1) {
+			assert.Contains(t, rec.Errors[0], "no retry arrived within the 1h0m0s horizon")
+		}
+	})
+	t.Run("devices give up", func(t *testing.T) {
+		// One retry each, before the server is back: a warning.
+		once := func(kit.Device) kit.Policy { return kit.FromSlice([]time.Duration{time.Second}) }
+		rec := &kittest.Recorder{}
+		r := Check(rec, once, Scenario{AcceptRate: 5000, Down: time.Minute}, Config{Runs: 3})
+		assert.Equal(t, verdict.Warn, r.Status(), r.Detail())
+		assert.Contains(t, r.Detail(), "400 gave up")
+	})
 	t.Run("warn", func(t *testing.T) {
 		// A horizon before the server comes up leaves every device
 		// still retrying: a warning, not a pass.

@@ -360,7 +360,11 @@ func inconclusive(rep reports.Report) error {
 		names = append(names, "the replay")
 	}
 	what := "nothing was judged"
-	if len(names) > 0 {
+	switch len(names) {
+	case 0:
+	case 1:
+		what = names[0] + " could not gather the evidence it needs (see above)"
+	default:
 		what = strings.Join(names, ", ") + " could not gather the evidence they need (see above)"
 	}
 	return &exitError{exitUsage, fmt.Errorf("no verdict: %s", what)}
