@@ -30,6 +30,12 @@ func TestValidateLimits(t *testing.T) {
 		{"storm first attempts over a month in 1ms windows", Scenario{Kind: Storm, StartSpread: MaxHorizon, Window: time.Millisecond}, Config{},
 			"sim: 1ms windows over 744h0m0s make 2,678,400,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
 		{"runs", Scenario{}, Config{Runs: 1_000_001}, "sim: runs 1000001 is more than 1,000,000"},
+		// Scenarios whose figures would mean nothing: one window for the
+		// whole replay, first attempts after it ends, a server that never
+		// comes back within it.
+		{"a window of the whole horizon", Scenario{Window: time.Hour}, Config{}, "sim: window 1h0m0s leaves fewer than 10 windows in the 1h0m0s horizon: use a narrower window or a longer horizon"},
+		{"first attempts after the horizon", Scenario{StartSpread: 10 * time.Hour}, Config{}, "sim: start spread 10h0m0s is longer than the 1h0m0s horizon: devices would make their first attempt after the replay ends"},
+		{"a horizon while the server is down", Scenario{Horizon: time.Second, Window: 10 * time.Millisecond}, Config{}, "sim: horizon 1s ends before the server is back, 2s down: no device could be served"},
 		{"level", Scenario{}, Config{Level: math.NaN()}, "sim: confidence level NaN is not between 0 and 1"},
 		{"resamples", Scenario{}, Config{Resamples: -2}, "sim: resamples -2 is not between 0 and 1,000,000"},
 		{"workers", Scenario{}, Config{Workers: -1}, "sim: workers -1 is negative"},
@@ -40,7 +46,7 @@ func TestValidateLimits(t *testing.T) {
 	}
 	for _, s := range []Scenario{
 		{AcceptRate: 1e-9, Threshold: 1e12, MaxAttempts: 1_000_000_000},
-		{AcceptRate: 1e12, Window: MaxHorizon, Horizon: MaxHorizon, Down: MaxHorizon, StartSpread: MaxHorizon},
+		{AcceptRate: 1e12, Window: MaxHorizon / 10, Horizon: MaxHorizon, Down: MaxHorizon - time.Second, StartSpread: MaxHorizon},
 		{Kind: Periodic, Clients: 1, Period: time.Second, Horizon: 1_000_000 * time.Second},
 		{Kind: Storm, StartSpread: MaxHorizon, Window: time.Second},
 		{Window: 360 * time.Microsecond},

@@ -30,18 +30,18 @@ func TestMemoryHostileCases(t *testing.T) {
 	}{
 		// 1. One client over a month in 10ms windows: 9.8 GB for one run,
 		// 14 GB and killed with 20.
-		{"month in 10ms windows", none300, Scenario{Clients: 1, Down: MaxHorizon, Horizon: MaxHorizon, Window: 10 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
+		{"month in 10ms windows", none300, Scenario{Clients: 1, Down: MaxHorizon - time.Hour, Horizon: MaxHorizon, Window: 10 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
 			"sim: 10ms windows over 744h0m0s make 267,840,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
-		{"month in 1s windows, 20 runs", none300, Scenario{Clients: 1, Down: MaxHorizon, Horizon: MaxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 20},
+		{"month in 1s windows, 20 runs", none300, Scenario{Clients: 1, Down: MaxHorizon - time.Hour, Horizon: MaxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 20},
 			"sim: 20 runs of 1 client over 744h0m0s in 1s windows would need about 1.7 GiB, above the memory limit of 256.0 MiB: what is kept of 20 runs needs 1.6 GiB; replay fewer runs, over a shorter horizon or in wider windows, keep only the representative run's histograms (Config.RepresentativeOnly), or raise the limit"},
-		{"month in 1s windows, one run", none300, Scenario{Clients: 1, Down: MaxHorizon, Horizon: MaxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 1}, ""},
+		{"month in 1s windows, one run", none300, Scenario{Clients: 1, Down: MaxHorizon - time.Hour, Horizon: MaxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 1}, ""},
 		// 2. Nanosecond windows over 400ms: 13.2 GB for one run, with an
 		// estimate under 4 GiB.
-		{"400ms in 1ns windows", full, Scenario{Window: time.Nanosecond, Horizon: 400 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
+		{"400ms in 1ns windows", full, Scenario{Window: time.Nanosecond, Horizon: 400 * time.Millisecond, Down: 100 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
 			"sim: 1ns windows over 400ms make 400,000,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
-		{"400ms in 100ns windows", full, Scenario{Window: 100 * time.Nanosecond, Horizon: 400 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
+		{"400ms in 100ns windows", full, Scenario{Window: 100 * time.Nanosecond, Horizon: 400 * time.Millisecond, Down: 100 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
 			"sim: 1 run of 400 clients over 400ms in 100ns windows would need about 250.5 MiB, above the memory limit of 64.0 MiB: one run needs 124.4 MiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
-		{"400ms in 100ns windows within 512 MiB", full, Scenario{Window: 100 * time.Nanosecond, Horizon: 400 * time.Millisecond, MemoryLimit: 512 * mib}, Config{Runs: 3, Workers: 2}, ""},
+		{"400ms in 100ns windows within 512 MiB", full, Scenario{Window: 100 * time.Nanosecond, Horizon: 400 * time.Millisecond, Down: 100 * time.Millisecond, MemoryLimit: 512 * mib}, Config{Runs: 3, Workers: 2}, ""},
 		// 3. One client, many runs: 60 to 100 KB a run, 3.0 GB for 50,000
 		// runs, a million runs accepted and killed at 8 GB.
 		{"one client, 2,000 runs", full, Scenario{Clients: 1, MemoryLimit: 128 * mib}, Config{Runs: 2000},
@@ -91,7 +91,7 @@ func TestMemoryCoversThePeak(t *testing.T) {
 		{"one client, many runs", full, Scenario{Clients: 1}, Config{Runs: 5000, Resamples: 300}},
 		{"one client, many runs, representative only", full, Scenario{Clients: 1}, Config{Runs: 5000, Resamples: 300, RepresentativeOnly: true}},
 		{"long horizon in fine windows", kit.Spec{Strategy: kit.None, Base: 300 * time.Second, Cap: 300 * time.Second}.Factory(),
-			Scenario{Clients: 100, Down: 72 * time.Hour, Horizon: 72 * time.Hour, Window: 100 * time.Millisecond}, Config{Runs: 3, Workers: 2}},
+			Scenario{Clients: 100, Down: 71 * time.Hour, Horizon: 72 * time.Hour, Window: 100 * time.Millisecond}, Config{Runs: 3, Workers: 2}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if testing.Short() && c.s.Clients >= 100_000 {

@@ -336,6 +336,14 @@ func (s Scenario) validateFields() error {
 		return invalid("retries %d is more than a storm replays (%d)", s.Retries, MaxRetries)
 	case (s.Kind == Periodic || s.Kind == PeriodicAligned) && s.Horizon/s.Period > maxFirings:
 		return invalid("a %v period fires %d times over the %v horizon, more than 1,000,000: use a longer period or a shorter horizon", s.Period, s.Horizon/s.Period, s.Horizon)
+	case s.Window > 0 && s.Window > s.Horizon/10:
+		// The peak of one window that spans most of the replay is its
+		// average, and a storm would pass unseen.
+		return invalid("window %v leaves fewer than 10 windows in the %v horizon: use a narrower window or a longer horizon", s.Window, s.Horizon)
+	case s.Kind != Storm && s.StartSpread > s.Horizon:
+		return invalid("start spread %v is longer than the %v horizon: devices would make their first attempt after the replay ends", s.StartSpread, s.Horizon)
+	case (s.Kind == Outage || s.Kind == LongOutage) && s.Horizon <= s.Down:
+		return invalid("horizon %v ends before the server is back, %v down: no device could be served", s.Horizon, s.Down)
 	case !(s.Threshold > 0) || math.IsInf(s.Threshold, 0):
 		return invalid("threshold %v is not a positive number", s.Threshold)
 	case s.Threshold > maxThreshold:
