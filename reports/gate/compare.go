@@ -80,6 +80,18 @@ func (g *gate) compare(res sim.Result) (reports.Comparison, error) {
 	return c, nil
 }
 
+// smallestRecording returns the number of devices of the smallest
+// recording among policies, 0 when none is one.
+func smallestRecording(policies []Policy) int {
+	n := 0
+	for _, p := range policies {
+		if p.IDs != nil && (n == 0 || len(p.IDs) < n) {
+			n = len(p.IDs)
+		}
+	}
+	return n
+}
+
 // Compare replays each policy at each fleet size on cfg's scenario, with
 // cfg's replications and seed, and returns a comparison per headline
 // figure of the scenario's kind (see Headlines). Without policies it
@@ -96,6 +108,16 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 	}
 	if len(sizes) == 0 {
 		sizes = []int{0}
+	}
+	// A row compares the policies on one fleet: beside a recording, the
+	// default fleet is the recording's devices (the fewest of any two
+	// recordings), so that every policy replays as many.
+	if recorded := smallestRecording(policies); recorded > 0 && cfg.Scenario.Clients == 0 {
+		for i, n := range sizes {
+			if n == 0 {
+				sizes[i] = recorded
+			}
+		}
 	}
 	var cells []cell // by fleet size, then by policy
 	for _, n := range sizes {

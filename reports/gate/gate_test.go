@@ -204,6 +204,21 @@ func TestRecordingComparedAtItsSize(t *testing.T) {
 	assert.Equal(t, 3*1000.0/50, c.Rows[0].Cells[none].Median, "no jitter: three waves of the recorded fleet in one window")
 }
 
+// TestCompareBesideARecording compares a spec with a recording: the row
+// is the recording's fleet, and the spec is replayed at that size, as
+// Compare at that size replays it.
+func TestCompareBesideARecording(t *testing.T) {
+	none := gate.SpecPolicy(spec(t, "none:base=100ms,cap=10s"))
+	cfg := gate.Config{Replay: sim.Config{Runs: 3}}
+	cs, err := gate.Compare(context.Background(), []gate.Policy{none, gate.TracePolicy("t.csv", trace(t, 300))}, nil, cfg)
+	require.NoError(t, err)
+	require.Len(t, cs[0].Rows, 1)
+	assert.Equal(t, 300, cs[0].Rows[0].Clients)
+	alone, err := gate.Compare(context.Background(), []gate.Policy{none}, []int{300}, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, alone[0].Rows[0].Cells[0], cs[0].Rows[0].Cells[0], "the spec's cell is its replay of 300 devices")
+}
+
 func TestCompare(t *testing.T) {
 	cs, err := gate.Compare(context.Background(), nil, []int{100, 200}, gate.Config{Scenario: sim.Scenario{Kind: sim.Storm}, Replay: sim.Config{Runs: 3}})
 	require.NoError(t, err)
