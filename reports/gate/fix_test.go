@@ -155,3 +155,32 @@ func TestUndominated(t *testing.T) {
 	assert.Equal(t, []string{"a", "slower"}, names(gate.Undominated([]reports.Fix{fix("a", 0.5, 45), slower})),
 		"slowing the policy's own delays keeps its code")
 }
+
+// TestFixHoldsOnOtherSeeds gates no jitter, then replays each fix it
+// offers on seeds it was not found on: the peak is a count of retries, and
+// a fix found at the threshold's last retry failed one seed in two.
+func TestFixHoldsOnOtherSeeds(t *testing.T) {
+	rep, err := gate.Run(context.Background(), gate.SpecPolicy(spec(t, "none:base=1s,cap=30s")), gate.Config{Steps: gate.Replay | gate.Fix})
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Fixes)
+	for _, f := range rep.Fixes {
+		for _, seed := range []uint64{2, 3, 5, 7} {
+			again, err := gate.Run(context.Background(), gate.SpecPolicy(spec(t, f.Spec)), gate.Config{Steps: gate.Replay, Seed: seed})
+			require.NoError(t, err)
+			assert.NotEqual(t, verdict.Fail, again.Verdict, "%s at seed %d: peak ratio %v", f.Spec, seed, again.Replay.Summary[sim.PeakRatio])
+		}
+	}
+}
+
+// TestClear holds a fix to more than the threshold's last retry: at 50
+// accepted a window, a peak interval reaching 0.6 of it is 30 retries, and
+// 31 on another seed fails.
+func TestClear(t *testing.T) {
+	res := func(high float64) sim.Result {
+		return sim.Result{Scenario: sim.Scenario{AcceptRate: 50, Threshold: 0.6},
+			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: high - 0.02, Low: high - 0.04, High: high}}}
+	}
+	assert.False(t, gate.Clear(res(0.6)), "at the threshold")
+	assert.True(t, gate.Clear(res(0.58)), "one retry under it")
+	assert.True(t, gate.Clear(sim.Result{Scenario: sim.Scenario{Kind: sim.Storm}}), "a budget of one retry a window has no margin to give")
+}
