@@ -50,6 +50,10 @@ func (r *runner) bounds() Result {
 		return Result{Name: NameBounds, Status: verdict.Inconclusive,
 			Detail: fmt.Sprintf("no device of %d answered without a failure of its source: no delay to judge", r.main.total)}
 	}
+	if len(found) == 0 && reached(r.clean, 0) == 0 && r.main.complete() {
+		return Result{Name: NameBounds, Status: verdict.Inconclusive,
+			Detail: fmt.Sprintf("no device of %d gave a delay: no delay to judge", r.main.total)}
+	}
 	if len(found) == 0 {
 		res.Status = verdict.Pass
 		res.Detail = fmt.Sprintf("all delays of %d devices over up to %d attempts in bounds; %s", len(r.main.devices), r.cfg.CapAttempts, want)

@@ -523,6 +523,11 @@ func (r *runner) clusters() Result {
 	if n < th.MinDevices {
 		return r.notEnough(NameClusters, n, "answered without a fault")
 	}
+	if first := reached(r.clean, 0); first < th.MinDevices {
+		// Devices that wait no delay share the empty schedule: no
+		// evidence of spread or of clusters.
+		return r.notEnough(NameClusters, first, "gave a first delay")
+	}
 	g, pairs := largestGroup(r.clean, -1)
 	want := r.chanceLimit(chanceOf(r.clean, r.cfg.CapAttempts), n, r.cfg.CapAttempts)
 	res.Figure, res.Threshold, res.Unit, res.Want = pairs, want.critical, "identical pairs", "<"

@@ -262,3 +262,15 @@ func TestBoundsNeedsAnswers(t *testing.T) {
 	assert.Equal(t, verdict.Inconclusive, r.Status, r.Detail)
 	assert.Equal(t, verdict.Inconclusive, out.Status())
 }
+
+// TestNoDelayIsNoEvidence runs a policy that never retries: every device
+// waits the same empty schedule, which no check may count as spread,
+// clusters or reproducibility passed.
+func TestNoDelayIsNoEvidence(t *testing.T) {
+	never := func(kit.Device) kit.Policy { return kit.FromSlice(nil) }
+	out := mustRun(t, context.Background(), never, Config{})
+	for _, r := range out.Results {
+		assert.NotEqual(t, verdict.Pass, r.Status, "%s passed on no delay: %s", r.Name, r.Detail)
+	}
+	assert.Equal(t, verdict.Inconclusive, out.Status())
+}

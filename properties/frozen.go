@@ -139,6 +139,10 @@ func (r *runner) reproducibility() Result {
 	if len(first) == 0 {
 		return r.notEnough(NameReproducibility, 0, "answered without a fault")
 	}
+	if reached(first, 0) == 0 {
+		// Empty schedules are the same again whatever draws them.
+		return r.notEnough(NameReproducibility, 0, "gave a first delay")
+	}
 	ids := make([]string, len(first))
 	for i, d := range first {
 		ids[i] = d.id

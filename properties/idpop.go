@@ -39,6 +39,9 @@ func (r *runner) idPopulations() Result {
 	if len(r.clean) < r.cfg.Thresholds.MinDevices {
 		return r.notEnough(NameIDPopulations, len(r.clean), "answered without a fault")
 	}
+	if first := reached(r.clean, 0); first < r.cfg.Thresholds.MinDevices {
+		return r.notEnough(NameIDPopulations, first, "gave a first delay")
+	}
 	k := r.cfg.Attempts
 	q := chanceOf(r.clean, k)
 	var last *drawnFailure
