@@ -62,7 +62,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`gate`, `--config`, `testdata/configs/missing.yaml`}, 2, `jitterkit: --config: open testdata/configs/missing.yaml: no such file or directory`},
 		{[]string{`gate`, `--config`, `/dev/zero`}, 2, `jitterkit: --config /dev/zero: larger than 1 MiB; a config holds a few flags`},
 		{[]string{`check`, `--trace`, `/dev/zero`}, 2, `jitterkit: /dev/zero:1: a line longer than 65536 bytes; a trace's lines hold a device id, an attempt and a delay`},
-		{[]string{`check`, `--trace`, `testdata/traces/full-jitter.csv`, `--memory-limit`, `1MiB`}, 2, `jitterkit: --trace testdata/traces/full-jitter.csv: larger than 64 KiB; raise --memory-limit to read a larger trace`},
+		{[]string{`check`, `--trace`, `testdata/traces/full-jitter.csv`, `--memory-limit`, `1MiB`}, 2, `jitterkit: --trace testdata/traces/full-jitter.csv: larger than 16 KiB; raise --memory-limit to read a larger trace`},
 		{[]string{`replay`, `--trace`, `testdata/traces/full-jitter.csv`, `--json`, `testdata/traces/full-jitter.csv`}, 2, `jitterkit: testdata/traces/full-jitter.csv would be written over --trace testdata/traces/full-jitter.csv, an input of this run; write it elsewhere (see "jitterkit help replay")`},
 		{[]string{`check`, `--policy`, `full`, `--memory-limit`, `lots`}, 2, `jitterkit: --memory-limit: "lots" is not a size (a whole number of bytes, or of KiB, MiB, GiB or TiB: e.g. 8GiB) (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `full`, `--devices`, `100000`, `--memory-limit`, `64MiB`}, 2, `jitterkit: checking 100000 devices over 32 attempts would need about 129.7 MiB, above the memory limit of 64.0 MiB: check fewer devices or fewer attempts, or raise the limit with --memory-limit (see "jitterkit help check")`},
