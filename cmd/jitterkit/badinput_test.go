@@ -142,11 +142,27 @@ func TestPolicyDefects(t *testing.T) {
 // file already there is left as it was.
 func TestStoppedReplayKeepsTheJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "replay.json")
-	require.NoError(t, os.WriteFile(out, []byte("last week's figures\n"), 0o644))
+	last := "{\n  \"schema\": \"jitterkit.replay/v1\",\n  \"policy\": \"last week's\"\n}\n"
+	require.NoError(t, os.WriteFile(out, []byte(last), 0o644))
 	r := jitterkit(t, context.Background(), "replay", "--exec", `while read -r line; do echo "[-1]"; done`, "--runs", "1", "--json", out)
 	assert.Equal(t, exitFail, r.code, "stderr %q", r.stderr)
 	assert.Contains(t, r.stdout, out+": not written: the replay stopped before any run's figures")
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
-	assert.Equal(t, "last week's figures\n", string(b))
+	assert.Equal(t, last, string(b))
+}
+
+// TestJSONReplacesOnlyAReplaysJSON refuses, before any work, a --json that
+// would replace a file the kit did not write, such as the exec policy's
+// own script, and leaves it as it was.
+func TestJSONReplacesOnlyAReplaysJSON(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "policy.sh")
+	body := "while read -r line; do echo '[1]'; done\n"
+	require.NoError(t, os.WriteFile(script, []byte(body), 0o644))
+	r := jitterkit(t, context.Background(), "replay", "--exec", "sh "+script, "--runs", "1", "--json", script)
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "holds a file that is not a replay's JSON")
+	b, err := os.ReadFile(script)
+	require.NoError(t, err)
+	assert.Equal(t, body, string(b))
 }

@@ -158,7 +158,7 @@ var flags = []flagDef{
 		return nil
 	}},
 	{"report", "DIR", groupOutput, "write report.json, report.md, report.html and junit.xml to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
-	{"json", "FILE", groupOutput, "write every run's figures and their summary as JSON; a regular file is replaced whole, a device or FIFO written through", "", "r", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
+	{"json", "FILE", groupOutput, "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, any other file refused", "", "r", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
 }
 
 func lookupFlag(name string) *flagDef {

@@ -236,7 +236,34 @@ func checkOutputs(o *options) error {
 			}
 		}
 	}
+	if o.json != "" {
+		return replaceableJSON(o.json)
+	}
 	return nil
+}
+
+// replayJSONHead is how a replay's JSON begins (sim.Result.WriteJSON).
+const replayJSONHead = `"schema": "jitterkit.replay/`
+
+// replaceableJSON refuses a --json path that holds a regular file other
+// than a replay's JSON, or an empty one: --json never replaces a file it
+// did not write, such as the exec policy's own script.
+func replaceableJSON(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return nil // absent, a device or a FIFO, or empty
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // writing it will say what is wrong
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	if bytes.Contains(head[:n], []byte(replayJSONHead)) {
+		return nil
+	}
+	return usageError("--json %s holds a file that is not a replay's JSON, which --json never replaces; write it elsewhere", path)
 }
 
 // progressOn returns the gate's progress: a bar on w when it is a terminal.
