@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/kit"
@@ -109,13 +110,20 @@ func openExec(ctx context.Context, o *options) (gate.Policy, error) {
 					abandon()
 				}
 			}
-			var first error
-			for _, p := range started {
-				if err := p.Close(); err != nil && first == nil && errors.As(err, new(*execpolicy.ProtocolError)) {
-					first = err
+			// The programs are closed side by side: each may take its
+			// silence timeout to end its output.
+			errs := make([]error, len(started))
+			var wg sync.WaitGroup
+			for i, p := range started {
+				wg.Go(func() { errs[i] = p.Close() })
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil && errors.As(err, new(*execpolicy.ProtocolError)) {
+					return err
 				}
 			}
-			return first
+			return nil
 		},
 	}, nil
 }
