@@ -209,7 +209,7 @@ func (st *devState) unit() float64 {
 	return float64(hi>>11) / (1 << 53)
 }
 
-// builtinSecond processes the arrivals of one second in which the Lab
+// builtinSecond processes the arrivals of one second in which the per-second
 // server is down all second or up all second, under a Spec's policies and
 // windows of whole seconds, as bucket's two inline cases do through
 // arrive, serve and retry: the same steps on the same events in the same

@@ -6,12 +6,12 @@ import (
 )
 
 // The calendar holds every device's pending arrival, bucketed by whole
-// second. The Lab server only needs to know which arrivals of a second come
-// first, so a second's bucket is never kept in order: the engine selects the
-// first ones when it reaches the second, or sorts the bucket when the server
-// needs every arrival in order. An event packs the arrival's nanoseconds
-// within its second (under 2³⁰) above the device's number, so that ordering
-// events orders arrivals by time, and equal times by device.
+// second. The per-second server only needs to know which arrivals of a
+// second come first, so a second's bucket is never kept in order: the engine
+// selects the first ones when it reaches the second, or sorts the bucket
+// when the server needs every arrival in order. An event packs the arrival's
+// nanoseconds within its second (under 2³⁰) above the device's number, so
+// that ordering events orders arrivals by time, and equal times by device.
 //
 // The buckets of the next ringSize seconds are a ring; arrivals further
 // ahead wait in an unordered list and move into the ring each time the ring

@@ -37,27 +37,27 @@
 //
 // # The engine
 //
-// The Lab server only needs, in each whole second, the arrivals that come
-// first; so the replay keeps pending arrivals in a calendar of one bucket
-// per second, and picks each second's first arrivals by selection rather
-// than keeping every arrival in order. The other servers sort a second's
-// bucket when they reach it. Each worker replays its runs one after the
-// other on one engine, whose arrays and histograms are sized once, for the
-// whole horizon.
+// The per-second server ([PerSecond]) only needs, in each whole second, the
+// arrivals that come first; so the replay keeps pending arrivals in a
+// calendar of one bucket per second, and picks each second's first arrivals
+// by selection rather than keeping every arrival in order. The other
+// servers sort a second's bucket when they reach it. Each worker replays
+// its runs one after the other on one engine, whose arrays and histograms
+// are sized once, for the whole horizon.
 //
 // The policies of a [kit.Spec]'s factory, which the engine recognises by
 // the factory's code, are not called: the engine keeps each device's
 // generator and window in 24 bytes and draws its delays itself, with kit's
 // seeding and arithmetic, so that every device draws exactly the delays
-// its policy would, and it processes the Lab server's seconds in one loop.
-// On the default outage scaled to a million devices (125,000 accepted a
-// second, full jitter, 7.8 million attempts) a run then takes about 0.2s on
-// one core, 20 to 30ns per attempt, and allocates about 55 bytes a device
-// in all. Any other factory's policies are called through their interface
-// on the same calendar, at 55 to 100ns per attempt and about 120 bytes a
-// device with the built-in policies, about ten times less than with a
-// priority queue of every pending arrival. The cost per attempt stays
-// about flat from 10,000 to 10 million devices (BenchmarkReplay).
+// its policy would, and it processes the per-second server's seconds in
+// one loop. On the default outage scaled to a million devices (125,000
+// accepted a second, full jitter, 7.8 million attempts) a run then takes
+// about 0.2s on one core, 20 to 30ns per attempt, and allocates about 55
+// bytes a device in all. Any other factory's policies are called through
+// their interface on the same calendar, at 55 to 100ns per attempt and
+// about 120 bytes a device with the built-in policies, about ten times less
+// than with a priority queue of every pending arrival. The cost per attempt
+// stays about flat from 10,000 to 10 million devices (BenchmarkReplay).
 //
 // # Memory
 //

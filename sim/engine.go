@@ -334,9 +334,12 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 	start, end := sec*nsPerSec, (sec+1)*nsPerSec
 	e.accepted = 0
 	e.quota = int64(math.Floor(float64(sec+1)*e.s.AcceptRate) - math.Floor(float64(sec)*e.s.AcceptRate))
-	lab := e.s.Server != TokenBucket && !e.periodic
+	// Outside the periodic kinds, the per-second server, and the
+	// retry-after server that accepts as it does, take a second's first
+	// quota arrivals.
+	perSecond := e.s.Server != TokenBucket && !e.periodic
 	switch {
-	case lab && end <= e.down:
+	case perSecond && end <= e.down:
 		// The server is down all second: every arrival is rejected, and
 		// so is every retry that comes back within the second.
 		e.inline = true
@@ -354,7 +357,7 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 				}
 			}
 		}
-	case lab && start >= e.down:
+	case perSecond && start >= e.down:
 		// The server is up all second: the first quota arrivals are
 		// accepted, found by selection rather than by sorting. Once the
 		// quota is used, every retry that comes back within the second is

@@ -51,16 +51,16 @@ type Server string
 
 // The server models.
 const (
-	// Lab accepts at most AcceptRate requests in
-	// each whole second (the first ones to arrive) and none while it is
-	// down. A request that is not accepted is rejected at once.
-	Lab Server = "lab"
+	// PerSecond accepts at most AcceptRate requests in each whole second
+	// (the first ones to arrive) and none while it is down. A request that
+	// is not accepted is rejected at once.
+	PerSecond Server = "per-second"
 	// TokenBucket accepts a request when a token is free. Tokens refill
 	// continuously at AcceptRate per second up to Burst; the bucket is full
 	// when the server comes up, and accepts nothing while it is down.
 	TokenBucket Server = "token-bucket"
-	// RetryAfter accepts as Lab does, but answers every rejection, while
-	// down too, with a fixed Retry-After hint of RetryAfter that the
+	// RetryAfter accepts as PerSecond does, but answers every rejection,
+	// while down too, with a fixed Retry-After hint of RetryAfter that the
 	// clients obey exactly instead of asking their policy, as
 	// cenkalti/backoff v5's RetryAfterError and gRPC's pushback do. It shows
 	// how a constant hint puts a jittered fleet back in lockstep.
@@ -68,7 +68,7 @@ const (
 )
 
 // Servers returns the server models, in the order of their constants.
-func Servers() []Server { return []Server{Lab, TokenBucket, RetryAfter} }
+func Servers() []Server { return []Server{PerSecond, TokenBucket, RetryAfter} }
 
 // Limits beyond which a scenario is refused.
 const (
@@ -111,7 +111,7 @@ const (
 type Scenario struct {
 	// Kind is the scenario; default Outage.
 	Kind Kind
-	// Server is the server model; default Lab. Storm has no server.
+	// Server is the server model; default PerSecond. Storm has no server.
 	Server Server
 	// Clients is the number of devices; default 400, or len(IDs).
 	Clients int
@@ -199,7 +199,7 @@ func (s Scenario) WithDefaults() Scenario {
 		s.Kind = Outage
 	}
 	if s.Server == "" {
-		s.Server = Lab
+		s.Server = PerSecond
 	}
 	if s.Clients == 0 {
 		s.Clients = DefaultClients
@@ -294,8 +294,8 @@ func (s Scenario) validateFields() error {
 	switch {
 	case s.Kind != Outage && s.Kind != LongOutage && s.Kind != Storm && s.Kind != Periodic && s.Kind != PeriodicAligned:
 		return invalid("unknown scenario %q (want outage, long-outage, storm, periodic or periodic-aligned)", string(s.Kind))
-	case s.Server != Lab && s.Server != TokenBucket && s.Server != RetryAfter:
-		return invalid("unknown server %q (want lab, token-bucket or retry-after)", string(s.Server))
+	case s.Server != PerSecond && s.Server != TokenBucket && s.Server != RetryAfter:
+		return invalid("unknown server %q (want per-second, token-bucket or retry-after)", string(s.Server))
 	case s.Clients < 0:
 		return invalid("clients %d is negative", s.Clients)
 	case s.Clients > MaxClients:

@@ -32,7 +32,7 @@ func TestValidate(t *testing.T) {
 		{"nanosecond windows over a month", Scenario{Window: time.Nanosecond, Horizon: MaxHorizon},
 			"sim: 1ns windows over 744h0m0s make 2,678,400,000,000,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
 		{"unknown kind", Scenario{Kind: "flood"}, `sim: unknown scenario "flood" (want outage, long-outage, storm, periodic or periodic-aligned)`},
-		{"unknown server", Scenario{Server: "queue"}, `sim: unknown server "queue" (want lab, token-bucket or retry-after)`},
+		{"unknown server", Scenario{Server: "queue"}, `sim: unknown server "queue" (want per-second, token-bucket or retry-after)`},
 		{"negative down", Scenario{Down: -time.Second}, "sim: down -1s is negative"},
 		{"negative threshold", Scenario{Threshold: -0.5}, "sim: threshold -0.5 is not a positive number"},
 		{"burst under one", Scenario{Server: TokenBucket, Burst: 0.5}, "sim: burst 0.5 is not a number of at least 1"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -274,4 +275,21 @@ func TestValidatesAsTheGateRuns(t *testing.T) {
 	assert.Equal(t, exitUsage, r.code)
 	assert.Contains(t, r.stderr, "--memory-limit")
 	assert.NotContains(t, r.stderr, "Config.", "a command-line user is told flags, not Go names")
+}
+
+// fullWriter fails every write, as /dev/full does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestVerdictOutlivesStandardOutput runs a failing replay whose standard
+// output cannot be written: the exit code is still the verdict's, and the
+// report is still written.
+func TestVerdictOutlivesStandardOutput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"replay", "--policy", "full", "--runs", "2", "--report", dir}, strings.NewReader(""), fullWriter{}, &stderr)
+	assert.Equal(t, exitFail, exitCode(err, &stderr), stderr.String())
+	assert.Contains(t, stderr.String(), "the summary could not be written to standard output")
+	assert.FileExists(t, filepath.Join(dir, "report.json"))
 }

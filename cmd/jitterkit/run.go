@@ -304,7 +304,10 @@ func evaluate(e *env, o *options) error {
 		}
 	}
 	if err := reports.WriteText(e.stdout, rep); err != nil {
-		return kitError(err)
+		// The verdict stands, and the report is still written: a
+		// standard output that cannot be written is said, not made the
+		// run's exit code.
+		fmt.Fprintf(e.stderr, "jitterkit: the summary could not be written to standard output: %v\n", err)
 	}
 	fmt.Fprint(e.stdout, jsonNote)
 	if o.report != "" {
