@@ -241,7 +241,7 @@ func TestExitCodes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"replay", "--policy", "full", "--runs", "1", "--report", file}, "jitterkit: --report: mkdir " + file + ": not a directory\n"},
+		{[]string{"replay", "--policy", "full", "--runs", "1", "--report", file}, "jitterkit: --report " + file + " is not a directory (see \"jitterkit help replay\")\n"},
 		{[]string{"replay", "--policy", "full", "--runs", "1", "--json", filepath.Join(dir, "missing", "r.json")}, "jitterkit: --json: create " + filepath.Join(dir, "missing", "r.json") + ": no such file or directory\n"},
 	} {
 		r := jitterkit(t, context.Background(), tt.args...)

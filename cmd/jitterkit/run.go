@@ -236,6 +236,12 @@ func checkOutputs(o *options) error {
 			}
 		}
 	}
+	if o.report != "" {
+		// Found before the run, not after it.
+		if fi, err := os.Stat(o.report); err == nil && !fi.IsDir() {
+			return usageError("--report %s is not a directory", o.report)
+		}
+	}
 	if o.json != "" {
 		return replaceableJSON(o.json)
 	}
