@@ -141,8 +141,9 @@ var flags = []flagDef{
 	{"runs", "N", groupScenario, "replications, each a different fleet", strconv.Itoa(sim.DefaultRuns), "rgC", intInto(func(o *options) *int { return &o.cfg.Replay.Runs })},
 	{"seed", "N", groupOutput, "seed of everything drawn at random (the checks' device ids, the replay's fleets); the same seed gives the same report", strconv.Itoa(gate.DefaultSeed), "crgC", func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a seed (a whole number from 0 to %d)", v, uint64(math.MaxUint64))
+		if err != nil || n == 0 {
+			// 0 is the library's "unset", which would run as the default.
+			return fmt.Errorf("%q is not a seed (a whole number from 1 to %d)", v, uint64(math.MaxUint64))
 		}
 		o.cfg.Seed = n
 		return nil
