@@ -47,7 +47,7 @@ func TestWriteJSONGolden(t *testing.T) {
 func TestCheck(t *testing.T) {
 	t.Run("fail", func(t *testing.T) {
 		rec := &kittest.Recorder{}
-		Check(rec, labPolicy(kit.None), Scenario{}, Config{Runs: 3})
+		Check(rec, outagePolicy(kit.None), Scenario{}, Config{Runs: 3})
 		want := "sim.Check: peak ratio 24.00 [24.00, 24.00] > threshold 0.6: up to 1,200 retries in one 1s window against a budget of 50 (median of 3 runs, 95% CI); busiest window 1,600 arrivals; all served after 62.7s; 3,800 attempts; 400 of 400 served"
 		assert.Equal(t, []string{want}, rec.Errors, "what Check reported")
 	})
@@ -55,14 +55,14 @@ func TestCheck(t *testing.T) {
 		// At 5,000 a second the budget dwarfs full jitter's busiest
 		// second of about 1,600 retries (ratio 0.32).
 		rec := &kittest.Recorder{}
-		r := Check(rec, labPolicy(kit.Full), Scenario{AcceptRate: 5000}, Config{Runs: 5})
+		r := Check(rec, outagePolicy(kit.Full), Scenario{AcceptRate: 5000}, Config{Runs: 5})
 		assert.Empty(t, rec.Errors, "errors of a silent pass")
 		assert.Empty(t, rec.Logs, "logs of a silent pass")
 		assert.Equal(t, verdict.Pass, r.Status(), r.Detail())
 	})
 	t.Run("cannot run", func(t *testing.T) {
 		rec := &kittest.Recorder{}
-		Check(rec, labPolicy(kit.Full), Scenario{Clients: -4}, Config{})
+		Check(rec, outagePolicy(kit.Full), Scenario{Clients: -4}, Config{})
 		want := "sim.Check: sim: clients -4 is negative"
 		assert.Equal(t, []string{want}, rec.Errors, "what Check reported")
 	})
@@ -88,7 +88,7 @@ func TestCheck(t *testing.T) {
 		// A horizon just after the server comes up, before most devices
 		// retry again, leaves them still retrying: a warning, not a pass.
 		rec := &kittest.Recorder{}
-		r := Check(rec, labPolicy(kit.Full), Scenario{AcceptRate: 50000, Window: 50 * time.Millisecond, Down: 10 * time.Second, Horizon: 10500 * time.Millisecond}, Config{Runs: 3})
+		r := Check(rec, outagePolicy(kit.Full), Scenario{AcceptRate: 50000, Window: 50 * time.Millisecond, Down: 10 * time.Second, Horizon: 10500 * time.Millisecond}, Config{Runs: 3})
 		assert.Empty(t, rec.Errors, "errors of a warning")
 		assert.Equal(t, verdict.Warn, r.Status())
 		if assert.Len(t, rec.Logs, 1, "one warning") {

@@ -52,7 +52,7 @@ func TestValidate(t *testing.T) {
 // TestReplayWorkers checks that the figures do not depend on the number of
 // runs replayed at once.
 func TestReplayWorkers(t *testing.T) {
-	f := labPolicy(kit.Full)
+	f := outagePolicy(kit.Full)
 	var first Result
 	for i, w := range []int{1, 2, 7} {
 		r, err := Replay(context.Background(), f, Scenario{}, Config{Runs: 9, Seed: 42, Workers: w})
@@ -68,7 +68,7 @@ func TestReplayWorkers(t *testing.T) {
 
 // TestRunSeed checks that any run replays alone from its seed.
 func TestRunSeed(t *testing.T) {
-	f := labPolicy(kit.Equal)
+	f := outagePolicy(kit.Equal)
 	all, err := Replay(context.Background(), f, Scenario{}, Config{Runs: 4, Seed: 9})
 	require.NoError(t, err)
 	for _, run := range all.Runs {
@@ -114,9 +114,9 @@ func TestPeriodic(t *testing.T) {
 // device retries exactly 1s after its first attempt, and all 400 first
 // attempts lie within the 10ms start spread, so one window holds all 400.
 func TestRetryAfter(t *testing.T) {
-	f := labPolicy(kit.Full)
+	f := outagePolicy(kit.Full)
 	s := Scenario{Window: 10 * time.Millisecond}
-	lab, err := Replay(context.Background(), f, s, Config{Runs: 5})
+	perSecond, err := Replay(context.Background(), f, s, Config{Runs: 5})
 	require.NoError(t, err)
 	s.Server = RetryAfter
 	hinted, err := Replay(context.Background(), f, s, Config{Runs: 5})
@@ -124,7 +124,7 @@ func TestRetryAfter(t *testing.T) {
 	for _, run := range hinted.Runs {
 		assert.Equal(t, 400, run.PeakRetryArrivals, "Retry-After 1s, run seed %d: peak retries in one 10ms window; want the whole fleet", run.Seed)
 	}
-	got := lab.Summary[PeakRetryArrivals]
+	got := perSecond.Summary[PeakRetryArrivals]
 	assert.Less(t, got.High, float64(400/3), "full jitter without the hint: peak %v retries in one 10ms window; want under a third of the fleet", got)
 }
 
@@ -144,9 +144,9 @@ func TestLongOutage(t *testing.T) {
 		}
 		return peak
 	}
-	none, err := Replay(context.Background(), labPolicy(kit.None), s, Config{Runs: 3})
+	none, err := Replay(context.Background(), outagePolicy(kit.None), s, Config{Runs: 3})
 	require.NoError(t, err)
-	full, err := Replay(context.Background(), labPolicy(kit.Full), s, Config{Runs: 3})
+	full, err := Replay(context.Background(), outagePolicy(kit.Full), s, Config{Runs: 3})
 	require.NoError(t, err)
 	assert.Equal(t, 2000, atCap(none), "no jitter at the cap: peak retries in one window; want the whole fleet")
 	assert.LessOrEqual(t, atCap(full), 2000/3, "full jitter at the cap: peak retries in one window; want about a fifth of the fleet, under a third")

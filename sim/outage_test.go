@@ -13,22 +13,24 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 )
 
-// The lab (seed 001): 400 clients, a server that accepts 50 requests per
-// second and is down for the first 2s, exponential backoff with base 0.1s
-// and cap 10s. These are Scenario's and kit.Spec's defaults.
-var labScenario = Scenario{}
+// defaultOutage is the zero Scenario: 400 clients against a server that
+// accepts 50 requests per second and is down for the first 2s.
+var defaultOutage = Scenario{}
 
-func labPolicy(st kit.Strategy) kit.Factory {
+// outagePolicy is exponential backoff from 0.1s to 10s (kit.Spec's
+// defaults) with the given jitter, the policy the outage tests replay.
+func outagePolicy(st kit.Strategy) kit.Factory {
 	return kit.Spec{Strategy: st, Base: 100 * time.Millisecond, Cap: 10 * time.Second}.Factory()
 }
 
-// TestLabNoJitter reproduces the lab's run without jitter exactly: it is
+// TestOutageNoJitter reproduces exactly what the reference Python
+// simulation of this model printed without jitter: the replay is
 // deterministic, so every seed gives all served after 62.7s, a busiest
 // second of 1,600 arrivals and 3,800 attempts.
-func TestLabNoJitter(t *testing.T) {
+func TestOutageNoJitter(t *testing.T) {
 	for _, seed := range []uint64{0, 1, 2026, 1 << 63} {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
-			r, err := Replay(context.Background(), labPolicy(kit.None), labScenario, Config{Runs: 8, Seed: seed})
+			r, err := Replay(context.Background(), outagePolicy(kit.None), defaultOutage, Config{Runs: 8, Seed: seed})
 			require.NoError(t, err)
 			for _, run := range r.Runs {
 				got := fmt.Sprintf("all served after %.1f s, busiest second %d arrivals, attempts %d, served %d",
@@ -40,8 +42,9 @@ func TestLabNoJitter(t *testing.T) {
 	}
 }
 
-// The lab's published run: one draw for each jittered policy.
-var labPublished = map[kit.Strategy]struct {
+// outageReference holds the figures the reference Python simulation of this
+// model printed for one run of each jittered policy: one draw each.
+var outageReference = map[kit.Strategy]struct {
 	allServedS float64
 	busiest    int
 	attempts   int
@@ -50,18 +53,18 @@ var labPublished = map[kit.Strategy]struct {
 	kit.Full:  {14.8, 1981, 3103},
 }
 
-// labRuns is the number of replications the jittered lab tests draw.
-const labRuns = 200
+// outageRuns is the number of replications the jittered outage tests draw.
+const outageRuns = 200
 
-// labReplay replays the lab under each of the four strategies, labRuns
-// runs each, once per test binary.
-var labReplay = func() func(t *testing.T) map[kit.Strategy]Result {
+// outageReplay replays the default outage under each of the four
+// strategies, outageRuns runs each, once per test binary.
+var outageReplay = func() func(t *testing.T) map[kit.Strategy]Result {
 	results := map[kit.Strategy]Result{}
 	return func(t *testing.T) map[kit.Strategy]Result {
 		t.Helper()
 		if len(results) == 0 {
 			for _, st := range kit.Strategies() {
-				r, err := Replay(context.Background(), labPolicy(st), labScenario, Config{Runs: labRuns, Seed: 1})
+				r, err := Replay(context.Background(), outagePolicy(st), defaultOutage, Config{Runs: outageRuns, Seed: 1})
 				require.NoError(t, err)
 				results[st] = r
 			}
@@ -70,26 +73,26 @@ var labReplay = func() func(t *testing.T) map[kit.Strategy]Result {
 	}
 }()
 
-// TestLabJitterInLine checks that the lab's published run of equal and full
-// jitter is in line with the replay: each published figure must fall within
-// the central 99% of the figure over 200 runs. If the replay models the lab
-// faithfully, the published run is one more draw from the same
-// distribution, and falls outside that range with probability 1% per
-// figure (6% over the six figures): a model off by more than the runs'
-// spread fails.
-func TestLabJitterInLine(t *testing.T) {
-	results := labReplay(t)
+// TestOutageJitterInLine checks that the reference simulation's run of
+// equal and full jitter is in line with the replay: each of its figures
+// must fall within the central 99% of the figure over 200 runs. If the
+// replay models the same outage faithfully, the reference run is one more
+// draw from the same distribution, and falls outside that range with
+// probability 1% per figure (6% over the six figures): a model off by more
+// than the runs' spread fails.
+func TestOutageJitterInLine(t *testing.T) {
+	results := outageReplay(t)
 	for _, st := range []kit.Strategy{kit.Equal, kit.Full} {
-		pub := labPublished[st]
+		ref := outageReference[st]
 		runs := results[st].Runs
 		for _, c := range []struct {
 			name string
 			want float64
 			got  func(Run) float64
 		}{
-			{"all served after (s)", pub.allServedS, func(r Run) float64 { return r.AllServed.Seconds() }},
-			{"busiest second", float64(pub.busiest), func(r Run) float64 { return float64(r.BusiestWindowArrivals) }},
-			{"attempts", float64(pub.attempts), func(r Run) float64 { return float64(r.Attempts) }},
+			{"all served after (s)", ref.allServedS, func(r Run) float64 { return r.AllServed.Seconds() }},
+			{"busiest second", float64(ref.busiest), func(r Run) float64 { return float64(r.BusiestWindowArrivals) }},
+			{"attempts", float64(ref.attempts), func(r Run) float64 { return float64(r.Attempts) }},
 		} {
 			x := make([]float64, len(runs))
 			for i, r := range runs {
@@ -97,20 +100,20 @@ func TestLabJitterInLine(t *testing.T) {
 			}
 			slices.Sort(x)
 			lo, hi := x[len(x)/200], x[len(x)-1-len(x)/200]
-			assert.True(t, lo <= c.want && c.want <= hi, "%s jitter: %s published %v; the central 99%% of %d runs is [%v, %v]", st, c.name, c.want, len(runs), lo, hi)
+			assert.True(t, lo <= c.want && c.want <= hi, "%s jitter: reference run %s %v; the central 99%% of %d runs is [%v, %v]", st, c.name, c.want, len(runs), lo, hi)
 		}
 	}
 }
 
-// TestLabFindings checks the lab's findings on the medians of 200 runs:
-// jitter cuts the completion time three- to four-fold (published 3.06 for
-// equal and 4.24 for full), equal jitter makes the fewest attempts, and
-// full jitter has the busiest second. Each comparison is held to the
-// medians' 95% intervals, so it must hold beyond the runs' noise.
-// Decorrelated jitter, which the lab did not run, must complete at least
-// three times faster than no jitter too.
-func TestLabFindings(t *testing.T) {
-	results := labReplay(t)
+// TestOutageFindings checks, on the medians of 200 runs, what the
+// reference simulation's run shows: jitter cuts the completion time three-
+// to four-fold (3.06 for equal and 4.24 for full in that run), equal jitter
+// makes the fewest attempts, and full jitter has the busiest second. Each
+// comparison is held to the medians' 95% intervals, so it must hold beyond
+// the runs' noise. Decorrelated jitter, which the reference simulation does
+// not run, must complete at least three times faster than no jitter too.
+func TestOutageFindings(t *testing.T) {
+	results := outageReplay(t)
 	med := func(st kit.Strategy, fig Figure) Estimate { return results[st].Summary[fig] }
 	none := med(kit.None, AllServed).Median
 	for _, st := range []kit.Strategy{kit.Equal, kit.Full, kit.Decorrelated} {
