@@ -454,6 +454,9 @@ func comparisonChart(c *Comparison) ([]byte, error) {
 			if j >= len(headings) {
 				break
 			}
+			if r.noValue(c.Figure, j) {
+				continue // no time of serving to draw
+			}
 			name := headings[j]
 			if len(c.Rows) > 1 {
 				name += ", " + plural(r.Clients, "client")

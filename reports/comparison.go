@@ -60,8 +60,8 @@ func writeComparisons(b *bytes.Buffer, cs []Comparison, indent string) {
 		fmt.Fprintf(tw, "%s  clients\t%s\t\n", indent, strings.Join(headings, "\t"))
 		for _, row := range c.Rows {
 			cells := make([]string, len(row.Cells))
-			for i, e := range row.Cells {
-				cells[i] = cell(c.Figure, e)
+			for i := range row.Cells {
+				cells[i] = rowCell(c.Figure, row, i)
 			}
 			fmt.Fprintf(tw, "%s  %s\t%s\t\n", indent, num(float64(row.Clients)), strings.Join(cells, "\t"))
 		}
@@ -122,6 +122,14 @@ func columnHeadings(policies []string) (headings []string, note string) {
 
 // cell writes one cell of a comparison: "39 [37, 42]" for counts, "0.83
 // [0.80, 0.90]" for ratios, "14.8 [14.1, 15.6]" for seconds.
+func rowCell(f sim.Figure, row ComparisonRow, i int) string {
+	if row.noValue(f, i) {
+		return "– (none served)"
+	}
+	return cell(f, row.Cells[i])
+}
+
+// cell formats one estimate of a comparison.
 func cell(f sim.Figure, e sim.Estimate) string {
 	format := num
 	switch {

@@ -190,8 +190,8 @@ func renderHTML(r Report) ([]byte, error) {
 		hc := &htmlComparison{Title: upperFirst(withUnit(label, unitWord(unit))), Scenario: comparisonScenario(c), Policies: c.Policies}
 		for _, row := range c.Rows {
 			cells := []string{num(float64(row.Clients))}
-			for _, iv := range row.Cells {
-				cells = append(cells, cell(c.Figure, iv))
+			for j := range row.Cells {
+				cells = append(cells, rowCell(c.Figure, row, j))
 			}
 			hc.Rows = append(hc.Rows, cells)
 		}

@@ -132,8 +132,8 @@ func renderMarkdown(r Report) ([]byte, error) {
 		fmt.Fprintf(&b, "\n|--:|%s\n", strings.Repeat("--:|", len(c.Policies)))
 		for _, row := range c.Rows {
 			fmt.Fprintf(&b, "| %s |", num(float64(row.Clients)))
-			for _, iv := range row.Cells {
-				fmt.Fprintf(&b, " %s |", cell(c.Figure, iv))
+			for j := range row.Cells {
+				fmt.Fprintf(&b, " %s |", rowCell(c.Figure, row, j))
 			}
 			fmt.Fprintf(&b, "\n")
 		}

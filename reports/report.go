@@ -206,6 +206,16 @@ type ComparisonRow struct {
 	Clients int `json:"clients"`
 	// Cells holds one estimate per policy, in the order of Policies.
 	Cells []sim.Estimate `json:"cells"`
+	// NoneServed marks, in the order of Policies, the cells of an outage
+	// in which no run served a device: a time of serving there has no
+	// value. It is empty when every cell served some.
+	NoneServed []bool `json:"none_served,omitempty"`
+}
+
+// noValue reports whether cell i of the row has no value for figure f: a
+// time of serving where none was served.
+func (r ComparisonRow) noValue(f sim.Figure, i int) bool {
+	return i < len(r.NoneServed) && r.NoneServed[i] && (f == sim.AllServed || f == sim.P50Served || f == sim.P99Served)
 }
 
 // AttemptDelays are the delays that every checked device drew before one

@@ -64,6 +64,9 @@ func (r Report) validate() error {
 			if len(row.Cells) != len(c.Policies) {
 				v.fail("comparisons[%d].rows[%d]: %d cells for %d policies", k, i, len(row.Cells), len(c.Policies))
 			}
+			if len(row.NoneServed) > 0 && len(row.NoneServed) != len(row.Cells) {
+				v.fail("comparisons[%d].rows[%d]: %d marks of none served for %d cells", k, i, len(row.NoneServed), len(row.Cells))
+			}
 			for j, iv := range row.Cells {
 				v.nums(fmt.Sprintf("comparisons[%d].rows[%d].cells[%d]", k, i, j), iv.Median, iv.Low, iv.High)
 			}

@@ -61,7 +61,7 @@ func (g *gate) compare(res sim.Result) (reports.Comparison, error) {
 	c := reports.Comparison{Figure: f, Scenario: res.Scenario, Config: res.Config}
 	row := reports.ComparisonRow{Clients: res.Scenario.Clients}
 	c.Policies = append(c.Policies, g.p.Name)
-	row.Cells = append(row.Cells, res.Summary[f])
+	addCell(&row, res, f)
 	var cells []cell
 	for _, spec := range Builtins(g.p.Spec, res.Scenario.Kind, g.cfg.Checks.Cap) {
 		if g.p.Spec == nil || spec.String() != g.p.Spec.String() {
@@ -74,10 +74,25 @@ func (g *gate) compare(res sim.Result) (reports.Comparison, error) {
 	}
 	for i, cl := range cells {
 		c.Policies = append(c.Policies, cl.p.Name)
-		row.Cells = append(row.Cells, results[i].Summary[f])
+		addCell(&row, results[i], f)
 	}
 	c.Rows = []reports.ComparisonRow{row}
 	return c, nil
+}
+
+// addCell appends res's figure f to row, and marks the cell when no run
+// of an outage served a device, so that no time of serving is shown for
+// it.
+func addCell(row *reports.ComparisonRow, res sim.Result, f sim.Figure) {
+	row.Cells = append(row.Cells, res.Summary[f])
+	k := res.Scenario.WithDefaults().Kind
+	none := (k == sim.Outage || k == sim.LongOutage) && len(res.Runs) > 0 && res.Summary[sim.Served].High == 0
+	if none && row.NoneServed == nil {
+		row.NoneServed = make([]bool, len(row.Cells)-1, len(row.Cells))
+	}
+	if row.NoneServed != nil {
+		row.NoneServed = append(row.NoneServed, none)
+	}
 }
 
 // smallestRecording returns the number of devices of the smallest
@@ -150,7 +165,7 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 			res := results[j*len(policies)+k]
 			for i, f := range figures {
 				rows[i].Clients = res.Scenario.Clients
-				rows[i].Cells = append(rows[i].Cells, res.Summary[f])
+				addCell(&rows[i], res, f)
 				out[i].Scenario = res.Scenario
 			}
 		}

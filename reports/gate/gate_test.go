@@ -219,6 +219,17 @@ func TestCompareBesideARecording(t *testing.T) {
 	assert.Equal(t, alone[0].Rows[0].Cells[0], cs[0].Rows[0].Cells[0], "the spec's cell is its replay of 300 devices")
 }
 
+// TestCompareMarksNoneServed compares a policy that never retries: its
+// cells are marked, so that no time of serving is shown for them.
+func TestCompareMarksNoneServed(t *testing.T) {
+	never := gate.GoPolicy("gives up", func(kit.Device) kit.Policy { return kit.FromSlice(nil) })
+	cs, err := gate.Compare(context.Background(), []gate.Policy{gate.SpecPolicy(spec(t, "full")), never}, nil, gate.Config{Replay: sim.Config{Runs: 3}})
+	require.NoError(t, err)
+	for _, c := range cs {
+		assert.Equal(t, []bool{false, true}, c.Rows[0].NoneServed, "%s", c.Figure)
+	}
+}
+
 func TestCompare(t *testing.T) {
 	cs, err := gate.Compare(context.Background(), nil, []int{100, 200}, gate.Config{Scenario: sim.Scenario{Kind: sim.Storm}, Replay: sim.Config{Runs: 3}})
 	require.NoError(t, err)
