@@ -12,12 +12,14 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 )
 
-// The retry-storm study (seed 000) does not give its base, cap, window or
-// number of retries. The storm tests take base 1s, cap 30s, ten retries
-// and 20ms windows. The peak comes from the first retries, so it depends
-// on the window over the base (1/50 here) and hardly at all on the cap or
-// the number of retries; 1/50 brings full, equal and decorrelated jitter
-// within a few percent of the study's cells at every scale.
+// The storm tests replay the Storm kind (every device fails at once and
+// retries ten times) under backoff from 1s to 30s, counted in 20ms windows,
+// and compare it with the medians a reference simulation of the same storm
+// reported, which does not give its base, cap, window or number of retries.
+// The peak comes from the first retries, so it depends on the window over
+// the base (1/50 here) and hardly at all on the cap or the number of
+// retries; 1/50 brings full, equal and decorrelated jitter within a few
+// percent of the reference medians at every fleet size.
 var (
 	stormBase   = time.Second
 	stormCap    = 30 * time.Second
@@ -32,18 +34,19 @@ func stormPolicy(st kit.Strategy) kit.Factory {
 	return kit.Spec{Strategy: st, Base: stormBase, Cap: stormCap}.Factory()
 }
 
-// The study's medians of the peak retries in one window.
-var stormPublished = map[int]map[kit.Strategy]float64{
+// stormReference holds the medians of the peak retries in one window that
+// the reference simulation of the storm reported, by fleet size.
+var stormReference = map[int]map[kit.Strategy]float64{
 	1_000:   {kit.None: 1_000, kit.Full: 39, kit.Equal: 51, kit.Decorrelated: 20},
 	10_000:  {kit.None: 10_000, kit.Full: 327, kit.Equal: 438, kit.Decorrelated: 150},
 	100_000: {kit.None: 100_000, kit.Full: 3_148, kit.Equal: 4_111, kit.Decorrelated: 1_347},
 }
 
-// TestStorm reproduces the study's claims at each of its scales: without
-// jitter every run peaks at exactly N; decorrelated < full < equal < none,
-// each comparison beyond the medians' 95% intervals; and an order of
-// magnitude or more between none and any jitter. The 100,000 row is
-// skipped under -short.
+// TestStorm checks what the reference simulation found at each of its
+// fleet sizes, 1,000, 10,000 and 100,000 devices: without jitter every run
+// peaks at exactly N; decorrelated < full < equal < none, each comparison
+// beyond the medians' 95% intervals; and an order of magnitude or more
+// between none and any jitter. The 100,000 row is skipped under -short.
 func TestStorm(t *testing.T) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
 		t.Run(fmt.Sprint("N=", n), func(t *testing.T) {
@@ -64,7 +67,7 @@ func TestStorm(t *testing.T) {
 						assert.Equal(t, n, run.PeakRetryArrivals, "no jitter, run seed %d: peak retries in one window; want exactly N", run.Seed)
 					}
 				}
-				t.Logf("%-12s peak %8.1f [%.0f, %.0f]   study %v", st, peak[st].Median, peak[st].Low, peak[st].High, stormPublished[n][st])
+				t.Logf("%-12s peak %8.1f [%.0f, %.0f]   reference %v", st, peak[st].Median, peak[st].Low, peak[st].High, stormReference[n][st])
 			}
 			d, f, e, no := peak[kit.Decorrelated], peak[kit.Full], peak[kit.Equal], peak[kit.None]
 			assert.True(t, d.High < f.Low && f.High < e.Low && e.High < no.Low, "peaks: decorrelated %v, full %v, equal %v, none %v; want decorrelated < full < equal < none, intervals apart", d, f, e, no)
