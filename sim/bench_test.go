@@ -11,14 +11,14 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 )
 
-// labAt is the lab's experiment scaled to n devices: the server accepts
-// n/8 requests per second (125,000 for a million devices; 50 for the lab's
-// 400) and is down for 2s.
-func labAt(n int) Scenario {
+// outageAt is the default outage scaled to n devices: the server accepts
+// n/8 requests per second (125,000 for a million devices; 50 for the
+// default 400) and is down for 2s.
+func outageAt(n int) Scenario {
 	return Scenario{Clients: n, AcceptRate: float64(n) / 8}
 }
 
-// BenchmarkReplay replays the lab's experiment under each strategy's
+// BenchmarkReplay replays the default outage under each strategy's
 // default spec at four fleet sizes, one run per iteration, and reports the
 // cost per attempt,
 // elapsed and in CPU time (on a shared machine the elapsed time counts
@@ -32,20 +32,20 @@ func labAt(n int) Scenario {
 // path allocates among its B/device.
 //
 //	go test -run='^$' -bench=Replay -benchtime=3x -count=3 ./sim
-//	go test -run='^$' -bench='Replay$/lab/./devices=1000000$' -benchtime=3x -count=2 -cpu=1 ./sim
+//	go test -run='^$' -bench='Replay$/outage/./devices=1000000$' -benchtime=3x -count=2 -cpu=1 ./sim
 func BenchmarkReplay(b *testing.B) {
 	for _, st := range kit.Strategies() {
 		spec := kit.Spec{Strategy: st}.Factory()
 		for _, path := range []struct {
 			name string
 			f    kit.Factory
-		}{{"lab/" + string(st), spec}, {"lab/" + string(st) + "/general", general(spec)}} {
+		}{{"outage/" + string(st), spec}, {"outage/" + string(st) + "/general", general(spec)}} {
 			for _, n := range []int{10_000, 100_000, 1_000_000, 10_000_000} {
 				b.Run(fmt.Sprintf("%s/devices=%d", path.name, n), func(b *testing.B) {
 					if testing.Short() && n > 100_000 {
 						b.Skip("large fleets are skipped under -short")
 					}
-					benchReplay(b, path.f, labAt(n), func(ctx context.Context, s Scenario) (Run, error) {
+					benchReplay(b, path.f, outageAt(n), func(ctx context.Context, s Scenario) (Run, error) {
 						r, err := Replay(ctx, path.f, s, Config{Runs: 1, Workers: 1})
 						if err != nil {
 							return Run{}, err
@@ -58,7 +58,7 @@ func BenchmarkReplay(b *testing.B) {
 	}
 }
 
-// BenchmarkReplayLongOutage replays the lab's long outage (down an hour)
+// BenchmarkReplayLongOutage replays the default long outage (down an hour)
 // scaled to 100,000 devices under full jitter, one run per iteration: 730
 // attempts a device, whose seconds each hold a fifth of the fleet in runs
 // from the ten seconds before, where reading the devices' state in order
@@ -92,25 +92,25 @@ func BenchmarkReplayLongOutage(b *testing.B) {
 // priority queue of every pending arrival, for comparison with the
 // calendar of seconds that Replay uses: "plain" is heapReplay, the test
 // oracle (container/heap, a map of seconds); "tuned" is tunedHeapReplay
-// (a typed heap, the lab server only).
+// (a typed heap, the per-second server only).
 //
 //	go test -run='^$' -bench='Replay|Heap' -benchtime=3x -count=3 ./sim
 func BenchmarkHeap(b *testing.B) {
 	f := kit.Spec{Strategy: kit.Full}.Factory()
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("plain/lab/full/devices=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("plain/outage/full/devices=%d", n), func(b *testing.B) {
 			if testing.Short() && n > 100_000 {
 				b.Skip("large fleets are skipped under -short")
 			}
-			benchReplay(b, f, labAt(n), func(_ context.Context, s Scenario) (Run, error) {
+			benchReplay(b, f, outageAt(n), func(_ context.Context, s Scenario) (Run, error) {
 				return heapReplay(f, s, 0), nil
 			})
 		})
-		b.Run(fmt.Sprintf("tuned/lab/full/devices=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("tuned/outage/full/devices=%d", n), func(b *testing.B) {
 			if testing.Short() && n > 100_000 {
 				b.Skip("large fleets are skipped under -short")
 			}
-			benchReplay(b, f, labAt(n), func(_ context.Context, s Scenario) (Run, error) {
+			benchReplay(b, f, outageAt(n), func(_ context.Context, s Scenario) (Run, error) {
 				attempts, last := tunedHeapReplay(f, s, 0)
 				return Run{Attempts: attempts, AllServed: last}, nil
 			})
@@ -164,19 +164,20 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
-// BenchmarkLabScript does the work of the lab's Python script at the given
-// size: the lab's model replayed once each with no, equal and full jitter.
+// BenchmarkReferenceScript does the work of the reference Python
+// simulation of the default outage at the given size: the outage replayed
+// once each with no, equal and full jitter, backoff from 0.1s to 10s.
 // "sequential" replays them one after the other on one goroutine, as the
 // script does (run it with GOMAXPROCS=1 to keep the garbage collector on
 // the same core); "concurrent" replays the three at once, as a comparison
-// of policies would. Compare with
+// of policies would. Compare with the Python script at a million devices,
 //
 //	python3 retry-storm-no-jitter-versus-full.py --clients 1000000 --capacity 125000
 //
 // against
 //
-//	go test -run='^$' -bench=LabScript -benchtime=1x -count=5 ./sim
-func BenchmarkLabScript(b *testing.B) {
+//	go test -run='^$' -bench=ReferenceScript -benchtime=1x -count=5 ./sim
+func BenchmarkReferenceScript(b *testing.B) {
 	modes := []kit.Strategy{kit.None, kit.Equal, kit.Full}
 	replay := func(b *testing.B, s Scenario, st kit.Strategy) {
 		f := kit.Spec{Strategy: st, Base: 100 * time.Millisecond, Cap: 10 * time.Second}.Factory()
@@ -185,7 +186,7 @@ func BenchmarkLabScript(b *testing.B) {
 		}
 	}
 	for _, n := range []int{400, 100_000, 1_000_000} {
-		s := labAt(n)
+		s := outageAt(n)
 		b.Run(fmt.Sprintf("sequential/devices=%d", n), func(b *testing.B) {
 			if testing.Short() && n > 100_000 {
 				b.Skip("large fleets are skipped under -short")

@@ -12,12 +12,13 @@ import (
 )
 
 // heapReplay is the obvious design of the replay, written as plainly as the
-// lab's script: one priority queue of every pending arrival, popped in
-// order of time (then device), and a server that decides each arrival in
-// that order. It replays the Outage and LongOutage kinds on every server,
-// with the same fleet, offsets and figures as Replay's run with the given
-// seed, so it is both the oracle the calendar engine is tested against and
-// the baseline of its benchmark. Policies must not fail.
+// reference Python simulation of the outage: one priority queue of every
+// pending arrival, popped in order of time (then device), and a server that
+// decides each arrival in that order. It replays the Outage and LongOutage
+// kinds on every server, with the same fleet, offsets and figures as
+// Replay's run with the given seed, so it is both the oracle the calendar
+// engine is tested against and the baseline of its benchmark. Policies must
+// not fail.
 func heapReplay(f kit.Factory, s Scenario, seed uint64) Run {
 	s = s.WithDefaults()
 	n := s.Clients
@@ -164,10 +165,10 @@ func (h *eventHeap) Pop() any {
 }
 
 // tunedHeapReplay is the priority-queue design at its best, for the
-// benchmark: the lab server only, a typed binary heap without interfaces,
-// and the per-second count kept in two integers because arrivals come out
-// in order. It returns the attempts and the time the last device was
-// served, which must equal Replay's.
+// benchmark: the per-second server only, a typed binary heap without
+// interfaces, and the per-second count kept in two integers because arrivals
+// come out in order. It returns the attempts and the time the last device
+// was served, which must equal Replay's.
 func tunedHeapReplay(f kit.Factory, s Scenario, seed uint64) (attempts int, allServed time.Duration) {
 	s = s.WithDefaults()
 	n := s.Clients

@@ -82,7 +82,7 @@ func TestMemoryCoversThePeak(t *testing.T) {
 		s    Scenario
 		cfg  Config
 	}{
-		{"many clients", full, labAt(200_000), Config{Runs: 4, Workers: 2}},
+		{"many clients", full, outageAt(200_000), Config{Runs: 4, Workers: 2}},
 		{"many clients, long outage", kit.Spec{Strategy: kit.Full, Base: time.Second, Cap: 2 * time.Hour}.Factory(),
 			Scenario{Kind: LongOutage, Clients: 100_000, AcceptRate: 1000, Window: 10 * time.Millisecond}, Config{Runs: 2, Workers: 2}},
 		{"many clients, token bucket", full, Scenario{Server: TokenBucket, Clients: 100_000, AcceptRate: 12_500}, Config{Runs: 3, Workers: 1}},
@@ -111,7 +111,7 @@ func TestMemoryCoversThePeak(t *testing.T) {
 // TestMemoryWorkers checks that Replay replays as many runs at once as
 // fit in the memory limit, and at least one.
 func TestMemoryWorkers(t *testing.T) {
-	s, cfg := labAt(100_000), Config{Runs: 20, Workers: 8}
+	s, cfg := outageAt(100_000), Config{Runs: 20, Workers: 8}
 	s.MemoryLimit = 1 << 40
 	all := s.WithDefaults().budget(cfg.WithDefaults())
 	require.Equal(t, 8, all.workers, "runs at once within 1 TiB")
