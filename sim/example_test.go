@@ -12,8 +12,10 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// The lab's experiment is the zero Scenario. Without jitter it is
-// deterministic: every run serves the last of the 400 devices after 62.7s.
+// The zero Scenario is the default outage: 400 devices against a server
+// that accepts 50 requests a second and is down for the first 2s. With
+// backoff from 100ms to 10s and no jitter it is deterministic: every run
+// serves the last of the 400 devices after 62.7s.
 func ExampleReplay() {
 	f := kit.Spec{Strategy: kit.None, Base: 100 * time.Millisecond, Cap: 10 * time.Second}.Factory()
 	r, err := sim.Replay(context.Background(), f, sim.Scenario{}, sim.Config{Runs: 5})
@@ -132,8 +134,9 @@ func (printTB) Errorf(format string, args ...any) { fmt.Printf(format+"\n", args
 func (printTB) Logf(format string, args ...any)   { fmt.Printf(format+"\n", args...) }
 
 // Check fails a test whose policy's peak ratio is over the threshold, with
-// the figures in the message. Without jitter, the lab's fleet retries 1,200
-// times in its first second, 24 times what the server accepts.
+// the figures in the message. Without jitter, the default outage's 400
+// devices retry 1,200 times in their first second, 24 times what the
+// server accepts.
 func ExampleCheck() {
 	var t testing.TB = printTB{} // in a test, its *testing.T
 	f := kit.Spec{Strategy: kit.None}.Factory()

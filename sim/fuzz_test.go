@@ -41,9 +41,9 @@ func FuzzReplay(f *testing.F) {
 		base, capacity                                             int64
 		multiplier                                                 float64
 	}
-	lab := seed{clients: 400, rate: 50, threshold: 0.6, runs: 3, base: int64(100 * time.Millisecond), capacity: int64(10 * time.Second)}
+	outage := seed{clients: 400, rate: 50, threshold: 0.6, runs: 3, base: int64(100 * time.Millisecond), capacity: int64(10 * time.Second)}
 	for _, s := range []func(s *seed){
-		func(s *seed) {}, // the lab
+		func(s *seed) {}, // the default outage
 		// The hostile review: an accept rate of 1e-200 reached a panic
 		// of gonum's Quantile, and a threshold of 1e307 an infinite
 		// threshold line in the report.
@@ -75,7 +75,7 @@ func FuzzReplay(f *testing.F) {
 		},
 		func(s *seed) { s.server, s.rate, s.retryAfter, s.threshold, s.memoryLimit = 2, 1e12, 1, 1e12, 1 },
 	} {
-		c := lab
+		c := outage
 		s(&c)
 		f.Add(c.kind, c.server, c.clients, c.rate, c.burst, c.down, c.window, c.spread, c.horizon, c.retryAfter, c.retries, c.period,
 			c.threshold, c.maxAttempts, c.memoryLimit, c.ids, c.runs, c.workers, c.level, c.resamples, c.repOnly, c.replaySeed,

@@ -17,9 +17,9 @@ import (
 	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
-// The sampling study: does 1/k of a fleet against 1/k of its accept rate
-// give the whole fleet's figures? It replays for minutes, so it runs only
-// when asked:
+// Sampling: does 1/k of a fleet against 1/k of its accept rate give the
+// whole fleet's figures? It replays for minutes, so it runs only when
+// asked:
 //
 //	go test -run='^TestSampling$' -sampling -v -timeout=2h ./sim
 //	go test -run='^TestLargestFleet$' -largest=70000000 -v -timeout=1h ./sim
@@ -31,11 +31,11 @@ var (
 	largestLimit  = flag.Int64("largest.limit", 24<<30, "the memory limit of TestLargestFleet's replay: the machine's memory, or more to replay past the estimate")
 )
 
-// samplingDivisors are the k of the study: the whole fleet, a tenth and a
-// hundredth.
+// samplingDivisors are the k that TestSampling replays: the whole fleet, a
+// tenth and a hundredth.
 var samplingDivisors = []int{1, 10, 100}
 
-// TestSampling replays the lab's outage scaled to -sampling.fleet devices
+// TestSampling replays the default outage scaled to -sampling.fleet devices
 // (an accept rate of an eighth of the fleet a second), its long outage and
 // its storm, under each strategy's default spec, 20 runs each, for the
 // whole fleet and for 1/10 and 1/100 of it against 1/10 and 1/100 of the
@@ -45,7 +45,7 @@ var samplingDivisors = []int{1, 10, 100}
 // measurement behind a --sample option.
 func TestSampling(t *testing.T) {
 	if !*sampling {
-		t.Skip("a study of several minutes: run with -sampling")
+		t.Skip("a measurement of several minutes: run with -sampling")
 	}
 	n := *samplingFleet
 	var b strings.Builder
@@ -93,7 +93,7 @@ func runRange(r Result, fig Figure) (lo, hi float64) {
 	return slices.Min(x), slices.Max(x)
 }
 
-// TestLargestFleet prints the largest fleet whose replay of the lab's
+// TestLargestFleet prints the largest fleet whose replay of the default
 // outage (an accept rate of an eighth of the fleet a second, default
 // configuration) fits in this machine's memory by the estimate, and, with
 // -largest, replays one run of that many devices and prints the time it
