@@ -37,10 +37,14 @@ type Result struct {
 	Policy string
 }
 
+// MinRunsToPass is the fewest runs whose peak ratios can pass a replay: the
+// interval of fewer is no interval.
+const MinRunsToPass = 3
+
 // Status judges the median peak ratio against the scenario's threshold:
 // Fail when it is over the threshold; Inconclusive when no retry arrived
 // within the horizon in any run, so that there is no load of retries to
-// judge; Warn when the ratio is within the threshold but its interval
+// judge, or when fewer than MinRunsToPass runs were replayed; Warn when the ratio is within the threshold but its interval
 // reaches over it, when devices were still retrying at the horizon, so
 // that the figures may understate the load, or when devices of an outage
 // gave up before they were served; Pass otherwise.
@@ -51,6 +55,10 @@ func (r Result) Status() verdict.Status {
 	case p.Median > r.Scenario.Threshold:
 		return verdict.Fail
 	case len(r.Runs) > 0 && r.Summary[PeakRetryArrivals].High == 0:
+		return verdict.Inconclusive
+	case len(r.Runs) < MinRunsToPass:
+		// One fleet's peak is no interval: a storm in it is evidence
+		// enough to fail, its absence too little to pass.
 		return verdict.Inconclusive
 	case p.High > r.Scenario.Threshold || r.Summary[Pending].Median > 0:
 		return verdict.Warn

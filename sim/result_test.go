@@ -76,6 +76,16 @@ func TestCheck(t *testing.T) {
 			assert.Contains(t, rec.Errors[0], "no retry arrived within the 1h0m0s horizon")
 		}
 	})
+	t.Run("one run cannot pass", func(t *testing.T) {
+		// One run within the threshold is no interval; one over it is a
+		// storm seen.
+		rec := &kittest.Recorder{}
+		r := Check(rec, outagePolicy(kit.Full), Scenario{AcceptRate: 5000}, Config{Runs: 1})
+		assert.Equal(t, verdict.Inconclusive, r.Status(), r.Detail())
+		assert.Len(t, rec.Errors, 1)
+		r = Check(&kittest.Recorder{}, outagePolicy(kit.None), Scenario{}, Config{Runs: 1})
+		assert.Equal(t, verdict.Fail, r.Status(), r.Detail())
+	})
 	t.Run("devices give up", func(t *testing.T) {
 		// One retry each, before the server is back: a warning.
 		once := func(kit.Device) kit.Policy { return kit.FromSlice([]time.Duration{time.Second}) }
