@@ -208,6 +208,19 @@ func scenarioLine(s sim.Scenario, runs int) string {
 	return string(s.Kind) + ": " + strings.Join(parts, ", ")
 }
 
+// replayLine describes the replay's scenario in one line, and, for a
+// sample of the fleet, what it stands for: "…; a sample: 1/100 of 1,000,000
+// clients against 1/100 of 125,000/s, its peak ratio within 2% of the
+// whole fleet's (…)".
+func replayLine(p *Replay) string {
+	line := scenarioLine(p.Scenario, p.Config.Runs)
+	if x := p.Sample; x != nil {
+		line += fmt.Sprintf("; a sample: 1/%s of %s against 1/%s of %s, its peak ratio within %s%% of the whole fleet's (the last device is served later in the whole fleet)",
+			num(float64(x.Of)), plural(x.Clients, "client"), num(float64(x.Of)), perSecond(x.AcceptRate), num(100*x.Error))
+	}
+	return line
+}
+
 // duration writes d as a reader writes it: 2s, 20ms, 1h30m.
 func duration(d time.Duration) string { return kit.FormatDuration(d) }
 

@@ -143,7 +143,7 @@ func renderHTML(r Report) ([]byte, error) {
 	r = shown(r)
 	v := htmlView{R: r, Name: r.Policy.Name, Policy: policyLine(r.Policy), Reason: upperFirst(verdictReason(r)) + "."}
 	if p := r.Replay; p != nil {
-		v.Scenario = scenarioLine(p.Scenario, p.Config.Runs)
+		v.Scenario = replayLine(p)
 	}
 	if v.Name == "" {
 		v.Name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})

@@ -78,7 +78,7 @@ func renderJUnit(r Report) ([]byte, error) {
 		},
 	}
 	if p := r.Replay; p != nil {
-		suite.Properties = append(suite.Properties, junitProperty{"scenario", scenarioLine(p.Scenario, p.Config.Runs)})
+		suite.Properties = append(suite.Properties, junitProperty{"scenario", replayLine(p)})
 	}
 	suite.Properties = append(suite.Properties,
 		junitProperty{"seed", fmt.Sprint(r.Seed)},
@@ -138,7 +138,7 @@ func renderJUnit(r Report) ([]byte, error) {
 			message += "; what to change first: " + first
 		}
 		var lines []string
-		lines = append(lines, p.Detail, scenarioLine(p.Scenario, p.Config.Runs))
+		lines = append(lines, p.Detail, replayLine(p))
 		if x := p.Stopped; x != nil {
 			lines = append(lines, "counterexample: "+counterexampleHead(x))
 			for _, d := range x.Devices {

@@ -148,7 +148,7 @@ func renderMarkdown(r Report) ([]byte, error) {
 		fmt.Fprintf(&b, "- **Command:** %s\n", mdCode(r.Policy.Command))
 	}
 	if p := r.Replay; p != nil {
-		fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(scenarioLine(p.Scenario, p.Config.Runs)))
+		fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(replayLine(p)))
 	}
 	fmt.Fprintf(&b, "- **Seed:** %d · jitterkit %s · schema %s\n", r.Seed, mdText(r.KitVersion), mdText(r.Schema))
 	return b.Bytes(), nil

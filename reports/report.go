@@ -181,6 +181,33 @@ type Replay struct {
 	// call that never returned) stopped the replay, or nil; a stopped
 	// replay has no runs and no summary.
 	Stopped *Counterexample `json:"stopped,omitempty"`
+	// Sample, when set, says the replay was of a sample of the fleet.
+	Sample *Sample `json:"sample,omitempty"`
+}
+
+// A Sample is a replay of 1/Of of a fleet against 1/Of of its accept rate,
+// whose peak ratio stands for the whole fleet's within Error.
+type Sample struct {
+	// Of is the fraction's denominator: 100 for a hundredth.
+	Of int `json:"of"`
+	// Clients and AcceptRate are the whole fleet's.
+	Clients    int     `json:"clients"`
+	AcceptRate float64 `json:"accept_rate"`
+	// Error is the relative error the sample's peak ratio is allowed
+	// against the whole fleet's.
+	Error float64 `json:"error"`
+}
+
+// MarkSample records that the replay was of 1/of of the fleet of whole,
+// with the relative error allowed, and turns a pass whose peak ratio lies
+// within that error of the threshold into a warning: the whole fleet may
+// be over it.
+func (p *Replay) MarkSample(whole sim.Scenario, of int, relErr float64) {
+	p.Sample = &Sample{Of: of, Clients: whole.Clients, AcceptRate: whole.AcceptRate, Error: relErr}
+	t := p.Scenario.WithDefaults().Threshold
+	if p.Status == verdict.Pass && p.Summary[sim.PeakRatio].Median*(1+relErr) > t {
+		p.Status = verdict.Warn
+	}
 }
 
 // A Comparison is a table of one figure of the replay: a row per fleet

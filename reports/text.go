@@ -26,7 +26,7 @@ func renderText(r Report) ([]byte, error) {
 	fmt.Fprintf(&b, "%s  %s\n", upper(r.Verdict), policyLine(r.Policy))
 	fmt.Fprintf(&b, "      %s\n", verdictReason(r))
 	if p := r.Replay; p != nil {
-		fmt.Fprintf(&b, "      %s\n", scenarioLine(p.Scenario, p.Config.Runs))
+		fmt.Fprintf(&b, "      %s\n", replayLine(p))
 	}
 	fmt.Fprintf(&b, "      seed %d, jitterkit %s\n", r.Seed, r.KitVersion)
 

@@ -48,6 +48,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{`replay`, `--policy`, `full`, `--scenario`, `flood`}, 2, `jitterkit: --scenario: "flood" is not a scenario (want outage, long-outage, storm, periodic, periodic-aligned) (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--seed`, `-1`}, 2, `jitterkit: --seed: "-1" is not a seed (a whole number from 1 to 18446744073709551615) (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--seed`, `0`}, 2, `jitterkit: --seed: "0" is not a seed (a whole number from 1 to 18446744073709551615) (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--sample`, `100`}, 2, `jitterkit: --sample: "100" is not a sample (1/K, K a whole number of at least 2, such as 1/100) (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--clients`, `100000`, `--sample`, `1/100`}, 2, `jitterkit: --sample: a sample of 1/100 of 100000 devices holds 1000, fewer than the 10000 whose sampling error was measured: sample less, or replay the whole fleet (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--threshold`, `0`}, 2, `jitterkit: --threshold: 0 is not a positive number (see "jitterkit help replay")`},
 		{[]string{`check`, `--trace`, `testdata/traces/full-jitter.csv`, `--devices`, `5000`}, 2, `jitterkit: --devices does not apply to --trace: the trace's own devices are checked (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `full`, `--min-cv`, `0`}, 2, `jitterkit: --min-cv: 0 is not a positive number (see "jitterkit help check")`},

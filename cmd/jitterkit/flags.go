@@ -148,6 +148,14 @@ var flags = []flagDef{
 		o.cfg.Seed = n
 		return nil
 	}},
+	{"sample", "1/K", groupScenario, fmt.Sprintf("replay 1/K of the fleet against 1/K of the accept rate, for a fleet too large for one machine; the sample must hold at least %s devices; its peak ratio stands for the whole fleet's within %g%%, and the last device is served later in the whole fleet", "10,000", 100*gate.SampleError), "", "rg", func(o *options, v string) error {
+		k, err := strconv.Atoi(strings.TrimPrefix(v, "1/"))
+		if err != nil || !strings.HasPrefix(v, "1/") || k < 2 {
+			return fmt.Errorf("%q is not a sample (1/K, K a whole number of at least 2, such as 1/100)", v)
+		}
+		o.cfg.Sample = k
+		return nil
+	}},
 	{"threshold", "RATIO", groupScenario, "highest peak ratio that passes", fmt.Sprint(sim.DefaultThreshold), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
 
 	{"fix", "", groupOutput, "when the policy fails, search the smallest change that passes on the same scenario, and replay it (--fix=false skips the search)", "true", "crg", func(o *options, v string) error {

@@ -176,6 +176,13 @@ func validate(command string, o *options) error {
 			if n > 0 {
 				s.Clients = n
 			}
+			if o.trace == "" {
+				sampled, err := o.cfg.Sampled(s)
+				if err != nil {
+					return usageError("--sample: %v", err)
+				}
+				s = sampled
+			}
 			if err := s.Validate(o.cfg.ReplayConfig()); err != nil && !(o.trace != "" && n == 0) {
 				return configError(err)
 			}

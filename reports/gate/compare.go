@@ -62,10 +62,17 @@ func (g *gate) compare(res sim.Result) (reports.Comparison, error) {
 	row := reports.ComparisonRow{Clients: res.Scenario.Clients}
 	c.Policies = append(c.Policies, g.p.Name)
 	addCell(&row, res, f)
+	// The built-in strategies replay the fleet the policy did: a
+	// recording's devices, else the gate's fleet, sampled as the policy's
+	// was.
+	clients := res.Scenario.Clients
+	if g.p.IDs == nil {
+		clients = 0
+	}
 	var cells []cell
 	for _, spec := range Builtins(g.p.Spec, res.Scenario.Kind, g.cfg.Checks.Cap) {
 		if g.p.Spec == nil || spec.String() != g.p.Spec.String() {
-			cells = append(cells, cell{SpecPolicy(spec), res.Scenario.Clients})
+			cells = append(cells, cell{SpecPolicy(spec), clients})
 		}
 	}
 	results, err := g.replayCells("comparison: devices", cells, 0)

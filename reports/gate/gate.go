@@ -163,6 +163,43 @@ type Config struct {
 	// report.md, report.html, junit.xml); empty writes none. Run writes
 	// nothing: its caller writes what it wants.
 	ReportDir string
+	// Sample, above 1, replays a fleet too large for one machine as 1/Sample
+	// of its devices against 1/Sample of its accept rate: the replay's
+	// figures depend on the fleet through the ratio of the two, and the
+	// sample's peak ratio came within 1% of the whole fleet's in
+	// measurements of samples of MinSampleDevices and more (see sim's
+	// TestSampling). The time until the last device is served is the
+	// latest of the fleet's, which fewer devices put earlier: a sample
+	// understates it. The sample must hold MinSampleDevices; the report
+	// says it is one, and a peak ratio within SampleError of the threshold
+	// warns. A recording is replayed whole.
+	Sample int
+}
+
+// MinSampleDevices is the fewest devices a sample holds (see
+// Config.Sample): the sampling error was measured down to that size, and
+// grows as the sample shrinks.
+const MinSampleDevices = 10_000
+
+// SampleError is the relative error a sample's peak ratio is allowed
+// against the whole fleet's: twice the largest seen in the measurements
+// (1.0%, a storm's peak at 1/100 of a million devices).
+const SampleError = 0.02
+
+// Sampled returns s as the gate replays it under c.Sample: 1/Sample of its
+// fleet against 1/Sample of its accept rate, s itself without a sample.
+// A sample of fewer than MinSampleDevices devices is an *InputError.
+func (c Config) Sampled(s sim.Scenario) (sim.Scenario, error) {
+	if c.Sample <= 1 || len(s.IDs) > 0 {
+		return s, nil
+	}
+	d := s.WithDefaults()
+	n := (d.Clients + c.Sample - 1) / c.Sample
+	if n < MinSampleDevices {
+		return s, &InputError{fmt.Errorf("a sample of 1/%d of %d devices holds %d, fewer than the %d whose sampling error was measured: sample less, or replay the whole fleet", c.Sample, d.Clients, n, MinSampleDevices)}
+	}
+	s.Clients, s.AcceptRate = n, d.AcceptRate/float64(c.Sample)
+	return s, nil
 }
 
 // A Meter counts the devices of one step, for a progress bar.
@@ -348,6 +385,12 @@ func (g *gate) scenarioOf(p Policy, clients int) (sim.Scenario, error) {
 	if clients > 0 {
 		s.Clients = clients
 	}
+	if p.IDs == nil {
+		var err error
+		if s, err = g.cfg.Sampled(s); err != nil {
+			return s, err
+		}
+	}
 	if ids := p.IDs; ids != nil {
 		switch {
 		case s.Clients == 0:
@@ -408,6 +451,9 @@ func (g *gate) run() (reports.Report, error) {
 		return rep, nil
 	}
 	rep.AddReplay(res)
+	if g.cfg.Sample > 1 && g.p.IDs == nil {
+		rep.Replay.MarkSample(g.cfg.Scenario.WithDefaults(), g.cfg.Sample, SampleError)
+	}
 	if g.cfg.Steps&Comparison != 0 {
 		c, err := g.compare(res)
 		if err != nil {

@@ -323,3 +323,46 @@ func TestRunFrozen(t *testing.T) {
 	}
 	assert.False(t, t.Failed(), "RunFrozen leaves t alone")
 }
+
+// TestSample replays a fleet of 200,000 devices whole and as a tenth of it
+// against a tenth of its accept rate: the sample's peak ratio comes within
+// SampleError of the whole fleet's, its time until the last device is
+// served is no later, the report says it is a sample, and a sample too
+// small to stand for its fleet is refused.
+func TestSample(t *testing.T) {
+	s := sim.Scenario{Clients: 200_000, AcceptRate: 25_000}
+	cfg := gate.Config{Steps: gate.Replay, Scenario: s, Replay: sim.Config{Runs: 5}}
+	p := gate.SpecPolicy(spec(t, "full:base=1s,cap=30s"))
+	whole, err := gate.Run(context.Background(), p, cfg)
+	require.NoError(t, err)
+	cfg.Sample = 10
+	sample, err := gate.Run(context.Background(), p, cfg)
+	require.NoError(t, err)
+	require.NotNil(t, sample.Replay.Sample)
+	assert.Equal(t, reports.Sample{Of: 10, Clients: 200_000, AcceptRate: 25_000, Error: gate.SampleError}, *sample.Replay.Sample)
+	assert.Equal(t, 20_000, sample.Replay.Scenario.Clients)
+	w, x := whole.Replay.Summary[sim.PeakRatio].Median, sample.Replay.Summary[sim.PeakRatio].Median
+	assert.InEpsilon(t, w, x, gate.SampleError, "peak ratio: whole %v, sample %v", w, x)
+	// The last device served is the latest of the fleet's: fewer devices
+	// put it earlier.
+	w, x = whole.Replay.Summary[sim.AllServed].Median, sample.Replay.Summary[sim.AllServed].Median
+	assert.LessOrEqual(t, x, w*(1+gate.SampleError), "all served: whole %v, sample %v", w, x)
+
+	_, err = gate.Config{Sample: 100}.Sampled(sim.Scenario{Clients: 500_000})
+	var ie *gate.InputError
+	require.ErrorAs(t, err, &ie)
+	assert.Contains(t, err.Error(), "holds 5000, fewer than the 10000")
+}
+
+// TestSampleNearTheThreshold warns of a sample whose peak ratio passes
+// within the sample's error of the threshold: the whole fleet may be over.
+func TestSampleNearTheThreshold(t *testing.T) {
+	r := &reports.Replay{Status: verdict.Pass, Scenario: sim.Scenario{Threshold: 0.6},
+		Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: 0.595, Low: 0.59, High: 0.598}}}
+	r.MarkSample(sim.Scenario{Clients: 1_000_000, AcceptRate: 125_000}, 100, gate.SampleError)
+	assert.Equal(t, verdict.Warn, r.Status)
+	far := &reports.Replay{Status: verdict.Pass, Scenario: sim.Scenario{Threshold: 0.6},
+		Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: 0.4, Low: 0.39, High: 0.41}}}
+	far.MarkSample(sim.Scenario{Clients: 1_000_000, AcceptRate: 125_000}, 100, gate.SampleError)
+	assert.Equal(t, verdict.Pass, far.Status)
+}
