@@ -2,16 +2,19 @@ package gate
 
 import (
 	"context"
+	"fmt"
 	"flag"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // Check runs the gate on p inside a test, as Run does, and fails t with the
@@ -31,7 +34,10 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	}
 	rep, err := RunFrozen(t, p, cfg)
 	if err != nil {
-		t.Fatalf("gate: %v", err)
+		if !strings.HasPrefix(err.Error(), "gate: ") {
+			err = fmt.Errorf("gate: %w", err)
+		}
+		t.Fatal(err)
 	}
 	var b strings.Builder
 	if err := reports.WriteText(&b, rep); err != nil {
@@ -66,8 +72,22 @@ func RunFrozen(t *testing.T, p Policy, cfg Config) (reports.Report, error) {
 	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
 		return properties.RunFrozen(t, f, c)
 	}
-	return run(t.Context(), p, cfg, frozen)
+	ctx := t.Context()
+	if d, ok := t.Deadline(); ok {
+		// Stop before go test's -timeout ends the whole binary, so that a
+		// policy that never returns is named, with its device, rather
+		// than found in a dump of every goroutine.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-deadlineMargin))
+		defer cancel()
+	}
+	return run(ctx, p, cfg, frozen)
 }
+
+// deadlineMargin is how long before go test's deadline RunFrozen stops: the
+// time for a replay to find the policy that does not return (sim.StuckGrace)
+// and to report it.
+const deadlineMargin = sim.StuckGrace + 3*time.Second
 
 // rapidSeed returns the seed go test's -rapid.seed flag sets, or 0: the
 // flag that finds a run of the property checks again finds a gate again.

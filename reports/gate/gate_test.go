@@ -366,3 +366,25 @@ func TestSampleNearTheThreshold(t *testing.T) {
 	far.MarkSample(sim.Scenario{Clients: 1_000_000, AcceptRate: 125_000}, 100, gate.SampleError)
 	assert.Equal(t, verdict.Pass, far.Status)
 }
+
+// TestCheckNamesAPolicyThatNeverReturns gates, in a test binary given 12 s,
+// a policy whose one replayed device never returns: Check stops before go
+// test's deadline and fails the test naming that device, rather than the
+// binary dying with every goroutine's stack.
+func TestCheckNamesAPolicyThatNeverReturns(t *testing.T) {
+	if kittest.InChild(t) {
+		full := spec(t, "full:base=1s,cap=30s").Factory()
+		hangs := func(d kit.Device) kit.Policy {
+			if d.ID == "dev-00000001-0000003" {
+				return kittest.PolicyFunc(func() (time.Duration, error) { select {} })
+			}
+			return full(d)
+		}
+		gate.Check(t, gate.GoPolicy("hangs in the replay", hangs), gate.Config{Steps: gate.Replay, Replay: sim.Config{Runs: 3}})
+		return
+	}
+	out, failed := kittest.RunChild(t, "-test.timeout=12s")
+	require.True(t, failed, out)
+	assert.NotContains(t, out, "panic: test timed out")
+	assert.Contains(t, out, `dev-00000001-0000003`)
+}
