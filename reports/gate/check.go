@@ -2,8 +2,8 @@ package gate
 
 import (
 	"context"
-	"fmt"
 	"flag"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
