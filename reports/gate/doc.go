@@ -31,8 +31,10 @@
 // [*InputError] for a configuration out of range or a policy's source that
 // failed (an external program that broke the protocol, a trace shorter
 // than the fleet); an [*InterruptedError] saying where the gate stopped,
-// when ctx is done. A policy's defect is never an error: it is
-// the report's finding.
+// when ctx is done. A policy's defect is never an error of Run: it is
+// the report's finding. [Compare], which has no report to hold a finding,
+// returns a [*DefectError] naming the policy whose defect stopped its
+// replay.
 //
 // Dependencies point one way: kit ← properties, sim ← reports ← gate ←
 // cmd/jitterkit.
