@@ -249,6 +249,14 @@ func checkOutputs(o *options) error {
 			return usageError("--report %s is not a directory", o.report)
 		}
 	}
+	if o.cfg.Sample > 1 && o.trace != "" {
+		return usageError("--sample does not apply to --trace: a recording is replayed whole")
+	}
+	if o.cfg.Sample > 1 && o.json != "" {
+		// The replay's JSON holds the sample's own figures, with
+		// nothing to say that they are a sample's.
+		return usageError("--json does not take a sampled replay, whose figures are the sample's; use --report, whose files say what the sample stands for")
+	}
 	if o.json != "" {
 		return replaceableJSON(o.json)
 	}
@@ -256,24 +264,28 @@ func checkOutputs(o *options) error {
 }
 
 // replayJSONHead is how a replay's JSON begins (sim.Result.WriteJSON).
-const replayJSONHead = `"schema": "jitterkit.replay/`
+const replayJSONHead = "{\n  \"schema\": \"jitterkit.replay/"
 
 // replaceableJSON refuses a --json path that holds a regular file other
 // than a replay's JSON, or an empty one: --json never replaces a file it
 // did not write, such as the exec policy's own script.
 func replaceableJSON(path string) error {
 	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-		return nil // absent, a device or a FIFO, or empty
+	switch {
+	case err != nil:
+		return nil // absent; writing it will say what else is wrong
+	case fi.IsDir():
+		return usageError("--json %s is a directory; name a file", path)
+	case !fi.Mode().IsRegular() || fi.Size() == 0:
+		return nil // a device or a FIFO, written through, or empty
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil // writing it will say what is wrong
+		return usageError("--json %s cannot be read to see that it is a replay's JSON, which --json alone replaces: %v", path, err)
 	}
 	defer f.Close()
-	head := make([]byte, 256)
-	n, _ := io.ReadFull(f, head)
-	if bytes.Contains(head[:n], []byte(replayJSONHead)) {
+	head := make([]byte, len(replayJSONHead))
+	if n, _ := io.ReadFull(f, head); bytes.Equal(head[:n], []byte(replayJSONHead)) {
 		return nil
 	}
 	return usageError("--json %s holds a file that is not a replay's JSON, which --json never replaces; write it elsewhere", path)
@@ -299,13 +311,20 @@ func evaluate(e *env, o *options) error {
 	if err != nil {
 		return gateError(e, err)
 	}
-	jsonNote := ""
+	// The summary first: an output that cannot be written must not take
+	// the verdict with it.
+	if err := reports.WriteText(e.stdout, rep); err != nil {
+		// The verdict stands, and the report is still written: a
+		// standard output that cannot be written is said, not made the
+		// run's exit code.
+		fmt.Fprintf(e.stderr, "jitterkit: the summary could not be written to standard output: %v\n", err)
+	}
 	switch r := rep.Replay; {
 	case o.json == "":
 	case r == nil || r.Stopped != nil:
 		// A replay a defect stopped has no run's figures; a file there
 		// already is left as it was.
-		jsonNote = fmt.Sprintf("\n%s: not written: the replay stopped before any run's figures\n", o.json)
+		fmt.Fprintf(e.stdout, "\n%s: not written: the replay stopped before any run's figures\n", o.json)
 	default:
 		res := sim.Result{Scenario: r.Scenario, Config: r.Config, Runs: r.Runs, Representative: r.Representative, Summary: r.Summary}
 		var b bytes.Buffer
@@ -316,13 +335,6 @@ func evaluate(e *env, o *options) error {
 			return outputError(e, "--json", err)
 		}
 	}
-	if err := reports.WriteText(e.stdout, rep); err != nil {
-		// The verdict stands, and the report is still written: a
-		// standard output that cannot be written is said, not made the
-		// run's exit code.
-		fmt.Fprintf(e.stderr, "jitterkit: the summary could not be written to standard output: %v\n", err)
-	}
-	fmt.Fprint(e.stdout, jsonNote)
 	if o.report != "" {
 		if err := reports.WriteDir(e.ctx, o.report, rep); err != nil {
 			return outputError(e, "--report", err)
