@@ -198,6 +198,15 @@ func scenarioLine(s sim.Scenario, runs int) string {
 		parts = append(parts, fmt.Sprintf("down %s", duration(s.Down)))
 	}
 	parts = append(parts, fmt.Sprintf("window %s", duration(s.Window)))
+	// A start spread or a horizon of the user's own changes what the
+	// peak means: they are named when they are not the kind's default.
+	def := sim.Scenario{Kind: s.Kind, Clients: s.Clients, AcceptRate: s.AcceptRate, Down: s.Down, Window: s.Window, Period: s.Period}.WithDefaults()
+	if s.StartSpread != def.StartSpread {
+		parts = append(parts, fmt.Sprintf("first attempts spread over %s", duration(s.StartSpread)))
+	}
+	if s.Horizon != def.Horizon {
+		parts = append(parts, fmt.Sprintf("horizon %s", duration(s.Horizon)))
+	}
 	if s.Server == sim.RetryAfter {
 		parts = append(parts, "Retry-After "+duration(s.RetryAfter))
 	}
@@ -215,7 +224,7 @@ func scenarioLine(s sim.Scenario, runs int) string {
 func replayLine(p *Replay) string {
 	line := scenarioLine(p.Scenario, p.Config.Runs)
 	if x := p.Sample; x != nil {
-		line += fmt.Sprintf("; a sample: 1/%s of %s against 1/%s of %s, its peak ratio within %s%% of the whole fleet's (the last device is served later in the whole fleet)",
+		line += fmt.Sprintf("; a sample: 1/%s of %s against 1/%s of %s, whose peak ratio is not %s%% under the whole fleet's and may be over it when its budget a window is small (the whole fleet serves its last device later)",
 			num(float64(x.Of)), plural(x.Clients, "client"), num(float64(x.Of)), perSecond(x.AcceptRate), num(100*x.Error))
 	}
 	return line

@@ -186,15 +186,16 @@ type Replay struct {
 }
 
 // A Sample is a replay of 1/Of of a fleet against 1/Of of its accept rate,
-// whose peak ratio stands for the whole fleet's within Error.
+// whose peak ratio is not Error under the whole fleet's (see
+// gate.Config.Sample).
 type Sample struct {
 	// Of is the fraction's denominator: 100 for a hundredth.
 	Of int `json:"of"`
 	// Clients and AcceptRate are the whole fleet's.
 	Clients    int     `json:"clients"`
 	AcceptRate float64 `json:"accept_rate"`
-	// Error is the relative error the sample's peak ratio is allowed
-	// against the whole fleet's.
+	// Error is the relative margin a sample's pass keeps under the
+	// threshold before it warns.
 	Error float64 `json:"error"`
 }
 

@@ -148,7 +148,7 @@ var flags = []flagDef{
 		o.cfg.Seed = n
 		return nil
 	}},
-	{"sample", "1/K", groupScenario, fmt.Sprintf("replay 1/K of the fleet against 1/K of the accept rate, for a fleet too large for one machine; the sample must hold at least %s devices; its peak ratio stands for the whole fleet's within %g%%, and the last device is served later in the whole fleet", "10,000", 100*gate.SampleError), "", "rg", func(o *options, v string) error {
+	{"sample", "1/K", groupScenario, fmt.Sprintf("replay 1/K of the fleet against 1/K of the accept rate, for a fleet too large for one machine; the sample must hold at least %s devices; its pass stands for the whole fleet (a pass within %g%% of the threshold warns), while its peak runs high when its budget a window is small, and the whole fleet serves its last device later", "10,000", 100*gate.SampleError), "", "rg", func(o *options, v string) error {
 		k, err := strconv.Atoi(strings.TrimPrefix(v, "1/"))
 		if err != nil || !strings.HasPrefix(v, "1/") || k < 2 {
 			return fmt.Errorf("%q is not a sample (1/K, K a whole number of at least 2, such as 1/100)", v)

@@ -365,6 +365,16 @@ func clear(res sim.Result) bool {
 	return res.Summary[sim.PeakRatio].High+1/budget <= s.Threshold
 }
 
+// clearOfSample reports whether a passing replay of a sample of the fleet
+// (Config.Sample) passes by more than the sample's error, as its report
+// will ask.
+func (g *gate) clearOfSample(res sim.Result) bool {
+	if g.cfg.Sample <= 1 || g.p.IDs != nil {
+		return true
+	}
+	return res.Summary[sim.PeakRatio].Median*(1+SampleError) <= res.Scenario.WithDefaults().Threshold
+}
+
 // tooBig reports whether err refuses a replay for the memory it would need.
 func tooBig(err error) bool {
 	var ce *sim.ConfigError
@@ -387,7 +397,7 @@ func (g *gate) confirm(f family, k float64) (reports.Fix, bool, error) {
 		if tooBig(err) {
 			return fix, false, nil
 		}
-		if err != nil || stopped != nil || res.Status() != verdict.Pass || !clear(res) {
+		if err != nil || stopped != nil || res.Status() != verdict.Pass || !clear(res) || !g.clearOfSample(res) {
 			return fix, false, err
 		}
 		fix.PeakRatio, fix.AllServed = res.Summary[sim.PeakRatio], res.Summary[sim.AllServed]

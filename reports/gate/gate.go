@@ -165,14 +165,18 @@ type Config struct {
 	ReportDir string
 	// Sample, above 1, replays a fleet too large for one machine as 1/Sample
 	// of its devices against 1/Sample of its accept rate: the replay's
-	// figures depend on the fleet through the ratio of the two, and the
-	// sample's peak ratio came within 1% of the whole fleet's in
-	// measurements of samples of MinSampleDevices and more (see sim's
-	// TestSampling). The time until the last device is served is the
-	// latest of the fleet's, which fewer devices put earlier: a sample
-	// understates it. The sample must hold MinSampleDevices; the report
-	// says it is one, and a peak ratio within SampleError of the threshold
-	// warns. A recording is replayed whole.
+	// figures depend on the fleet through the ratio of the two. In
+	// measurements of samples of MinSampleDevices and more (sim's
+	// TestSampling, and near the threshold), a sample's peak ratio was
+	// never more than 0.1% below the whole fleet's; it can be well above
+	// it when the sample's budget a window is small, since the peak of a
+	// small count is the peak of more noise. So a sample's pass stands for
+	// the fleet, and its fail near the threshold may be the sample's own.
+	// The time until the last device is served is the latest of the
+	// fleet's, which fewer devices put earlier: a sample understates it.
+	// The sample must hold MinSampleDevices; the report says it is one,
+	// and a pass within SampleError of the threshold warns. A recording is
+	// replayed whole.
 	Sample int
 }
 
@@ -181,9 +185,9 @@ type Config struct {
 // grows as the sample shrinks.
 const MinSampleDevices = 10_000
 
-// SampleError is the relative error a sample's peak ratio is allowed
-// against the whole fleet's: twice the largest seen in the measurements
-// (1.0%, a storm's peak at 1/100 of a million devices).
+// SampleError is the margin a sample's pass keeps under the threshold
+// before it warns: well above the largest shortfall of a sample's peak
+// ratio under the whole fleet's seen in the measurements (0.1%).
 const SampleError = 0.02
 
 // Sampled returns s as the gate replays it under c.Sample: 1/Sample of its
@@ -194,7 +198,10 @@ func (c Config) Sampled(s sim.Scenario) (sim.Scenario, error) {
 		return s, nil
 	}
 	d := s.WithDefaults()
-	n := (d.Clients + c.Sample - 1) / c.Sample
+	n := d.Clients / c.Sample
+	if d.Clients%c.Sample != 0 {
+		n++
+	}
 	if n < MinSampleDevices {
 		return s, &InputError{fmt.Errorf("a sample of 1/%d of %d devices holds %d, fewer than the %d whose sampling error was measured: sample less, or replay the whole fleet", c.Sample, d.Clients, n, MinSampleDevices)}
 	}
