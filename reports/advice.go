@@ -79,8 +79,11 @@ func Advise(r Report) []string {
 		if len(r.Fixes) == 0 && (p.Status == verdict.Fail || ratio > s.Threshold) {
 			add("%s", crowdAdvice(s, ratio))
 		}
-		if g := p.Summary[sim.GaveUp].Median; g > 0 {
-			add("Allow more retries or a longer horizon: %s devices gave up before they were served (median over the runs).", num(g))
+		switch g := p.Summary[sim.GaveUp]; {
+		case g.Median > 0:
+			add("Allow more retries or a longer horizon: %s devices gave up before they were served (median over the runs).", num(g.Median))
+		case g.High > 0:
+			add("Allow more retries or a longer horizon: devices gave up before they were served in some runs (up to %s at the interval's high end).", num(g.High))
 		}
 	}
 	return advice

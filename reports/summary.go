@@ -159,6 +159,8 @@ func replayReason(p *Replay) string {
 		head += fmt.Sprintf(", but %s devices were still retrying at the horizon", num(pending))
 	case p.Summary[sim.GaveUp].Median > 0:
 		head += fmt.Sprintf(", but %s of %s devices gave up before they were served", num(p.Summary[sim.GaveUp].Median), num(float64(s.Clients)))
+	case p.Summary[sim.GaveUp].High > 0:
+		head += fmt.Sprintf(", but devices gave up before they were served in some runs (up to %s at the interval's high end)", num(p.Summary[sim.GaveUp].High))
 	case p.Sample != nil && ratio.Median*(1+p.Sample.Error) > s.Threshold:
 		head += fmt.Sprintf(", but the whole fleet's may be over it: a sample's error is %s%%", num(100*p.Sample.Error))
 	}

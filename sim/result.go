@@ -47,7 +47,8 @@ const MinRunsToPass = 3
 // judge, or when fewer than MinRunsToPass runs were replayed; Warn when the ratio is within the threshold but its interval
 // reaches over it, when devices were still retrying at the horizon, so
 // that the figures may understate the load, or when devices of an outage
-// gave up before they were served; Pass otherwise.
+// gave up before they were served (in the median run or at the interval's
+// high end); Pass otherwise.
 func (r Result) Status() verdict.Status {
 	p := r.Summary[PeakRatio]
 	outage := r.Scenario.Kind == Outage || r.Scenario.Kind == LongOutage
@@ -62,7 +63,7 @@ func (r Result) Status() verdict.Status {
 		return verdict.Inconclusive
 	case p.High > r.Scenario.Threshold || r.Summary[Pending].Median > 0:
 		return verdict.Warn
-	case outage && r.Summary[GaveUp].Median > 0:
+	case outage && r.Summary[GaveUp].High > 0:
 		return verdict.Warn
 	}
 	return verdict.Pass
