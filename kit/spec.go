@@ -158,3 +158,18 @@ func FormatDuration(d time.Duration) string {
 	}
 	return s
 }
+
+// FormatBytes writes n in binary units, as the memory limits and estimates
+// are written: 512 B, 1.5 KiB, 12.0 GiB.
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n), -1
+	for f >= unit && i < 5 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, "KMGTPE"[i])
+}

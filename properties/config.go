@@ -320,7 +320,7 @@ func (c Config) Validate() error {
 	}
 	if need := d.Memory(); need > d.MemoryLimit {
 		return &ConfigError{Memory: true, Err: fmt.Errorf("checking %d devices over %d attempts would need about %s, above the memory limit of %s: check fewer devices or fewer attempts, or raise the limit",
-			d.Devices, d.CapAttempts, formatBytes(need), formatBytes(d.MemoryLimit))}
+			d.Devices, d.CapAttempts, kit.FormatBytes(need), kit.FormatBytes(d.MemoryLimit))}
 	}
 	return nil
 }
@@ -368,18 +368,4 @@ func (c Config) Memory() int64 {
 		return math.MaxInt64
 	}
 	return n * perDevice
-}
-
-// formatBytes writes n in binary units: 512 B, 1.5 KiB, 12.0 GiB.
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, i := float64(n), -1
-	for f >= unit && i < 5 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", f, "KMGTPE"[i])
 }

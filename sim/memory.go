@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/jitterkit/jitterkit/kit"
 )
 
 // The memory a replay needs is estimated from its scenario and
@@ -154,15 +156,15 @@ func (b budget) refusal() error {
 	if cfg.Runs == 1 {
 		runs = "1 run"
 	}
-	part := fmt.Sprintf("one run needs %s; replay fewer clients, over a shorter horizon or in wider windows", formatBytes(mul(2, b.perRun)))
+	part := fmt.Sprintf("one run needs %s; replay fewer clients, over a shorter horizon or in wider windows", kit.FormatBytes(mul(2, b.perRun)))
 	if b.kept > b.perRun {
-		part = fmt.Sprintf("what is kept of %s needs %s; replay fewer runs, over a shorter horizon or in wider windows", runs, formatBytes(mul(2, b.kept)))
+		part = fmt.Sprintf("what is kept of %s needs %s; replay fewer runs, over a shorter horizon or in wider windows", runs, kit.FormatBytes(mul(2, b.kept)))
 		if !cfg.RepresentativeOnly {
 			part += ", keep only the representative run's histograms (Config.RepresentativeOnly)"
 		}
 	}
 	return &ConfigError{Memory: true, Err: fmt.Errorf("%s of %s over %v in %v windows would need about %s, above the memory limit of %s: %s, or raise the limit",
-		runs, fleet, s.Horizon, s.Window, formatBytes(b.need), formatBytes(s.MemoryLimit), part)}
+		runs, fleet, s.Horizon, s.Window, kit.FormatBytes(b.need), kit.FormatBytes(s.MemoryLimit), part)}
 }
 
 // calendarChunk returns the events a calendar chunk holds in a fleet of n
@@ -198,18 +200,4 @@ func thousands(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// formatBytes writes n in binary units: 512 B, 1.5 KiB, 12.0 GiB.
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, i := float64(n), -1
-	for f >= unit && i < 5 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", f, "KMGTPE"[i])
 }

@@ -64,7 +64,7 @@ func TestMemoryHostileCases(t *testing.T) {
 			var rerr error
 			used := kittest.PeakHeap(time.Millisecond, func() { _, rerr = Replay(context.Background(), c.f, c.s, c.cfg) })
 			require.NoError(t, rerr)
-			t.Logf("peak heap %s; estimate %s; limit %s", formatBytes(used), formatBytes(need), formatBytes(c.s.MemoryLimit))
+			t.Logf("peak heap %s; estimate %s; limit %s", kit.FormatBytes(used), kit.FormatBytes(need), kit.FormatBytes(c.s.MemoryLimit))
 			assert.LessOrEqual(t, used, need, "the estimate must cover the peak")
 		})
 	}
@@ -102,7 +102,7 @@ func TestMemoryCoversThePeak(t *testing.T) {
 			used := kittest.PeakHeap(time.Millisecond, func() { _, err = Replay(context.Background(), c.f, c.s, c.cfg) })
 			require.NoError(t, err)
 			need := c.s.Memory(c.cfg)
-			t.Logf("peak heap %s; estimate %s (%.1f times)", formatBytes(used), formatBytes(need), float64(need)/float64(used))
+			t.Logf("peak heap %s; estimate %s (%.1f times)", kit.FormatBytes(used), kit.FormatBytes(need), float64(need)/float64(used))
 			assert.LessOrEqual(t, used, need, "the estimate must cover the peak")
 		})
 	}
@@ -134,7 +134,7 @@ func TestFormatBytes(t *testing.T) {
 		n    int64
 		want string
 	}{{512, "512 B"}, {1536, "1.5 KiB"}, {12 << 30, "12.0 GiB"}, {1 << 62, "4.0 EiB"}} {
-		assert.Equal(t, c.want, formatBytes(c.n), "formatBytes(%d)", c.n)
+		assert.Equal(t, c.want, kit.FormatBytes(c.n), "kit.FormatBytes(%d)", c.n)
 	}
 	assert.Equal(t, "1,234,567", thousands(1234567))
 	assert.Equal(t, fmt.Sprint(999), thousands(999))
