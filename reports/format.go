@@ -57,6 +57,20 @@ var tableFigures = []sim.Figure{
 	sim.Attempts, sim.Served, sim.GaveUp, sim.P50Served, sim.P99Served,
 }
 
+// ServedNone reports whether no run of an outage replayed on s, whose
+// summary is sum, served a device: its times of serving then have no
+// value.
+func ServedNone(s sim.Scenario, sum map[sim.Figure]sim.Estimate) bool {
+	s = s.WithDefaults()
+	return (s.Kind == sim.Outage || s.Kind == sim.LongOutage) && s.Clients > 0 && sum[sim.Served].High == 0
+}
+
+// servingTime reports whether f is a time of serving, which has no value
+// where no device was served.
+func servingTime(f sim.Figure) bool {
+	return f == sim.AllServed || f == sim.P50Served || f == sim.P99Served
+}
+
 // summaryFigures lists the replay's summary figures in the order the
 // tables show them. When not every device of an outage was served, the
 // time of the last one served is called so; when no run served a device,
@@ -65,14 +79,14 @@ func summaryFigures(p *Replay) []figure {
 	out := make([]figure, 0, len(tableFigures))
 	s := p.Scenario.WithDefaults()
 	outage := s.Kind == sim.Outage || s.Kind == sim.LongOutage
-	noneServed := outage && p.Summary[sim.Served].High == 0 && s.Clients > 0
+	noneServed := ServedNone(s, p.Summary)
 	for _, f := range tableFigures {
 		fig := figure{key: f, label: f.Label(), unit: f.Unit(), iv: p.Summary[f]}
 		if f == sim.AllServed && outage && p.Summary[sim.Served].Median < float64(s.Clients) {
 			// Not every device was served: the time is the last one's.
 			fig.label = "last served after"
 		}
-		if noneServed && (f == sim.AllServed || f == sim.P50Served || f == sim.P99Served) {
+		if noneServed && servingTime(f) {
 			fig.none = "none served"
 		}
 		out = append(out, fig)

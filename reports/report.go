@@ -205,11 +205,14 @@ type Sample struct {
 // be over it.
 func (p *Replay) MarkSample(whole sim.Scenario, of int, relErr float64) {
 	p.Sample = &Sample{Of: of, Clients: whole.Clients, AcceptRate: whole.AcceptRate, Error: relErr}
-	t := p.Scenario.WithDefaults().Threshold
-	if p.Status == verdict.Pass && p.Summary[sim.PeakRatio].Median*(1+relErr) > t {
+	if p.Status == verdict.Pass && p.Sample.Near(p.Summary[sim.PeakRatio].Median, p.Scenario.WithDefaults().Threshold) {
 		p.Status = verdict.Warn
 	}
 }
+
+// Near reports whether a sample's peak ratio lies within the sample's
+// Error of the threshold, or over it: the whole fleet's may be over.
+func (x Sample) Near(ratio, threshold float64) bool { return ratio*(1+x.Error) > threshold }
 
 // A Comparison is a table of one figure of the replay: a row per fleet
 // size, a column per policy, and in each cell the figure's median and
@@ -243,7 +246,7 @@ type ComparisonRow struct {
 // noValue reports whether cell i of the row has no value for figure f: a
 // time of serving where none was served.
 func (r ComparisonRow) noValue(f sim.Figure, i int) bool {
-	return i < len(r.NoneServed) && r.NoneServed[i] && (f == sim.AllServed || f == sim.P50Served || f == sim.P99Served)
+	return i < len(r.NoneServed) && r.NoneServed[i] && servingTime(f)
 }
 
 // AttemptDelays are the delays that every checked device drew before one

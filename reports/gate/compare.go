@@ -92,8 +92,7 @@ func (g *gate) compare(res sim.Result) (reports.Comparison, error) {
 // it.
 func addCell(row *reports.ComparisonRow, res sim.Result, f sim.Figure) {
 	row.Cells = append(row.Cells, res.Summary[f])
-	k := res.Scenario.WithDefaults().Kind
-	none := (k == sim.Outage || k == sim.LongOutage) && len(res.Runs) > 0 && res.Summary[sim.Served].High == 0
+	none := reports.ServedNone(res.Scenario, res.Summary)
 	if none && row.NoneServed == nil {
 		row.NoneServed = make([]bool, len(row.Cells)-1, len(row.Cells))
 	}

@@ -372,7 +372,7 @@ func (g *gate) clearOfSample(res sim.Result) bool {
 	if g.cfg.Sample <= 1 || g.p.IDs != nil {
 		return true
 	}
-	return res.Summary[sim.PeakRatio].Median*(1+SampleError) <= res.Scenario.WithDefaults().Threshold
+	return !reports.Sample{Error: SampleError}.Near(res.Summary[sim.PeakRatio].Median, res.Scenario.WithDefaults().Threshold)
 }
 
 // tooBig reports whether err refuses a replay for the memory it would need.
