@@ -318,7 +318,8 @@ func histogramChart(rp *Replay) ([]byte, error) {
 }
 
 // spreadChart draws the spread of each early delay across the devices as a
-// box plot per attempt.
+// box plot per attempt that some device reached, and returns nil when none
+// did: a policy that gave no delay without a defect has no spread to draw.
 func spreadChart(delays []AttemptDelays) ([]byte, error) {
 	devices := 0
 	for _, a := range delays {
@@ -327,12 +328,16 @@ func spreadChart(delays []AttemptDelays) ([]byte, error) {
 	p := newPlot(
 		fmt.Sprintf("Spread of the first delays across %s devices", num(float64(devices))),
 		"", "delay (s)")
+	if devices == 0 {
+		return nil, nil
+	}
 	var names []string
-	for i, a := range delays {
+	for _, a := range delays {
 		if len(a.DelaysS) == 0 {
 			continue
 		}
-		box, err := plotter.NewBoxPlot(vg.Points(60), float64(i), plotter.Values(a.DelaysS))
+		// A box's position is its name's index on the nominal axis.
+		box, err := plotter.NewBoxPlot(vg.Points(60), float64(len(names)), plotter.Values(a.DelaysS))
 		if err != nil {
 			return nil, err
 		}

@@ -180,7 +180,9 @@ func renderHTML(r Report) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.Spread = template.HTML(chart)
+		if chart != nil {
+			v.Spread = template.HTML(chart)
+		}
 	}
 	for i, c := range r.Comparisons {
 		if len(c.Rows) == 0 || len(c.Policies) == 0 {
