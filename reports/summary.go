@@ -167,14 +167,15 @@ func replayReason(p *Replay) string {
 	return head
 }
 
-// onDefaultFleet returns " on the default fleet (400 clients, accept rate
-// 50/s, down 2s)" when the replay's fleet is sim's default in every part
-// its kind replays: the clients, the accept rate (but in a storm, which
-// judges arrivals alone) and the down time where the kind has one, of
-// devices drawn rather than recorded, and not a sample. The peak ratio it
-// qualifies is then the default scenario's, which says little of the
-// fleet the policy serves. It returns "" for any other fleet. A fleet
-// described with the default's values reads as the default, as it is.
+// onDefaultFleet returns " on the default fleet" when the replay's fleet
+// is sim's default in every part its kind replays: the clients, the accept
+// rate (but in a storm, which judges arrivals alone) and the down time
+// where the kind has one, of devices drawn rather than recorded, and not a
+// sample. The peak ratio it qualifies is then the default scenario's
+// (every format names its figures beside the reason), which says little
+// of the fleet the policy serves. It returns "" for any other fleet. A
+// fleet described with the default's values reads as the default, as it
+// is.
 func onDefaultFleet(p *Replay) string {
 	s := p.Scenario.WithDefaults()
 	def := sim.Scenario{Kind: s.Kind}.WithDefaults()
@@ -186,14 +187,7 @@ func onDefaultFleet(p *Replay) string {
 	case s.Kind != sim.Storm && s.AcceptRate != def.AcceptRate:
 		return ""
 	}
-	parts := []string{plural(s.Clients, "client")}
-	if s.Kind != sim.Storm {
-		parts = append(parts, "accept rate "+perSecond(s.AcceptRate))
-	}
-	if s.Down > 0 {
-		parts = append(parts, "down "+duration(s.Down))
-	}
-	return " on the default fleet (" + strings.Join(parts, ", ") + ")"
+	return " on the default fleet"
 }
 
 // allPassed says that n checks passed.
