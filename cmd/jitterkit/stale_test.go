@@ -61,6 +61,9 @@ func TestNoStaleOutput(t *testing.T) {
 		{"gate, a defect", []string{"gate", "--exec", negativeProgram, "--runs", "3", "--fix=false"}, exitFail, []string{
 			"jitterkit: the policy failed the gate",
 		}, "fail", `**FAIL**: a defect of the policy stopped the replay at device "dev-00000001-0000000", delay 1, and 3 checks failed: spread, clusters, bounds.`},
+		{"check, a defect", []string{"check", "--exec", negativeProgram, "--fix=false"}, exitFail, []string{
+			"jitterkit: the policy failed a check",
+		}, "fail", `**FAIL**: 3 checks failed: spread, clusters, bounds.`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
