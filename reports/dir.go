@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // A Format is one of the report's files.
@@ -177,9 +178,51 @@ type swapStep struct {
 	placed   bool // the new file, or the removal, is in place
 }
 
+// ClearDir removes from dir the report that WriteDir wrote there, so that
+// an earlier run's report is not taken for the outcome of a run that has
+// none, and returns the formats it removed, in the order of Formats. It
+// removes only what WriteDir would replace: a regular file named as a
+// format whose first bytes are that format's report. Every other file in
+// dir stays, a user's own report.md included, and a dir that does not
+// exist holds nothing to remove.
+//
+// It goes as WriteDir does, under the same lock, with an empty set: every
+// report file is first moved to a hidden backup, and only when all are
+// moved are the backups removed; if a move fails, those done are undone.
+// So dir holds the whole previous report or none of it, never a part,
+// and a reader that holds a shared flock(2) on dir sees one or the other.
+// ctx stops it while it waits for another writer of dir.
+func ClearDir(ctx context.Context, dir string) ([]Format, error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err // a *fs.PathError, which names dir
+	case !fi.IsDir():
+		return nil, &fs.PathError{Op: "clear", Path: dir, Err: syscall.ENOTDIR}
+	}
+	steps, err := swapSet(ctx, dir, nil, osFS)
+	var removed []Format
+	if err == nil {
+		for _, s := range steps {
+			removed = append(removed, Format(filepath.Base(s.target)))
+		}
+	}
+	return removed, err
+}
+
 // writeSet writes files into dir as WriteDir documents: temporary files,
 // the lock, the checks, and the swap.
-func writeSet(ctx context.Context, dir string, files []dirFile, ops fsOps) (err error) {
+func writeSet(ctx context.Context, dir string, files []dirFile, ops fsOps) error {
+	_, err := swapSet(ctx, dir, files, ops)
+	return err
+}
+
+// swapSet puts files in dir in place of the report there, as WriteDir
+// documents, and returns the steps of the swap: each report file replaced
+// or removed. With no files, it removes the report there.
+func swapSet(ctx context.Context, dir string, files []dirFile, ops fsOps) ([]*swapStep, error) {
 	var temps []string
 	defer func() {
 		for _, t := range temps {
@@ -191,21 +234,33 @@ func writeSet(ctx context.Context, dir string, files []dirFile, ops fsOps) (err 
 	for _, f := range files {
 		t, err := writeTemp(dir, string(f.format), f.data, 0o644, ops.put)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		temps = append(temps, t)
 	}
+	// The backups take the random part of a temporary file's name, which
+	// no other file of this swap has. An empty set reserves one, empty,
+	// removed at the end with the others.
+	reserved, first := "", "report"
+	if len(files) > 0 {
+		reserved, first = temps[0], string(files[0].format)
+	} else {
+		t, err := writeTemp(dir, first, nil, 0o600, ops.put)
+		if err != nil {
+			return nil, err
+		}
+		reserved = t
+		defer ops.remove(t)
+	}
+	suffix := strings.TrimPrefix(filepath.Base(reserved), "."+first+".")
+	suffix = strings.TrimSuffix(suffix, ".tmp")
 
 	unlock, err := lockDir(ctx, dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unlock()
 
-	// The backups take the random part of the temporary files' names, which
-	// no other file of this swap has.
-	suffix := strings.TrimPrefix(filepath.Base(temps[0]), "."+string(files[0].format)+".")
-	suffix = strings.TrimSuffix(suffix, ".tmp")
 	var steps []*swapStep
 	for _, f := range Formats() {
 		target := filepath.Join(dir, string(f))
@@ -215,7 +270,7 @@ func writeSet(ctx context.Context, dir string, files []dirFile, ops fsOps) (err 
 			continue // not asked for and not ours to remove: left alone
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		s := &swapStep{target: target, old: ours, backup: filepath.Join(dir, "."+string(f)+"."+suffix+".old")}
 		if i >= 0 {
@@ -226,7 +281,7 @@ func writeSet(ctx context.Context, dir string, files []dirFile, ops fsOps) (err 
 		steps = append(steps, s)
 	}
 	if err := ctx.Err(); err != nil {
-		return &fs.PathError{Op: "write", Path: dir, Err: err}
+		return nil, &fs.PathError{Op: "write", Path: dir, Err: err}
 	}
 
 	if err := swap(steps, ops); err != nil {
@@ -237,10 +292,10 @@ func writeSet(ctx context.Context, dir string, files []dirFile, ops fsOps) (err 
 					kept = append(kept, s.backup)
 				}
 			}
-			return fmt.Errorf("reports: %w; undoing the swap failed too, and %s may hold a mixed set (the previous files are kept as %s): %w",
+			return nil, fmt.Errorf("reports: %w; undoing the swap failed too, and %s may hold a mixed set (the previous files are kept as %s): %w",
 				err, dir, strings.Join(kept, ", "), rerr)
 		}
-		return fmt.Errorf("reports: %w (the previous report is left whole)", err)
+		return nil, fmt.Errorf("reports: %w (the previous report is left whole)", err)
 	}
 	temps = nil
 	for _, s := range steps {
@@ -248,7 +303,7 @@ func writeSet(ctx context.Context, dir string, files []dirFile, ops fsOps) (err 
 			ops.remove(s.backup)
 		}
 	}
-	return syncDir(dir)
+	return steps, syncDir(dir)
 }
 
 // reportFile says whether path holds a report of format f that this

@@ -135,3 +135,19 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
 	}
 }
+
+// TestClearSetFailsPartWay makes each rename of a removal fail in turn:
+// every time the previous set must be left whole, with nothing beside it.
+func TestClearSetFailsPartWay(t *testing.T) {
+	for n := 1; n <= len(oldSet); n++ {
+		t.Run(fmt.Sprintf("rename %d", n), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, oldSet)
+			ops, errInjected := failing("rename", n)
+			steps, err := swapSet(t.Context(), dir, nil, ops)
+			require.ErrorIs(t, err, errInjected)
+			assert.Empty(t, steps, "the steps of a failed removal")
+			assert.Equal(t, oldSet, kittest.ReadFiles(t, dir), "the files after a failed removal")
+		})
+	}
+}

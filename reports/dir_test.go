@@ -122,3 +122,51 @@ func TestWriteDirRewrites(t *testing.T) {
 		})
 	}
 }
+
+// TestClearDir removes the report WriteDir wrote, and nothing else: a
+// user's notes and their own report.md stay, and a directory that does
+// not exist holds nothing to remove.
+func TestClearDir(t *testing.T) {
+	tests := []struct {
+		name    string
+		formats []reports.Format  // the report written first; none when nil
+		others  map[string]string // files of the user's beside it
+		removed []reports.Format  // what ClearDir says it removed
+		left    []string          // what dir holds after it
+	}{
+		{"a whole report", reports.Formats(), nil, reports.Formats(), nil},
+		{"two formats", []reports.Format{reports.JUnit, reports.JSON}, nil, []reports.Format{reports.JSON, reports.JUnit}, nil},
+		{"a report beside a user's notes", reports.Formats(), map[string]string{"notes.txt": "mine\n"}, reports.Formats(), []string{"notes.txt"}},
+		{"a user's own report.md", []reports.Format{reports.JSON}, map[string]string{"report.md": "# my own report\n"}, []reports.Format{reports.JSON}, []string{"report.md"}},
+		{"no report", nil, map[string]string{"report.json": "{}\n"}, nil, []string{"report.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.formats != nil {
+				require.NoError(t, reports.WriteDir(t.Context(), dir, passingReport(), tt.formats...))
+			}
+			for name, data := range tt.others {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644))
+			}
+			removed, err := reports.ClearDir(t.Context(), dir)
+			require.NoError(t, err)
+			assert.Equal(t, tt.removed, removed, "the formats removed")
+			assertOnly(t, dir, tt.left...)
+			for name, data := range tt.others {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				require.NoError(t, err)
+				assert.Equal(t, data, string(b), "the user's %s", name)
+			}
+		})
+	}
+
+	removed, err := reports.ClearDir(t.Context(), filepath.Join(t.TempDir(), "missing"))
+	assert.NoError(t, err, "ClearDir of a directory that does not exist")
+	assert.Empty(t, removed, "ClearDir of a directory that does not exist")
+
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, []byte("mine\n"), 0o644))
+	_, err = reports.ClearDir(t.Context(), file)
+	assert.ErrorContains(t, err, file+": not a directory", "ClearDir of a file")
+}

@@ -46,7 +46,7 @@ func ExampleWriteMarkdown() {
 	// Output:
 	// # jitterkit: FAIL for none:base=100ms,cap=10s
 	//
-	// **FAIL**: the replay's peak ratio 24 is over the 0.6 threshold, and the spread check failed.
+	// **FAIL**: the replay's peak ratio 24 on the default fleet is over the 0.6 threshold, and the spread check failed.
 	//
 	// ## What to change first
 	//

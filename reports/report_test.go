@@ -157,7 +157,7 @@ func TestTextVerdictFirst(t *testing.T) {
 	assert.Equal(t, "FAIL  none:base=100ms,cap=10s (spec)", first, "first line: the verdict and the policy")
 	last := -1
 	for _, section := range []string{
-		"\n      the replay's peak ratio 24 is over the 0.6 threshold, and 3 checks failed: spread, clusters, cap-phase\n",
+		"\n      the replay's peak ratio 24 on the default fleet is over the 0.6 threshold, and 3 checks failed: spread, clusters, cap-phase\n",
 		"\nchecks\n", "\nreplay  FAIL", "\ncomparison\n", "\nwhat to change\n  - Use full jitter",
 	} {
 		i := strings.Index(text, section)

@@ -146,7 +146,7 @@ func replayReason(p *Replay) string {
 	}
 	s := p.Scenario.WithDefaults()
 	ratio := p.Summary[sim.PeakRatio]
-	head := fmt.Sprintf("the replay's peak ratio %s is", num(ratio.Median))
+	head := fmt.Sprintf("the replay's peak ratio %s%s is", num(ratio.Median), onDefaultFleet(p))
 	if ratio.Median > s.Threshold {
 		return fmt.Sprintf("%s over the %s threshold", head, num(s.Threshold))
 	}
@@ -165,6 +165,29 @@ func replayReason(p *Replay) string {
 		head += fmt.Sprintf(", but the whole fleet's may be over it: a sample's error is %s%%", num(100*p.Sample.Error))
 	}
 	return head
+}
+
+// onDefaultFleet returns " on the default fleet" when the replay's fleet
+// is sim's default in every part its kind replays: the clients, the accept
+// rate (but in a storm, which judges arrivals alone) and the down time
+// where the kind has one, of devices drawn rather than recorded, and not a
+// sample. The peak ratio it qualifies is then the default scenario's
+// (every format names its figures beside the reason), which says little
+// of the fleet the policy serves. It returns "" for any other fleet. A
+// fleet described with the default's values reads as the default, as it
+// is.
+func onDefaultFleet(p *Replay) string {
+	s := p.Scenario.WithDefaults()
+	def := sim.Scenario{Kind: s.Kind}.WithDefaults()
+	switch {
+	case p.Sample != nil || len(s.IDs) > 0:
+		return ""
+	case s.Clients != def.Clients || s.Down != def.Down:
+		return ""
+	case s.Kind != sim.Storm && s.AcceptRate != def.AcceptRate:
+		return ""
+	}
+	return " on the default fleet"
 }
 
 // allPassed says that n checks passed.

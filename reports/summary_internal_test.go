@@ -15,7 +15,7 @@ import (
 func TestVerdictReason(t *testing.T) {
 	check := func(name string, s verdict.Status) Check { return Check{Name: name, Status: s} }
 	replay := func(s verdict.Status, ratio, high float64) *Replay {
-		return &Replay{Status: s, Scenario: sim.Scenario{Kind: sim.Outage, Threshold: 0.6}, Runs: make([]sim.Run, 3),
+		return &Replay{Status: s, Scenario: sim.Scenario{Kind: sim.Outage, Clients: 5000, AcceptRate: 300, Threshold: 0.6}, Runs: make([]sim.Run, 3),
 			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: ratio, Low: ratio, High: high}}}
 	}
 	tests := []struct {
@@ -44,7 +44,7 @@ func TestVerdictReason(t *testing.T) {
 		{"nothing", Report{Verdict: verdict.Inconclusive}, "no verdict: the report holds no checks and no replay"},
 		{"a pass with checks that did not apply", Report{Verdict: verdict.Pass, Checks: []Check{check("spread", verdict.Pass), check("bounds", verdict.Pass), check("frozen-clock", verdict.Skipped)}},
 			"2 checks passed and 1 did not apply: frozen-clock"},
-		{"a replay whose devices gave up", Report{Verdict: verdict.Pass, Replay: &Replay{Status: verdict.Warn, Scenario: sim.Scenario{Kind: sim.Outage, Clients: 400, Threshold: 0.6}, Runs: make([]sim.Run, 3),
+		{"a replay whose devices gave up", Report{Verdict: verdict.Pass, Replay: &Replay{Status: verdict.Warn, Scenario: sim.Scenario{Kind: sim.Outage, Clients: 400, Down: time.Minute, Threshold: 0.6}, Runs: make([]sim.Run, 3),
 			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: 0.42, Low: 0.38, High: 0.42}, sim.GaveUp: {Median: 400, Low: 400, High: 400}}}},
 			"the replay's peak ratio 0.42 is within the 0.6 threshold, but 400 of 400 devices gave up before they were served"},
 		{"a replay without a retry", Report{Verdict: verdict.Inconclusive, Replay: &Replay{Status: verdict.Inconclusive, Scenario: sim.Scenario{Kind: sim.Outage}, Runs: make([]sim.Run, 3),
@@ -61,12 +61,35 @@ func TestVerdictReason(t *testing.T) {
 			"the replay's peak ratio 0.546 is within the 0.6 threshold, and all 2 checks passed"},
 		{"a pass with warnings", Report{Verdict: verdict.Pass, Checks: []Check{check("a", verdict.Pass), check("b", verdict.Warn)}, Replay: replay(verdict.Warn, 0.58, 0.62)},
 			"the replay's peak ratio 0.58 is within the 0.6 threshold, but its interval reaches 0.62, and 1 check passed and 1 warned: b"},
+		{"a replay of the default fleet", Report{Verdict: verdict.Fail, Replay: onFleet(sim.Scenario{}, 31.9)},
+			"the replay's peak ratio 31.9 on the default fleet is over the 0.6 threshold"},
+		{"a replay of the default fleet, described", Report{Verdict: verdict.Fail, Replay: onFleet(sim.Scenario{Kind: sim.Outage, Clients: 400, AcceptRate: 50, Down: 2 * time.Second}, 31.9)},
+			"the replay's peak ratio 31.9 on the default fleet is over the 0.6 threshold"},
+		{"a long outage of the default fleet", Report{Verdict: verdict.Fail, Replay: onFleet(sim.Scenario{Kind: sim.LongOutage}, 31.9)},
+			"the replay's peak ratio 31.9 on the default fleet is over the 0.6 threshold"},
+		{"a storm of the default fleet", Report{Verdict: verdict.Fail, Replay: onFleet(sim.Scenario{Kind: sim.Storm, AcceptRate: 500}, 31.9)},
+			"the replay's peak ratio 31.9 on the default fleet is over the 0.6 threshold"},
+		{"a fleet of its own", Report{Verdict: verdict.Fail, Replay: onFleet(sim.Scenario{Clients: 50000}, 31.9)},
+			"the replay's peak ratio 31.9 is over the 0.6 threshold"},
+		{"a server of its own", Report{Verdict: verdict.Fail, Replay: onFleet(sim.Scenario{AcceptRate: 3000}, 31.9)},
+			"the replay's peak ratio 31.9 is over the 0.6 threshold"},
+		{"an outage of its own", Report{Verdict: verdict.Fail, Replay: onFleet(sim.Scenario{Down: time.Minute}, 31.9)},
+			"the replay's peak ratio 31.9 is over the 0.6 threshold"},
+		{"a recording of 400 devices", Report{Verdict: verdict.Fail, Replay: onFleet(sim.Scenario{IDs: make([]string, 400)}, 31.9)},
+			"the replay's peak ratio 31.9 is over the 0.6 threshold"},
 		{"a comparison", Report{Verdict: verdict.Pass, Comparisons: []Comparison{{}}},
 			"nothing was judged: the report compares policies, with no checks and no replay"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, verdictReason(tt.r), tt.name)
 	}
+}
+
+// onFleet returns a failed replay of the scenario s, whose peak ratio is
+// ratio, after the defaults.
+func onFleet(s sim.Scenario, ratio float64) *Replay {
+	return &Replay{Status: verdict.Fail, Scenario: s.WithDefaults(), Runs: make([]sim.Run, 3),
+		Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: ratio, Low: ratio, High: ratio}}}
 }
 
 // TestWhatToChange puts the measured fix first and leaves its sentence out

@@ -143,21 +143,6 @@ func TestPolicyDefects(t *testing.T) {
 	}
 }
 
-// TestStoppedReplayKeepsTheJSON replays a policy whose defect stops the
-// replay before any run's figures: --json says it was not written, and a
-// file already there is left as it was.
-func TestStoppedReplayKeepsTheJSON(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "replay.json")
-	last := "{\n  \"schema\": \"jitterkit.replay/v1\",\n  \"policy\": \"last week's\"\n}\n"
-	require.NoError(t, os.WriteFile(out, []byte(last), 0o644))
-	r := jitterkit(t, context.Background(), "replay", "--exec", `while read -r line; do echo "[-1]"; done`, "--runs", "1", "--json", out)
-	assert.Equal(t, exitFail, r.code, "stderr %q", r.stderr)
-	assert.Contains(t, r.stdout, out+": not written: the replay stopped before any run's figures")
-	b, err := os.ReadFile(out)
-	require.NoError(t, err)
-	assert.Equal(t, last, string(b))
-}
-
 // TestJSONReplacesOnlyAReplaysJSON refuses, before any work, a --json that
 // would replace a file the kit did not write, such as the exec policy's
 // own script, and leaves it as it was.

@@ -61,8 +61,8 @@ func TestDemo(t *testing.T) {
 }
 
 // TestFailingGate pins the summary of a gate that a policy without jitter
-// fails: the verdict first, the checks, the replay, the comparison and what
-// to change.
+// fails on the default fleet: the line that says the fleet is the demo's,
+// the verdict, the checks, the replay, the comparison and what to change.
 func TestFailingGate(t *testing.T) {
 	r := jitterkit(t, context.Background(), "gate", "--policy", "none:base=1s,cap=30s", "--runs", "5")
 	assert.Equal(t, exitFail, r.code, "exit code")
@@ -149,6 +149,32 @@ func TestReportDir(t *testing.T) {
 		assert.Equal(t, 3800.0, run["attempts"], "replay.json run = %v", run)
 	}
 	assert.NotZero(t, replayJSON.Summary["peak_retry_arrivals"].Median, "replay.json summary = %v", replayJSON.Summary)
+}
+
+// TestDefaultFleetLine pins the summary's first line of runs whose fleet
+// is in part or whole the demo's default, and of runs that describe it,
+// whose first line is the verdict's.
+func TestDefaultFleetLine(t *testing.T) {
+	runs := [][]string{
+		{"gate", "--policy", "none:base=1s,cap=30s", "--runs", "3", "--fix=false"},
+		{"replay", "--policy", "full:base=100ms,cap=10s", "--runs", "3"},
+		{"replay", "--policy", "full:base=100ms,cap=10s", "--runs", "3", "--clients", "2000"},
+		{"replay", "--policy", "full:base=100ms,cap=10s", "--runs", "3", "--accept-rate", "500"},
+		{"replay", "--policy", "full:base=100ms,cap=10s", "--runs", "3", "--clients", "2000", "--accept-rate", "500", "--down", "10s"},
+		{"replay", "--policy", "full:base=100ms,cap=10s", "--runs", "3", "--scenario", "long-outage"},
+		{"replay", "--policy", "full:base=100ms,cap=10s", "--runs", "3", "--scenario", "storm"},
+		{"replay", "--trace", "testdata/traces/full-jitter.csv", "--runs", "3"},
+		{"gate", "--config", "testdata/configs/gate.yaml", "--runs", "3", "--fix=false"},
+		{"check", "--policy", "full:base=100ms,cap=10s"},
+	}
+	var b strings.Builder
+	for _, args := range runs {
+		r := jitterkit(t, context.Background(), args...)
+		require.Contains(t, []int{exitPass, exitFail}, r.code, "%v: exit code; stderr %q", args, r.stderr)
+		first, _, _ := strings.Cut(r.stdout, "\n")
+		b.WriteString("jitterkit " + strings.Join(args, " ") + "\n  " + first + "\n")
+	}
+	kittest.Golden(t, filepath.Join("testdata", "default-fleet.txt"), []byte(b.String()))
 }
 
 // TestInterrupted cancels runs before and during their work: each says

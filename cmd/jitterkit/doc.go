@@ -25,11 +25,19 @@
 // verdict (a check that could not examine its devices is never a pass), 3
 // when jitterkit itself failed, and 130 when the run was interrupted. Run "jitterkit help COMMAND" for each command's flags and
 // an example; the texts are below.
+//
+// A replay whose fleet is not described replays the demo's, and its
+// summary says so on its first line. A run that ends without an outcome to
+// write removes the report and the replay's JSON an earlier run left where
+// it would have written its own, so that they are not taken for its own.
 package main
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // helpMain is the text of "jitterkit help".
@@ -159,6 +167,50 @@ Example:
 `,
 }
 
+// fleetHelp says, in the help of the commands that replay one fleet, what
+// they replay when no fleet is described.
+var fleetHelp = fmt.Sprintf(`Without --clients, --accept-rate and --down, on the command line or in a
+--config file, the fleet is the demo's: %d clients, a server that accepts
+%g requests a second, down for %s. A figure of that fleet says little of
+yours: the summary then says on its first line which parts are the demo's
+and how to describe yours, and the reports' reason names the default fleet.
+`, sim.DefaultClients, sim.DefaultAcceptRate, kit.FormatDuration(sim.DefaultDown))
+
+// outputsHelp says, in the help of the commands that write files, what a
+// run leaves in them when it has no outcome to write.
+var outputsHelp = map[string]string{
+	"check": `The report is this run's or none. A run that ends without an outcome (a
+program that breaks the exec protocol, bad input found once the work began,
+a failure of jitterkit) or whose report cannot be written removes the report
+an earlier run wrote to --report DIR, and says so on standard error, so that
+it is not taken for this run's. Only the report's own files are removed,
+never a file of yours beside them. A policy's defect is an outcome: the
+report says that the policy failed, and why. Bad usage, refused before any
+work, and an interrupted run leave the files as they were.
+`,
+	"replay": `The outputs are this run's or none. A run that ends without an outcome (a
+program that breaks the exec protocol, bad input found once the work began,
+a failure of jitterkit) removes the report an earlier run wrote to --report
+DIR and the replay's JSON at --json FILE, and says so on standard error, so
+that they are not taken for this run's; an output that cannot be written is
+removed the same way. Only files jitterkit wrote are removed, never a file
+of yours beside them. A policy's defect is an outcome: the report says that
+the policy failed, and why; the replay it stopped has no figures, so the
+replay's JSON at --json FILE is removed and none is written. Bad usage,
+refused before any work, and an interrupted run leave the files as they
+were.
+`,
+	"gate": `The report is this run's or none. A run that ends without an outcome (a
+program that breaks the exec protocol, bad input found once the work began,
+a failure of jitterkit) or whose report cannot be written removes the report
+an earlier run wrote to --report DIR, and says so on standard error, so that
+it is not taken for this run's. Only the report's own files are removed,
+never a file of yours beside them. A policy's defect is an outcome: the
+report says that the policy failed, and why. Bad usage, refused before any
+work, and an interrupted run leave the files as they were.
+`,
+}
+
 // commandTails close each command's help with its exit codes.
 var commandTails = map[string]string{
 	"check": `Exit codes: 0 pass, 1 a check failed, 2 bad usage or input, or no verdict
@@ -181,6 +233,12 @@ NaN delay), 2 bad usage or input, 3 jitterkit failed.
 func commandHelp(command string) string {
 	var b strings.Builder
 	b.WriteString(commandHeads[command])
+	if command == "replay" || command == "gate" {
+		b.WriteString("\n" + fleetHelp)
+	}
+	if text, ok := outputsHelp[command]; ok {
+		b.WriteString("\n" + text)
+	}
 	for _, g := range []group{groupPolicy, groupChecks, groupScenario, groupOutput} {
 		first := true
 		for _, f := range flags {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,10 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/progress"
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
@@ -279,16 +282,101 @@ func replaceableJSON(path string) error {
 	case !fi.Mode().IsRegular() || fi.Size() == 0:
 		return nil // a device or a FIFO, written through, or empty
 	}
-	f, err := os.Open(path)
+	ours, err := isReplayJSON(path)
 	if err != nil {
 		return usageError("--json %s cannot be read to see that it is a replay's JSON, which --json alone replaces: %v", path, err)
 	}
+	if !ours {
+		return usageError("--json %s holds a file that is not a replay's JSON, which --json never replaces; write it elsewhere", path)
+	}
+	return nil
+}
+
+// isReplayJSON reports whether the file at path begins as a replay's JSON.
+func isReplayJSON(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
 	defer f.Close()
 	head := make([]byte, len(replayJSONHead))
-	if n, _ := io.ReadFull(f, head); bytes.Equal(head[:n], []byte(replayJSONHead)) {
-		return nil
+	n, _ := io.ReadFull(f, head)
+	return bytes.Equal(head[:n], []byte(replayJSONHead)), nil
+}
+
+// removeReplayJSON removes the replay's JSON that --json path would
+// replace: the regular file at the end of path's links, when it begins as
+// a replay's JSON. It reports whether there was one. A device, a FIFO, an
+// empty file or any other file is left as it is.
+func removeReplayJSON(path string) (bool, error) {
+	target, err := filepath.EvalSymlinks(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil // absent, or a link that dangles
 	}
-	return usageError("--json %s holds a file that is not a replay's JSON, which --json never replaces; write it elsewhere", path)
+	if err != nil {
+		return false, err
+	}
+	if fi, err := os.Lstat(target); err != nil || !fi.Mode().IsRegular() {
+		return false, err
+	}
+	if ours, err := isReplayJSON(target); err != nil || !ours {
+		return false, err
+	}
+	return true, os.Remove(target)
+}
+
+// retire removes what the outputs o names hold of an earlier run, when
+// this run ends with err and nothing to write in their place: a program
+// that broke the protocol, bad input found once the work began, a failure
+// of the kit. Left there, the last run's report or figures would pass for
+// this run's. Only what jitterkit wrote is removed (see reports.ClearDir
+// and removeReplayJSON), and stderr says what was. An interrupted run
+// leaves them as they were, as its error says. It returns err.
+func retire(e *env, o *options, err error) error {
+	if errors.As(err, new(*interruptedError)) {
+		return err
+	}
+	if o.report != "" {
+		retireReport(e, o.report)
+	}
+	if o.json != "" {
+		retireJSON(e, o.json, "this run has no figures to replace it")
+	}
+	return err
+}
+
+// retireReport removes the report in dir, and says so on stderr.
+func retireReport(e *env, dir string) {
+	removed, err := reports.ClearDir(e.ctx, dir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "jitterkit: --report %s: the previous report there is not this run's, and removing it failed: %s\n", dir, visibleLines(err.Error()))
+		return
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(e.stderr, "jitterkit: --report %s: the previous report (%s) was removed, as this run has none to replace it\n", dir, formatNames(removed))
+	}
+}
+
+// retireJSON removes the replay's JSON at path, and says so on stderr with
+// why this run writes none.
+func retireJSON(e *env, path, why string) {
+	removed, err := removeReplayJSON(path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "jitterkit: --json %s: the previous replay's JSON there is not this run's, and removing it failed: %s\n", path, visibleLines(err.Error()))
+		return
+	}
+	if removed {
+		fmt.Fprintf(e.stderr, "jitterkit: --json %s: the previous replay's JSON was removed, as %s\n", path, why)
+	}
+}
+
+// formatNames lists the files of formats: "report.json, junit.xml".
+func formatNames(formats []reports.Format) string {
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
 }
 
 // progressOn returns the gate's progress: a bar on w when it is a terminal.
@@ -297,19 +385,37 @@ func progressOn(w io.Writer) func(string, int64) gate.Meter {
 }
 
 // evaluate runs check, replay or gate on the one policy o names, prints
-// the summary, writes the outputs, and returns the verdict's error.
+// the summary, writes the outputs, and returns the verdict's error. A run
+// that ends without an outcome to write retires the last run's outputs
+// (see retire); one whose output cannot be written retires that output.
 func evaluate(e *env, o *options) error {
+	defer func() {
+		// A panic of the kit ends the run without an outcome too; run
+		// reports it. The context may be what failed: the lock on the
+		// report's directory is waited for without it.
+		if r := recover(); r != nil {
+			crashed := *e
+			crashed.ctx = context.Background()
+			retire(&crashed, o, nil)
+			panic(r)
+		}
+	}()
 	policies, err := openPolicies(e.ctx, o)
 	if err != nil {
 		closeAll(policies)
-		return err
+		return retire(e, o, err)
 	}
 	p := policies[0]
 	cfg := o.cfg
 	cfg.Progress = progressOn(e.stderr)
 	rep, err := gate.Run(e.ctx, p, cfg)
 	if err != nil {
-		return gateError(e, err)
+		return retire(e, o, gateError(e, err))
+	}
+	if r := rep.Replay; r != nil {
+		if line := defaultedFleet(o, r.Scenario); line != "" {
+			fmt.Fprintln(e.stdout, line)
+		}
 	}
 	// The summary first: an output that cannot be written must not take
 	// the verdict with it.
@@ -319,27 +425,43 @@ func evaluate(e *env, o *options) error {
 		// run's exit code.
 		fmt.Fprintf(e.stderr, "jitterkit: the summary could not be written to standard output: %v\n", err)
 	}
+	var outErr error
 	switch r := rep.Replay; {
 	case o.json == "":
 	case r == nil || r.Stopped != nil:
-		// A replay a defect stopped has no run's figures; a file there
-		// already is left as it was.
+		// A replay a defect stopped has no run's figures, and the
+		// replay's JSON has no shape for none: the last run's figures
+		// are removed rather than left to pass for this run's.
 		fmt.Fprintf(e.stdout, "\n%s: not written: the replay stopped before any run's figures\n", o.json)
+		retireJSON(e, o.json, "the replay stopped before any run's figures")
 	default:
 		res := sim.Result{Scenario: r.Scenario, Config: r.Config, Runs: r.Runs, Representative: r.Representative, Summary: r.Summary}
 		var b bytes.Buffer
 		if err := res.WriteJSON(&b, p.Name); err != nil {
-			return kitError(err)
+			return retire(e, o, kitError(err))
 		}
 		if err := reports.WriteFile(e.ctx, o.json, b.Bytes()); err != nil {
-			return outputError(e, "--json", err)
+			outErr = outputError(e, "--json", err)
+			if errors.As(outErr, new(*interruptedError)) {
+				return outErr
+			}
+			// The report is this run's outcome all the same, and is
+			// still written.
+			retireJSON(e, o.json, "this run's could not be written")
 		}
 	}
 	if o.report != "" {
 		if err := reports.WriteDir(e.ctx, o.report, rep); err != nil {
-			return outputError(e, "--report", err)
+			err = outputError(e, "--report", err)
+			if !errors.As(err, new(*interruptedError)) {
+				retireReport(e, o.report)
+			}
+			return cmp.Or(outErr, err)
 		}
 		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportFiles(o.report))
+	}
+	if outErr != nil {
+		return outErr
 	}
 	switch rep.Verdict {
 	case verdict.Fail:
@@ -348,6 +470,51 @@ func evaluate(e *env, o *options) error {
 		return inconclusive(rep)
 	}
 	return nil
+}
+
+// defaultedFleet returns the summary's first line when the replay's fleet,
+// s after its defaults, is in some part the demo's because neither a flag
+// nor the config described that part, with how to describe it:
+//
+//	scenario: the demo's default fleet (400 clients, accept rate 50/s, down 2s): describe yours with --clients, --accept-rate and --down
+//
+// The parts are the devices (a trace's are its own), the accept rate (but
+// in a storm, which judges arrivals alone), and the down time of a kind
+// that has one. It returns "" when every part was described.
+func defaultedFleet(o *options, s sim.Scenario) string {
+	var texts, flagNames []string
+	noun := "server"
+	if !o.given["clients"] && o.trace == "" {
+		noun = "fleet"
+		texts, flagNames = append(texts, fmt.Sprintf("%s clients", count(s.Clients))), append(flagNames, "--clients")
+	}
+	if !o.given["accept-rate"] && s.Kind != sim.Storm {
+		texts, flagNames = append(texts, fmt.Sprintf("accept rate %g/s", s.AcceptRate)), append(flagNames, "--accept-rate")
+	}
+	if !o.given["down"] && s.Down > 0 {
+		texts, flagNames = append(texts, "down "+kit.FormatDuration(s.Down)), append(flagNames, "--down")
+	}
+	if len(texts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("scenario: the demo's default %s (%s): describe yours with %s", noun, strings.Join(texts, ", "), andList(flagNames))
+}
+
+// andList joins items as a sentence does: "a", "a and b", "a, b and c".
+func andList(items []string) string {
+	if len(items) == 1 {
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// count writes n with thousands separators: 50,000.
+func count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // compare replays every policy o names, or the four built-in strategies,
