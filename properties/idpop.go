@@ -92,9 +92,17 @@ func (r *runner) idPopulations() Result {
 		return res
 	}
 	if !tb.failed {
-		if cases < want {
+		if want < 1 {
 			res.Status = verdict.Inconclusive
-			res.Detail = fmt.Sprintf("rapid drew %d of the %d populations it is asked for before its time budget ran out (the policy is slow to make devices); none shared their first %d delays beyond chance", cases, want, k)
+			res.Detail = fmt.Sprintf("not run: -rapid.checks=%d asks rapid for no population; want at least 1 (the default is 100)", want)
+			return res
+		}
+		if cases < want {
+			// rapid ends a check early when, by the clock it reads, the
+			// cases so far say the rest would run past its limit of a
+			// day; -short does not cut the count (see withRapid).
+			res.Status = verdict.Inconclusive
+			res.Detail = fmt.Sprintf("rapid drew %d of the %d populations asked of it and stopped: by its clock the rest would have run past its time limit of a day (the policy is slow to make devices); none shared their first %d delays beyond chance", cases, want, k)
 			return res
 		}
 		res.Status = verdict.Pass
