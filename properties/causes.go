@@ -39,7 +39,10 @@ const (
 	JitterLostAtCap Cause = "jitter-lost-at-cap"
 	// UnjitteredDelay: one delay, or a few, is the same for every device
 	// while the others spread, as a first delay of exactly the base, or a
-	// reconnect loop's attempt 0 of no wait at all, is.
+	// reconnect loop's attempt 0 of no wait at all, is. The Remedy of a
+	// Result with this cause names those delays, what every device waits
+	// there and which delays spread; the cause's own Remedy is the same
+	// advice without them.
 	UnjitteredDelay Cause = "unjittered-delay"
 	// AddedJitter: a fixed amount of jitter added to growing delays becomes
 	// negligible at later attempts.
