@@ -87,6 +87,13 @@ func (p *backoffDelay) Next() (time.Duration, error) {
 
 // FromFunc returns the policy whose delay before retry number attempt,
 // counting from 1, is f(attempt). It never stops.
+//
+// A backoff whose attempt 0 is the wait before the first try fits FromFunc
+// when that first try is the one that fails with the fleet, as a request
+// sent when the server goes down is: f(0) is then no retry's delay, and
+// FromFunc, asking f(1) first, leaves it out. When the loop starts at the
+// failure instead, as a reconnect loop starts when its connection drops,
+// its first try is a retry, made after f(0): that is [FromIndex].
 func FromFunc(f func(attempt int) time.Duration) Policy {
 	return &funcPolicy{f: f}
 }
@@ -105,9 +112,33 @@ func (p *funcPolicy) Next() (time.Duration, error) {
 // counting from 0, as the retry loops that index their schedule count:
 // go-retryablehttp's Backoff is asked for attemptNum 0 before the first
 // retry. It never stops; [Limit] stops it where the loop does (RetryMax).
+//
+// FromIndex fits a reconnect backoff whose attempt 0 is the wait before
+// the first try to reconnect: the loop starts when the connection drops,
+// with the whole fleet's, so f(0) is the delay of its first retry, and
+// the checks judge it as the first delay. An f(0) of 0, or of exactly the
+// base, for every device brings the whole fleet back at one instant,
+// which the checks report however well the later delays spread. A loop
+// whose f(0) is the wait before a first try that fails with the fleet
+// retries first after f(1): that is [FromFunc].
 func FromIndex(f func(i int) time.Duration) Policy {
 	return &funcPolicy{f: f, attempt: -1}
 }
+
+// FromDelayFunc returns the policy whose each delay is the next call of
+// f, a function told no attempt number that keeps its own place in the
+// schedule, as k8s.io/apimachinery's wait.DelayFunc does (wait.Backoff's
+// DelayFunc method returns one and leaves the Backoff as it was, so one
+// Backoff value gives every device its own). A method value of the same
+// shape, such as a wait.Backoff's Step, fits as well. Each device needs an
+// f of its own, used by one goroutine at a time. It never stops, nor does
+// the loop of a DelayFunc (its Until method); a loop that stops after n
+// delays is the policy wrapped in [Limit].
+func FromDelayFunc(f func() time.Duration) Policy { return delayFunc(f) }
+
+type delayFunc func() time.Duration
+
+func (f delayFunc) Next() (time.Duration, error) { return f(), nil }
 
 // A Stepper is the delay method of k8s.io/apimachinery's wait.Backoff: each
 // call to Step returns the next delay and moves the backoff on. It is told

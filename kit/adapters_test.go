@@ -91,6 +91,16 @@ func TestAdapters(t *testing.T) {
 		{"FromFunc counts from 1 and never stops", func() Policy {
 			return FromFunc(func(attempt int) time.Duration { return time.Duration(attempt*attempt) * time.Millisecond })
 		}, 5, []time.Duration{time.Millisecond, 4 * time.Millisecond, 9 * time.Millisecond, 16 * time.Millisecond, 25 * time.Millisecond}},
+		{"FromIndex counts from 0 and never stops", func() Policy {
+			return FromIndex(func(i int) time.Duration { return time.Duration(i) * s })
+		}, 4, []time.Duration{0, s, 2 * s, 3 * s}},
+		{"FromDelayFunc calls f for each delay and never stops", func() Policy {
+			next := time.Duration(0)
+			return FromDelayFunc(func() time.Duration { next += s; return next })
+		}, 4, []time.Duration{s, 2 * s, 3 * s, 4 * s}},
+		{"FromDelayFunc through Limit", func() Policy {
+			return Limit(FromDelayFunc(func() time.Duration { return s }), 2)
+		}, 10, []time.Duration{s, s}},
 		{"FromSlice plays the slice then stops", func() Policy {
 			return FromSlice([]time.Duration{s, -s, 0})
 		}, 10, []time.Duration{s, -s, 0}},

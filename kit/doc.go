@@ -18,11 +18,24 @@
 //	FromNext          sethvargo/go-retry's Next, true to stop
 //	FromBackoffDelay  aws-sdk-go-v2's BackoffDelay(attempt, err), attempts from 1
 //	FromStep          k8s.io/apimachinery wait.Backoff's Step, no attempt number
+//	FromDelayFunc     a func() time.Duration, each call the next delay, as
+//	                  k8s.io/apimachinery's wait.DelayFunc
 //	FromFunc          a function of the attempt number, counting from 1
 //	FromIndex         a function of the retry's index, counting from 0, as
 //	                  go-retryablehttp's Backoff is asked
 //	Limit             any policy stopped after n delays, as a loop with a
 //	                  limit on attempts stops it
+//
+// The first delay of a policy is the wait before a device's first retry,
+// after the try that failed with the whole fleet. A backoff function whose
+// attempt 0 is the wait before the first try is therefore read in one of
+// two ways. A reconnect loop starts when its connection drops, with every
+// device's, and waits f(0) before its first try to reconnect: that try is
+// a retry, and FromIndex(f) makes f(0) the first delay, so that an f(0) of
+// 0 or of exactly the base, the same for every device, is found. A loop
+// that waits f(0) before a first try that itself fails with the fleet, as
+// a request loop does, retries first after f(1): FromFunc(f) leaves f(0)
+// out.
 //
 // A library that hands out no delay at all, but sleeps, waits on a timer or
 // reconnects on its own, is checked through its retry loop itself: package

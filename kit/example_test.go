@@ -105,6 +105,43 @@ func ExampleFromFunc() {
 	// [250ms 500ms 750ms 1s]
 }
 
+// A reconnect loop's backoff whose attempt 0 is the wait before its first
+// try to reconnect, here no wait at all: the loop starts when the
+// connection drops, so f(0) is the first retry's delay, and FromIndex asks
+// it first. FromFunc would ask f(1) first and leave out the instant at which
+// the whole fleet reconnects.
+func ExampleFromIndex() {
+	reconnectWait := func(attempt int) time.Duration {
+		if attempt == 0 {
+			return 0
+		}
+		return min(time.Duration(1<<(attempt-1))*time.Second, 8*time.Second)
+	}
+	delays, _ := kit.Delays(kit.FromIndex(reconnectWait), 6)
+	fmt.Println(delays)
+	// Output:
+	// [0s 1s 2s 4s 8s 8s]
+}
+
+// A function told no attempt number, each call the next delay, as
+// k8s.io/apimachinery's wait.Backoff.DelayFunc returns one, is a policy
+// through FromDelayFunc; Limit stops it where its loop stops.
+func ExampleFromDelayFunc() {
+	delayFunc := func() func() time.Duration {
+		next := 100 * time.Millisecond
+		return func() time.Duration {
+			d := next
+			next = min(2*next, time.Second)
+			return d
+		}
+	}
+	factory := func(kit.Device) kit.Policy { return kit.Limit(kit.FromDelayFunc(delayFunc()), 5) }
+	delays, err := kit.Delays(factory(kit.Device{ID: "dev-000001"}), 10)
+	fmt.Println(delays, err)
+	// Output:
+	// [100ms 200ms 400ms 800ms 1s] <nil>
+}
+
 // Recorded delays are a policy source like any other. A NaN or a negative
 // delay is read as it is: it is the recorded policy's defect.
 func ExampleReadTrace() {

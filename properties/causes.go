@@ -1,11 +1,15 @@
 package properties
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties/internal/stats"
 )
 
 // A Cause is what is wrong with a policy behind a finding: one root cause,
@@ -33,6 +37,13 @@ const (
 	SmallJitter Cause = "small-jitter"
 	// JitterLostAtCap: the jitter vanishes once the window reaches the cap.
 	JitterLostAtCap Cause = "jitter-lost-at-cap"
+	// UnjitteredDelay: one delay, or a few, is the same for every device
+	// while the others spread, as a first delay of exactly the base, or a
+	// reconnect loop's attempt 0 of no wait at all, is. The Remedy of a
+	// Result with this cause names those delays, what every device waits
+	// there and which delays spread; the cause's own Remedy is the same
+	// advice without them.
+	UnjitteredDelay Cause = "unjittered-delay"
 	// AddedJitter: a fixed amount of jitter added to growing delays becomes
 	// negligible at later attempts.
 	AddedJitter Cause = "added-jitter"
@@ -58,6 +69,7 @@ var remedies = map[Cause]string{
 	SharedGenerator: "Give each device a generator of its own, seeded from a hash of its id, instead of one the process shares: a device then draws the same delays after a restart, and a failure can be found again.",
 	SmallJitter:     "Jitter over the whole window, as full jitter (uniform between 0 and the window) does: jitter of ±f of the window spreads devices by only f/√3, too little to break up a fleet's waves.",
 	JitterLostAtCap: "Apply the jitter after the cap: cap the window, then draw the delay within it, so that devices at the cap still spread.",
+	UnjitteredDelay: "Jitter every delay, the first one too: a delay that every device waits alike, an immediate retry included, brings the fleet back in one instant however well the others spread.",
 	AddedJitter:     "Draw the jitter within the whole window, as full or equal jitter do, rather than adding a fixed amount, which becomes negligible as the delays grow.",
 	Realigned:       "Draw each delay from the device's own schedule, not toward a fixed instant: the retries of different devices land together.",
 	OverCap:         "Keep every delay within the declared cap: apply the cap after the jitter, or declare the cap the policy really has.",
@@ -73,7 +85,9 @@ func (c Cause) Remedy() string { return remedies[c] }
 // whose devices share one schedule fails several checks for one reason:
 // the clock when frozen-clock found that the delays follow it, a fixed
 // schedule when the shared delays grow by one ratio as a backoff without
-// jitter does, and a shared seed otherwise.
+// jitter does, and a shared seed otherwise. A fleet whose devices differ
+// but wait one delay alike lacks jitter at that delay alone: at the cap,
+// or, when other delays spread, at the delays its remedy names.
 func (r *runner) diagnose(results []Result) {
 	byName := map[string]*Result{}
 	for i := range results {
@@ -87,12 +101,17 @@ func (r *runner) diagnose(results []Result) {
 	}
 	// The fleet is in lockstep when every device waits the same delays;
 	// a spread of 0 at one delay of devices that differ elsewhere is one
-	// delay without jitter: the cap's, when the jitter is lost there.
-	lockstep, narrow, unjittered := false, false, NoJitter
+	// delay without jitter: the cap's, when the jitter is lost there, or
+	// one the others spread around, which the remedy names.
+	lockstep, narrow, unjittered, unjitteredRemedy := false, false, NoJitter, ""
 	if s := byName[NameSpread]; s != nil && s.Status == verdict.Fail {
 		lockstep, narrow = s.Figure == 0 && r.allSame(), s.Figure > 0
-		if s.Figure == 0 && !lockstep && s.Counterexample != nil && r.atCap(s.Counterexample.Attempt) {
-			unjittered = JitterLostAtCap
+		if s.Figure == 0 && !lockstep && s.Counterexample != nil {
+			if r.atCap(s.Counterexample.Attempt) {
+				unjittered = JitterLostAtCap
+			} else if u := r.unjittered(); u.found() {
+				unjittered, unjitteredRemedy = UnjitteredDelay, u.remedy()
+			}
 		}
 	}
 	for i := range results {
@@ -150,7 +169,127 @@ func (r *runner) diagnose(results []Result) {
 			}
 		}
 		res.Remedy = res.Cause.Remedy()
+		if res.Cause == UnjitteredDelay {
+			res.Remedy = unjitteredRemedy
+		}
 	}
+}
+
+// unjitteredDelays are the delays every device waits alike while others
+// spread: attempts are 0-based, fixed[i] is waited at attempt alike[i].
+type unjitteredDelays struct {
+	alike     []int
+	fixed     []time.Duration
+	spreading []int
+}
+
+func (u unjitteredDelays) found() bool { return len(u.alike) > 0 && len(u.spreading) > 0 }
+
+// unjittered finds, among the delays spread judges, those every device
+// that reaches them waits alike, and the delays that spread (CV ≥ MinCV):
+// among the same first delays, else, when none of those spreads, among
+// the later ones up to CapAttempts. An attempt fewer than MinDevices
+// reach is not examined.
+func (r *runner) unjittered() unjitteredDelays {
+	var u unjitteredDelays
+	spreads := func(from, to int) {
+		for a := from; a < to; a++ {
+			if x, _ := column(r.clean, a); len(x) >= r.cfg.Thresholds.MinDevices && stats.CV(x) >= r.cfg.Thresholds.MinCV {
+				u.spreading = append(u.spreading, a)
+			}
+		}
+	}
+	for a := range r.cfg.Attempts {
+		_, who := column(r.clean, a)
+		if len(who) < r.cfg.Thresholds.MinDevices {
+			continue
+		}
+		v := who[0].delays[a]
+		if !slices.ContainsFunc(who, func(d device) bool { return d.delays[a] != v }) {
+			u.alike, u.fixed = append(u.alike, a), append(u.fixed, v)
+		}
+	}
+	spreads(0, r.cfg.Attempts)
+	if len(u.spreading) == 0 {
+		spreads(r.cfg.Attempts, r.cfg.CapAttempts)
+	}
+	return u
+}
+
+// remedy says which delays to jitter, what every device waits there and
+// which delays spread, in one sentence: "Delay 1 is 100ms for every device
+// while delays 2–3 spread: jitter it too, ...".
+func (u unjitteredDelays) remedy() string {
+	var b strings.Builder
+	spreading := attemptList(u.spreading, "spreads", "spread")
+	zero := slices.Contains(u.fixed, 0)
+	if len(u.alike) == 1 {
+		fmt.Fprintf(&b, "Delay %d is %s for every device", u.alike[0]+1, human(u.fixed[0]))
+		if zero {
+			b.WriteString(" (a retry at once)")
+		}
+		fmt.Fprintf(&b, " while %s: jitter it too, ", spreading)
+		if zero {
+			b.WriteString("drawing it at random between 0 and the base delay")
+		} else {
+			b.WriteString("drawing it at random within its window as the others are")
+		}
+	} else {
+		fmt.Fprintf(&b, "%s are %s for every device while %s: jitter them too, drawing each at random within its window as the others are",
+			capitalize(attemptList(u.alike, "", "")), formatDelays(u.fixed), spreading)
+		if zero {
+			b.WriteString(" (between 0 and the base delay for a wait of 0)")
+		}
+	}
+	switch {
+	case u.alike[0] == 0 && u.fixed[0] == 0:
+		b.WriteString(", or the whole fleet retries in the instant it failed.")
+	case len(u.alike) == 1:
+		b.WriteString(", or the fleet's retries after it arrive together.")
+	default:
+		b.WriteString(", or the fleet's retries after them arrive together.")
+	}
+	return b.String()
+}
+
+// attemptList writes 0-based attempts as the 1-based delays a reader
+// counts, runs of them as ranges, with the verb that agrees: "delay 1
+// spreads", "delays 2–3 spread", "delays 1, 3–5 spread". It lists ten
+// runs at most and says how many more.
+func attemptList(as []int, one, many string) string {
+	var runs []string
+	for i := 0; i < len(as); {
+		j := i
+		for j+1 < len(as) && as[j+1] == as[j]+1 {
+			j++
+		}
+		if j == i {
+			runs = append(runs, strconv.Itoa(as[i]+1))
+		} else {
+			runs = append(runs, fmt.Sprintf("%d–%d", as[i]+1, as[j]+1))
+		}
+		i = j + 1
+	}
+	if len(runs) > maxShown {
+		runs = append(runs[:maxShown], fmt.Sprintf("%d more", len(runs)-maxShown))
+	}
+	noun, verb := "delays", many
+	if len(as) == 1 {
+		noun, verb = "delay", one
+	}
+	s := noun + " " + strings.Join(runs, ", ")
+	if verb != "" {
+		s += " " + verb
+	}
+	return s
+}
+
+// capitalize returns s with its first letter upper case.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // allSame reports whether every device that answered waits the same

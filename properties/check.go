@@ -9,17 +9,31 @@ import (
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
-// Check runs the suite on the policy f makes and fails t for every check
-// that fails. Each check runs as its own subtest, named for the check; a
-// failure prints the check's detail, its counterexample and how to replay
-// it; a warning, an inconclusive check and a skipped one are logged, and an
-// inconclusive check fails t too: the suite did not gather the evidence it
-// was asked for. The frozen-clock check makes its devices inside a
-// testing/synctest bubble, so a policy that seeds from time.Now is caught;
-// a policy that is kit.FakeClocked, such as the loop adapter's
-// (kit/loop), ran under a frozen clock of its own that started at its
-// device's boot, so the check makes it outside the bubble, where that
-// clock can run.
+// Check runs the suite on the policy f makes and reports each check to t,
+// as its own subtest named for the check. What it does with a check's
+// status:
+//
+//	pass          nothing
+//	fail          t.Error with the detail, the counterexample, how to
+//	              replay it and what to change
+//	warn          t.Log (Config.RequireReproducible makes the
+//	              reproducibility warning a fail)
+//	inconclusive  t.Error when no check failed: too little evidence is
+//	              never a pass; t.Log beside a failure, which fails t
+//	              already and is often why the check had nothing to judge
+//	              (frozen-clock has no spread to collapse when spread
+//	              failed)
+//	skipped       t.Log with why the check does not apply
+//
+// A config that Validate refuses is t.Fatal, and a failure of the policy's
+// source (Outcome.Err) t.Error. go test -short changes nothing: the checks
+// gather the same evidence and reach the same verdicts in short mode.
+//
+// The frozen-clock check makes its devices inside a testing/synctest
+// bubble, so a policy that seeds from time.Now is caught; a policy that is
+// kit.FakeClocked, such as the loop adapter's (kit/loop), ran under a
+// frozen clock of its own that started at its device's boot, so the check
+// makes it outside the bubble, where that clock can run.
 //
 // Check may itself be called inside a bubble (bubbles do not nest): the
 // frozen-clock check then uses the caller's; since a test inside a bubble
@@ -28,11 +42,9 @@ import (
 // ignored): a call that blocks for ever deadlocks the bubble, which
 // testing/synctest reports with every goroutine's stack. A policy that
 // needs a bubble of its own, as the loop adapter's do, cannot be made
-// there: its source says so, in Outcome.Err. A config that Validate
-// refuses is a fatal error of t, and a
-// failure of the policy's source (Outcome.Err) an error of t. rapid may
-// write fail files under testdata/rapid/ when it is run with its own flags;
-// the checks themselves turn them off.
+// there: its source says so, in Outcome.Err. rapid may write fail files
+// under testdata/rapid/ when it is run with its own flags; the checks
+// themselves turn them off.
 func Check(t *testing.T, f kit.Factory, cfg Config) {
 	t.Helper()
 	b := newTestBubble(t)

@@ -18,7 +18,8 @@
 //	id-populations   rapid draws populations of real id shapes (serials, MAC
 //	                 addresses, UUIDs, long shared prefixes, ids one character
 //	                 apart, very short ids) and shrinks a failure to the fewest
-//	                 ids
+//	                 ids; not judged when chance, estimated from a fleet in
+//	                 lockstep, leaves no population able to fail
 //	frozen-clock     devices made at one frozen instant still spread
 //	reproducibility  the same id gives the same delays again, in this process
 //	                 and from a second one (a warning unless required)
@@ -29,15 +30,21 @@
 //	                 (Kolmogorov–Smirnov); run when Config.Claim names one
 //
 // [Check] is the same suite for go test: each check is a subtest, a failure
-// is a t.Error with the detail, the counterexample and how to replay it, and
-// the frozen-clock check runs inside a testing/synctest bubble.
+// is a t.Error with the detail, the counterexample and how to replay it, an
+// inconclusive check is a t.Error too unless another check failed, a warning
+// or a skipped check is logged, and the frozen-clock check runs inside a
+// testing/synctest bubble. go test -short is a mode like any other: rapid
+// draws a fifth of its cases under -short, and the suite asks it for five
+// times as many then, so the checks judge on the same evidence and reach
+// the same verdicts.
 //
 // The thresholds live in [Thresholds], each with the derivation of its
 // default: a policy that must pass fails fewer than one run in 10,000 with
 // random seeds.
 //
 // Every run has a seed ([Config.Seed]) that draws the population and rapid's
-// id populations; every failure prints it. rapid may write fail files under
+// id populations; every failure prints it. rapid draws as many populations
+// as -rapid.checks asks (100 unless set). rapid may write fail files under
 // a test's testdata/rapid/ when a user runs rapid's own checks; the checks
 // of this package turn rapid's fail files off.
 package properties

@@ -29,7 +29,7 @@ func ExampleRun() {
 	// fail
 	// spread          fail
 	// clusters        fail
-	// id-populations  pass
+	// id-populations  inconclusive
 	// frozen-clock    inconclusive
 	// reproducibility pass
 	// cap-phase       fail

@@ -27,7 +27,8 @@ type drawnFailure struct {
 // each to what chance allows of identical early sequences, with the chance
 // of equal delays at each attempt estimated from the whole population.
 // rapid shrinks a failing population to the fewest, simplest ids that still
-// fail.
+// fail. When that chance leaves no population able to fail (see blind), the
+// check is not judged rather than passed.
 func (r *runner) idPopulations() Result {
 	res := Result{Name: NameIDPopulations}
 	if r.cfg.Source == Recorded {
@@ -44,6 +45,9 @@ func (r *runner) idPopulations() Result {
 	}
 	k := r.cfg.Attempts
 	q := chanceOf(r.clean, k)
+	if blind, why := r.blind(q, k); blind {
+		return Result{Name: NameIDPopulations, Status: verdict.Inconclusive, Detail: why}
+	}
 	var last *drawnFailure
 	var hung *sample
 	var cases int
@@ -92,9 +96,17 @@ func (r *runner) idPopulations() Result {
 		return res
 	}
 	if !tb.failed {
-		if cases < want {
+		if want < 1 {
 			res.Status = verdict.Inconclusive
-			res.Detail = fmt.Sprintf("rapid drew %d of the %d populations it is asked for before its time budget ran out (the policy is slow to make devices); none shared their first %d delays beyond chance", cases, want, k)
+			res.Detail = fmt.Sprintf("not run: -rapid.checks=%d asks rapid for no population; want at least 1 (the default is 100)", want)
+			return res
+		}
+		if cases < want {
+			// rapid ends a check early when, by the clock it reads, the
+			// cases so far say the rest would run past its limit of a
+			// day; -short does not cut the count (see withRapid).
+			res.Status = verdict.Inconclusive
+			res.Detail = fmt.Sprintf("rapid drew %d of the %d populations asked of it and stopped: by its clock the rest would have run past its time limit of a day (the policy is slow to make devices); none shared their first %d delays beyond chance", cases, want, k)
 			return res
 		}
 		res.Status = verdict.Pass
@@ -113,6 +125,31 @@ func (r *runner) idPopulations() Result {
 		k, res.Counterexample.Devices[0].ID, formatDelays(last.group[0].delays), len(last.group), len(last.ids), last.shape,
 		idList(last.ids), last.pairs, last.limit.critical, last.limit.expected)
 	return res
+}
+
+// blind reports whether rapid's populations cannot fail for q, the chance
+// of equal delays at each of the first k attempts, and says why. A drawn
+// population fails when its identical pairs reach the chance limit, and
+// the largest population, maxDrawn ids that all share their first k
+// delays, holds the most pairs there can be: when even that stays under
+// the limit chance sets for it, no population can fail, and a pass would
+// say nothing. That is so when chance, estimated from the population,
+// itself expects most ids to share their delays: a fleet in lockstep (no
+// jitter, one seed for all), or delays that take only a handful of values.
+func (r *runner) blind(q chance, k int) (bool, string) {
+	all := float64(maxDrawn) * float64(maxDrawn-1) / 2
+	lim := r.chanceLimit(q, maxDrawn, k)
+	if all >= lim.critical {
+		return false, ""
+	}
+	g, _ := largestGroup(r.clean, k)
+	first := g[0].delays[:min(k, len(g[0].delays))]
+	if len(g) == len(r.clean) {
+		return true, fmt.Sprintf("not judged: all %d devices share their first %d delays, %s, so chance, estimated from them, expects the ids rapid draws to share them as well: no population can share more than chance; spread and clusters judge a fleet in lockstep",
+			len(g), k, formatDelays(first))
+	}
+	return true, fmt.Sprintf("not judged: %d of %d devices share their first %d delays, %s, and chance, estimated from the population, expects %.3g identical pairs among %d ids and allows %.0f, more than the %.0f there are: the delays take too few values for any population rapid draws to share more than chance",
+		len(g), len(r.clean), k, formatDelays(first), lim.expected, maxDrawn, lim.critical, all)
 }
 
 // idList writes ids as a quoted list, cut at ten.

@@ -3,6 +3,7 @@ package properties
 import (
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"testing"
@@ -29,11 +30,15 @@ func resolveSeed(seed uint64) uint64 {
 
 // withRapid runs fn with rapid's seed set to seed and its fail files turned
 // off, and restores rapid's settings afterwards. fn is given the number of
-// cases rapid is asked to draw (its -rapid.checks). rapid reads its settings
-// from the standard flag set, and needs the testing flags registered and
-// parsed (it asks testing.Short); outside go test withRapid registers them
-// with testing.Init and, unless the program has parsed the standard flag
-// set already, parses it with no arguments.
+// cases rapid draws: its -rapid.checks (100 unless set), in short mode as
+// in any other. rapid draws a fifth of -rapid.checks under go test -short,
+// so withRapid then asks it for five times as many: the checks judge on
+// the evidence they are documented to require whatever the mode, and
+// -short leaves their verdicts as they are. rapid reads its settings from
+// the standard flag set, and needs the testing flags registered and parsed
+// (it asks testing.Short); outside go test withRapid registers them with
+// testing.Init and, unless the program has parsed the standard flag set
+// already, parses it with no arguments.
 func withRapid(seed uint64, fn func(checks int)) {
 	rapidMu.Lock()
 	defer rapidMu.Unlock()
@@ -43,7 +48,12 @@ func withRapid(seed uint64, fn func(checks int)) {
 			_ = flag.CommandLine.Parse(nil)
 		}
 	}
+	checks := rapidChecks()
 	set := map[string]string{"rapid.seed": strconv.FormatUint(seed, 10), "rapid.nofailfile": "true"}
+	if testing.Short() && checks > 0 {
+		checks = min(checks, math.MaxInt/shortDivisor)
+		set["rapid.checks"] = strconv.Itoa(checks * shortDivisor)
+	}
 	old := map[string]string{}
 	for name, v := range set {
 		f := flag.Lookup(name)
@@ -60,13 +70,24 @@ func withRapid(seed uint64, fn func(checks int)) {
 			_ = flag.Lookup(name).Value.Set(v)
 		}
 	}()
+	fn(checks)
+}
+
+// shortDivisor is what rapid divides -rapid.checks by under go test
+// -short.
+const shortDivisor = 5
+
+// rapidChecks returns the number of cases rapid is asked to draw: its
+// -rapid.checks flag, which RAPID_CHECKS sets when the flag is not given,
+// and which is 100 unless either is.
+func rapidChecks() int {
 	checks := 100
 	if f := flag.Lookup("rapid.checks"); f != nil {
 		if n, err := strconv.Atoi(f.Value.String()); err == nil {
 			checks = n
 		}
 	}
-	fn(checks)
+	return checks
 }
 
 // rapidTB is the rapid.TB that rapid.Check reports to in the core: it

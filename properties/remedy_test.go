@@ -27,21 +27,24 @@ func TestOneRemedyPerRootCause(t *testing.T) {
 		cfg    Config
 		remedy kit.Factory // the policy with the remedy applied
 		fixCfg Config
+		says   string // the remedy, when it names the delays; else the cause's
 	}{
-		{NoJitter, spec(t, "none"), Config{}, spec(t, "full"), Config{}},
-		{ClockSeed, spec(t, "full:seed=clock"), Config{}, spec(t, "full:seed=device"), Config{}},
-		{SharedSeed, spec(t, "full:seed=constant"), Config{}, spec(t, "full:seed=device"), Config{}},
-		{WeakSeed, jittered(byteSum, fullJitter), Config{}, fixed, Config{}},
-		{SharedGenerator, sharedGenerator(), Config{}, fixed, Config{}},
-		{SmallJitter, jittered(perDevice, onePercent), Config{}, fixed, Config{}},
-		{JitterLostAtCap, jittered(perDevice, vanishingAtCap), Config{}, fixed, Config{}},
-		{AddedJitter, negligibleJitter(), Config{}, fixed, Config{}},
-		{Realigned, realignedRetries(), Config{}, fixed, Config{}},
+		{NoJitter, spec(t, "none"), Config{}, spec(t, "full"), Config{}, ""},
+		{ClockSeed, spec(t, "full:seed=clock"), Config{}, spec(t, "full:seed=device"), Config{}, ""},
+		{SharedSeed, spec(t, "full:seed=constant"), Config{}, spec(t, "full:seed=device"), Config{}, ""},
+		{WeakSeed, jittered(byteSum, fullJitter), Config{}, fixed, Config{}, ""},
+		{SharedGenerator, sharedGenerator(), Config{}, fixed, Config{}, ""},
+		{SmallJitter, jittered(perDevice, onePercent), Config{}, fixed, Config{}, ""},
+		{JitterLostAtCap, jittered(perDevice, vanishingAtCap), Config{}, fixed, Config{}, ""},
+		{UnjitteredDelay, firstFixed(testBase), Config{}, fixed, Config{},
+			"Delay 1 is 100ms for every device while delays 2–3 spread: jitter it too, drawing it at random within its window as the others are, or the fleet's retries after it arrive together."},
+		{AddedJitter, negligibleJitter(), Config{}, fixed, Config{}, ""},
+		{Realigned, realignedRetries(), Config{}, fixed, Config{}, ""},
 		// Full jitter whose window is capped at 12s, while 10s is declared.
-		{OverCap, spec(t, "full:cap=12s"), Config{Cap: testCap}, spec(t, "full:cap=10s"), Config{Cap: testCap}},
+		{OverCap, spec(t, "full:cap=12s"), Config{Cap: testCap}, spec(t, "full:cap=10s"), Config{Cap: testCap}, ""},
 		{BadDelay, faulty("dev-100017", 2, func() (time.Duration, error) { return -time.Second, nil }), Config{IDs: serials(1000)},
-			fixed, Config{IDs: serials(1000)}},
-		{WrongStrategy, spec(t, "equal"), Config{Claim: claimFull}, spec(t, "equal"), Config{Claim: claimEqual}},
+			fixed, Config{IDs: serials(1000)}, ""},
+		{WrongStrategy, spec(t, "equal"), Config{Claim: claimFull}, spec(t, "equal"), Config{Claim: claimEqual}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.cause), func(t *testing.T) {
@@ -53,7 +56,11 @@ func TestOneRemedyPerRootCause(t *testing.T) {
 				}
 				findings++
 				assert.Equal(t, tt.cause, r.Cause, "%s: %s", r.Name, r.Detail)
-				assert.Equal(t, tt.cause.Remedy(), r.Remedy, r.Name)
+				says := tt.cause.Remedy()
+				if tt.says != "" {
+					says = tt.says
+				}
+				assert.Equal(t, says, r.Remedy, r.Name)
 			}
 			require.NotZero(t, findings, "the defect is found")
 			assert.NotEmpty(t, tt.cause.Remedy())
@@ -122,7 +129,7 @@ func TestCausesOfLibrarySchedules(t *testing.T) {
 				return s
 			}
 			return fullJitter(rng, n)
-		}), Config{}, NameSpread, NoJitter},
+		}), Config{}, NameSpread, UnjitteredDelay},
 		{"±5% capped after it is drawn", jittered(perDevice, func(rng *rand.Rand, n int) time.Duration {
 			return min(2*s, time.Duration(float64(s<<n)*(0.95+0.1*rng.Float64())))
 		}), Config{Cap: 2 * s}, NameSpread, JitterLostAtCap},
@@ -135,6 +142,60 @@ func TestCausesOfLibrarySchedules(t *testing.T) {
 			res := out.Results[i]
 			require.Equal(t, verdict.Fail, res.Status, res.Detail)
 			assert.Equal(t, tt.want, res.Cause, res.Detail)
+		})
+	}
+}
+
+// firstFixed returns full jitter per device whose first delays are the
+// given ones for every device, asked as a reconnect loop asks its backoff:
+// attempt i, from 0, before the (i+1)-th try after the connection is lost,
+// where attempt 0 is often no wait at all.
+func firstFixed(first ...time.Duration) kit.Factory {
+	return func(d kit.Device) kit.Policy {
+		rng := rand.New(rand.NewPCG(kit.HashID(d.ID), 0x7465737420))
+		return kit.FromIndex(func(i int) time.Duration {
+			if i < len(first) {
+				return first[i]
+			}
+			return fullJitter(rng, i)
+		})
+	}
+}
+
+// TestUnjitteredDelayIsNamed diagnoses policies that jitter every delay
+// but one or a few, each the same for every device: the remedy names the
+// delays and what every device waits there, and is not the remedy of a
+// policy without jitter at all.
+func TestUnjitteredDelayIsNamed(t *testing.T) {
+	tests := []struct {
+		name   string
+		f      kit.Factory
+		remedy string
+	}{
+		{"the first delay exactly the base", firstFixed(testBase),
+			"Delay 1 is 100ms for every device while delays 2–3 spread: jitter it too, drawing it at random within its window as the others are, or the fleet's retries after it arrive together."},
+		{"a reconnect loop's attempt 0 of no wait", firstFixed(0),
+			"Delay 1 is 0s for every device (a retry at once) while delays 2–3 spread: jitter it too, drawing it at random between 0 and the base delay, or the whole fleet retries in the instant it failed."},
+		{"no wait, then the base", firstFixed(0, testBase),
+			"Delays 1–2 are [0s 100ms] for every device while delay 3 spreads: jitter them too, drawing each at random within its window as the others are (between 0 and the base delay for a wait of 0), or the whole fleet retries in the instant it failed."},
+		{"the first three without jitter", firstFixed(testBase, 2*testBase, 4*testBase),
+			"Delays 1–3 are [100ms 200ms 400ms] for every device while delays 4–32 spread: jitter them too, drawing each at random within its window as the others are, or the fleet's retries after them arrive together."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, context.Background(), tt.f, Config{})
+			findings := 0
+			for _, r := range out.Results {
+				if !r.Status.Finding() {
+					continue
+				}
+				findings++
+				assert.Equal(t, NameSpread, r.Name, "the only finding: %s", r.Detail)
+				assert.Equal(t, UnjitteredDelay, r.Cause, r.Detail)
+				assert.Equal(t, tt.remedy, r.Remedy, r.Detail)
+				assert.NotEqual(t, NoJitter.Remedy(), r.Remedy)
+			}
+			assert.Equal(t, 1, findings, "spread finds it")
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/jitterkit/jitterkit/kit"
 )
@@ -27,4 +28,25 @@ func TestRetryablehttpThroughFromIndexAndLimit(t *testing.T) {
 	assert.Equal(t, byHand, got)
 	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}, got,
 		"DefaultBackoff: RetryWaitMin·2^i for the 4 retries of RetryMax")
+}
+
+// k8s.io/apimachinery's wait.Backoff hands out its delays in two shapes:
+// Step, which moves the Backoff on, and DelayFunc, a func() time.Duration
+// that keeps its own place and leaves the Backoff as it was, so that one
+// Backoff value gives every device a schedule of its own. FromDelayFunc
+// takes the second as it is and gives what FromStep gives from the first:
+// Duration·Factorⁿ for Steps delays or until Cap, then the last for ever.
+func TestWaitBackoffThroughFromDelayFunc(t *testing.T) {
+	b := wait.Backoff{Duration: 10 * time.Millisecond, Factor: 5, Steps: 4, Cap: time.Second}
+	got, err := kit.Delays(kit.FromDelayFunc(b.DelayFunc()), 6)
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{10 * time.Millisecond, 50 * time.Millisecond, 250 * time.Millisecond, time.Second, time.Second, time.Second}, got,
+		"10ms·5ⁿ, capped at 1s after the third delay")
+	again, err := kit.Delays(kit.FromDelayFunc(b.DelayFunc()), 6)
+	require.NoError(t, err)
+	assert.Equal(t, got, again, "a second DelayFunc of the same Backoff starts again")
+	stepped := b
+	byStep, err := kit.Delays(kit.FromStep(&stepped), 6)
+	require.NoError(t, err)
+	assert.Equal(t, byStep, got, "FromStep of the same Backoff")
 }
