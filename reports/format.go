@@ -246,6 +246,12 @@ func scenarioLine(s sim.Scenario, runs int) string {
 	if s.Horizon != def.Horizon {
 		parts = append(parts, fmt.Sprintf("horizon %s", duration(s.Horizon)))
 	}
+	if s.Kind == sim.Periodic || s.Kind == sim.PeriodicAligned {
+		parts = append(parts, "period "+duration(s.Period))
+		if s.TimerOffset == sim.OffsetPolicy {
+			parts = append(parts, "timer offsets from the policy")
+		}
+	}
 	if s.Server == sim.RetryAfter {
 		parts = append(parts, "Retry-After "+duration(s.RetryAfter))
 	}

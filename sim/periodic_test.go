@@ -196,13 +196,17 @@ func TestWideWindowWarns(t *testing.T) {
 	assert.Equal(t, verdict.Pass, rc.Status(), "full:base=30s,cap=10m in 6m windows: %s", rc.Detail())
 }
 
-// TestTimerOffsetValidate refuses a timer offset outside the periodic kinds
-// and an unknown one.
+// TestTimerOffsetValidate refuses the policy's timer offsets outside the
+// periodic kinds, and an unknown offset; the scenario's own is none there.
 func TestTimerOffsetValidate(t *testing.T) {
 	err := Scenario{TimerOffset: OffsetPolicy}.Validate(Config{})
 	var ce *ConfigError
 	require.True(t, errors.As(err, &ce), "Validate: %v; want a *ConfigError", err)
 	assert.EqualError(t, err, `sim: timer offset "policy" is for the periodic kinds, not outage`)
 	assert.EqualError(t, Scenario{Kind: Periodic, TimerOffset: "boot"}.Validate(Config{}), `sim: unknown timer offset "boot" (want scenario or policy)`)
+	assert.EqualError(t, Scenario{TimerOffset: "boot"}.Validate(Config{}), `sim: unknown timer offset "boot" (want scenario or policy)`)
 	assert.NoError(t, Scenario{Kind: PeriodicAligned, TimerOffset: OffsetPolicy}.Validate(Config{}))
+	assert.NoError(t, Scenario{TimerOffset: OffsetScenario}.Validate(Config{}), "the outage's own offset")
+	assert.Empty(t, Scenario{TimerOffset: OffsetScenario}.WithDefaults().TimerOffset, "an outage's timer offset after defaults; want none, it fires no timers")
+	assert.Equal(t, OffsetScenario, Scenario{Kind: Periodic}.WithDefaults().TimerOffset, "a periodic scenario's default timer offset")
 }

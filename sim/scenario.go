@@ -194,7 +194,8 @@ type Scenario struct {
 	// horizon may hold at most a million periods.
 	Period time.Duration
 	// TimerOffset is where the periodic kinds' timer offsets come from;
-	// default OffsetScenario, and only the periodic kinds take one.
+	// default OffsetScenario. The other kinds fire no timers, and refuse
+	// OffsetPolicy.
 	TimerOffset Offset
 	// Threshold is the highest peak ratio that passes; default 0.6, the
 	// peak of retries comfortably under the accept budget; at most 1e12.
@@ -276,8 +277,12 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Period == 0 {
 		s.Period = DefaultPeriod
 	}
-	if s.TimerOffset == "" && s.Kind.periodic() {
+	switch {
+	case s.TimerOffset == "" && s.Kind.periodic():
 		s.TimerOffset = OffsetScenario
+	case s.TimerOffset == OffsetScenario && !s.Kind.periodic():
+		// The other kinds fire no timers: their own offset is none.
+		s.TimerOffset = ""
 	}
 	if s.Horizon == 0 {
 		switch s.Kind {
@@ -342,10 +347,10 @@ func (s Scenario) validateFields() error {
 		return invalid("unknown scenario %q (want outage, long-outage, storm, periodic or periodic-aligned)", string(s.Kind))
 	case s.Server != PerSecond && s.Server != TokenBucket && s.Server != RetryAfter:
 		return invalid("unknown server %q (want per-second, token-bucket or retry-after)", string(s.Server))
-	case s.TimerOffset != "" && !s.Kind.periodic():
-		return invalid("timer offset %q is for the periodic kinds, not %s", string(s.TimerOffset), s.Kind)
-	case s.Kind.periodic() && s.TimerOffset != OffsetScenario && s.TimerOffset != OffsetPolicy:
+	case s.TimerOffset != "" && s.TimerOffset != OffsetScenario && s.TimerOffset != OffsetPolicy:
 		return invalid("unknown timer offset %q (want scenario or policy)", string(s.TimerOffset))
+	case s.TimerOffset == OffsetPolicy && !s.Kind.periodic():
+		return invalid("timer offset %q is for the periodic kinds, not %s", string(s.TimerOffset), s.Kind)
 	case s.Clients < 0:
 		return invalid("clients %d is negative", s.Clients)
 	case s.Clients > MaxClients:
