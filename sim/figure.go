@@ -148,7 +148,8 @@ func (f Figure) Of(r Run, s Scenario) float64 {
 // a replay in 1s windows would fail or warn. A window of minutes spreads a
 // burst of a few seconds over its width, as the server never does; the 1s
 // peak is what the server meets, and the rule reads only the runs'
-// figures.
+// figures. A Storm has no server and no 1s peak: its window is its figure,
+// how tightly the retries bunch, and its default is already 20ms.
 func AveragedAway(s Scenario, sum map[Figure]Estimate) string {
 	s = s.WithDefaults()
 	fine, ok := sum[PeakRatio1s]
