@@ -193,7 +193,7 @@ func timerAdvice(r Report, remedies []string) []string {
 		head := fmt.Sprintf("The timers alone put up to %s firings in one %s window, a timer load of %s over the %s threshold",
 			num(p.Summary[sim.PeakFirings].Median), duration(s.Window), num(load), num(s.Threshold))
 		if load > 1 {
-			head += ", more than the server accepts: the server rejects firings there whatever the retry policy does"
+			head += ", more than the server accepts: the server rejects firings there whatever the re-sends do"
 		}
 		var what string
 		switch {
@@ -215,6 +215,9 @@ func timerAdvice(r Report, remedies []string) []string {
 	}
 	for i, f := range r.Fixes {
 		lead := "Time the re-sends of rejected firings with "
+		if s.TimerOffset == sim.OffsetPolicy {
+			lead = "Time the timers' offsets and the re-sends with "
+		}
 		if i > 0 {
 			lead = "Or with "
 		}

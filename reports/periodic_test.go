@@ -44,7 +44,7 @@ func TestAdvisePeriodicAligned(t *testing.T) {
 	}}
 	advice := reports.Advise(r)
 	require.NotEmpty(t, advice)
-	assert.Equal(t, "The timers alone put up to 2,000 firings in one 1s window, a timer load of 20 over the 0.6 threshold, more than the server accepts: the server rejects firings there whatever the retry policy does; give each device its own offset within the 1m period, such as a hash of its id, which would load about 0.333; no retry policy can fix aligned timers.", advice[0])
+	assert.Equal(t, "The timers alone put up to 2,000 firings in one 1s window, a timer load of 20 over the 0.6 threshold, more than the server accepts: the server rejects firings there whatever the re-sends do; give each device its own offset within the 1m period, such as a hash of its id, which would load about 0.333; no retry policy can fix aligned timers.", advice[0])
 	assert.Contains(t, advice, "Time the re-sends of rejected firings with full:base=50s,cap=50s, which passes on the same timers (its peak ratio is 0.45 [0.44, 0.46]).")
 	for _, a := range advice {
 		assert.NotContains(t, a, "raise the base", "advice on periodic-aligned timers")
@@ -65,7 +65,7 @@ func TestAdvisePolicyOffsets(t *testing.T) {
 	require.Equal(t, verdict.Fail, r.Replay.Status, "the replay: %s", r.Replay.Detail)
 	advice := reports.Advise(r)
 	require.NotEmpty(t, advice)
-	assert.Equal(t, "The timers alone put up to 2,000 firings in one 1s window, a timer load of 20 over the 0.6 threshold, more than the server accepts: the server rejects firings there whatever the retry policy does; spread the policy's first delay, each timer's offset, evenly over the 1m period (a full-jitter draw up to the period), which would load about 0.333.", advice[0])
+	assert.Equal(t, "The timers alone put up to 2,000 firings in one 1s window, a timer load of 20 over the 0.6 threshold, more than the server accepts: the server rejects firings there whatever the re-sends do; spread the policy's first delay, each timer's offset, evenly over the 1m period (a full-jitter draw up to the period), which would load about 0.333.", advice[0])
 }
 
 // TestAdviseWideWindow: the default outage's storm of full jitter in 6m
