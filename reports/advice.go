@@ -47,6 +47,14 @@ func Advise(r Report) []string {
 			}
 		}
 	}
+	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Skipped && periodic(p.Scenario) {
+		// Timers: what to change is their offsets and the re-sends of
+		// rejected firings, never a base.
+		for _, a := range timerAdvice(r, remedies) {
+			add("%s", a)
+		}
+		return advice
+	}
 	if ownCodeFirst(r) {
 		add("%s", remedies[0])
 		if len(r.Fixes) > 0 {
@@ -78,6 +86,9 @@ func Advise(r Report) []string {
 		ratio := p.Summary[sim.PeakRatio].Median
 		if len(r.Fixes) == 0 && (p.Status == verdict.Fail || ratio > s.Threshold) {
 			add("%s", crowdAdvice(s, ratio))
+		}
+		if hidden := sim.AveragedAway(s, p.Summary); hidden != "" {
+			add("%s.", upperFirst(hidden))
 		}
 		switch g := p.Summary[sim.GaveUp]; {
 		case g.Median > 0:
@@ -151,4 +162,76 @@ func crowdAdvice(s sim.Scenario, ratio float64) string {
 	span := float64(s.Clients) / (s.Threshold * s.AcceptRate)
 	return fmt.Sprintf("%s: a wave of %s retries stays within %s of %s only when spread over %s at least, so the base must be longer than that, with the cap above it; no change was found that passes.",
 		head, num(float64(s.Clients)), num(s.Threshold), perSecond(s.AcceptRate), seconds(math.Round(span*10)/10))
+}
+
+// periodic reports whether the scenario fires timers.
+func periodic(s sim.Scenario) bool {
+	k := s.WithDefaults().Kind
+	return k == sim.Periodic || k == sim.PeriodicAligned
+}
+
+// timerAdvice says what to change on a periodic replay: first the timers'
+// offsets when their own load crowds the server (the scenario's offsets,
+// which no retry policy changes, or the policy's first delay under
+// sim.OffsetPolicy); then the checks' remedies; then the measured fixes,
+// said as the policy that times the re-sends of rejected firings, or,
+// without one, how to spread the re-sends when their peak crowds the
+// server; then the firings missed. An inconclusive replay, whose policy
+// never re-sent, gets no advice on its re-sends.
+//
+// Timers spread evenly over the period P put N·W/P of the N devices'
+// firings in each window W, a timer load of N/(P·R) against R accepted a
+// second: no offset brings the load under the threshold T when that is
+// over T, and only a longer period or a larger accept rate does.
+func timerAdvice(r Report, remedies []string) []string {
+	p := r.Replay
+	s := p.Scenario.WithDefaults()
+	var out []string
+	load := p.Summary[sim.TimerLoadRatio].Median
+	if load > s.Threshold {
+		even := float64(s.Clients) / (s.Period.Seconds() * s.AcceptRate)
+		head := fmt.Sprintf("The timers alone put up to %s firings in one %s window, a timer load of %s over the %s threshold",
+			num(p.Summary[sim.PeakFirings].Median), duration(s.Window), num(load), num(s.Threshold))
+		if load > 1 {
+			head += ", more than the server accepts: the server rejects firings there whatever the re-sends do"
+		}
+		var what string
+		switch {
+		case even > s.Threshold:
+			what = fmt.Sprintf("spread evenly over the %s period, %s timers would still load %s of the budget of %s: no offset and no retry policy can fix that; lengthen the period or raise the accept rate",
+				duration(s.Period), num(float64(s.Clients)), num(even), perSecond(s.AcceptRate))
+		case s.TimerOffset == sim.OffsetPolicy:
+			what = fmt.Sprintf("spread the policy's first delay, each timer's offset, evenly over the %s period (a full-jitter draw up to the period), which would load about %s", duration(s.Period), num(even))
+		case s.Kind == sim.PeriodicAligned:
+			what = fmt.Sprintf("give each device its own offset within the %s period, such as a hash of its id, which would load about %s; no retry policy can fix aligned timers", duration(s.Period), num(even))
+		default:
+			what = fmt.Sprintf("no retry policy can fix that: spread the offsets more evenly over the %s period (evenly spread, the load is about %s), lengthen the period or raise the accept rate", duration(s.Period), num(even))
+		}
+		out = append(out, head+"; "+what+".")
+	}
+	out = append(out, remedies...)
+	if p.Status == verdict.Inconclusive {
+		return out
+	}
+	for i, f := range r.Fixes {
+		lead := "Time the re-sends of rejected firings with "
+		if s.TimerOffset == sim.OffsetPolicy {
+			lead = "Time the timers' offsets and the re-sends with "
+		}
+		if i > 0 {
+			lead = "Or with "
+		}
+		if name := fixPolicy(f); name != "" {
+			out = append(out, fmt.Sprintf("%s%s, which passes on the same timers (its peak ratio is %s).", lead, name, interval(f.PeakRatio, "")))
+		}
+	}
+	if ratio := p.Summary[sim.PeakRatio].Median; len(r.Fixes) == 0 && ratio > s.Threshold {
+		out = append(out, fmt.Sprintf("Spread the re-sends of rejected firings wider (peak ratio %s > %s): the firings a busy window rejects come back together unless the policy's delays are jittered; use full or decorrelated jitter, with delays within the %s period, after which the next firing supersedes the re-send; no change was found that passes.",
+			num(ratio), num(s.Threshold), duration(s.Period)))
+	}
+	if g := p.Summary[sim.GaveUp].Median; g > 0 {
+		out = append(out, fmt.Sprintf("%s of %s devices missed a firing (%s firings missed, median over the runs): their re-sends stopped, reached the attempt limit, or were superseded by the next firing; allow more re-sends, each within the %s period.",
+			num(g), num(float64(s.Clients)), num(p.Summary[sim.FiringsMissed].Median), duration(s.Period)))
+	}
+	return out
 }

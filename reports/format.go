@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,10 +52,28 @@ func (f figure) bounds(unit bool) string {
 	return b
 }
 
-// tableFigures are the figures the summary tables show, in order.
+// tableFigures are the figures the summary tables show, in order. Those
+// that only some scenarios have (scenarioFigures) are shown where the
+// summary holds them.
 var tableFigures = []sim.Figure{
 	sim.AllServed, sim.BusiestWindowArrivals, sim.PeakRetryArrivals, sim.PeakRatio,
-	sim.Attempts, sim.Served, sim.GaveUp, sim.P50Served, sim.P99Served,
+	sim.PeakRetryArrivals1s, sim.PeakRatio1s, sim.PeakFirings, sim.TimerLoadRatio,
+	sim.Attempts, sim.Served, sim.GaveUp, sim.FiringsMissed, sim.P50Served, sim.P99Served,
+}
+
+// scenarioFigures are the figures of the periodic kinds and of windows
+// wider than a second, which a replay's summary holds only there.
+var scenarioFigures = []sim.Figure{sim.PeakRetryArrivals1s, sim.PeakRatio1s, sim.PeakFirings, sim.TimerLoadRatio, sim.FiringsMissed}
+
+// periodicLabels are what the periodic kinds call the figures whose
+// label names devices: their servings are firings, and a device gives up
+// a firing.
+var periodicLabels = map[sim.Figure]string{
+	sim.AllServed:         "last firing served after",
+	sim.PeakRetryArrivals: "peak re-sends of rejected firings per window",
+	sim.PeakRatio:         "peak ratio (re-sends / accept budget)",
+	sim.Served:            "firings served",
+	sim.GaveUp:            "devices that missed a firing",
 }
 
 // ServedNone reports whether no run of an outage replayed on s, whose
@@ -81,7 +100,13 @@ func summaryFigures(p *Replay) []figure {
 	outage := s.Kind == sim.Outage || s.Kind == sim.LongOutage
 	noneServed := ServedNone(s, p.Summary)
 	for _, f := range tableFigures {
+		if _, ok := p.Summary[f]; !ok && slices.Contains(scenarioFigures, f) {
+			continue
+		}
 		fig := figure{key: f, label: f.Label(), unit: f.Unit(), iv: p.Summary[f]}
+		if l, ok := periodicLabels[f]; ok && (s.Kind == sim.Periodic || s.Kind == sim.PeriodicAligned) {
+			fig.label = l
+		}
 		if f == sim.AllServed && outage && p.Summary[sim.Served].Median < float64(s.Clients) {
 			// Not every device was served: the time is the last one's.
 			fig.label = "last served after"
@@ -220,6 +245,12 @@ func scenarioLine(s sim.Scenario, runs int) string {
 	}
 	if s.Horizon != def.Horizon {
 		parts = append(parts, fmt.Sprintf("horizon %s", duration(s.Horizon)))
+	}
+	if s.Kind == sim.Periodic || s.Kind == sim.PeriodicAligned {
+		parts = append(parts, "period "+duration(s.Period))
+		if s.TimerOffset == sim.OffsetPolicy {
+			parts = append(parts, "timer offsets from the policy")
+		}
 	}
 	if s.Server == sim.RetryAfter {
 		parts = append(parts, "Retry-After "+duration(s.RetryAfter))

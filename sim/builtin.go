@@ -293,6 +293,7 @@ func (e *engine) builtinSecond(start, end int64, chunks [][]uint64, serveAll, se
 	w := start / e.win
 	e.hist[w] += int64(attempts)
 	e.rhist[w] += int64(attempts - firsts)
+	e.secRetries += int64(attempts - firsts)
 	e.limited += limited
 	e.gaveUp += limited
 	e.pending += pending

@@ -35,6 +35,29 @@
 // under 60% of what the server accepts is comfortable), and [Check] does the same inside a
 // test.
 //
+// A window wider than a second averages a burst over its width, as the
+// server never does: such a replay also measures each run's peak of
+// retries in one whole second (Run.PeakRetryArrivals1s), and warns when
+// that peak is over the threshold of one second's budget while the wide
+// window's is within it ([AveragedAway]).
+//
+// # Timers
+//
+// In the periodic kinds ([Periodic], [PeriodicAligned]) every device fires
+// a timer each period, and the firings are not retries: the timers' own
+// load, the most firings in one window over its budget, is
+// Run.TimerLoadRatio, and the retries that the peak ratio judges are the
+// re-sends of rejected firings only. By default the offsets of the timers
+// are the scenario's (kit.HashID of the id in Periodic, none in
+// PeriodicAligned) and the policy times the re-sends and nothing else, so
+// timers that crowd the server are reported, with what to change, but do
+// not enter the verdict: no retry policy can fix them. With
+// Scenario.TimerOffset [OffsetPolicy] each device's offset is its policy's
+// first delay, the offset a fleet ships, and timers that crowd the server
+// fail the replay as a storm of retries does ([OffsetsCrowd]). Each device
+// keeps one policy for the whole replay. Served counts the firings served,
+// FiringsMissed those never served, and GaveUp the devices that missed one.
+//
 // # The engine
 //
 // The per-second server ([PerSecond]) only needs, in each whole second, the

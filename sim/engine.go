@@ -52,9 +52,11 @@ type engine struct {
 	// stop when asked, that call has not returned.
 	asking atomic.Uint64
 
-	// Periodic kinds: each device's offset and current firing.
+	// Periodic kinds: each device's offset, current firing, and flags
+	// (resending, missedOne).
 	phase  []int64
 	firing []uint32
+	flags  []uint8
 
 	// The server.
 	inline   bool  // the current bucket rejects every arrival after its first pass
@@ -76,6 +78,13 @@ type engine struct {
 	served, gaveUp, pending int
 	limited                 int
 	last                    int64
+	// missed counts the firings never served, in the periodic kinds.
+	missed int
+	// secRetries counts the retry arrivals of the second being processed,
+	// and peak1s the most of any second so far, for windows wider than a
+	// second (fine).
+	secRetries, peak1s int64
+	fine               bool
 
 	err error
 }
@@ -92,7 +101,8 @@ func newEngine(f kit.Factory, s Scenario) *engine {
 		horizon:  int64(s.Horizon),
 		down:     int64(s.Down),
 		win:      int64(s.Window),
-		periodic: s.Kind == Periodic || s.Kind == PeriodicAligned,
+		periodic: s.Kind.periodic(),
+		fine:     s.Kind != Storm && s.Window > DefaultWindow,
 		hinted:   s.Server == RetryAfter,
 		hist:     make([]int64, windows),
 		rhist:    make([]int64, windows),
@@ -123,6 +133,7 @@ func (e *engine) reset(run int, seed uint64) {
 	e.end = 0
 	e.success = e.success[:0]
 	e.attempts, e.served, e.gaveUp, e.pending, e.limited, e.last = 0, 0, 0, 0, 0, 0
+	e.missed, e.secRetries, e.peak1s = 0, 0, 0
 	e.err = nil
 	e.heap, e.sel = e.heap[:0], e.sel[:0]
 	if e.cal != nil {
@@ -130,7 +141,17 @@ func (e *engine) reset(run int, seed uint64) {
 	}
 	clear(e.att)
 	clear(e.firing)
+	clear(e.flags)
 }
+
+// The flags of a periodic device.
+const (
+	// resending: the device's current firing has arrived once, and every
+	// arrival of it from now on is a re-send, a retry.
+	resending uint8 = 1 << iota
+	// missedOne: the device has missed a firing, and is counted in gaveUp.
+	missedOne
+)
 
 // release drops the references of a finished run to its policies, so that
 // they can be collected while the worker waits for its next run.
@@ -261,6 +282,7 @@ func (e *engine) replay(ctx context.Context) error {
 		if e.periodic {
 			e.phase = make([]int64, n)
 			e.firing = make([]uint32, n)
+			e.flags = make([]uint8, n)
 		}
 		// At most one success a device, or one a firing.
 		e.success = make([]int64, 0, int64(n)*e.s.firings())
@@ -280,8 +302,17 @@ func (e *engine) replay(ctx context.Context) error {
 			}
 		}
 		t := e.offset(e.s.StartSpread)
-		if e.s.Kind == Periodic {
+		switch {
+		case e.s.Kind == Periodic && e.s.TimerOffset == OffsetPolicy:
+			t = 0
+		case e.s.Kind == Periodic:
 			t = int64(kit.HashID(e.deviceID(i)) % uint64(e.s.Period))
+		}
+		if e.s.TimerOffset == OffsetPolicy {
+			t += e.policyOffset(i)
+			if e.err != nil {
+				return e.err
+			}
 		}
 		if e.periodic {
 			e.phase[i] = t
@@ -304,6 +335,7 @@ func (e *engine) replay(ctx context.Context) error {
 		if e.err != nil {
 			return e.err
 		}
+		e.peak1s = max(e.peak1s, e.secRetries)
 		e.cal.release(chunks)
 	}
 	return nil
@@ -332,7 +364,7 @@ func (e *engine) protected(sec int64, chunks [][]uint64) {
 // bucket processes the arrivals of one second, given as chunks.
 func (e *engine) bucket(sec int64, chunks [][]uint64) {
 	start, end := sec*nsPerSec, (sec+1)*nsPerSec
-	e.accepted = 0
+	e.accepted, e.secRetries = 0, 0
 	e.quota = int64(math.Floor(float64(sec+1)*e.s.AcceptRate) - math.Floor(float64(sec)*e.s.AcceptRate))
 	// Outside the periodic kinds, the per-second server, and the
 	// retry-after server that accepts as it does, take a second's first
@@ -488,8 +520,15 @@ func (e *engine) arrive(dev uint32, t int64) {
 		w = int(t / e.win)
 	}
 	e.hist[w]++
-	if e.att[dev] > 1 {
+	retry := e.att[dev] > 1
+	if e.periodic {
+		// The firing itself is not a retry; its re-sends are.
+		retry = e.flags[dev]&resending != 0
+		e.flags[dev] |= resending
+	}
+	if retry {
 		e.rhist[w]++
+		e.secRetries++
 	}
 }
 
@@ -514,7 +553,11 @@ func (e *engine) retry(dev uint32, t, end int64) {
 	for {
 		if int(e.att[dev]) >= e.s.MaxAttempts {
 			e.limited++
-			e.gaveUp++
+			if e.periodic {
+				e.miss(dev)
+			} else {
+				e.gaveUp++
+			}
 			return
 		}
 		next, ok := e.next(dev, t)
@@ -558,10 +601,11 @@ func (e *engine) next(dev uint32, t int64) (int64, bool) {
 		e.calling = -1
 		switch {
 		case err != nil && errors.Is(err, kit.ErrStop):
-			e.gaveUp++
 			if e.periodic {
+				e.miss(dev)
 				return e.nextFiring(dev)
 			}
+			e.gaveUp++
 			return 0, false
 		case err == nil && delay < 0:
 			err = negativeDelay(delay)
@@ -572,17 +616,54 @@ func (e *engine) next(dev uint32, t int64) (int64, bool) {
 		}
 		d = int64(delay)
 	}
+	if e.periodic {
+		if f := e.firingAt(dev, e.firing[dev]+1); f < e.horizon && d >= f-t {
+			// The next firing, within the horizon, supersedes the retry.
+			e.miss(dev)
+			return e.nextFiring(dev)
+		}
+	}
 	if d >= e.horizon-t {
 		e.pending++
 		return 0, false
 	}
-	next := t + d
-	if e.periodic && next >= e.firingAt(dev, e.firing[dev]+1) {
-		// The next firing supersedes the retry.
+	return t + d, true
+}
+
+// miss records that dev's current firing will not be served: its policy
+// stopped, it reached MaxAttempts, or its next firing came first. The
+// device is counted once in gaveUp, however many firings it misses.
+func (e *engine) miss(dev uint32) {
+	e.missed++
+	if e.flags[dev]&missedOne == 0 {
+		e.flags[dev] |= missedOne
 		e.gaveUp++
-		return e.nextFiring(dev)
 	}
-	return next, true
+}
+
+// policyOffset returns the timer offset that device i's policy gives
+// (OffsetPolicy): its first delay modulo the period, or 0 when it stops
+// at once. A policy that fails sets e.err, naming attempt 1.
+func (e *engine) policyOffset(i int) int64 {
+	var d int64
+	if e.bi != nil {
+		d = e.bi.next(&e.bi.dev[i])
+	} else {
+		e.asking.Store(uint64(i)<<32 | 1)
+		delay, err := callPolicy(e.pol[i])
+		switch {
+		case errors.Is(err, kit.ErrStop):
+			return 0
+		case err == nil && delay < 0:
+			err = negativeDelay(delay)
+		}
+		if err != nil {
+			e.fail(i, 1, causeOf(err), err)
+			return 0
+		}
+		d = int64(delay)
+	}
+	return d % int64(e.s.Period)
 }
 
 type panicError struct{ value any }
@@ -598,6 +679,7 @@ func (e *engine) firingAt(dev uint32, k uint32) int64 {
 // false when it falls beyond the horizon.
 func (e *engine) nextFiring(dev uint32) (int64, bool) {
 	e.firing[dev]++
+	e.flags[dev] &^= resending
 	t := e.firingAt(dev, e.firing[dev])
 	return t, t < e.horizon
 }

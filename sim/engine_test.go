@@ -37,11 +37,12 @@ func drawFactory(t *rapid.T) (string, kit.Factory) {
 
 // TestReplayMatchesHeap checks the calendar engine against heapReplay, the
 // plain priority-queue replay, on drawn scenarios and policies: every figure
-// of the run must be equal.
+// of the run must be equal, the periodic kinds' timer load and missed
+// firings and a wide window's 1s peaks among them.
 func TestReplayMatchesHeap(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := Scenario{
-			Kind:        rapid.SampledFrom([]Kind{Outage, LongOutage}).Draw(t, "kind"),
+			Kind:        rapid.SampledFrom([]Kind{Outage, LongOutage, Periodic, PeriodicAligned}).Draw(t, "kind"),
 			Server:      rapid.SampledFrom(Servers()).Draw(t, "server"),
 			Clients:     rapid.IntRange(1, 300).Draw(t, "clients"),
 			AcceptRate:  rapid.Float64Range(0.3, 200).Draw(t, "acceptRate"),
@@ -52,6 +53,10 @@ func TestReplayMatchesHeap(t *testing.T) {
 			Horizon:     rapid.SampledFrom([]time.Duration{30 * time.Second, time.Hour}).Draw(t, "horizon"),
 			RetryAfter:  rapid.SampledFrom([]time.Duration{300 * time.Millisecond, time.Second, 5 * time.Second}).Draw(t, "retryAfter"),
 			MaxAttempts: rapid.IntRange(0, 40).Draw(t, "maxAttempts"),
+		}
+		if s.Kind.periodic() {
+			s.Period = rapid.SampledFrom([]time.Duration{time.Second, 7 * time.Second, time.Minute}).Draw(t, "period")
+			s.TimerOffset = rapid.SampledFrom(Offsets()).Draw(t, "timerOffset")
 		}
 		name, f := drawFactory(t)
 		seed := rapid.Uint64().Draw(t, "seed")

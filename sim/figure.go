@@ -1,5 +1,11 @@
 package sim
 
+import (
+	"fmt"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
 // A Figure names one figure of a run, as the replay's JSON names it. The
 // summary of a replay holds the median and interval of each.
 type Figure string
@@ -11,7 +17,8 @@ const (
 	// BusiestWindowArrivals is the most arrivals in one window, first
 	// attempts included.
 	BusiestWindowArrivals Figure = "busiest_window_arrivals"
-	// PeakRetryArrivals is the most retry arrivals in one window.
+	// PeakRetryArrivals is the most retry arrivals in one window; in the
+	// periodic kinds, re-sends of rejected firings.
 	PeakRetryArrivals Figure = "peak_retry_arrivals"
 	// PeakRatio is PeakRetryArrivals over the window's accept budget: the
 	// figure a replay is judged by.
@@ -20,9 +27,11 @@ const (
 	Attempts Figure = "attempts"
 	// AttemptsPerDevice is Attempts over the fleet's size.
 	AttemptsPerDevice Figure = "attempts_per_device"
-	// Served counts the devices (or firings) served.
+	// Served counts the devices (or, in the periodic kinds, the firings)
+	// served.
 	Served Figure = "served"
-	// GaveUp counts the devices (or firings) whose retries stopped first.
+	// GaveUp counts the devices whose retries stopped first; in the
+	// periodic kinds, the devices that missed a firing.
 	GaveUp Figure = "gave_up"
 	// Pending counts the devices still retrying at the horizon.
 	Pending Figure = "pending"
@@ -30,30 +39,61 @@ const (
 	// time to success, in seconds.
 	P50Served Figure = "p50_served_s"
 	P99Served Figure = "p99_served_s"
+	// PeakFirings is the most timer firings in one window, in the periodic
+	// kinds only: the timers' own load (Run.PeakFirings).
+	PeakFirings Figure = "peak_firings"
+	// TimerLoadRatio is PeakFirings over the window's accept budget, in
+	// the periodic kinds only.
+	TimerLoadRatio Figure = "timer_load_ratio"
+	// FiringsMissed counts the firings never served, in the periodic kinds
+	// only.
+	FiringsMissed Figure = "firings_missed"
+	// PeakRetryArrivals1s is the most retry arrivals in one whole second,
+	// for a window wider than 1s outside a Storm only.
+	PeakRetryArrivals1s Figure = "peak_retry_arrivals_1s"
+	// PeakRatio1s is PeakRetryArrivals1s over one second's accept budget,
+	// where PeakRetryArrivals1s is measured (see [AveragedAway]).
+	PeakRatio1s Figure = "peak_ratio_1s"
 )
 
 // figureInfo is what the package knows of each figure: how to read it
-// from a run, what a reader calls it, and its unit.
+// from a run, what a reader calls it, its unit, and the scenarios that
+// have it (all when applies is nil). A figure's place in the list seeds
+// its bootstrap: new figures go last.
 var figureInfo = []struct {
-	f     Figure
-	label string
-	unit  string // "s" for seconds; "" for counts and ratios
-	value func(Run, Scenario) float64
+	f       Figure
+	label   string
+	unit    string // "s" for seconds; "" for counts and ratios
+	value   func(Run, Scenario) float64
+	applies func(Scenario) bool
 }{
-	{AllServed, "all served after", "s", func(r Run, _ Scenario) float64 { return r.AllServed.Seconds() }},
-	{BusiestWindowArrivals, "busiest window (all arrivals)", "", func(r Run, _ Scenario) float64 { return float64(r.BusiestWindowArrivals) }},
-	{PeakRetryArrivals, "peak retry arrivals per window", "", func(r Run, _ Scenario) float64 { return float64(r.PeakRetryArrivals) }},
-	{PeakRatio, "peak ratio (retries / accept budget)", "", func(r Run, _ Scenario) float64 { return r.PeakRatio }},
-	{Attempts, "attempts", "", func(r Run, _ Scenario) float64 { return float64(r.Attempts) }},
-	{AttemptsPerDevice, "attempts per device", "", func(r Run, s Scenario) float64 { return float64(r.Attempts) / float64(s.Clients) }},
-	{Served, "served", "", func(r Run, _ Scenario) float64 { return float64(r.Served) }},
-	{GaveUp, "gave up", "", func(r Run, _ Scenario) float64 { return float64(r.GaveUp) }},
-	{Pending, "still retrying at the horizon", "", func(r Run, _ Scenario) float64 { return float64(r.Pending) }},
-	{P50Served, "time to success, p50", "s", func(r Run, _ Scenario) float64 { return r.P50.Seconds() }},
-	{P99Served, "time to success, p99", "s", func(r Run, _ Scenario) float64 { return r.P99.Seconds() }},
+	{AllServed, "all served after", "s", func(r Run, _ Scenario) float64 { return r.AllServed.Seconds() }, nil},
+	{BusiestWindowArrivals, "busiest window (all arrivals)", "", func(r Run, _ Scenario) float64 { return float64(r.BusiestWindowArrivals) }, nil},
+	{PeakRetryArrivals, "peak retry arrivals per window", "", func(r Run, _ Scenario) float64 { return float64(r.PeakRetryArrivals) }, nil},
+	{PeakRatio, "peak ratio (retries / accept budget)", "", func(r Run, _ Scenario) float64 { return r.PeakRatio }, nil},
+	{Attempts, "attempts", "", func(r Run, _ Scenario) float64 { return float64(r.Attempts) }, nil},
+	{AttemptsPerDevice, "attempts per device", "", func(r Run, s Scenario) float64 { return float64(r.Attempts) / float64(s.Clients) }, nil},
+	{Served, "served", "", func(r Run, _ Scenario) float64 { return float64(r.Served) }, nil},
+	{GaveUp, "gave up", "", func(r Run, _ Scenario) float64 { return float64(r.GaveUp) }, nil},
+	{Pending, "still retrying at the horizon", "", func(r Run, _ Scenario) float64 { return float64(r.Pending) }, nil},
+	{P50Served, "time to success, p50", "s", func(r Run, _ Scenario) float64 { return r.P50.Seconds() }, nil},
+	{P99Served, "time to success, p99", "s", func(r Run, _ Scenario) float64 { return r.P99.Seconds() }, nil},
+	{PeakFirings, "peak timer firings per window", "", func(r Run, _ Scenario) float64 { return float64(r.PeakFirings) }, periodicOnly},
+	{TimerLoadRatio, "timer load (firings / accept budget)", "", func(r Run, _ Scenario) float64 { return r.TimerLoadRatio }, periodicOnly},
+	{FiringsMissed, "firings missed", "", func(r Run, _ Scenario) float64 { return float64(r.FiringsMissed) }, periodicOnly},
+	{PeakRetryArrivals1s, "peak retry arrivals per 1s", "", func(r Run, _ Scenario) float64 { return float64(r.PeakRetryArrivals1s) }, wideWindow},
+	{PeakRatio1s, "peak ratio at 1s (retries / budget)", "", func(r Run, _ Scenario) float64 { return r.PeakRatio1s }, wideWindow},
 }
 
-// Figures returns every figure, in the order the summary lists them.
+// periodicOnly reports whether s, after defaults, fires timers.
+func periodicOnly(s Scenario) bool { return s.Kind.periodic() }
+
+// wideWindow reports whether s, after defaults, is judged in windows wider
+// than a second against a server, and so measures its 1s peaks too.
+func wideWindow(s Scenario) bool { return s.Kind != Storm && s.Window > DefaultWindow }
+
+// Figures returns every figure, in the order the summary lists them;
+// a replay's summary holds those that apply to its scenario.
 func Figures() []Figure {
 	out := make([]Figure, len(figureInfo))
 	for i, f := range figureInfo {
@@ -99,3 +139,67 @@ func (f Figure) Of(r Run, s Scenario) float64 {
 	}
 	return figureInfo[i].value(r, s)
 }
+
+// AveragedAway says, for a replay of s (after defaults) whose summary is
+// sum, how its window hides a storm, or returns "": the window is wider
+// than a second, the peak ratio in it is within the threshold, and the
+// runs' peak of retries in one whole second, over one second's budget, is
+// over the threshold in the median run or at its interval's high end, as
+// a replay in 1s windows would fail or warn. A window of minutes spreads a
+// burst of a few seconds over its width, as the server never does; the 1s
+// peak is what the server meets, and the rule reads only the runs'
+// figures. A Storm has no server and no 1s peak: its window is its figure,
+// how tightly the retries bunch, and its default is already 20ms.
+func AveragedAway(s Scenario, sum map[Figure]Estimate) string {
+	s = s.WithDefaults()
+	fine, ok := sum[PeakRatio1s]
+	if !ok || !wideWindow(s) || sum[PeakRatio].Median > s.Threshold || fine.High <= s.Threshold {
+		return ""
+	}
+	at := fmt.Sprintf("at 1s the peak ratio is %.1f, over the %v threshold", fine.Median, s.Threshold)
+	if fine.Median <= s.Threshold {
+		at = fmt.Sprintf("at 1s the peak ratio is %.2f and its interval reaches %.2f, over the %v threshold", fine.Median, fine.High, s.Threshold)
+	}
+	return fmt.Sprintf("a %s window averages the storm away: %s, with up to %s retries in one second; judge it in 1s windows",
+		kit.FormatDuration(s.Window), at, count(sum[PeakRetryArrivals1s].Median))
+}
+
+// timerLoad says how much of the budget the periodic fleet's timers take
+// alone, and whose doing that is.
+func timerLoad(s Scenario, sum map[Figure]Estimate) string {
+	l := sum[TimerLoadRatio]
+	line := fmt.Sprintf("timer load %.2f [%.2f, %.2f]: up to %s firings in one %v window", l.Median, l.Low, l.High, count(sum[PeakFirings].Median), s.Window)
+	whose := "the scenario's offsets, which no retry policy changes"
+	if s.TimerOffset == OffsetPolicy {
+		whose = "the policy's offsets"
+	}
+	switch {
+	case l.Median > 1:
+		return fmt.Sprintf("%s, over the budget from %s: the server rejects firings whatever the retries do", line, whose)
+	case l.Median > s.Threshold:
+		return fmt.Sprintf("%s, over the %v threshold from %s", line, s.Threshold, whose)
+	}
+	return line + " from " + whose
+}
+
+// OffsetsCrowd says, for a periodic replay of s (after defaults) whose
+// offsets are the policy's (OffsetPolicy) and whose summary is sum, how
+// those offsets crowd the server, or returns "": the median run's timers
+// alone, the firings in one window, take more of the budget than the
+// threshold. That is the policy's defect, and fails as a storm of retries
+// does. Timers of the scenario's own offsets are none of the policy's
+// doing, and their load does not enter the verdict: the detail says it,
+// and the advice what to change instead.
+func OffsetsCrowd(s Scenario, sum map[Figure]Estimate) string {
+	s = s.WithDefaults()
+	l, ok := sum[TimerLoadRatio]
+	if !ok || !s.Kind.periodic() || s.TimerOffset != OffsetPolicy || l.Median <= s.Threshold {
+		return ""
+	}
+	return fmt.Sprintf("the policy's timer offsets put up to %s firings in one %s window, a timer load of %.2f over the %v threshold",
+		count(sum[PeakFirings].Median), kit.FormatDuration(s.Window), l.Median, s.Threshold)
+}
+
+// policyTimersCrowd reports whether r's timers crowd the server from the
+// policy's offsets (see [OffsetsCrowd]).
+func (r Result) policyTimersCrowd() bool { return OffsetsCrowd(r.Scenario, r.Summary) != "" }

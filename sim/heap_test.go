@@ -14,11 +14,11 @@ import (
 // heapReplay is the obvious design of the replay, written as plainly as the
 // reference Python simulation of the outage: one priority queue of every
 // pending arrival, popped in order of time (then device), and a server that
-// decides each arrival in that order. It replays the Outage and LongOutage
-// kinds on every server, with the same fleet, offsets and figures as
-// Replay's run with the given seed, so it is both the oracle the calendar
-// engine is tested against and the baseline of its benchmark. Policies must
-// not fail.
+// decides each arrival in that order. It replays the Outage, LongOutage
+// and periodic kinds on every server, with the same fleet, offsets and
+// figures as Replay's run with the given seed, so it is both the oracle the
+// calendar engine is tested against and the baseline of its benchmark.
+// Policies must not fail.
 func heapReplay(f kit.Factory, s Scenario, seed uint64) Run {
 	s = s.WithDefaults()
 	n := s.Clients
@@ -27,13 +27,30 @@ func heapReplay(f kit.Factory, s Scenario, seed uint64) Run {
 	pol := make([]kit.Policy, n)
 	att := make([]int, n)
 	q := make(eventHeap, 0, n)
+	periodic, period, horizon := s.Kind.periodic(), int64(s.Period), int64(s.Horizon)
+	phase, firing := make([]int64, n), make([]int64, n)
+	resending, missedOne := make([]bool, n), make([]bool, n)
 	for i := range n {
-		pol[i] = f(kit.Device{ID: serialID(prefix, i), Boot: boot})
+		id := serialID(prefix, i)
+		pol[i] = f(kit.Device{ID: id, Boot: boot})
 		var t int64
 		if s.StartSpread > 0 {
 			t = int64(rng.Uint64() % uint64(s.StartSpread))
 		}
-		if t < int64(s.Horizon) {
+		if s.Kind == Periodic {
+			t = int64(kit.HashID(id) % uint64(period))
+			if s.TimerOffset == OffsetPolicy {
+				t = 0
+			}
+		}
+		if periodic && s.TimerOffset == OffsetPolicy {
+			d, err := pol[i].Next()
+			if err == nil {
+				t += int64(d) % period
+			}
+		}
+		phase[i] = t
+		if t < horizon {
 			q = append(q, heapEvent{t, i})
 		}
 	}
@@ -42,7 +59,23 @@ func heapReplay(f kit.Factory, s Scenario, seed uint64) Run {
 	var r Run
 	r.Seed = seed
 	var hist, rhist []int
+	perSecond := map[int64]int{} // retries in each second, for a wide window
 	var success []int64
+	// next moves dev to its next firing and queues it within the horizon.
+	next := func(dev int) {
+		firing[dev]++
+		resending[dev] = false
+		if t := phase[dev] + firing[dev]*period; t < horizon {
+			heap.Push(&q, heapEvent{t, dev})
+		}
+	}
+	miss := func(dev int) {
+		r.FiringsMissed++
+		if !missedOne[dev] {
+			missedOne[dev] = true
+			r.GaveUp++
+		}
+	}
 	acceptedIn := map[int64]int64{}
 	tokens, tokensAt, filled := 0.0, int64(0), false
 	accept := func(t int64) bool {
@@ -79,24 +112,44 @@ func heapReplay(f kit.Factory, s Scenario, seed uint64) Run {
 			hist, rhist = append(hist, 0), append(rhist, 0)
 		}
 		hist[w]++
-		if att[dev] > 1 {
+		retry := att[dev] > 1
+		if periodic {
+			retry = resending[dev]
+			resending[dev] = true
+		}
+		if retry {
 			rhist[w]++
+			perSecond[t/1e9]++
 		}
 		if accept(t) {
 			r.Served++
-			success = append(success, t)
 			r.AllServed = max(r.AllServed, time.Duration(t))
+			if periodic {
+				success = append(success, t-phase[dev]-firing[dev]*period)
+				next(dev)
+				continue
+			}
+			success = append(success, t)
 			continue
 		}
 		if att[dev] >= s.MaxAttempts {
-			r.GaveUp++
 			r.AttemptLimited++
+			if periodic {
+				miss(dev)
+			} else {
+				r.GaveUp++
+			}
 			continue
 		}
 		d := s.RetryAfter
 		if s.Server != RetryAfter {
 			var err error
 			d, err = pol[dev].Next()
+			if errors.Is(err, kit.ErrStop) && periodic {
+				miss(dev)
+				next(dev)
+				continue
+			}
 			if errors.Is(err, kit.ErrStop) {
 				r.GaveUp++
 				continue
@@ -105,11 +158,24 @@ func heapReplay(f kit.Factory, s Scenario, seed uint64) Run {
 				panic("heapReplay: the policy failed")
 			}
 		}
+		if f := phase[dev] + (firing[dev]+1)*period; periodic && f < horizon && t+int64(d) >= f {
+			miss(dev)
+			next(dev)
+			continue
+		}
 		if int64(d) >= int64(s.Horizon)-t {
 			r.Pending++
 			continue
 		}
 		heap.Push(&q, heapEvent{t + int64(d), dev})
+	}
+	if periodic {
+		// Before the trailing empty windows are cut: the histograms
+		// have the same length.
+		for w := range hist {
+			r.PeakFirings = max(r.PeakFirings, hist[w]-rhist[w])
+		}
+		r.TimerLoadRatio = float64(r.PeakFirings) / (s.AcceptRate * s.Window.Seconds())
 	}
 	for len(hist) > 0 && hist[len(hist)-1] == 0 {
 		hist, rhist = hist[:len(hist)-1], rhist[:len(rhist)-1]
@@ -126,6 +192,12 @@ func heapReplay(f kit.Factory, s Scenario, seed uint64) Run {
 	}
 	r.BusiestWindowArrivals, r.PeakRetryArrivals = maxOf(hist), maxOf(rhist)
 	r.PeakRatio = float64(r.PeakRetryArrivals) / (s.AcceptRate * s.Window.Seconds())
+	if s.Window > time.Second {
+		for _, c := range perSecond {
+			r.PeakRetryArrivals1s = max(r.PeakRetryArrivals1s, c)
+		}
+		r.PeakRatio1s = float64(r.PeakRetryArrivals1s) / s.AcceptRate
+	}
 	if len(success) > 0 {
 		slices.Sort(success)
 		rank := func(q float64) time.Duration {

@@ -51,9 +51,9 @@ const (
 	// bytes a device at a million devices (BenchmarkReplay).
 	calendarBytes = 16 + 20 + 10 + 10 + 2
 	// periodicBytes is the periodic kinds' state of one device: its offset
-	// (8) and its current firing (4); its times of success count 8 bytes
-	// a firing.
-	periodicBytes = 8 + 4
+	// (8), its current firing (4) and its flags (1); its times of success
+	// count 8 bytes a firing.
+	periodicBytes = 8 + 4 + 1
 	// runBytes is a run's fixed state beside its histograms: the
 	// calendar's ring of bucket headers, and the room of one partly filled
 	// chunk in each of the ring's 4,096 seconds (calendarChunk).

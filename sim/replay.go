@@ -126,7 +126,8 @@ type Run struct {
 	// attempts included.
 	BusiestWindowArrivals int
 	// PeakRetryArrivals is the most retry arrivals in one window: every
-	// arrival but each device's first.
+	// arrival but each device's first; in the periodic kinds, the re-sends
+	// of rejected firings, and no firing itself.
 	PeakRetryArrivals int
 	// PeakRatio is PeakRetryArrivals over the window's accept budget,
 	// AcceptRate·Window.
@@ -138,12 +139,33 @@ type Run struct {
 	Served int
 	// GaveUp counts the devices whose policy stopped, or that reached
 	// MaxAttempts, before they were served; in the periodic kinds, the
-	// firings whose retries the policy stopped or the next firing cut short.
+	// devices that missed at least one firing (FiringsMissed counts the
+	// firings). It is never more than the fleet.
 	GaveUp int
 	// AttemptLimited counts those of GaveUp that reached MaxAttempts.
 	AttemptLimited int
-	// Pending counts the devices (firings) still retrying at the horizon.
+	// Pending counts the devices still retrying at the horizon.
 	Pending int
+	// PeakFirings is, in the periodic kinds, the most timer firings in one
+	// window: the timers' own load, which no retry policy changes (unless
+	// the policy gives the offsets, OffsetPolicy). It is zero in the other
+	// kinds.
+	PeakFirings int
+	// TimerLoadRatio is PeakFirings over the window's accept budget. Over
+	// 1, the server rejects firings in that window whatever the policy.
+	TimerLoadRatio float64
+	// FiringsMissed counts, in the periodic kinds, the firings never
+	// served: their policy stopped, the device reached MaxAttempts (and
+	// fires no more), or the next firing came first.
+	FiringsMissed int
+	// PeakRetryArrivals1s is, when the Window is wider than 1s and the
+	// scenario is not a Storm, the most retry arrivals in one whole
+	// second; zero otherwise. A wide window averages a burst: this is the
+	// burst the server meets.
+	PeakRetryArrivals1s int
+	// PeakRatio1s is PeakRetryArrivals1s over one second's accept budget,
+	// AcceptRate (see [AveragedAway]).
+	PeakRatio1s float64
 	// P50 and P99 are the median and 99th percentile of the time to
 	// success of the served devices (nearest rank).
 	P50, P99 time.Duration
@@ -443,6 +465,19 @@ func (e *engine) result() Run {
 	r.BusiestWindowArrivals = int(peak(e.hist[:touched]))
 	r.PeakRetryArrivals = int(peak(e.rhist[:touched]))
 	r.PeakRatio = float64(r.PeakRetryArrivals) / e.s.windowBudget()
+	if e.periodic {
+		var firings int64
+		for w := range touched {
+			firings = max(firings, e.hist[w]-e.rhist[w])
+		}
+		r.PeakFirings = int(firings)
+		r.TimerLoadRatio = float64(firings) / e.s.windowBudget()
+		r.FiringsMissed = e.missed
+	}
+	if e.fine {
+		r.PeakRetryArrivals1s = int(e.peak1s)
+		r.PeakRatio1s = float64(e.peak1s) / e.s.AcceptRate
+	}
 	if n := len(e.success); n > 0 {
 		r.P50 = time.Duration(nearestRank(e.success, 0.50))
 		r.P99 = time.Duration(nearestRank(e.success, 0.99))

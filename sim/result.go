@@ -48,12 +48,16 @@ const MinRunsToPass = 3
 // reaches over it, when devices were still retrying at the horizon, so
 // that the figures may understate the load, or when devices of an outage
 // gave up before they were served (in the median run or at the interval's
-// high end); Pass otherwise.
+// high end); Pass otherwise. Beside the peak ratio, it judges two loads
+// the peak ratio does not show: periodic timers whose offsets are the
+// policy's (OffsetPolicy) and crowd the server over the threshold fail
+// ([OffsetsCrowd]), and a storm that a wide window averages away warns
+// ([AveragedAway]).
 func (r Result) Status() verdict.Status {
 	p := r.Summary[PeakRatio]
 	outage := r.Scenario.Kind == Outage || r.Scenario.Kind == LongOutage
 	switch {
-	case p.Median > r.Scenario.Threshold:
+	case p.Median > r.Scenario.Threshold || r.policyTimersCrowd():
 		return verdict.Fail
 	case len(r.Runs) > 0 && r.Summary[PeakRetryArrivals].High == 0:
 		return verdict.Inconclusive
@@ -64,6 +68,8 @@ func (r Result) Status() verdict.Status {
 	case p.High > r.Scenario.Threshold || r.Summary[Pending].Median > 0:
 		return verdict.Warn
 	case outage && r.Summary[GaveUp].High > 0:
+		return verdict.Warn
+	case AveragedAway(r.Scenario, r.Summary) != "":
 		return verdict.Warn
 	}
 	return verdict.Pass
@@ -83,10 +89,20 @@ func (r Result) Detail() string {
 	if p.Median > s.Threshold {
 		op = ">"
 	}
+	retries := "retries"
+	if s.Kind.periodic() {
+		retries = "re-sends of rejected firings"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "peak ratio %.2f [%.2f, %.2f] %s threshold %v: up to %s retries in one %v window against a budget of %s (median of %d runs, %g%% CI)",
-		p.Median, p.Low, p.High, op, s.Threshold, count(sum[PeakRetryArrivals].Median), s.Window,
+	fmt.Fprintf(&b, "peak ratio %.2f [%.2f, %.2f] %s threshold %v: up to %s %s in one %v window against a budget of %s (median of %d runs, %g%% CI)",
+		p.Median, p.Low, p.High, op, s.Threshold, count(sum[PeakRetryArrivals].Median), retries, s.Window,
 		count(s.windowBudget()), len(r.Runs), 100*r.Config.Level)
+	if s.Kind.periodic() {
+		b.WriteString("; " + timerLoad(s, sum))
+	}
+	if hidden := AveragedAway(s, sum); hidden != "" {
+		b.WriteString("; " + hidden)
+	}
 	fmt.Fprintf(&b, "; busiest window %s arrivals", count(sum[BusiestWindowArrivals].Median))
 	switch served := sum[Served].Median; {
 	case s.Kind == Storm || served == 0:
@@ -103,13 +119,20 @@ func (r Result) Detail() string {
 	if s.Kind == Storm {
 		return b.String()
 	}
-	if s.Kind == Periodic || s.Kind == PeriodicAligned {
+	switch g := sum[GaveUp].Median; {
+	case s.Kind.periodic():
 		fmt.Fprintf(&b, "; %s firings served", count(sum[Served].Median))
-	} else {
+		if m := sum[FiringsMissed].Median; m > 0 {
+			fmt.Fprintf(&b, ", %s missed", count(m))
+		}
+		if g > 0 {
+			fmt.Fprintf(&b, "; %s of %s devices missed a firing", count(g), count(float64(s.Clients)))
+		}
+	default:
 		fmt.Fprintf(&b, "; %s of %s served", count(sum[Served].Median), count(float64(s.Clients)))
-	}
-	if g := sum[GaveUp].Median; g > 0 {
-		fmt.Fprintf(&b, "; %s gave up", count(g))
+		if g > 0 {
+			fmt.Fprintf(&b, "; %s gave up", count(g))
+		}
 	}
 	if n := sum[Pending].Median; n > 0 {
 		fmt.Fprintf(&b, "; %s still retrying at the %v horizon", count(n), s.Horizon)
@@ -216,7 +239,9 @@ type configJSON struct {
 
 // MarshalJSON writes the run's figures, with times in seconds. A run
 // whose histograms were not kept (Config.RepresentativeOnly) has no
-// "arrivals" and "retry_arrivals".
+// "arrivals" and "retry_arrivals". The figures that only some scenarios
+// have (the timers' of the periodic kinds, the 1s peaks of a wide window)
+// are written when they are not zero: a missing one reads as zero.
 func (r Run) MarshalJSON() ([]byte, error) {
 	arrivals, retries := r.Arrivals, r.RetryArrivals
 	if (arrivals == nil) != (retries == nil) {
@@ -234,6 +259,11 @@ func (r Run) MarshalJSON() ([]byte, error) {
 		GaveUp:                r.GaveUp,
 		AttemptLimited:        r.AttemptLimited,
 		Pending:               r.Pending,
+		PeakFirings:           r.PeakFirings,
+		TimerLoadRatio:        r.TimerLoadRatio,
+		FiringsMissed:         r.FiringsMissed,
+		PeakRetryArrivals1s:   r.PeakRetryArrivals1s,
+		PeakRatio1s:           r.PeakRatio1s,
 		P50ServedS:            r.P50.Seconds(),
 		P99ServedS:            r.P99.Seconds(),
 		Arrivals:              arrivals,
@@ -252,6 +282,11 @@ type runJSON struct {
 	GaveUp                int     `json:"gave_up"`
 	AttemptLimited        int     `json:"attempt_limited"`
 	Pending               int     `json:"pending"`
+	PeakFirings           int     `json:"peak_firings,omitzero"`
+	TimerLoadRatio        float64 `json:"timer_load_ratio,omitzero"`
+	FiringsMissed         int     `json:"firings_missed,omitzero"`
+	PeakRetryArrivals1s   int     `json:"peak_retry_arrivals_1s,omitzero"`
+	PeakRatio1s           float64 `json:"peak_ratio_1s,omitzero"`
 	P50ServedS            float64 `json:"p50_served_s"`
 	P99ServedS            float64 `json:"p99_served_s"`
 	Arrivals              []int   `json:"arrivals,omitzero"`

@@ -33,15 +33,55 @@ const (
 	Storm Kind = "storm"
 	// Periodic: each device fires a timer every Period (a sync window, an
 	// update poll, a metric push), offset by a stable per-device value: the
-	// 64-bit FNV-1a hash of its id ([kit.HashID]) modulo the period. A
-	// rejected firing is retried on the device's policy until it is served,
-	// the policy stops, or the next firing supersedes it.
+	// 64-bit FNV-1a hash of its id ([kit.HashID]) modulo the period, or,
+	// with TimerOffset OffsetPolicy, its policy's first delay. A rejected
+	// firing is retried on the device's policy until it is served, the
+	// policy stops, or the next firing supersedes it.
+	//
+	// Firings are not retries. The timers' own load, the most firings in
+	// one window, is Run.PeakFirings, judged against the budget as
+	// Run.TimerLoadRatio; the retries are the re-sends of rejected
+	// firings only, and Run.PeakRatio judges them. The policy times those
+	// re-sends and nothing else, unless it also gives the offsets
+	// (OffsetPolicy): each device keeps one policy for the whole replay,
+	// whose delays time its re-sends in order, from firing to firing.
 	Periodic Kind = "periodic"
 	// PeriodicAligned is Periodic without the per-device offset: every
 	// timer fires on the period's boundary (within StartSpread), as a fleet
-	// configured to sync "every hour on the hour" does.
+	// configured to sync "every hour on the hour" does. With TimerOffset
+	// OffsetPolicy, each device's policy's first delay is added to its
+	// start within StartSpread.
 	PeriodicAligned Kind = "periodic-aligned"
 )
+
+// An Offset says where the offset of a periodic device's timer within the
+// period comes from.
+type Offset string
+
+// The offsets of the periodic kinds.
+const (
+	// OffsetScenario is the kind's own offset, the default: the hash of
+	// the device's id modulo the period in Periodic, the start spread
+	// alone in PeriodicAligned. The policy then times the re-sends of
+	// rejected firings only, and the timers' load is none of its doing.
+	OffsetScenario Offset = "scenario"
+	// OffsetPolicy takes each device's offset from its policy: the
+	// policy's first delay, modulo the period, is when the device's timer
+	// first fires after t0 (after its start within StartSpread in
+	// PeriodicAligned), and its later delays time the re-sends. This
+	// judges the offset a fleet ships, such as a sync timer that waits a
+	// jittered delay after boot: the timers' load is then the policy's
+	// doing, and judged as its retries are (see [Result.Status]). A
+	// policy that stops before its first delay fires on the boundary.
+	OffsetPolicy Offset = "policy"
+)
+
+// Offsets returns the offsets of the periodic kinds, in the order of
+// their constants.
+func Offsets() []Offset { return []Offset{OffsetScenario, OffsetPolicy} }
+
+// periodic reports whether the kind fires timers.
+func (k Kind) periodic() bool { return k == Periodic || k == PeriodicAligned }
 
 // Kinds returns the scenarios, in the order of their constants.
 func Kinds() []Kind { return []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned} }
@@ -153,6 +193,10 @@ type Scenario struct {
 	// Period is the timer period of the periodic kinds; default 1m. The
 	// horizon may hold at most a million periods.
 	Period time.Duration
+	// TimerOffset is where the periodic kinds' timer offsets come from;
+	// default OffsetScenario. The other kinds fire no timers, and refuse
+	// OffsetPolicy.
+	TimerOffset Offset
 	// Threshold is the highest peak ratio that passes; default 0.6, the
 	// peak of retries comfortably under the accept budget; at most 1e12.
 	Threshold float64
@@ -233,6 +277,13 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Period == 0 {
 		s.Period = DefaultPeriod
 	}
+	switch {
+	case s.TimerOffset == "" && s.Kind.periodic():
+		s.TimerOffset = OffsetScenario
+	case s.TimerOffset == OffsetScenario && !s.Kind.periodic():
+		// The other kinds fire no timers: their own offset is none.
+		s.TimerOffset = ""
+	}
 	if s.Horizon == 0 {
 		switch s.Kind {
 		case LongOutage:
@@ -296,6 +347,10 @@ func (s Scenario) validateFields() error {
 		return invalid("unknown scenario %q (want outage, long-outage, storm, periodic or periodic-aligned)", string(s.Kind))
 	case s.Server != PerSecond && s.Server != TokenBucket && s.Server != RetryAfter:
 		return invalid("unknown server %q (want per-second, token-bucket or retry-after)", string(s.Server))
+	case s.TimerOffset != "" && s.TimerOffset != OffsetScenario && s.TimerOffset != OffsetPolicy:
+		return invalid("unknown timer offset %q (want scenario or policy)", string(s.TimerOffset))
+	case s.TimerOffset == OffsetPolicy && !s.Kind.periodic():
+		return invalid("timer offset %q is for the periodic kinds, not %s", string(s.TimerOffset), s.Kind)
 	case s.Clients < 0:
 		return invalid("clients %d is negative", s.Clients)
 	case s.Clients > MaxClients:
@@ -385,7 +440,7 @@ func (s Scenario) windows() int64 {
 // in the periodic kinds, and 1 in the others: the most times a device is
 // served.
 func (s Scenario) firings() int64 {
-	if s.Kind != Periodic && s.Kind != PeriodicAligned {
+	if !s.Kind.periodic() {
 		return 1
 	}
 	return int64(s.Horizon/s.Period) + 1
@@ -411,6 +466,7 @@ func (s Scenario) MarshalJSON() ([]byte, error) {
 		RetryAfterS:  d.RetryAfter.Seconds(),
 		Retries:      d.Retries,
 		PeriodS:      d.Period.Seconds(),
+		TimerOffset:  d.TimerOffset,
 		Threshold:    d.Threshold,
 		MaxAttempts:  d.MaxAttempts,
 	})
@@ -429,6 +485,7 @@ type scenarioJSON struct {
 	RetryAfterS  float64 `json:"retry_after_s"`
 	Retries      int     `json:"retries"`
 	PeriodS      float64 `json:"period_s"`
+	TimerOffset  Offset  `json:"timer_offset,omitempty"`
 	Threshold    float64 `json:"threshold"`
 	MaxAttempts  int     `json:"max_attempts"`
 }

@@ -17,13 +17,17 @@ type Estimate struct {
 	High   float64 `json:"high"`
 }
 
-// summarize estimates the median of every figure over the runs. Each
+// summarize estimates the median of every figure that applies to s over
+// the runs. Each
 // figure's bootstrap draws from its own generator, seeded from cfg.Seed and
 // the figure's place, so the summary depends on nothing else.
 func summarize(runs []Run, s Scenario, cfg Config) map[Figure]Estimate {
 	out := make(map[Figure]Estimate, len(figureInfo))
 	x := make([]float64, len(runs))
 	for i, f := range figureInfo {
+		if f.applies != nil && !f.applies(s) {
+			continue
+		}
 		for j, r := range runs {
 			x[j] = f.value(r, s)
 		}

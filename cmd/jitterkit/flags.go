@@ -111,7 +111,7 @@ var flags = []flagDef{
 		return nil
 	}},
 
-	{"scenario", "NAME", groupScenario, "outage, long-outage, storm, periodic or periodic-aligned", string(sim.Outage), "rgC", func(o *options, v string) error {
+	{"scenario", "NAME", groupScenario, "outage, long-outage, storm, periodic or periodic-aligned. In the periodic ones every device fires a timer each --period, offset by a hash of its id (periodic) or on the boundary (periodic-aligned); the firings' own load is the timer load, which no retry policy changes, and the policy times only the re-sends of rejected firings, which the peak ratio judges (see --timer-offset)", string(sim.Outage), "rgC", func(o *options, v string) error {
 		k := sim.Kind(v)
 		if !slices.Contains(sim.Kinds(), k) {
 			return fmt.Errorf("%q is not a scenario (want %s)", v, kindList())
@@ -131,9 +131,18 @@ var flags = []flagDef{
 	}},
 	{"accept-rate", "N", groupScenario, "requests the server accepts per second", fmt.Sprint(sim.DefaultAcceptRate), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
 	{"down", "DURATION", groupScenario, "how long the server is down at first", fmt.Sprintf("%s; %s for long-outage", kit.FormatDuration(sim.DefaultDown), kit.FormatDuration(sim.DefaultLongDown)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
-	{"window", "DURATION", groupScenario, "width of the histogram's windows and of the peak", fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
+	{"window", "DURATION", groupScenario, "width of the histogram's windows and of the peak; a window wider than 1s also measures the peak in one second, and warns when the wide window averages a storm away", fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
 	{"start-spread", "DURATION", groupScenario, "spread of the devices' first attempts", kit.FormatDuration(sim.DefaultStartSpread), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
-	{"horizon", "DURATION", groupScenario, "when the replay stops", kit.FormatDuration(sim.DefaultHorizon), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
+	{"horizon", "DURATION", groupScenario, "when the replay stops", kit.FormatDuration(sim.DefaultHorizon) + "; 5 periods for the periodic scenarios", "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
+	{"period", "DURATION", groupScenario, "the timer period of the periodic scenarios", kit.FormatDuration(sim.DefaultPeriod), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Period })},
+	{"timer-offset", "FROM", groupScenario, "where the periodic scenarios' timer offsets come from: scenario (the hash of the id, or the boundary when aligned; their load is reported, not judged) or policy (each device's offset is its policy's first delay, modulo the period, as a fleet that waits a jittered delay before its first sync ships it; timers that then crowd the server fail the replay)", string(sim.OffsetScenario), "rgC", func(o *options, v string) error {
+		x := sim.Offset(v)
+		if !slices.Contains(sim.Offsets(), x) {
+			return fmt.Errorf("%q is not a timer offset (want scenario or policy)", v)
+		}
+		o.cfg.Scenario.TimerOffset = x
+		return nil
+	}},
 	{"retry-after", "DURATION", groupScenario, "the server answers every rejection with this fixed Retry-After, which the devices obey", "", "rgC", func(o *options, v string) error {
 		o.cfg.Scenario.Server = sim.RetryAfter
 		return durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.RetryAfter })(o, v)

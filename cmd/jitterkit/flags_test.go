@@ -86,7 +86,7 @@ func TestConfigCoversFlags(t *testing.T) {
 		"policy": "full", "exec": "true", "trace": "t.csv", "exec-timeout": "1m", "memory-limit": "1GiB",
 		"cap": "10s", "devices": "2000", "min-cv": "0.1", "require-reproducible": "true", "scenario": "storm",
 		"clients": "500", "accept-rate": "10", "down": "1s", "window": "1s", "start-spread": "1s", "horizon": "1h",
-		"retry-after": "1s", "runs": "3", "seed": "7", "threshold": "0.5", "report": "out", "json": "r.json", "fix": "true", "sample": "1/10",
+		"period": "1m", "timer-offset": "scenario", "retry-after": "1s", "runs": "3", "seed": "7", "threshold": "0.5", "report": "out", "json": "r.json", "fix": "true", "sample": "1/10",
 	}
 	var yaml strings.Builder
 	for _, f := range flags {

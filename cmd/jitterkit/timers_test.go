@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestReplayWideWindowWarns replays the default outage's storm of full
+// jitter in 6m windows: its window's peak ratio is far under the
+// threshold, and the replay warns with the 1s figure and what to change
+// instead of passing. A warning exits 0, as a check's does.
+func TestReplayWideWindowWarns(t *testing.T) {
+	r := jitterkit(t, context.Background(), "replay", "--window", "6m", "--policy", "full:base=100ms,cap=10s", "--runs", "5")
+	assert.Equal(t, exitPass, r.code, "exit code; stderr %q", r.stderr)
+	assert.Contains(t, r.stdout, "replay  WARN  ", "the replay's line")
+	assert.NotContains(t, r.stdout, "replay  PASS  ", "the replay's line")
+	assert.Contains(t, r.stdout, "a 6m window averages the storm away: at 1s the peak ratio is ", "the replay's detail")
+	assert.Contains(t, r.stdout, "  - A 6m window averages the storm away: at 1s the peak ratio is ", "what to change")
+	assert.Contains(t, r.stdout, "peak retry arrivals per 1s", "the figures")
+}
+
+// TestReplayPeriodicAligned replays timers on the minute: the figures show
+// the timer load apart from the re-sends, and the advice is about the
+// timers' offsets and the re-sends, never a longer base.
+func TestReplayPeriodicAligned(t *testing.T) {
+	r := jitterkit(t, context.Background(), "replay", "--scenario", "periodic-aligned", "--clients", "2000", "--accept-rate", "100",
+		"--policy", "none:base=1s,cap=1s", "--runs", "5")
+	assert.Equal(t, exitFail, r.code, "exit code; stderr %q", r.stderr)
+	for _, want := range []string{
+		"timer load (firings / accept budget)  ",
+		"peak re-sends of rejected firings per window  ",
+		"  - The timers alone put up to 2,000 firings in one 1s window, a timer load of 20 over the 0.6 threshold",
+	} {
+		assert.Contains(t, r.stdout, want)
+	}
+	assert.NotContains(t, r.stdout, "raise the base", "what to change")
+	assert.NotContains(t, r.stdout, "the base must", "what to change")
+}
+
+// TestReplayTimerOffsetFlag takes the timers' offsets from the policy with
+// --timer-offset policy, and refuses it outside the periodic scenarios and
+// an unknown source, as usage errors.
+func TestReplayTimerOffsetFlag(t *testing.T) {
+	r := jitterkit(t, context.Background(), "replay", "--scenario", "periodic", "--period", "30s", "--timer-offset", "policy",
+		"--clients", "3000", "--accept-rate", "200", "--policy", "none:base=1s,cap=1s", "--runs", "3", "--fix=false")
+	assert.Equal(t, exitFail, r.code, "exit code; stderr %q", r.stderr)
+	assert.Contains(t, r.stdout, "period 30s, timer offsets from the policy", "the scenario's line")
+	assert.Contains(t, r.stdout, "up to 3,000 firings in one 1s window, over the budget from the policy's offsets", "the replay's detail")
+
+	r = jitterkit(t, context.Background(), "replay", "--timer-offset", "policy", "--policy", "full")
+	assert.Equal(t, exitUsage, r.code, "exit code of --timer-offset policy on an outage; stdout %q", r.stdout)
+	assert.Contains(t, r.stderr, `timer offset "policy" is for the periodic kinds, not outage`)
+	r = jitterkit(t, context.Background(), "replay", "--scenario", "periodic", "--timer-offset", "boot", "--policy", "full")
+	assert.Equal(t, exitUsage, r.code, "exit code of --timer-offset boot; stdout %q", r.stdout)
+	assert.Contains(t, r.stderr, `"boot" is not a timer offset (want scenario or policy)`)
+}
