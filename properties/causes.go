@@ -105,6 +105,8 @@ func (r *runner) diagnose(results []Result) {
 			switch {
 			case lockstep:
 				res.Cause = shared
+			case copies(res):
+				res.Cause = WeakSeed
 			case res.Figure == 0:
 				res.Cause = unjittered
 			default:
@@ -114,6 +116,8 @@ func (r *runner) diagnose(results []Result) {
 			switch {
 			case lockstep:
 				res.Cause = shared
+			case narrow && res.Counterexample != nil && res.Counterexample.Window > 0:
+				res.Cause = SmallJitter // arrivals as crowded as the delays
 			case res.Counterexample != nil && res.Counterexample.Attempt > 0:
 				res.Cause = Realigned
 			default:
@@ -129,7 +133,9 @@ func (r *runner) diagnose(results []Result) {
 			switch {
 			case lockstep:
 				res.Cause = shared
-			case res.Figure == 0:
+			case copies(res):
+				res.Cause = WeakSeed
+			case res.Figure == 0 || clamped(res):
 				res.Cause = JitterLostAtCap
 			case narrow:
 				res.Cause = SmallJitter // as narrow at the cap as at first
