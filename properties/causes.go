@@ -89,7 +89,9 @@ func (r *runner) diagnose(results []Result) {
 	// a spread of 0 at one delay of devices that differ elsewhere is one
 	// delay without jitter: the cap's, when the jitter is lost there.
 	lockstep, narrow, unjittered := false, false, NoJitter
+	var spreadFailed *Result
 	if s := byName[NameSpread]; s != nil && s.Status == verdict.Fail {
+		spreadFailed = s
 		lockstep, narrow = s.Figure == 0 && r.allSame(), s.Figure > 0
 		if s.Figure == 0 && !lockstep && s.Counterexample != nil && r.atCap(s.Counterexample.Attempt) {
 			unjittered = JitterLostAtCap
@@ -116,8 +118,8 @@ func (r *runner) diagnose(results []Result) {
 			switch {
 			case lockstep:
 				res.Cause = shared
-			case narrow && res.Counterexample != nil && res.Counterexample.Window > 0:
-				res.Cause = SmallJitter // arrivals as crowded as the delays
+			case spreadFailed != nil && res.Counterexample != nil && res.Counterexample.Window > 0:
+				res.Cause = spreadFailed.Cause // arrivals as crowded as the delays, for spread's reason
 			case res.Counterexample != nil && res.Counterexample.Attempt > 0:
 				res.Cause = Realigned
 			default:
