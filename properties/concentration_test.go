@@ -231,3 +231,32 @@ func TestCounterexampleShared(t *testing.T) {
 		assert.True(t, strings.HasSuffix(got, tt.want), "String() = %q; want it to end %q", got, tt.want)
 	}
 }
+
+// TestConcentrationLargerFleetAndOtherSeed holds the fleet 97% in lockstep
+// to spread at five times the population and at another seed.
+func TestConcentrationLargerFleetAndOtherSeed(t *testing.T) {
+	for _, cfg := range []Config{{Devices: 5000, Cap: testCap}, {Seed: 7, Cap: testCap}} {
+		out := mustRun(t, context.Background(), mostlyLockstep(), cfg)
+		r := out.Results[0]
+		require.Equal(t, NameSpread, r.Name)
+		assert.Equal(t, verdict.Fail, r.Status, "devices %d, seed %d: %s", cfg.Devices, cfg.Seed, r.Detail)
+		assert.Equal(t, unitFleet, r.Unit, "devices %d, seed %d: the figure is the share in one window", cfg.Devices, cfg.Seed)
+		t.Log(r.Detail)
+	}
+}
+
+func TestConcentrationThresholdsValidate(t *testing.T) {
+	for _, tt := range []struct {
+		th   Thresholds
+		want string
+	}{
+		{Thresholds{ConcentrationWidth: 1}, "properties: ConcentrationWidth 1 is not between 0 and 1"},
+		{Thresholds{ConcentrationWidth: -0.01}, "properties: ConcentrationWidth -0.01 is not between 0 and 1"},
+		{Thresholds{ConcentrationWindow: -time.Second}, "properties: ConcentrationWindow -1s is negative"},
+		{Thresholds{ConcentrationAlpha: 2}, "properties: ConcentrationAlpha 2 is not between 0 and 1"},
+		{Thresholds{ClampShare: 1}, "properties: ClampShare 1 is not between 0 and 1"},
+	} {
+		err := Config{Thresholds: tt.th}.Validate()
+		assert.EqualError(t, err, tt.want)
+	}
+}
