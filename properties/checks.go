@@ -588,7 +588,7 @@ func (r *runner) clusters() Result {
 		ce.Others = c.count - len(ce.Devices)
 		res.Counterexample = ce
 		place := c.where()
-		if c.lo == c.hi || strings.HasPrefix(place, "exactly") {
+		if strings.HasPrefix(place, "exactly") {
 			place = "at " + place
 		}
 		res.Detail = fmt.Sprintf("the retries after delay %d of %d of %d devices land %s, in one window of %s (%g%% of the median arrival); want fewer than %d in one window (independent devices whose delays spread with CV %g reach %d with probability below %g)",
