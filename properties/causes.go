@@ -104,7 +104,9 @@ func (r *runner) diagnose(results []Result) {
 	// delay without jitter: the cap's, when the jitter is lost there, or
 	// one the others spread around, which the remedy names.
 	lockstep, narrow, unjittered, unjitteredRemedy := false, false, NoJitter, ""
+	var spreadFailed *Result
 	if s := byName[NameSpread]; s != nil && s.Status == verdict.Fail {
+		spreadFailed = s
 		lockstep, narrow = s.Figure == 0 && r.allSame(), s.Figure > 0
 		if s.Figure == 0 && !lockstep && s.Counterexample != nil {
 			if r.atCap(s.Counterexample.Attempt) {
@@ -124,6 +126,8 @@ func (r *runner) diagnose(results []Result) {
 			switch {
 			case lockstep:
 				res.Cause = shared
+			case copies(res):
+				res.Cause = WeakSeed
 			case res.Figure == 0:
 				res.Cause = unjittered
 			default:
@@ -133,6 +137,8 @@ func (r *runner) diagnose(results []Result) {
 			switch {
 			case lockstep:
 				res.Cause = shared
+			case spreadFailed != nil && res.Counterexample != nil && res.Counterexample.Window > 0:
+				res.Cause = spreadFailed.Cause // arrivals as crowded as the delays, for spread's reason
 			case res.Counterexample != nil && res.Counterexample.Attempt > 0:
 				res.Cause = Realigned
 			default:
@@ -148,7 +154,9 @@ func (r *runner) diagnose(results []Result) {
 			switch {
 			case lockstep:
 				res.Cause = shared
-			case res.Figure == 0:
+			case copies(res):
+				res.Cause = WeakSeed
+			case res.Figure == 0 || clamped(res):
 				res.Cause = JitterLostAtCap
 			case narrow:
 				res.Cause = SmallJitter // as narrow at the cap as at first

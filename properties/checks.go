@@ -1,12 +1,14 @@
 package properties
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -290,6 +292,7 @@ func (r *runner) spreadFailure(devs []device, a int, cv float64, want string) (s
 		// Two devices show devices in lockstep; the count says how many.
 		ce.Devices = shown(g, limit)[:2]
 		ce.Others = len(g) - 2
+		ce.SameSequence = !slices.ContainsFunc(g, func(d device) bool { return !slices.Equal(d.delays, g[0].delays) })
 		return fmt.Sprintf("delay %d of %q = %s for %d of %d devices, CV %.3g; want %s (CV ≥ %g)",
 			a+1, ce.Devices[0].ID, human(mode), len(g), len(x), cv, want, r.cfg.Thresholds.MinCV), ce
 	}
@@ -364,9 +367,25 @@ func (r *runner) spread() Result {
 		res.Detail, res.Counterexample = r.spreadFailure(r.clean, sf.attempt, sf.cv, "spread")
 		return res
 	}
+	c := r.busiest(r.clean, 0, r.cfg.Attempts)
+	if c.fails() {
+		r.crowdResult(&res, c, "spread")
+		return res
+	}
 	res.Status = verdict.Pass
-	res.Detail = fmt.Sprintf("lowest CV %.3g at delay %d across %d devices; want ≥ %g", sf.cv, sf.attempt+1, sf.devices, r.cfg.Thresholds.MinCV)
+	res.Detail = fmt.Sprintf("lowest CV %.3g at delay %d across %d devices; want ≥ %g", sf.cv, sf.attempt+1, sf.devices, r.cfg.Thresholds.MinCV) +
+		c.summary(fmt.Sprintf("delay %d", c.attempt+1))
 	return res
+}
+
+// crowdResult makes res the failure of a check whose busiest window c
+// holds too many devices: its figure is the share of the fleet in it.
+func (r *runner) crowdResult(res *Result, c crowd, want string) {
+	a := c.attempt
+	x, _ := column(r.clean, a)
+	res.Status = verdict.Fail
+	res.Figure, res.Threshold, res.Unit, res.Want = float64(c.count)/float64(c.n), float64(c.critical)/float64(c.n), unitFleet, "<"
+	res.Detail, res.Counterexample = r.crowdFailure(c, stats.CV(x), want)
 }
 
 func (r *runner) capPhase() Result {
@@ -388,18 +407,24 @@ func (r *runner) capPhase() Result {
 			r.cfg.Thresholds.MinDevices, r.cfg.Attempts, longest))
 	}
 	res.Figure = sf.cv
+	want := "spread at the later delays"
+	if r.cfg.Cap > 0 {
+		want = "spread at the later delays, up to the cap of " + human(r.cfg.Cap)
+	}
 	if sf.cv < r.cfg.Thresholds.MinCV {
 		res.Status = verdict.Fail
-		want := "spread at the later delays"
-		if r.cfg.Cap > 0 {
-			want = "spread at the later delays, up to the cap of " + human(r.cfg.Cap)
-		}
 		res.Detail, res.Counterexample = r.spreadFailure(r.clean, sf.attempt, sf.cv, want)
+		return res
+	}
+	c := r.busiest(r.clean, r.cfg.Attempts, r.cfg.CapAttempts)
+	if c.fails() {
+		r.crowdResult(&res, c, want)
 		return res
 	}
 	res.Status = verdict.Pass
 	res.Detail = fmt.Sprintf("lowest CV %.3g at delay %d across %d devices, over delays %d to %d; want ≥ %g",
-		sf.cv, sf.attempt+1, sf.devices, r.cfg.Attempts+1, r.cfg.Attempts+sf.examined, r.cfg.Thresholds.MinCV)
+		sf.cv, sf.attempt+1, sf.devices, r.cfg.Attempts+1, r.cfg.Attempts+sf.examined, r.cfg.Thresholds.MinCV) +
+		c.summary(fmt.Sprintf("delay %d", c.attempt+1))
 	if r.cfg.Source == Recorded {
 		if seen, why := r.capSeen(r.cfg.Attempts + sf.examined); !seen {
 			return skipped(NameCapPhase, why+"; the later delays it holds spread ("+res.Detail+")")
@@ -555,12 +580,28 @@ func (r *runner) clusters() Result {
 			arr.attempt, arr.count, arr.n, human(arr.width), human(arr.at), th.ArrivalRatio, arr.reference)
 		return res
 	}
+	c := r.busiestArrival()
+	if c.fails() {
+		res.Status = verdict.Fail
+		res.Figure, res.Threshold, res.Unit, res.Want = float64(c.count)/float64(c.n), float64(c.critical)/float64(c.n), unitFleet, "<"
+		ce := &Counterexample{Attempt: c.attempt, Devices: shown(c.devices, c.attempt), Window: dur(c.width), Seed: r.seed, Replay: r.replay()}
+		ce.Others = c.count - len(ce.Devices)
+		res.Counterexample = ce
+		place := c.where()
+		if strings.HasPrefix(place, "exactly") {
+			place = "at " + place
+		}
+		res.Detail = fmt.Sprintf("the retries after delay %d of %d of %d devices land %s, in one window of %s (%g%% of the median arrival); want fewer than %d in one window (independent devices whose delays spread with CV %g reach %d with probability below %g)",
+			c.attempt, c.count, c.n, place, human(dur(c.width)), 100*th.ConcentrationWidth, c.critical, th.MinCV, c.critical, th.ConcentrationAlpha)
+		return res
+	}
 	res.Status = verdict.Pass
 	res.Detail = fmt.Sprintf("largest group sharing all delays: %d of %d devices, %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
 		len(g), n, pairs, want.critical, want.expected)
 	if arr.ratio > 0 {
 		res.Detail += fmt.Sprintf("; busiest arrival window %.2g× that of independent devices (after delay %d)", arr.ratio, arr.attempt)
 	}
+	res.Detail += c.summary(fmt.Sprintf("the retry after delay %d", c.attempt))
 	return res
 }
 
@@ -654,4 +695,239 @@ func (r *runner) arrivals() arrivalFigure {
 		}
 	}
 	return worst
+}
+
+// unitFleet is the unit of a figure that is a share of the fleet.
+const unitFleet = "of the fleet"
+
+// A crowd is the most devices whose delay at one attempt, or whose
+// arrival time at one retry, lies in one narrow window, against the
+// fewest that fails.
+type crowd struct {
+	count, n int
+	critical int     // the fewest devices in one window that fails
+	attempt  int     // the 0-based attempt of a delay, or the 1-based retry of an arrival
+	lo, hi   float64 // the smallest and largest value in the window, in seconds
+	width    float64 // the window's width in seconds; 0 for a clamp
+	clamp    bool    // every device of the crowd waits exactly the largest delay
+	devices  []device
+}
+
+// judged reports whether the crowd was measured: enough devices reached
+// its attempt.
+func (c crowd) judged() bool { return c.n > 0 }
+
+// fails reports whether the crowd is larger than chance allows.
+func (c crowd) fails() bool { return c.judged() && c.count >= c.critical }
+
+// closeness ranks crowds by how near they come to failing.
+func (c crowd) closeness() float64 {
+	if !c.judged() {
+		return -1
+	}
+	return float64(c.count) / float64(c.critical)
+}
+
+// referenceShare is the most that one device whose delay is spread as
+// little as spread accepts (uniform, CV = MinCV) puts in a window of
+// relative width ConcentrationWidth: see Thresholds.ConcentrationWidth.
+func (t Thresholds) referenceShare() float64 {
+	return math.Min(1, t.ConcentrationWidth/(2*math.Sqrt(3)*t.MinCV))
+}
+
+// windowCritical returns the fewest of n devices in the busiest of n
+// windows that chance fills with probability below ConcentrationAlpha when
+// each device lands in a window with probability p: the window's first
+// device and Binomial(n−1, p) others, over n windows.
+func (t Thresholds) windowCritical(n int, p float64) int {
+	return 1 + stats.BinomialCritical(t.ConcentrationAlpha/float64(n), n-1, p)
+}
+
+// crowdAt returns the busiest window of the delays at attempt a (0-based)
+// of the devices that reached it. Devices that wait exactly the largest
+// delay, as a clamp makes them, are held to ClampShare; every other
+// window, of width min(ConcentrationWidth·v, ConcentrationWindow) from
+// the delay v of one device, to what the reference of
+// ConcentrationWidth puts there. Of the two, the crowd nearer to failing
+// is returned.
+func (r *runner) crowdAt(devs []device, a int) crowd {
+	th := r.cfg.Thresholds
+	var who []device
+	for _, d := range devs {
+		if a < len(d.delays) {
+			who = append(who, d)
+		}
+	}
+	n := len(who)
+	if n < th.MinDevices {
+		return crowd{attempt: a}
+	}
+	slices.SortStableFunc(who, func(x, y device) int { return cmp.Compare(x.delays[a], y.delays[a]) })
+	x := delaysAt(make([]float64, 0, n), who, a)
+	best := crowd{attempt: a}
+	rest := n
+	if top := x[n-1]; n >= 2 && x[n-2] == top {
+		for rest > 0 && x[rest-1] == top {
+			rest--
+		}
+		best = crowd{count: n - rest, n: n, critical: stats.BinomialCritical(th.ConcentrationAlpha, n, th.ClampShare),
+			attempt: a, lo: top, hi: top, clamp: true, devices: who[rest:]}
+	}
+	if rest > 0 {
+		k, i := stats.MaxRelWindow(th.ConcentrationWidth, th.ConcentrationWindow.Seconds(), x[:rest])
+		w := crowd{count: k, n: n, critical: th.windowCritical(n, th.referenceShare()), attempt: a,
+			lo: x[i], hi: x[i+k-1], width: math.Min(th.ConcentrationWidth*math.Max(x[i], 0), th.ConcentrationWindow.Seconds()),
+			devices: who[i : i+k]}
+		if w.closeness() > best.closeness() {
+			best = w
+		}
+	}
+	return best
+}
+
+// busiest returns the crowd nearest to failing over attempts [from, to).
+func (r *runner) busiest(devs []device, from, to int) crowd {
+	best := crowd{attempt: -1}
+	for a := from; a < to; a++ {
+		if c := r.crowdAt(devs, a); c.closeness() > best.closeness() {
+			best = c
+		}
+	}
+	return best
+}
+
+// arrivalCrowd returns the busiest window of the arrival times of the
+// k-th retry (the sum of a device's first k delays) of the devices that
+// reached it. The window is min(ConcentrationWidth·m, ConcentrationWindow)
+// wide, m the median arrival time. The reference device draws each delay
+// spread as little as spread accepts, uniform with CV = MinCV around the
+// median delay of its attempt; the density of a sum of independent delays
+// is at most that of its least dense term, the delay of the largest
+// median M, so one device lands in the window with probability at most
+// width/(2√3·MinCV·M).
+func (r *runner) arrivalCrowd(k int) crowd {
+	th := r.cfg.Thresholds
+	var devs []device
+	for _, d := range r.clean {
+		if len(d.delays) >= k {
+			devs = append(devs, d)
+		}
+	}
+	n := len(devs)
+	if n < th.MinDevices {
+		return crowd{attempt: k}
+	}
+	var largest float64
+	x := make([]float64, 0, n)
+	for a := range k {
+		x = delaysAt(x[:0], devs, a)
+		slices.Sort(x)
+		largest = math.Max(largest, x[n/2])
+	}
+	t := make([]float64, n)
+	for i, d := range devs {
+		for _, v := range d.delays[:k] {
+			t[i] += seconds(v)
+		}
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(t[a], t[b]) })
+	sorted := make([]float64, n)
+	for i, o := range order {
+		sorted[i] = t[o]
+	}
+	width := math.Min(th.ConcentrationWidth*math.Max(sorted[n/2], 0), th.ConcentrationWindow.Seconds())
+	if !(width > 0) || !(largest > 0) {
+		return crowd{attempt: k}
+	}
+	count, at := stats.MaxWindow(width, sorted)
+	c := crowd{count: count, n: n, critical: th.windowCritical(n, math.Min(1, width/(2*math.Sqrt(3)*th.MinCV*largest))),
+		attempt: k, width: width}
+	first := sort.SearchFloat64s(sorted, at)
+	c.lo, c.hi = sorted[first], sorted[first+count-1]
+	for _, o := range order[first : first+count] {
+		c.devices = append(c.devices, devs[o])
+	}
+	return c
+}
+
+// busiestArrival returns the arrival crowd nearest to failing over the
+// first Attempts retries.
+func (r *runner) busiestArrival() crowd {
+	best := crowd{attempt: 0}
+	for k := 1; k <= r.cfg.Attempts; k++ {
+		if c := r.arrivalCrowd(k); c.closeness() > best.closeness() {
+			best = c
+		}
+	}
+	return best
+}
+
+// where writes the extent of a crowd's values: "exactly 10s" or "within
+// 500µs of 100.5ms".
+func (c crowd) where() string {
+	if dur(c.lo) == dur(c.hi) {
+		return "exactly " + human(dur(c.lo))
+	}
+	return fmt.Sprintf("within %s of %s", human(dur((c.hi-c.lo)/2)), human(dur((c.lo+c.hi)/2)))
+}
+
+// dur returns s seconds as a duration, to the nearest nanosecond.
+func dur(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+
+// crowdFailure writes the detail and counterexample of a delay at which
+// too many devices crowd into one window; cv is the spread figure at the
+// same delays, and what says what the check wants.
+func (r *runner) crowdFailure(c crowd, cv float64, want string) (string, *Counterexample) {
+	th := r.cfg.Thresholds
+	limit := max(r.cfg.Attempts, c.attempt+1)
+	ce := &Counterexample{Attempt: c.attempt + 1, Devices: shown(c.devices, limit), Seed: r.seed, Replay: r.replay()}
+	ce.Others = c.count - len(ce.Devices)
+	if c.clamp {
+		return fmt.Sprintf("delay %d of %d of %d devices is %s, the largest delay of any device there, CV %.3g: a clamp holds them together; want %s: fewer than %d at one clamp (independent devices clamped with probability %.3g, the most decorrelated jitter's clamp holds, reach %d with probability below %g)",
+			c.attempt+1, c.count, c.n, c.where(), cv, want, c.critical, th.ClampShare, c.critical, th.ConcentrationAlpha), ce
+	}
+	ce.Window = dur(c.width)
+	return fmt.Sprintf("delay %d of %d of %d devices lies %s, in one window of %s (%g%% of the delay), CV %.3g; want %s: fewer than %d in one window (independent devices spread with CV %g reach %d with probability below %g)",
+		c.attempt+1, c.count, c.n, c.where(), human(dur(c.width)), 100*th.ConcentrationWidth, cv, want, c.critical, th.MinCV, c.critical, th.ConcentrationAlpha), ce
+}
+
+// summary is what a check that passed says of its busiest window; at
+// names the delay or retry, as "delay 3".
+func (c crowd) summary(at string) string {
+	if !c.judged() {
+		return ""
+	}
+	if c.clamp {
+		return fmt.Sprintf("; most at the largest delay: %d of %d devices %s at %s, want fewer than %d", c.count, c.n, c.where(), at, c.critical)
+	}
+	return fmt.Sprintf("; busiest window: %d of %d devices %s at %s, want fewer than %d", c.count, c.n, c.where(), at, c.critical)
+}
+
+// clamped reports whether res is the failure of a crowd of devices that
+// all wait exactly the largest delay, as a clamp makes them.
+func clamped(res *Result) bool {
+	ce := res.Counterexample
+	return res.Unit == unitFleet && ce != nil && ce.Attempt > 0 && ce.Window == 0 && !ce.SameSequence && res.Name != NameClusters
+}
+
+// copies reports whether the devices res shows include two with the same
+// whole sequence of delays: a crowd made of devices that draw the same
+// delays, as weak seeds give, rather than of delays jittered too little.
+func copies(res *Result) bool {
+	ce := res.Counterexample
+	if res.Unit != unitFleet || ce == nil {
+		return false
+	}
+	for i, a := range ce.Devices {
+		for _, b := range ce.Devices[i+1:] {
+			if slices.Equal(a.Delays, b.Delays) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -212,6 +212,57 @@ type Thresholds struct {
 	// over 1000 windows. Over 2100 runs of the policies that must pass, the
 	// largest ratio measured was 1.69.
 	ArrivalRatio float64
+	// ConcentrationWidth is the width of the window spread, cap phase and
+	// clusters count devices in, as a fraction of the delay (or of the
+	// retry's arrival time) at its start (default 0.01): devices in one
+	// window retry within 1% of one another's delay.
+	//
+	// The reference is a fleet of independent devices whose delay is
+	// spread as little as spread accepts: uniform with CV = MinCV, so over
+	// a relative width of 2√3·MinCV = 0.173. Such a device lands in a
+	// window of relative width ρ with probability at most
+	// p₀ = ρ/(2√3·MinCV), 0.0577 at the defaults. Every policy that must
+	// pass puts less in any window: full jitter at most ρ, equal jitter
+	// 2ρ, ±10% jitter 1.1ρ/0.2 = 5.5ρ, decorrelated jitter below its
+	// clamp at most ρ/2 (its densest part is just above the base), and
+	// delays rounded to whole milliseconds no more once the window spans
+	// a millisecond.
+	ConcentrationWidth float64
+	// ConcentrationWindow is the widest window, however long the delay
+	// (default 1s, the fleet replay's window): devices in it retry in one
+	// window of the replay.
+	ConcentrationWindow time.Duration
+	// ConcentrationAlpha is the probability, under the reference of
+	// ConcentrationWidth, that one attempt's busiest window holds as many
+	// devices as the check fails at (default 1e-7).
+	//
+	// The window that starts at one of the n devices holds that device
+	// and Binomial(n−1, p₀) others. The check fails when a window holds
+	// the smallest count k with n·P(1 + Binomial(n−1, p₀) ≥ k) <
+	// ConcentrationAlpha: the union bound over the n windows, so that
+	// chance fills some window that full with probability below alpha.
+	// At n = 1000 and p₀ = 0.0577, k = 112 (11.2% of the fleet), where
+	// the policies that must pass put at most 5.5%, 55 devices, in a
+	// window on average. Spread tests Attempts attempts, cap phase up to
+	// CapAttempts and clusters Attempts arrival times: 38 tests a run at
+	// the defaults, under 4·10⁻⁶ in all.
+	ConcentrationAlpha float64
+	// ClampShare is the largest share of the fleet that spread and cap
+	// phase accept waiting exactly the largest delay of an attempt, as a
+	// policy that clamps its delays there makes them (default 2/3).
+	//
+	// A clamp puts at the cap every draw beyond it. Decorrelated jitter
+	// draws from [base, 3·previous] and clamps at the cap, so a device at
+	// the cap stays there with probability 2/(3 − base/cap), 2/3 as the
+	// base shrinks; over many attempts its share at the cap settles at
+	// 0.31 for base/cap = 0.01 and 0.51 for base/cap = 1/8, and stays
+	// below 2/3 up to base/cap = 0.3. A jitter drawn from a window that
+	// keeps doubling past the cap before the clamp puts nearly every
+	// device there (all but 2.4% at delay 12 of min·2ⁿ with max = 100·min).
+	// The check fails when the devices at the largest delay reach the
+	// smallest count k with P(Binomial(n, ClampShare) ≥ k) <
+	// ConcentrationAlpha: 744 of 1000 devices.
+	ClampShare float64
 	// KSAlpha is the p-value below which conformance rejects the claimed
 	// strategy at one attempt (default 1e-6). With Attempts tests per run,
 	// the false-failure rate stays below 3·10⁻⁶. At n = 1000 it still
@@ -236,6 +287,11 @@ func DefaultThresholds() Thresholds {
 		ArrivalRatio: 4,
 		KSAlpha:      1e-6,
 		MinDevices:   100,
+
+		ConcentrationWidth:  0.01,
+		ConcentrationWindow: time.Second,
+		ConcentrationAlpha:  1e-7,
+		ClampShare:          2.0 / 3,
 	}
 }
 
@@ -262,6 +318,18 @@ func (t Thresholds) withDefaults() Thresholds {
 	}
 	if t.MinDevices == 0 {
 		t.MinDevices = d.MinDevices
+	}
+	if t.ConcentrationWidth == 0 {
+		t.ConcentrationWidth = d.ConcentrationWidth
+	}
+	if t.ConcentrationWindow == 0 {
+		t.ConcentrationWindow = d.ConcentrationWindow
+	}
+	if t.ConcentrationAlpha == 0 {
+		t.ConcentrationAlpha = d.ConcentrationAlpha
+	}
+	if t.ClampShare == 0 {
+		t.ClampShare = d.ClampShare
 	}
 	return t
 }
@@ -307,6 +375,14 @@ func (c Config) Validate() error {
 		return invalid("KSAlpha %v is not between 0 and 1", t.KSAlpha)
 	case t.MinDevices < 2:
 		return invalid("MinDevices %d is below 2", t.MinDevices)
+	case !(t.ConcentrationWidth > 0 && t.ConcentrationWidth < 1):
+		return invalid("ConcentrationWidth %v is not between 0 and 1", t.ConcentrationWidth)
+	case t.ConcentrationWindow < 0:
+		return invalid("ConcentrationWindow %v is negative", t.ConcentrationWindow)
+	case !(t.ConcentrationAlpha > 0 && t.ConcentrationAlpha < 1):
+		return invalid("ConcentrationAlpha %v is not between 0 and 1", t.ConcentrationAlpha)
+	case !(t.ClampShare > 0 && t.ClampShare < 1):
+		return invalid("ClampShare %v is not between 0 and 1", t.ClampShare)
 	}
 	if d.Claim != nil {
 		if err := d.Claim.Validate(); err != nil {

@@ -11,10 +11,15 @@
 // failure:
 //
 //	spread           the first delays (default three) vary across devices:
-//	                 coefficient of variation ≥ Thresholds.MinCV
+//	                 coefficient of variation ≥ Thresholds.MinCV, and no
+//	                 narrow window (1% of the delay, at most 1s) holds more
+//	                 devices than independent devices spread with that CV
+//	                 put there, nor a clamp at the largest delay more than
+//	                 Thresholds.ClampShare
 //	clusters         no group of devices shares an identical sequence, and no
 //	                 window holds the k-th retry of more devices, beyond what
-//	                 chance gives from the observed delays
+//	                 chance gives from the observed delays, or than
+//	                 independent devices whose delays spread put there
 //	id-populations   rapid draws populations of real id shapes (serials, MAC
 //	                 addresses, UUIDs, long shared prefixes, ids one character
 //	                 apart, very short ids) and shrinks a failure to the fewest
@@ -23,7 +28,8 @@
 //	frozen-clock     devices made at one frozen instant still spread
 //	reproducibility  the same id gives the same delays again, in this process
 //	                 and from a second one (a warning unless required)
-//	cap-phase        delays long after the window reaches the cap still spread
+//	cap-phase        delays long after the window reaches the cap still
+//	                 spread, by the same figures as spread
 //	bounds           every delay finite, ≥ 0 and ≤ the declared cap; panics and
 //	                 hangs named with their device and attempt
 //	conformance      delays follow the distribution of the claimed strategy

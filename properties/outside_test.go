@@ -29,7 +29,7 @@ func TestOutsideGoTest(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	require.NoError(t, err, "outside:\n%s", out)
 	got := string(out)
-	for _, want := range []string{"clusters fail\n", "id-populations fail\n", "replay: Config.Seed = 42, or -rapid.seed=42\n", "spread pass\n"} {
+	for _, want := range []string{"clusters fail\n", "id-populations fail\n", "replay: Config.Seed = 42, or -rapid.seed=42\n", "reproducibility pass\n"} {
 		assert.Contains(t, got, want, "the output of outside")
 	}
 	_, err = os.Stat(filepath.Join(dir, "testdata"))

@@ -53,8 +53,17 @@ type Counterexample struct {
 	// Devices are the devices that show it, sorted by id.
 	Devices []DeviceDelays
 	// Others counts the devices beyond Devices that share the finding,
-	// such as the rest of a fleet in lockstep.
+	// such as the rest of a fleet in lockstep: with Attempt 0 or
+	// SameSequence, their whole sequence of delays; with Window, a delay
+	// at Attempt within one window of that width; otherwise the delay at
+	// Attempt that Devices wait.
 	Others int
+	// SameSequence says that the Others wait the whole sequence of delays
+	// of Devices, not only the delay at Attempt.
+	SameSequence bool
+	// Window, when set, is the width of the window that the delays at
+	// Attempt of Devices and of the Others lie in.
+	Window time.Duration
 	// Seed is the seed of the run that found it: Config.Seed, which draws
 	// the population and rapid's id populations.
 	Seed uint64
@@ -114,12 +123,26 @@ func (c *Counterexample) String() string {
 		b.WriteByte('\n')
 	}
 	if c.Others > 0 {
-		fmt.Fprintf(&b, "\t... and %d more devices with the same delays\n", c.Others)
+		fmt.Fprintf(&b, "\t... and %d more devices %s\n", c.Others, c.shared())
 	}
 	if c.Replay != "" {
 		fmt.Fprintf(&b, "\treplay: %s\n", c.Replay)
 	}
 	return b.String()
+}
+
+// shared says what the Others share with Devices.
+func (c *Counterexample) shared() string {
+	a := c.Attempt
+	switch {
+	case a <= 0 || c.SameSequence:
+		return "with the same delays"
+	case c.Window > 0:
+		return fmt.Sprintf("with delay %d in the same %s window", a, human(c.Window))
+	case len(c.Devices) > 0 && a <= len(c.Devices[0].Delays):
+		return fmt.Sprintf("with the same delay %d (%s)", a, human(c.Devices[0].Delays[a-1]))
+	}
+	return fmt.Sprintf("with the same delay %d", a)
 }
 
 // maxShown is how many devices or values a message lists before it says how

@@ -123,7 +123,11 @@ accepts in it, is above %s. The interval is the median's %s%% confidence interva
 **The checks.** %d device ids drawn from the seed (serials, MAC addresses, UUIDs, ids one
 character apart), their first %d delays, and the cap phase up to delay %d, against the
 cap each row declares; the figures are the checks' own: CV is the coefficient of
-variation of one delay across the devices, and a check passes at CV ≥ %s.
+variation of one delay across the devices, and a check passes at CV ≥ %s; a share
+"of the fleet" is that of the busiest window, %s%% of a delay or of an arrival time and
+at most %s wide, held below what independent devices spread with that CV put in one
+with probability %s, and that of the devices at exactly the largest delay, held below
+a share of %s (the most that decorrelated jitter's clamp at the cap holds).
 
 **Stable across seeds.** Every row's verdicts (the gate's, each check's and the
 replay's) are the same at seeds %s: TestScoreboard fails otherwise.
@@ -142,6 +146,10 @@ the change free; every other line must match exactly.
 		number(s.Threshold), number(100*sim.DefaultLevel),
 		properties.DefaultDevices, properties.DefaultAttempts, observedDelays,
 		number(properties.DefaultThresholds().MinCV),
+		number(100*properties.DefaultThresholds().ConcentrationWidth),
+		kit.FormatDuration(properties.DefaultThresholds().ConcentrationWindow),
+		number(properties.DefaultThresholds().ConcentrationAlpha),
+		number(properties.DefaultThresholds().ClampShare),
 		strings.Join(seeds, ", "),
 		unseededMark)
 

@@ -1,5 +1,6 @@
 // Package stats holds the numeric helpers of the property checks: the
 // coefficient of variation, the collision expectations that chance gives,
+// the binomial and Poisson tails that bound what chance puts in one window,
 // and a one-sample Kolmogorov–Smirnov test against the uniform distribution.
 //
 // Like gonum's stat package, the functions take slices and return scalars,
@@ -10,6 +11,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/mathext"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -161,4 +163,85 @@ func MaxWindow(width float64, x []float64) (count int, at float64) {
 		}
 	}
 	return count, at
+}
+
+// BinomialTail returns P(X ≥ k) for X binomial with n trials of probability
+// p: the regularized incomplete beta function I_p(k, n−k+1), accurate far
+// into the tail, where 1 − CDF is not. It returns 1 for k ≤ 0 and 0 for
+// k > n. It panics if n is negative or p is not in [0, 1].
+func BinomialTail(k, n int, p float64) float64 {
+	if n < 0 {
+		panic("stats: negative number of trials")
+	}
+	if !(p >= 0 && p <= 1) {
+		panic("stats: probability not in [0, 1]")
+	}
+	switch {
+	case k <= 0:
+		return 1
+	case k > n:
+		return 0
+	case p == 0:
+		return 0
+	case p == 1:
+		return 1
+	}
+	return mathext.RegIncBeta(float64(k), float64(n-k+1), p)
+}
+
+// BinomialCritical returns the smallest count k ≥ 1 such that a binomial
+// variable of n trials of probability p reaches k or more with probability
+// below alpha: the fewest successes that chance alone explains with
+// probability under alpha. It returns n+1 when no count is that rare (p
+// close to 1, or n small), and 1 when p is 0. It panics if alpha is not in
+// (0, 1), n is negative or p is not in [0, 1].
+func BinomialCritical(alpha float64, n int, p float64) int {
+	if !(alpha > 0 && alpha < 1) {
+		panic("stats: alpha not in (0, 1)")
+	}
+	if BinomialTail(1, n, p) < alpha {
+		return 1
+	}
+	if BinomialTail(n, n, p) >= alpha {
+		return n + 1
+	}
+	// Invariant: P(X ≥ lo) ≥ alpha > P(X ≥ hi).
+	lo, hi := 1, n
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if BinomialTail(mid, n, p) < alpha {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// MaxRelWindow returns the largest number of the sorted values x that lie
+// in one window [v, v+w(v)], where v is one of the values and its width
+// w(v) = min(frac·v, limit) grows with v up to limit (a value below zero
+// has a window of width 0), and the index of the first value of the first
+// such window. It returns 0 and 0 for an empty x. It panics if frac or
+// limit is negative or NaN.
+func MaxRelWindow(frac, limit float64, x []float64) (count, start int) {
+	if !(frac >= 0) || !(limit >= 0) {
+		panic("stats: negative window")
+	}
+	// The end v+w(v) never falls as v grows, so the window's last value
+	// only moves on.
+	j := 0
+	for i := range x {
+		end := x[i] + math.Min(frac*math.Max(x[i], 0), limit)
+		if j < i {
+			j = i
+		}
+		for j+1 < len(x) && x[j+1] <= end {
+			j++
+		}
+		if c := j - i + 1; c > count {
+			count, start = c, i
+		}
+	}
+	return count, start
 }

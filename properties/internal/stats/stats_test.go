@@ -122,3 +122,72 @@ func BenchmarkPoissonCriticalLargeMean(b *testing.B) {
 		PoissonCritical(1e-7, 10*5e9)
 	}
 }
+
+func TestBinomialTail(t *testing.T) {
+	tests := []struct {
+		k, n int
+		p    float64
+		want float64
+	}{
+		{0, 10, 0.3, 1},
+		{11, 10, 0.3, 0},
+		{1, 10, 0, 0},
+		{10, 10, 1, 1},
+		{1, 3, 0.5, 0.875},                      // 1 − 0.5³
+		{3, 3, 0.5, 0.125},                      // 0.5³
+		{2, 4, 0.25, 1 - 0.31640625 - 0.421875}, // 1 − P(0) − P(1)
+	}
+	for _, tt := range tests {
+		assert.InDelta(t, tt.want, BinomialTail(tt.k, tt.n, tt.p), 1e-12, "BinomialTail(%d, %d, %g)", tt.k, tt.n, tt.p)
+	}
+	// Far into the tail, where 1 − CDF has no digits left: P(X = n) = pⁿ.
+	assert.InEpsilon(t, math.Pow(0.1, 30), BinomialTail(30, 30, 0.1), 1e-9, "BinomialTail(30, 30, 0.1)")
+}
+
+func TestBinomialCritical(t *testing.T) {
+	tests := []struct {
+		alpha float64
+		n     int
+		p     float64
+	}{
+		{1e-7, 1000, 2.0 / 3},
+		{1e-10, 999, 0.0577},
+		{0.05, 20, 0.5},
+		{1e-3, 100, 0.01},
+	}
+	for _, tt := range tests {
+		k := BinomialCritical(tt.alpha, tt.n, tt.p)
+		// The definition: k is the first count whose tail is below alpha.
+		assert.Less(t, BinomialTail(k, tt.n, tt.p), tt.alpha, "P(X ≥ %d) for n %d, p %g", k, tt.n, tt.p)
+		assert.GreaterOrEqual(t, BinomialTail(k-1, tt.n, tt.p), tt.alpha, "P(X ≥ %d) for n %d, p %g", k-1, tt.n, tt.p)
+	}
+	assert.Equal(t, 1, BinomialCritical(0.01, 100, 0), "p = 0")
+	assert.Equal(t, 11, BinomialCritical(0.01, 10, 0.9), "no count rarer than alpha: n+1")
+	assert.Equal(t, 744, BinomialCritical(1e-7, 1000, 2.0/3), "the clamp's critical count of 1000 devices, as Thresholds.ClampShare documents")
+	assert.Panics(t, func() { BinomialCritical(0, 10, 0.5) }, "alpha 0")
+	assert.Panics(t, func() { BinomialTail(1, 10, 1.5) }, "p 1.5")
+}
+
+func TestMaxRelWindow(t *testing.T) {
+	tests := []struct {
+		name         string
+		frac, limit  float64
+		x            []float64
+		count, start int
+	}{
+		{"empty", 0.01, 1, nil, 0, 0},
+		{"one", 0.01, 1, []float64{5}, 1, 0},
+		{"1% of 100 holds 100 to 101", 0.01, 1, []float64{1, 100, 100.5, 101, 101.5}, 3, 1},
+		{"the limit narrows a wide window", 0.5, 1, []float64{100, 100.5, 101, 101.5}, 3, 0},
+		{"equal values", 0.01, 1, []float64{1, 2, 2, 2, 3}, 3, 1},
+		{"zero holds only zeros", 0.01, 1, []float64{0, 0, 1e-9}, 2, 0},
+		{"the first busiest window", 0.1, 10, []float64{1, 1.05, 10, 10.5}, 2, 0},
+		{"below zero", 0.1, 1, []float64{-1, -1, 0}, 2, 0},
+	}
+	for _, tt := range tests {
+		count, start := MaxRelWindow(tt.frac, tt.limit, tt.x)
+		assert.Equal(t, tt.count, count, "%s: count", tt.name)
+		assert.Equal(t, tt.start, start, "%s: start", tt.name)
+	}
+	assert.Panics(t, func() { MaxRelWindow(-1, 1, nil) }, "negative fraction")
+}
