@@ -213,7 +213,7 @@ func TestMemoryRefusedUpFront(t *testing.T) {
 	var me *ConfigError
 	require.ErrorAs(t, err, &me)
 	assert.True(t, me.Memory)
-	assert.Equal(t, "properties: checking 20000000 devices over 32 attempts would need about 25.3 GiB, above the memory limit of 4.0 GiB: check fewer devices or fewer attempts, or raise the limit", err.Error())
+	assert.Equal(t, "properties: checking 20000000 devices over 32 attempts would need about 32.8 GiB, above the memory limit of 4.0 GiB: check fewer devices or fewer attempts, or raise the limit", err.Error())
 	start := time.Now()
 	_, err = Run(context.Background(), spec(t, "full"), cfg)
 	assert.ErrorAs(t, err, &me)

@@ -184,18 +184,21 @@ func TestUnjitteredDelayIsNamed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := mustRun(t, context.Background(), tt.f, Config{})
-			findings := 0
+			var findings []string
 			for _, r := range out.Results {
 				if !r.Status.Finding() {
 					continue
 				}
-				findings++
-				assert.Equal(t, NameSpread, r.Name, "the only finding: %s", r.Detail)
+				findings = append(findings, r.Name)
+				// The retries after a delay every device waits alike
+				// also arrive together, so clusters may find them
+				// crowded: the same delay, the same remedy.
+				assert.Contains(t, []string{NameSpread, NameClusters}, r.Name, "a finding of the unjittered delay: %s", r.Detail)
 				assert.Equal(t, UnjitteredDelay, r.Cause, r.Detail)
 				assert.Equal(t, tt.remedy, r.Remedy, r.Detail)
 				assert.NotEqual(t, NoJitter.Remedy(), r.Remedy)
 			}
-			assert.Equal(t, 1, findings, "spread finds it")
+			assert.Contains(t, findings, NameSpread, "spread finds it")
 		})
 	}
 }

@@ -123,7 +123,7 @@ func TestRunErrors(t *testing.T) {
 		{"a configuration out of range", gate.SpecPolicy(passing), gate.Config{Scenario: sim.Scenario{Clients: -1}},
 			"sim: clients -1 is negative"},
 		{"a population over the memory limit", gate.SpecPolicy(passing), gate.Config{Checks: properties.Config{Devices: 100_000, MemoryLimit: 1 << 20}},
-			"properties: checking 100000 devices over 32 attempts would need about 129.7 MiB, above the memory limit of 1.0 MiB: check fewer devices or fewer attempts, or raise the limit"},
+			"properties: checking 100000 devices over 32 attempts would need about 167.8 MiB, above the memory limit of 1.0 MiB: check fewer devices or fewer attempts, or raise the limit"},
 		{"a source that fails", gate.Policy{Name: "program", Source: gate.Exec, Factory: func(kit.Device) kit.Policy {
 			return kittest.PolicyFunc(func() (time.Duration, error) { return 0, failing })
 		}}, gate.Config{Steps: gate.Checks}, "the program stopped answering"},
