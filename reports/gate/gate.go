@@ -462,7 +462,7 @@ func (g *gate) run() (reports.Report, error) {
 		rep.Replay.MarkSample(g.cfg.Scenario.WithDefaults(), g.cfg.Sample, SampleError)
 	}
 	if g.cfg.Steps&Comparison != 0 {
-		c, err := g.compare(res)
+		c, err := g.compare(rep, res)
 		if err != nil {
 			return rep, err
 		}
@@ -474,6 +474,7 @@ func (g *gate) run() (reports.Report, error) {
 // fix adds the fixes of a failing policy, when the Fix step runs.
 func (g *gate) fix(rep *reports.Report) error {
 	if g.cfg.Steps&Fix == 0 {
+		rep.FixesNotSearched = judge(*rep) == verdict.Fail
 		return nil
 	}
 	fixes, err := g.fixes(*rep)
