@@ -129,9 +129,14 @@ func fixSentence(f Fix, first bool) string {
 		change = "Or " + f.Change
 	}
 	var seen []string
-	if f.PeakRatio != (sim.Estimate{}) || f.AllServed != (sim.Estimate{}) {
+	switch {
+	case f.AllServed != (sim.Estimate{}):
 		seen = append(seen, fmt.Sprintf("replayed on the same scenario, its peak ratio is %s and every device is served after %s",
 			interval(f.PeakRatio, ""), seconds(f.AllServed.Median)))
+	case f.PeakRatio != (sim.Estimate{}):
+		// A storm serves nothing: its fixes have a peak and no time of
+		// serving.
+		seen = append(seen, fmt.Sprintf("replayed on the same scenario, its peak ratio is %s", interval(f.PeakRatio, "")))
 	}
 	if f.Checked {
 		seen = append(seen, "it passes every check")
