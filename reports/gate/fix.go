@@ -21,11 +21,14 @@ import (
 // one way of scaling the backoff) doubles a factor until a replay of
 // probeRuns runs passes (at most maxDoublings times), narrows it down by
 // bisection (bisections times), then confirms the smallest passing change
-// with the gate's own replications, stepping up by a quarter at most
-// confirmations times. With the four families a failing policy has at
-// most, the search costs at most 4·(maxDoublings+bisections) replays of
-// probeRuns runs and 4·confirmations replays of the gate's runs, about
-// five times the gate's own replay and comparison.
+// with the gate's own replications and holdsRuns more (twice the gate's,
+// at least holdsMinRuns), stepping up by a quarter, to a change of its own
+// each time, at most confirmations times. With the four families a failing
+// policy has at most, the search costs at most 4·(maxDoublings+bisections)
+// replays of probeRuns runs and 4·confirmations replays of about three
+// times the gate's runs: at the default 20 runs, about ten times the
+// gate's own replay and comparison, and usually far less, since a family
+// stops at its first change that passes.
 const (
 	probeRuns     = 5
 	maxDoublings  = 12 // a factor of 4,096
