@@ -111,15 +111,19 @@ func ownCodeFirst(r Report) bool {
 }
 
 // builtinSentence says, after the remedy of a policy's own code, that the
-// fix's built-in strategy does what the remedy asks and passes, and what it
+// fix's built-in strategy does what the remedy asks and passes, what else
+// its change says after the spec (such as the cap it needs), and what it
 // was seen to do. A fix that scales the policy is said as fixSentence says
 // it.
 func builtinSentence(f Fix) string {
 	if f.Spec == "" {
 		return fixSentence(f, false)
 	}
-	s := fixSentence(Fix{Change: "the built-in " + f.Spec + " does that and passes", PeakRatio: f.PeakRatio, AllServed: f.AllServed, Checked: f.Checked}, true)
-	return s
+	more := ""
+	if _, after, ok := strings.Cut(f.Change, f.Spec); ok {
+		more = strings.Replace(after, ", which needs", ", but it needs", 1)
+	}
+	return fixSentence(Fix{Change: "the built-in " + f.Spec + " does that and passes" + more, PeakRatio: f.PeakRatio, AllServed: f.AllServed, Checked: f.Checked}, true)
 }
 
 // fixSentence says what a fix changes and what it was seen to do.

@@ -121,6 +121,8 @@ func TestAdviceCorpus(t *testing.T) {
 		corpusCase{name: "Go factory", policy: &own, cfg: gate.Config{Replay: sim.Config{Runs: 5}}, fixes: true},
 		corpusCase{name: "Go factory with a declared cap", policy: &own, cfg: gate.Config{Checks: properties.Config{Cap: 30 * time.Second}, Replay: sim.Config{Runs: 5}}, fixes: true},
 		corpusCase{name: "Go factory that fails a check", policy: &lockstep, cfg: gate.Config{Replay: sim.Config{Runs: 5}}, fixes: true},
+		corpusCase{name: "Go factory that fails a check, with a declared cap", policy: &lockstep, cfg: gate.Config{Checks: properties.Config{Cap: 10 * time.Second}, Replay: sim.Config{Runs: 5}}, fixes: true,
+			say: []string{"does that and passes, but it needs a cap of at least 30s; your declared cap is 10s"}},
 		corpusCase{name: "Go factory against a token bucket", policy: &own, cfg: gate.Config{Scenario: sim.Scenario{Server: sim.TokenBucket, Burst: 20}, Replay: sim.Config{Runs: 5}}, fixes: true},
 		corpusCase{name: "spec against a token bucket", policy: ptr(gate.SpecPolicy(kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second})),
 			cfg: gate.Config{Scenario: sim.Scenario{Server: sim.TokenBucket}, Replay: sim.Config{Runs: 5}}, fixes: true},
