@@ -465,16 +465,32 @@ func (g *gate) confirm(f family, k float64) (candidate, bool, error) {
 		}
 		c.fix.PeakRatio, c.fix.AllServed = res.Summary[sim.PeakRatio], res.Summary[sim.AllServed]
 	}
-	if f.checks && g.cfg.Steps&Checks != 0 {
+	if g.cfg.Steps&Checks == 0 {
+		return c, true, nil
+	}
+	var out properties.Outcome
+	var err error
+	switch {
+	case f.spec != nil && (f.checks || c.beyondCap):
 		cfg := g.checksConfig()
 		cfg.Claim, cfg.Source, cfg.IDs, cfg.CallTimeout = p.Spec, properties.InProcess, nil, 0
 		cfg.Cap = max(cfg.Cap, f.reach(k))
-		out, err := properties.Run(g.ctx, p.Factory, cfg)
-		if err != nil || out.Status() == verdict.Fail || out.Status() == verdict.Inconclusive {
-			return c, false, err
-		}
-		c.fix.Checked = true
+		out, err = properties.Run(g.ctx, p.Factory, cfg)
+	case f.spec == nil && c.beyondCap && g.p.source() != Exec:
+		// The policy slowed down, checked as the gate checked it, against
+		// the cap it needs. A program outside the process is left to the
+		// checks' invariance under scale (see scaleFamily): checking it
+		// again would start it again.
+		cfg := g.checksConfig()
+		cfg.Cap = f.reach(k)
+		out, err = properties.Run(g.ctx, p.Factory, cfg)
+	default:
+		return c, true, nil
 	}
+	if err != nil || out.Status() == verdict.Fail || out.Status() == verdict.Inconclusive {
+		return c, false, err
+	}
+	c.fix.Checked = true
 	return c, true, nil
 }
 
