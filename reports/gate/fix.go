@@ -241,7 +241,9 @@ func (g *gate) specFamilies(s kit.Spec) []family {
 // verdicts do not depend on scale when the declared cap scales with the
 // delays: the bounds are the same delays against the same cap, both k
 // times larger, and the other checks compare delays with each other or
-// with a share of the cap. So only the replay is tried.
+// with a share of the cap. So only the replay is tried, and the checks run
+// again only for a change that needs a larger cap than the declared one,
+// against that cap (see confirm).
 func (g *gate) scaleFamily() family {
 	p := g.p
 	return family{
