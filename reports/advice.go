@@ -84,8 +84,12 @@ func Advise(r Report) []string {
 	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Inconclusive && p.Status != verdict.Skipped {
 		s := p.Scenario.WithDefaults()
 		ratio := p.Summary[sim.PeakRatio].Median
-		if len(r.Fixes) == 0 && (p.Status == verdict.Fail || ratio > s.Threshold) {
-			add("%s", crowdAdvice(s, ratio))
+		switch {
+		case len(r.Fixes) > 0 || (p.Status != verdict.Fail && ratio <= s.Threshold):
+		case s.Server == sim.RetryAfter:
+			add("%s", hintAdvice(s, ratio))
+		default:
+			add("%s", crowdAdvice(s, ratio, r.FixesNotSearched))
 		}
 		if hidden := sim.AveragedAway(s, p.Summary); hidden != "" {
 			add("%s.", upperFirst(hidden))
@@ -118,15 +122,19 @@ func ownCodeFirst(r Report) bool {
 }
 
 // builtinSentence says, after the remedy of a policy's own code, that the
-// fix's built-in strategy does what the remedy asks and passes, and what it
+// fix's built-in strategy does what the remedy asks and passes, what else
+// its change says after the spec (such as the cap it needs), and what it
 // was seen to do. A fix that scales the policy is said as fixSentence says
 // it.
 func builtinSentence(f Fix) string {
 	if f.Spec == "" {
 		return fixSentence(f, false)
 	}
-	s := fixSentence(Fix{Change: "the built-in " + f.Spec + " does that and passes", PeakRatio: f.PeakRatio, AllServed: f.AllServed, Checked: f.Checked}, true)
-	return s
+	more := ""
+	if _, after, ok := strings.Cut(f.Change, f.Spec); ok {
+		more = strings.Replace(after, ", which needs", ", but it needs", 1)
+	}
+	return fixSentence(Fix{Change: "the built-in " + f.Spec + " does that and passes" + more, PeakRatio: f.PeakRatio, AllServed: f.AllServed, Checked: f.Checked}, true)
 }
 
 // fixSentence says what a fix changes and what it was seen to do.
@@ -136,9 +144,14 @@ func fixSentence(f Fix, first bool) string {
 		change = "Or " + f.Change
 	}
 	var seen []string
-	if f.PeakRatio != (sim.Estimate{}) || f.AllServed != (sim.Estimate{}) {
+	switch {
+	case f.AllServed != (sim.Estimate{}):
 		seen = append(seen, fmt.Sprintf("replayed on the same scenario, its peak ratio is %s and every device is served after %s",
 			interval(f.PeakRatio, ""), seconds(f.AllServed.Median)))
+	case f.PeakRatio != (sim.Estimate{}):
+		// A storm serves nothing: its fixes have a peak and no time of
+		// serving.
+		seen = append(seen, fmt.Sprintf("replayed on the same scenario, its peak ratio is %s", interval(f.PeakRatio, "")))
 	}
 	if f.Checked {
 		seen = append(seen, "it passes every check")
@@ -152,16 +165,52 @@ func fixSentence(f Fix, first bool) string {
 // crowdAdvice says how wide the fleet's retries must spread at least when
 // their peak crowds the server: a wave of all N devices stays within the
 // threshold T of R accepted a second only when spread over at least
-// N/(T·R) seconds. It is a lower bound, not a fix: the waves of later
-// retries add to the first.
-func crowdAdvice(s sim.Scenario, ratio float64) string {
+// N/(T·R) seconds (see crowdSpan). It is a lower bound, not a fix: the
+// waves of later retries add to the first. It ends with what the search
+// for a change found, or that none was run.
+func crowdAdvice(s sim.Scenario, ratio float64, notSearched bool) string {
 	head := fmt.Sprintf("Spread the retries wider (peak ratio %s > %s)", num(ratio), num(s.Threshold))
-	if s.Kind == sim.Storm || s.Clients <= 0 || s.AcceptRate <= 0 || s.Threshold <= 0 {
+	searched := "no change was found that passes"
+	if notSearched {
+		searched = "the search for a change was not run (--fix=false, or a gate without its Fix step)"
+	}
+	span, ok := crowdSpan(s)
+	if !ok {
+		if notSearched {
+			return head + ": raise the base and the cap, or use more jitter; " + searched + "."
+		}
 		return head + ": raise the base and the cap, or use more jitter."
 	}
-	span := float64(s.Clients) / (s.Threshold * s.AcceptRate)
-	return fmt.Sprintf("%s: a wave of %s retries stays within %s of %s only when spread over %s at least, so the base must be longer than that, with the cap above it; no change was found that passes.",
-		head, num(float64(s.Clients)), num(s.Threshold), perSecond(s.AcceptRate), seconds(math.Round(span*10)/10))
+	return fmt.Sprintf("%s: a wave of %s retries stays within %s of %s only when spread over %s at least, so the base must be longer than that, with the cap above it; %s.",
+		head, num(float64(s.Clients)), num(s.Threshold), perSecond(s.AcceptRate), seconds(span), searched)
+}
+
+// crowdSpan returns N/(T·R), the least span in seconds, to a tenth, over
+// which a wave of the scenario's N devices must spread to stay within the
+// threshold T of R accepted a second, and false when the scenario has no
+// such bound: a storm, where nothing is accepted, or no fleet or budget.
+func crowdSpan(s sim.Scenario) (float64, bool) {
+	if s.Kind == sim.Storm || s.Clients <= 0 || s.AcceptRate <= 0 || s.Threshold <= 0 {
+		return 0, false
+	}
+	return math.Round(float64(s.Clients)/(s.Threshold*s.AcceptRate)*10) / 10, true
+}
+
+// hintAdvice says what to change when the server answers every rejection
+// with a fixed Retry-After and the replay crowds it: the devices wait the
+// hint instead of asking their policy, so the whole fleet retries in step
+// one hint after another whatever its policy, and no change of the policy
+// alone can pass. The hint itself must spread the fleet, over the span a
+// wave needs (see crowdSpan).
+func hintAdvice(s sim.Scenario, ratio float64) string {
+	head := fmt.Sprintf("Spread the Retry-After (peak ratio %s > %s): the server's fixed Retry-After of %s decides when every device retries, whatever its policy, so no change of the policy alone can pass",
+		num(ratio), num(s.Threshold), duration(s.RetryAfter))
+	span, ok := crowdSpan(s)
+	if !ok {
+		return head + "; jitter the hint the server sends, or have the devices add a jittered delay of their own to it."
+	}
+	return fmt.Sprintf("%s; a wave of %s retries stays within %s of %s only when spread over %s at least, so jitter the hint the server sends over that span (a Retry-After of %s plus a random share of %s), or have the devices add a jittered delay of their own to it.",
+		head, num(float64(s.Clients)), num(s.Threshold), perSecond(s.AcceptRate), seconds(span), duration(s.RetryAfter), seconds(span))
 }
 
 // periodic reports whether the scenario fires timers.

@@ -51,6 +51,9 @@ func writeComparisons(b *bytes.Buffer, cs []Comparison, indent string) {
 	if note != "" {
 		fmt.Fprintf(b, "%spolicies: %s\n", indent, note)
 	}
+	if first.Note != "" {
+		fmt.Fprintf(b, "%s%s\n", indent, first.Note)
+	}
 	for _, c := range cs {
 		if len(c.Rows) == 0 {
 			continue

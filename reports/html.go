@@ -202,7 +202,7 @@ func renderHTML(r Report) ([]byte, error) {
 			return nil, err
 		}
 		hc.Chart = template.HTML(chart)
-		hc.Caption = comparisonCaption(&raw.Comparisons[i])
+		hc.Caption = strings.TrimSpace(c.Note + " " + comparisonCaption(&raw.Comparisons[i]))
 		v.Comparisons = append(v.Comparisons, hc)
 	}
 	v.Glossary = glossary(r)

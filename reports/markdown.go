@@ -140,6 +140,9 @@ func renderMarkdown(r Report) ([]byte, error) {
 		if t := thresholdPhrase(&raw.Comparisons[i]); t != "" {
 			fmt.Fprintf(&b, "\nThe threshold is %s.\n", t)
 		}
+		if c.Note != "" {
+			fmt.Fprintf(&b, "\n%s\n", mdText(c.Note))
+		}
 	}
 
 	fmt.Fprintf(&b, "\n---\n\n")

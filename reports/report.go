@@ -48,6 +48,10 @@ type Report struct {
 	// Fixes are changes to the policy that were replayed on the same
 	// scenario and passed, the first the one to make: see [Fix].
 	Fixes []Fix `json:"fixes,omitempty"`
+	// FixesNotSearched says that the policy failed and no change was
+	// searched for (the gate ran without its Fix step), so that the lack
+	// of Fixes says nothing about whether one passes.
+	FixesNotSearched bool `json:"fixes_not_searched,omitempty"`
 	// Advice is what to change, one sentence each, usually from [Advise].
 	Advice []string `json:"advice,omitempty"`
 }
@@ -227,6 +231,11 @@ type Comparison struct {
 	Config sim.Config `json:"config"`
 	// Policies are the columns' headings, usually policy specs.
 	Policies []string `json:"policies"`
+	// Note says, in sentences, how the policies beside the first were
+	// chosen, such as the scale the built-in strategies were given, and
+	// what the scenario does to all of them; empty when there is nothing
+	// to say.
+	Note string `json:"note,omitempty"`
 	// Rows are the fleet sizes, smallest first.
 	Rows []ComparisonRow `json:"rows"`
 }

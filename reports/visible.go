@@ -228,6 +228,7 @@ func mapStrings(r Report, name, text func(string) string) Report {
 		c := &r.Comparisons[i]
 		c.Figure = sim.Figure(name(string(c.Figure)))
 		c.Scenario = scenario(c.Scenario)
+		c.Note = text(c.Note)
 		c.Policies = slices.Clone(c.Policies)
 		for j := range c.Policies {
 			c.Policies[j] = name(c.Policies[j])

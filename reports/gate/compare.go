@@ -2,7 +2,13 @@ package gate
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"strings"
 	"time"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports"
@@ -54,25 +60,34 @@ func Headlines(kind sim.Kind) []sim.Figure {
 }
 
 // compare sets the gate's policy, whose replay is res, beside the four
-// built-in strategies on the same scenario, by the scenario's first
-// headline figure.
-func (g *gate) compare(res sim.Result) (reports.Comparison, error) {
+// built-in strategies on the same scenario and fleet, by the scenario's
+// first headline figure. A spec's strategies replay with its base and cap,
+// as the columns' headings say; any other policy's at its scale (see
+// builtinScale), from the checks' measure of its first delays in rep, as
+// the comparison's note says.
+func (g *gate) compare(rep reports.Report, res sim.Result) (reports.Comparison, error) {
 	f := Headlines(res.Scenario.Kind)[0]
 	c := reports.Comparison{Figure: f, Scenario: res.Scenario, Config: res.Config}
 	row := reports.ComparisonRow{Clients: res.Scenario.Clients}
 	c.Policies = append(c.Policies, g.p.Name)
 	addCell(&row, res, f)
-	// The built-in strategies replay the fleet the policy did: a
-	// recording's devices, else the gate's fleet, sampled as the policy's
-	// was.
-	clients := res.Scenario.Clients
-	if g.p.IDs == nil {
-		clients = 0
+	var specs []kit.Spec
+	if g.p.Spec != nil {
+		// The columns' headings say the spec's base and cap.
+		specs = Builtins(g.p.Spec, res.Scenario.Kind, g.cfg.Checks.Cap)
+	} else {
+		sc := g.builtinScale(rep, res.Scenario.Kind)
+		for _, st := range kit.Strategies() {
+			specs = append(specs, sc.spec(st))
+		}
+		c.Note = sc.String()
 	}
+	c.Note = strings.TrimSpace(c.Note + " " + hintNote(res.Scenario))
 	var cells []cell
-	for _, spec := range Builtins(g.p.Spec, res.Scenario.Kind, g.cfg.Checks.Cap) {
+	for _, spec := range specs {
 		if g.p.Spec == nil || spec.String() != g.p.Spec.String() {
-			cells = append(cells, cell{SpecPolicy(spec), clients})
+			p := SpecPolicy(spec)
+			cells = append(cells, cell{p, g.fleet(p)})
 		}
 	}
 	results, err := g.replayCells("comparison: devices", cells, 0)
@@ -85,6 +100,136 @@ func (g *gate) compare(res sim.Result) (reports.Comparison, error) {
 	}
 	c.Rows = []reports.ComparisonRow{row}
 	return c, nil
+}
+
+// hintNote says, of a scenario whose server answers every rejection with a
+// fixed Retry-After, that the devices wait the hint and never their
+// policy's delays, so that every policy replays alike; "" otherwise.
+func hintNote(s sim.Scenario) string {
+	if s.Server != sim.RetryAfter {
+		return ""
+	}
+	return fmt.Sprintf("The server answers every rejection with a fixed Retry-After of %s, which the devices wait instead of their policy's delays: every policy replays alike.",
+		kit.FormatDuration(s.WithDefaults().RetryAfter))
+}
+
+// A builtinScale is the scale the built-in strategies take beside a policy
+// that is not a spec: the mean of its first delays, which each strategy's
+// base is chosen to draw (see baseFor), and its cap.
+type builtinScale struct {
+	// mean is the mean of the policy's first delays, 0 when they were not
+	// measured: every strategy then takes base.
+	mean time.Duration
+	base time.Duration
+	cap  time.Duration
+	// capFrom says where the cap comes from, for the note.
+	capFrom string
+}
+
+// builtinScale returns the scale of the gate's policy, which is not a
+// spec, on scenarios of kind: the mean of the first delays its checked
+// devices drew (rep's early delays), and its declared cap, else the
+// largest delay they drew when it is over the default cap, else the
+// default cap. Without the checks' measure, the strategies take the
+// default base and cap (StormBase and StormCap in a storm).
+func (g *gate) builtinScale(rep reports.Report, kind sim.Kind) builtinScale {
+	sc := builtinScale{base: kit.DefaultBase, cap: kit.DefaultCap, capFrom: "the default, since the policy declares none"}
+	if kind == sim.Storm {
+		sc.base, sc.cap = StormBase, StormCap
+	}
+	if len(rep.EarlyDelays) > 0 && len(rep.EarlyDelays[0].DelaysS) > 0 {
+		sc.mean = time.Duration(stat.Mean(rep.EarlyDelays[0].DelaysS, nil) * 1e9)
+		var top float64
+		for _, a := range rep.EarlyDelays {
+			top = max(top, floats.Max(a.DelaysS))
+		}
+		if d := time.Duration(top * 1e9); d > sc.cap {
+			sc.cap, sc.capFrom = d, "the largest delay the policy drew, since it declares none"
+		}
+	}
+	if c := g.cfg.Checks.Cap; c > 0 {
+		sc.cap, sc.capFrom = c, "the policy's declared cap"
+	}
+	return sc
+}
+
+// spec returns the built-in strategy st at the scale.
+func (sc builtinScale) spec(st kit.Strategy) kit.Spec {
+	base := sc.base
+	if sc.mean > 0 || sc.base == 0 {
+		base = baseFor(st, sc.mean, sc.cap)
+	}
+	return kit.Spec{Strategy: st, Base: min(base, sc.cap), Cap: max(sc.cap, base)}
+}
+
+// String says, as the note of a comparison, how the built-in strategies
+// were scaled.
+func (sc builtinScale) String() string {
+	if sc.mean <= 0 {
+		return fmt.Sprintf("The built-in strategies replay with a base of %s and a cap of %s, %s; the policy's first delays were not measured, since the checks did not run.",
+			kit.FormatDuration(sc.base), kit.FormatDuration(sc.cap), sc.capFrom)
+	}
+	return fmt.Sprintf("The built-in strategies replay at the policy's scale: each base is chosen so that the first delays average %s, as the policy's do, and the cap is %s, %s.",
+		kit.FormatApprox(sc.mean), kit.FormatApprox(sc.cap), sc.capFrom)
+}
+
+// baseFor returns the base at which strategy st, with its default
+// multiplier and cap limit, draws first delays of mean m: the first window
+// is min(base, limit), and no jitter waits it all, full jitter half of it on
+// average, equal jitter three quarters; decorrelated jitter draws from
+// [base, 3·base) cut at the limit, twice the base on average when 3·base is
+// within the limit. The base is rounded to three significant digits, at
+// least a millisecond and at most the limit, which is what a mean of the
+// limit or more gives.
+func baseFor(st kit.Strategy, m, limit time.Duration) time.Duration {
+	mean, c := m.Seconds(), limit.Seconds()
+	var b float64
+	switch st {
+	case kit.None:
+		b = mean
+	case kit.Full:
+		b = 2 * mean
+	case kit.Equal:
+		b = 4 * mean / 3
+	case kit.Decorrelated:
+		b = mean / 2
+		if 3*b > c {
+			// The mean of min(c, U(b, 3b)) rises from 2c/3 at b = c/3 to c
+			// at b = c; find b by bisection.
+			drawn := func(b float64) float64 { return ((c*c-b*b)/2 + c*(3*b-c)) / (2 * b) }
+			lo, hi := c/3, c
+			for range 60 {
+				mid := (lo + hi) / 2
+				if drawn(mid) < mean {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			b = hi
+		}
+	default:
+		panic("gate: unknown strategy " + string(st))
+	}
+	d := min(significant(time.Duration(min(b, c)*1e9), 3), limit)
+	return max(d, min(time.Millisecond, limit))
+}
+
+// significant rounds d to n significant decimal digits.
+func significant(d time.Duration, n int) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	e := math.Floor(math.Log10(float64(d))) - float64(n-1)
+	if e <= 0 {
+		return d
+	}
+	unit := math.Pow(10, e)
+	r := math.Round(float64(d)/unit) * unit
+	if r >= math.MaxInt64 {
+		return d
+	}
+	return time.Duration(r)
 }
 
 // addCell appends res's figure f to row, and marks the cell when no run
@@ -156,7 +301,7 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 	figures := Headlines(kind)
 	out := make([]reports.Comparison, len(figures))
 	for i, f := range figures {
-		out[i] = reports.Comparison{Figure: f, Config: cfg.Replay.WithDefaults()}
+		out[i] = reports.Comparison{Figure: f, Config: cfg.Replay.WithDefaults(), Note: hintNote(cfg.Scenario)}
 		for _, p := range policies {
 			out[i].Policies = append(out[i].Policies, p.Name)
 		}

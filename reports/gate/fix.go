@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
@@ -20,11 +21,14 @@ import (
 // one way of scaling the backoff) doubles a factor until a replay of
 // probeRuns runs passes (at most maxDoublings times), narrows it down by
 // bisection (bisections times), then confirms the smallest passing change
-// with the gate's own replications, stepping up by a quarter at most
-// confirmations times. With the four families a failing policy has at
-// most, the search costs at most 4·(maxDoublings+bisections) replays of
-// probeRuns runs and 4·confirmations replays of the gate's runs, about
-// five times the gate's own replay and comparison.
+// with the gate's own replications and holdsRuns more (twice the gate's,
+// at least holdsMinRuns), stepping up by a quarter, to a change of its own
+// each time, at most confirmations times. With the four families a failing
+// policy has at most, the search costs at most 4·(maxDoublings+bisections)
+// replays of probeRuns runs and 4·confirmations replays of about three
+// times the gate's runs: at the default 20 runs, about ten times the
+// gate's own replay and comparison, and usually far less, since a family
+// stops at its first change that passes.
 const (
 	probeRuns     = 5
 	maxDoublings  = 12 // a factor of 4,096
@@ -40,14 +44,27 @@ type family struct {
 	policy func(k float64) Policy
 	change func(k float64) string
 	spec   func(k float64) *kit.Spec // nil when the family scales the policy's own delays
-	checks bool                      // the changed policy must pass the property checks
+	// reach is the cap the changed policy's delays reach, 0 when it has
+	// none: a change whose reach is over the declared cap needs a larger
+	// one.
+	reach  func(k float64) time.Duration
+	checks bool // the changed policy must pass the property checks
 }
 
 // fixes searches, for a gate that failed, the smallest changes of each
-// family that pass on the same scenario, and returns the best, the one that
+// family that pass on the same scenario, fleet and declared cap, and
+// returns the best: those within the declared cap first, then the one that
 // serves the fleet soonest first. rep holds the gate's findings.
+//
+// A replay that failed against a server whose fixed Retry-After decides
+// every retry gets no search: the devices wait the hint and never ask their
+// policy, so no change of the policy replays any differently (the advice
+// is about the hint, see reports.Advise).
 func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	if judge(rep) != verdict.Fail {
+		return nil, nil
+	}
+	if p := rep.Replay; p != nil && p.Status == verdict.Fail && p.Scenario.Server == sim.RetryAfter {
 		return nil, nil
 	}
 	families := g.families(rep)
@@ -55,12 +72,13 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	// cores idle; each search is a sequence of replays of one policy.
 	cells := make([]cell, len(families))
 	for i, f := range families {
-		cells[i] = cell{f.policy(1), 0}
+		p := f.policy(1)
+		cells[i] = cell{p, g.fleet(p)}
 	}
 	atOnce, cfg := g.plan(cells, 0)
 	h := *g
 	h.cfg.Replay.Workers = cfg.Workers
-	found := make([]reports.Fix, len(families))
+	found := make([]candidate, len(families))
 	ok := make([]bool, len(families))
 	err := each(len(families), atOnce, func(i int) error {
 		var err error
@@ -70,19 +88,31 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []reports.Fix
+	var within, beyond []reports.Fix
 	seen := map[string]bool{}
-	for i, fix := range found {
+	for i, c := range found {
 		// Two families may arrive at one change: raising the base or the
 		// base and the cap by a factor of 1, when a seed alone fixes it.
-		if key := fix.Spec + "|" + fix.Change; ok[i] && !seen[key] {
+		if key := c.fix.Spec + "|" + c.fix.Change; ok[i] && !seen[key] {
 			seen[key] = true
-			out = append(out, fix)
+			if c.beyondCap {
+				beyond = append(beyond, c.fix)
+			} else {
+				within = append(within, c.fix)
+			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b reports.Fix) int { return cmp.Compare(a.AllServed.Median, b.AllServed.Median) })
-	out = undominated(out)
+	// A change within the declared cap keeps a promise the user made; one
+	// beyond it asks for a new one, so it comes after.
+	out := append(best(within), best(beyond)...)
 	return out[:min(len(out), maxFixes)], nil
+}
+
+// best sorts fixes by when they serve the fleet, soonest first, and drops
+// those dominated (see undominated).
+func best(fixes []reports.Fix) []reports.Fix {
+	slices.SortStableFunc(fixes, func(a, b reports.Fix) int { return cmp.Compare(a.AllServed.Median, b.AllServed.Median) })
+	return undominated(fixes)
 }
 
 // undominated drops, from fixes sorted by when they serve the fleet, each
@@ -111,33 +141,35 @@ func undominated(fixes []reports.Fix) []reports.Fix {
 // own backoff with a per-device seed and, without jitter, a jittered
 // strategy, raising the base (and the cap with it when the cap would fall
 // below it) or raising both; for any other policy, its own delays slowed
-// down when its checks passed, and the built-in strategies with the scale
-// of its first delays and its cap.
+// down when its checks passed, and the built-in strategies at its scale
+// (see builtinScale): the mean of its first delays and its cap.
 func (g *gate) families(rep reports.Report) []family {
 	checksFailed := false
 	for _, c := range rep.Checks {
 		checksFailed = checksFailed || c.Status == verdict.Fail
 	}
 	var out []family
-	var base kit.Spec
 	if s := g.p.Spec; s != nil {
-		base = *s
+		base := *s
 		base.Seed = kit.SeedDevice
 		if base.Strategy != kit.None {
 			out = append(out, g.specFamilies(base)...)
 		}
-	} else {
-		if !checksFailed && g.cfg.Steps&Replay != 0 {
-			out = append(out, g.scaleFamily())
+		for _, st := range []kit.Strategy{kit.Decorrelated, kit.Full} {
+			if st != base.Strategy {
+				c := base
+				c.Strategy, c.Multiplier = st, 0
+				out = append(out, g.specFamilies(c)[0])
+			}
 		}
-		base = g.inferredSpec(rep)
+		return out
 	}
+	if !checksFailed && g.cfg.Steps&Replay != 0 {
+		out = append(out, g.scaleFamily())
+	}
+	sc := g.builtinScale(rep, sim.Outage)
 	for _, st := range []kit.Strategy{kit.Decorrelated, kit.Full} {
-		if st != base.Strategy || g.p.Spec == nil {
-			s := base
-			s.Strategy, s.Multiplier = st, 0
-			out = append(out, g.specFamilies(s)[0])
-		}
+		out = append(out, g.specFamilies(sc.spec(st))[0])
 	}
 	return out
 }
@@ -197,15 +229,21 @@ func (g *gate) specFamilies(s kit.Spec) []family {
 			policy: func(k float64) Policy { return SpecPolicy(*raise(k, both)) },
 			change: func(k float64) string { return describe(raise(k, both)) },
 			spec:   func(k float64) *kit.Spec { return raise(k, both) },
+			reach:  func(k float64) time.Duration { return raise(k, both).Cap },
 			checks: g.p.Spec == nil || withDefaults(*g.p.Spec).Seed != kit.SeedDevice || g.p.Spec.Strategy == kit.None || s.Strategy != g.p.Spec.Strategy,
 		})
 	}
 	return out
 }
 
-// scaleFamily slows the policy itself down: every delay times k. The
-// property checks' verdicts do not depend on scale, so only the replay is
-// tried.
+// scaleFamily slows the policy itself down: every delay times k, and so the
+// cap its delays reach, the declared cap times k. The property checks'
+// verdicts do not depend on scale when the declared cap scales with the
+// delays: the bounds are the same delays against the same cap, both k
+// times larger, and the other checks compare delays with each other or
+// with a share of the cap. So only the replay is tried, and the checks run
+// again only for a change that needs a larger cap than the declared one,
+// against that cap (see confirm).
 func (g *gate) scaleFamily() family {
 	p := g.p
 	return family{
@@ -219,7 +257,28 @@ func (g *gate) scaleFamily() family {
 		change: func(k float64) string {
 			return fmt.Sprintf("slow the policy down: multiply every delay by %v", roundFactor(k))
 		},
+		reach: func(k float64) time.Duration { return scaledCap(g.cfg.Checks.Cap, roundFactor(k)) },
 	}
+}
+
+// scaledCap returns the cap that bounds the delays of a policy within cap
+// once each is multiplied by k, 0 when cap is 0: cap·k rounded up to a
+// millisecond below a second, and to a second above. Scale computes each
+// delay as the same product in seconds, rounded to a nanosecond, so none
+// is over it.
+func scaledCap(cap time.Duration, k float64) time.Duration {
+	if cap <= 0 {
+		return 0
+	}
+	d := time.Duration(math.Round(cap.Seconds() * k * 1e9))
+	unit := time.Second
+	if d < time.Second {
+		unit = time.Millisecond
+	}
+	if r := d % unit; r != 0 {
+		d += unit - r
+	}
+	return d
 }
 
 // Scale returns the factory whose devices wait k times the delays f's
@@ -247,40 +306,22 @@ func (s scaled) Next() (time.Duration, error) {
 	return kit.Seconds(d.Seconds() * s.k)
 }
 
-// inferredSpec returns the built-in strategy closest in scale to a policy
-// that is not a spec: its median first delay as the base, and the declared
-// cap, else the largest delay its devices drew, as the cap.
-func (g *gate) inferredSpec(rep reports.Report) kit.Spec {
-	s := kit.Spec{Strategy: kit.Full, Base: kit.DefaultBase, Cap: kit.DefaultCap}
-	if len(rep.EarlyDelays) > 0 && len(rep.EarlyDelays[0].DelaysS) > 0 {
-		first := slices.Clone(rep.EarlyDelays[0].DelaysS)
-		sort.Float64s(first)
-		if m := first[len(first)/2]; m > 0 {
-			s.Base = nice(time.Duration(m * 1e9))
-		}
-	}
-	if c := g.cfg.Checks.Cap; c > 0 {
-		s.Cap = c
-	} else {
-		for _, a := range rep.EarlyDelays {
-			for _, d := range a.DelaysS {
-				s.Cap = max(s.Cap, time.Duration(d*1e9))
-			}
-		}
-	}
-	s.Cap = max(s.Cap, s.Base)
-	return s
+// A candidate is a change that passed, and whether it needs a larger cap
+// than the one declared.
+type candidate struct {
+	fix       reports.Fix
+	beyondCap bool
 }
 
 // search finds the smallest factor of the family that passes: doubling
 // until a short replay passes, bisecting between the last that failed and
 // the first that passed, then confirming with the gate's replications.
-func (g *gate) search(f family) (reports.Fix, bool, error) {
+func (g *gate) search(f family) (candidate, bool, error) {
 	if g.cfg.Steps&Replay == 0 {
 		// Without a replay, only a change the checks judge is tried, as
 		// it is.
 		if !f.checks {
-			return reports.Fix{}, false, nil
+			return candidate{}, false, nil
 		}
 		return g.confirm(f, 1)
 	}
@@ -290,18 +331,18 @@ func (g *gate) search(f family) (reports.Fix, bool, error) {
 		// may pass as it is: a new seed or strategy alone.
 		ok, err := g.probe(f, 1, probeRuns)
 		if err != nil {
-			return reports.Fix{}, false, err
+			return candidate{}, false, err
 		}
 		if ok {
-			if fix, ok, err := g.confirm(f, 1); err != nil || ok {
-				return fix, ok, err
+			if c, ok, err := g.confirm(f, 1); err != nil || ok {
+				return c, ok, err
 			}
 		}
 	}
 	for k, i := lo*2, 0; i < maxDoublings; k, i = k*2, i+1 {
 		ok, err := g.probe(f, k, probeRuns)
 		if err != nil {
-			return reports.Fix{}, false, err
+			return candidate{}, false, err
 		}
 		if ok {
 			hi = k
@@ -310,7 +351,7 @@ func (g *gate) search(f family) (reports.Fix, bool, error) {
 		lo = k
 	}
 	if hi == 0 {
-		return reports.Fix{}, false, nil
+		return candidate{}, false, nil
 	}
 	for range bisections {
 		if hi/lo < 1.1 {
@@ -319,7 +360,7 @@ func (g *gate) search(f family) (reports.Fix, bool, error) {
 		mid := math.Sqrt(lo * hi)
 		ok, err := g.probe(f, mid, probeRuns)
 		if err != nil {
-			return reports.Fix{}, false, err
+			return candidate{}, false, err
 		}
 		if ok {
 			hi = mid
@@ -327,13 +368,26 @@ func (g *gate) search(f family) (reports.Fix, bool, error) {
 			lo = mid
 		}
 	}
-	for k, i := hi, 0; i < confirmations; k, i = k*1.25, i+1 {
-		fix, ok, err := g.confirm(f, k)
+	tried := ""
+	for k, i := hi, 0; i < confirmations; k = k * 1.25 {
+		// A step of a quarter may round to the change just tried (nice
+		// rounds a base of 38s and of 47s both to 50s): each
+		// confirmation tries a change of its own.
+		if change := f.change(k); change == tried {
+			if k > hi*math.Pow(2, maxDoublings) {
+				break
+			}
+			continue
+		} else {
+			tried = change
+		}
+		i++
+		c, ok, err := g.confirm(f, k)
 		if err != nil || ok {
-			return fix, ok, err
+			return c, ok, err
 		}
 	}
-	return reports.Fix{}, false, nil
+	return candidate{}, false, nil
 }
 
 // probe replays the family's policy at factor k with runs runs, at most
@@ -383,49 +437,158 @@ func tooBig(err error) bool {
 
 // confirm replays the family's policy at factor k with the gate's own
 // replications, and runs the property checks on it when the change could
-// fail them: a fix passes both.
-func (g *gate) confirm(f family, k float64) (reports.Fix, bool, error) {
+// fail them: a fix passes both. A change whose delays reach beyond the
+// declared cap says so, and is checked against the cap it reaches, which
+// the user would declare with it.
+func (g *gate) confirm(f family, k float64) (candidate, bool, error) {
 	p := f.policy(k)
-	fix := reports.Fix{Change: f.change(k)}
+	c := candidate{fix: reports.Fix{Change: f.change(k)}}
 	if f.spec != nil {
-		fix.Spec = f.spec(k).String()
+		c.fix.Spec = f.spec(k).String()
 	} else {
-		fix.Scale = roundFactor(k)
+		c.fix.Scale = roundFactor(k)
+	}
+	declared := g.cfg.Checks.Cap
+	if reach := f.reach(k); declared > 0 && reach > declared {
+		c.beyondCap = true
+		c.fix.Change += fmt.Sprintf(", which needs a cap of at least %s; your declared cap is %s",
+			kit.FormatDuration(reach), kit.FormatDuration(declared))
 	}
 	if g.cfg.Steps&Replay != 0 {
 		res, stopped, err := g.replayWith(p, 0)
 		if tooBig(err) {
-			return fix, false, nil
+			return c, false, nil
 		}
 		if err != nil || stopped != nil || res.Status() != verdict.Pass || !clear(res) || !g.clearOfSample(res) {
-			return fix, false, err
+			return c, false, err
 		}
-		fix.PeakRatio, fix.AllServed = res.Summary[sim.PeakRatio], res.Summary[sim.AllServed]
+		if ok, err := g.holds(p); err != nil || !ok {
+			return c, false, err
+		}
+		c.fix.PeakRatio, c.fix.AllServed = res.Summary[sim.PeakRatio], res.Summary[sim.AllServed]
 	}
-	if f.checks && g.cfg.Steps&Checks != 0 {
+	if g.cfg.Steps&Checks == 0 {
+		return c, true, nil
+	}
+	var out properties.Outcome
+	var err error
+	switch {
+	case f.spec != nil && (f.checks || c.beyondCap):
 		cfg := g.checksConfig()
 		cfg.Claim, cfg.Source, cfg.IDs, cfg.CallTimeout = p.Spec, properties.InProcess, nil, 0
-		if p.Spec != nil {
-			cfg.Cap = max(cfg.Cap, specCap(*p.Spec))
-		}
-		out, err := properties.Run(g.ctx, p.Factory, cfg)
-		if err != nil || out.Status() == verdict.Fail || out.Status() == verdict.Inconclusive {
-			return fix, false, err
-		}
-		fix.Checked = true
+		cfg.Cap = max(cfg.Cap, f.reach(k))
+		out, err = properties.Run(g.ctx, p.Factory, cfg)
+	case f.spec == nil && c.beyondCap && g.p.source() != Exec:
+		// The policy slowed down, checked as the gate checked it, against
+		// the cap it needs. A program outside the process is left to the
+		// checks' invariance under scale (see scaleFamily): checking it
+		// again would start it again.
+		cfg := g.checksConfig()
+		cfg.Cap = f.reach(k)
+		out, err = properties.Run(g.ctx, p.Factory, cfg)
+	default:
+		return c, true, nil
 	}
-	return fix, true, nil
+	if err != nil || out.Status() == verdict.Fail || out.Status() == verdict.Inconclusive {
+		return c, false, err
+	}
+	c.fix.Checked = true
+	return c, true, nil
 }
 
-// replayWith replays p on the gate's scenario with runs runs (0 for the
-// gate's own), with no progress shown.
+// The evidence that a change passes on the user's other seeds too. A gate
+// of R runs fails when the median of its runs' peak ratios is over the
+// threshold, which takes at least ⌈R/2⌉ of them over it. So a change is
+// offered only when, with p the share of runs over the threshold,
+// P(Binomial(R, p) ≥ ⌈R/2⌉) ≤ otherSeedFail, where p is the upper end of
+// the one-sided Clopper–Pearson interval at the confidence holdsLevel of
+// the share seen over holdsRuns(R) runs. Then a gate again at another seed
+// fails with a probability of at most 1% (95% confident), ten seeds at most
+// about 10%, and most changes, whose runs are all well under the
+// threshold, far less. With 40 runs and none over, p ≤ 7.2%: a gate of 5
+// runs then fails at another seed with probability 0.3% at most; a gate of
+// 1 or 3 runs, noisier than the rule allows, takes more runs (see
+// holdsRuns).
+const (
+	holdsMinRuns  = 40
+	holdsMaxRuns  = 320
+	holdsLevel    = 0.95
+	otherSeedFail = 0.01
+)
+
+// holdsRuns returns how many runs judge whether a change holds on other
+// seeds for a gate of r runs: twice the gate's, at least holdsMinRuns, and
+// more when even none over the threshold in that many would not bound the
+// share p well enough, up to holdsMaxRuns.
+func holdsRuns(r int) int {
+	n := max(2*r, holdsMinRuns)
+	for n < holdsMaxRuns && failsAgain(r, shareBound(0, n)) > otherSeedFail {
+		n *= 2
+	}
+	return min(n, holdsMaxRuns)
+}
+
+// shareBound returns the upper end of the one-sided Clopper–Pearson
+// interval at holdsLevel of a share seen k times in n.
+func shareBound(k, n int) float64 {
+	if k >= n {
+		return 1
+	}
+	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(holdsLevel)
+}
+
+// failsAgain returns the probability that a gate of r runs fails when each
+// run is over the threshold with probability p: that at least ⌈r/2⌉ are.
+func failsAgain(r int, p float64) float64 {
+	return 1 - distuv.Binomial{N: float64(r), P: p}.CDF(float64((r+1)/2-1))
+}
+
+// holds reports whether the changed policy p passes on other seeds too
+// (see otherSeedFail): it replays holdsRuns of the gate's runs, and counts
+// those over the threshold.
+func (g *gate) holds(p Policy) (bool, error) {
+	r := g.cfg.Replay.WithDefaults().Runs
+	n := holdsRuns(r)
+	res, stopped, err := g.replayWith(p, n)
+	if tooBig(err) {
+		return false, nil
+	}
+	if err != nil || stopped != nil {
+		return false, err
+	}
+	over := 0
+	for _, run := range res.Runs {
+		if run.PeakRatio > res.Scenario.WithDefaults().Threshold {
+			over++
+		}
+	}
+	return failsAgain(r, shareBound(over, len(res.Runs))) <= otherSeedFail, nil
+}
+
+// fleet returns the number of devices a replay of p takes, as replay's
+// clients: a built-in strategy in place of a recording replays as many
+// devices as the recording does, so that a change is judged on the user's
+// own fleet; any other policy replays the gate's fleet (0).
+func (g *gate) fleet(p Policy) int {
+	if g.p.IDs == nil || p.IDs != nil {
+		return 0
+	}
+	s, err := g.scenario(0)
+	if err != nil {
+		return 0
+	}
+	return s.WithDefaults().Clients
+}
+
+// replayWith replays p on the gate's scenario and fleet with runs runs (0
+// for the gate's own), with no progress shown.
 func (g *gate) replayWith(p Policy, runs int) (sim.Result, *sim.DeviceError, error) {
 	h := *g
 	h.cfg.Progress = nil
 	if runs > 0 {
 		h.cfg.Replay.Runs = runs
 	}
-	return h.replay(p, 0)
+	return h.replay(p, g.fleet(p))
 }
 
 // withDefaults returns s with its base, cap and seed written out.

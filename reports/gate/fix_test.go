@@ -117,7 +117,10 @@ func TestNoFixWhenTurnedOff(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, verdict.Fail, rep.Verdict)
 	assert.Empty(t, rep.Fixes)
-	assert.Contains(t, rep.Advice[len(rep.Advice)-1], "no change was found", "without a search, the replay's advice is a lower bound")
+	assert.True(t, rep.FixesNotSearched)
+	last := rep.Advice[len(rep.Advice)-1]
+	assert.Contains(t, last, "the search for a change was not run", "without a search, the replay's advice is a lower bound")
+	assert.NotContains(t, last, "no change was found", "no search claims no finding")
 }
 
 // TestFixWithinTheGatesRuns searches with no more runs than the gate's

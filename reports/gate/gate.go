@@ -119,9 +119,10 @@ const (
 	// Fix searches, when the policy fails, the smallest changes that pass
 	// on the same scenario (see Report.Fixes): its base and cap, its
 	// strategy, its seed, or its own delays slowed down. Each is replayed
-	// with the gate's replications, and checked when the change could fail
-	// the checks, before it is suggested. It costs at most about five times
-	// the gate's replay and comparison.
+	// on the same fleet with the gate's replications and more, so that it
+	// passes on other seeds too, and checked when the change could fail
+	// the checks, against the cap it needs, before it is suggested. It
+	// costs at most about ten times the gate's replay and comparison.
 	Fix
 
 	// All is every step, what the zero Steps means.
@@ -462,7 +463,7 @@ func (g *gate) run() (reports.Report, error) {
 		rep.Replay.MarkSample(g.cfg.Scenario.WithDefaults(), g.cfg.Sample, SampleError)
 	}
 	if g.cfg.Steps&Comparison != 0 {
-		c, err := g.compare(res)
+		c, err := g.compare(rep, res)
 		if err != nil {
 			return rep, err
 		}
@@ -474,6 +475,7 @@ func (g *gate) run() (reports.Report, error) {
 // fix adds the fixes of a failing policy, when the Fix step runs.
 func (g *gate) fix(rep *reports.Report) error {
 	if g.cfg.Steps&Fix == 0 {
+		rep.FixesNotSearched = judge(*rep) == verdict.Fail
 		return nil
 	}
 	fixes, err := g.fixes(*rep)
