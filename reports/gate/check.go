@@ -34,10 +34,12 @@ import (
 //
 // A policy whose factory or Next does not return is named as hung, with
 // its device and attempt, whatever go test's -timeout: the checks time
-// each call (properties.Config.CallTimeout), and once they found a hang
-// nothing else is run, since a replay would wait on the same call. When
-// only the replay runs, a call that does not return is named once go
-// test's deadline is near, and never with -timeout 0.
+// each call (properties.Config.CallTimeout; when it is left zero, for no
+// more than a quarter of the time go test leaves, so that the hang is
+// found before the deadline), and once they found a hang nothing else is
+// run, since a replay would wait on the same call. When only the replay
+// runs, a call that does not return is named once go test's deadline is
+// near, and never with -timeout 0.
 func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	t.Helper()
 	if cfg.Seed == 0 {
@@ -82,7 +84,9 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 //
 // It stops shortly before go test's deadline, so that a policy that never
 // returns is named, with its device, rather than found in a dump of every
-// goroutine. Called inside a testing/synctest bubble it runs nothing and
+// goroutine, and with the default CallTimeout it times each call of the
+// checks for no more than a quarter of the time go test leaves (see
+// hangBudget). Called inside a testing/synctest bubble it runs nothing and
 // returns an *InputError saying why: the bubble's clock is fake, so no
 // call of the policy could be timed and one that never returns would
 // deadlock the bubble, and go test's deadline cannot be read there.
@@ -90,17 +94,36 @@ func RunFrozen(t *testing.T, p Policy, cfg Config) (reports.Report, error) {
 	if inBubble(t) {
 		return reports.Report{}, &InputError{errBubble}
 	}
-	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
-		return properties.RunFrozen(t, f, c)
-	}
 	ctx := t.Context()
+	var left time.Duration // until the gate stops, when go test has a deadline
 	if d, ok := t.Deadline(); ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadlineCause(ctx, d.Add(-deadlineMargin), errTestDeadline)
+		stop := d.Add(-deadlineMargin)
+		ctx, cancel = context.WithDeadlineCause(ctx, stop, errTestDeadline)
 		defer cancel()
+		left = time.Until(stop)
+	}
+	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
+		if c.CallTimeout == 0 && left > 0 {
+			c.CallTimeout = max(min(properties.DefaultCallTimeout, (left/hangBudget).Truncate(100*time.Millisecond)), minCallTimeout)
+		}
+		return properties.RunFrozen(t, f, c)
 	}
 	return run(ctx, p, cfg, frozen)
 }
+
+// hangBudget is how many default call timeouts fit in the time go test
+// leaves the gate: with the default CallTimeout, RunFrozen times each call
+// for at most that time over hangBudget, so that the checks name a hang
+// before go test's deadline rather than the deadline cutting them short.
+// The checks stop after three hangs, each found within a quarter more
+// than the call timeout, so three take at most 3.75 call timeouts. With
+// go test's default -timeout of ten minutes the default CallTimeout stands.
+const hangBudget = 4
+
+// minCallTimeout is the least call timeout RunFrozen sets: thousands of
+// times what a policy's Next takes, on a machine however loaded.
+const minCallTimeout = time.Second
 
 // errTestDeadline is the cause of the end of a gate that RunFrozen stopped
 // before go test's deadline. It is a deadline, as the checks and the

@@ -115,20 +115,33 @@ func TestHangEndsTheGate(t *testing.T) {
 }
 
 // TestCheckNamesAHangWhateverTheTimeout runs gate.Check on a policy whose
-// Next never returns, in a test binary without a deadline and in one with
-// a deadline of two minutes: either way the test fails naming the hang,
-// its device and its delay, and neither dies, hangs or reports an
+// Next never returns, in a test binary without a deadline, in one with a
+// deadline of two minutes, and in one whose deadline of 20s is shorter
+// than the default call timeout: each time the test fails naming the hang,
+// its device and its delay, and none dies, hangs or reports an
 // interruption.
 func TestCheckNamesAHangWhateverTheTimeout(t *testing.T) {
-	for _, timeout := range []string{"0", "2m"} {
-		t.Run("timeout "+timeout, func(t *testing.T) {
+	byDefault := hangCfg
+	byDefault.Checks.IDs, byDefault.Checks.CallTimeout = numbered[:1], 0
+	for _, tt := range []struct {
+		name, timeout string
+		cfg           gate.Config
+		want          string
+	}{
+		{"no deadline", "0", hangCfg, `device "dev-000001" attempt 1: Next did not return within 100ms`},
+		{"a deadline of 2m", "2m", hangCfg, `device "dev-000001" attempt 1: Next did not return within 100ms`},
+		// The gate stops 5s before go test's deadline and times each call
+		// for a quarter of the time left then, under 3.75s.
+		{"a deadline shorter than the call timeout", "20s", byDefault, `device "dev-000001" attempt 1: Next did not return within \d(\.\d+)?s`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
 			if kittest.InChild(t) {
-				gate.Check(t, gate.GoPolicy("blocks", blocks(make(chan struct{}))), hangCfg)
+				gate.Check(t, gate.GoPolicy("blocks", blocks(make(chan struct{}))), tt.cfg)
 				return
 			}
-			out, failed := kittest.RunChild(t, "-test.timeout="+timeout)
+			out, failed := kittest.RunChild(t, "-test.timeout="+tt.timeout)
 			require.True(t, failed, out)
-			assert.Contains(t, out, `device "dev-000001" attempt 1: Next did not return within 100ms`)
+			assert.Regexp(t, tt.want, out)
 			for _, never := range []string{"interrupted", "panic:", "fatal error", "all goroutines are asleep"} {
 				assert.NotContains(t, out, never)
 			}
