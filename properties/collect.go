@@ -205,9 +205,9 @@ func (w *worker) partial(i int) []time.Duration {
 
 // readDevice reads up to n delays from the policy of dev into buf, and
 // keeps a copy of exactly the delays read. A nil w reads without a watch,
-// as inside a testing/synctest bubble. A policy that in holds already, as
-// an earlier device's, is not read: a second device on one instance is a
-// fault of the factory's.
+// as inside a testing/synctest bubble. A policy that in knows as an
+// earlier device's is not read: a second device on one instance is the
+// factory's defect.
 func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, in *instances, buf *[]time.Duration) (d device) {
 	d.id = dev.ID
 	d.delays = (*buf)[:0]
