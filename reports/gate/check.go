@@ -112,10 +112,10 @@ func RunFrozen(t *testing.T, p Policy, cfg Config) (reports.Report, error) {
 	return run(ctx, p, cfg, frozen)
 }
 
-// hangBudget is how many default call timeouts fit in the time go test
-// leaves the gate: with the default CallTimeout, RunFrozen times each call
-// for at most that time over hangBudget, so that the checks name a hang
-// before go test's deadline rather than the deadline cutting them short.
+// hangBudget is how many call timeouts RunFrozen fits in the time go test
+// leaves the gate: with the default CallTimeout, it times each call for at
+// most that time over hangBudget, so that the checks name a hang before go
+// test's deadline rather than the deadline cutting them short.
 // The checks stop after three hangs, each found within a quarter more
 // than the call timeout, so three take at most 3.75 call timeouts. With
 // go test's default -timeout of ten minutes the default CallTimeout stands.
