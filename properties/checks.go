@@ -105,6 +105,7 @@ func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
 func (r *runner) outcome(frozen bubble) Outcome {
 	var out Outcome
 	out.Err = sourceErrors(r.main)
+	out.Hung, out.Shared = r.main.hangs > 0, r.main.shared > 0
 	// Reproducibility makes devices again before rapid draws its own, so
 	// that what a policy with shared state gives does not depend on how
 	// many populations rapid drew.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,9 @@ type fault struct {
 	attempt int    // the 1-based attempt, 0 for the factory call
 	msg     string // what happened, e.g. "panic: boom"
 	defect  bool   // the policy's defect (bounds fails); else a source failure
+	// sharedWith is the id of the earlier device whose policy the factory
+	// returned again, or "".
+	sharedWith string
 }
 
 // A sample holds the delays of a population of devices.
@@ -31,6 +35,7 @@ type sample struct {
 	devices  []device // in population order; only the examined ones
 	total    int      // size of the population asked for
 	hangs    int
+	shared   int    // devices the factory gave the policy of an earlier one
 	stopped  string // why collection stopped before the whole population, if it did
 	canceled error  // the context's error, when it ended the run
 }
@@ -75,10 +80,10 @@ func collect(ctx context.Context, f kit.Factory, ids []string, boot boots, n int
 		for {
 			select {
 			case d := <-w.out:
-				s.devices = append(s.devices, d)
+				s.add(d)
 			case <-w.done:
 				for len(w.out) > 0 {
-					s.devices = append(s.devices, <-w.out)
+					s.add(<-w.out)
 				}
 				from = len(ids)
 				break watch
@@ -122,6 +127,14 @@ func collect(ctx context.Context, f kit.Factory, ids []string, boot boots, n int
 	return s
 }
 
+// add appends d to the devices of s and counts what it shows.
+func (s *sample) add(d device) {
+	s.devices = append(s.devices, d)
+	if d.fault != nil && d.fault.sharedWith != "" {
+		s.shared++
+	}
+}
+
 // callName names the call a hang happened in.
 func callName(attempt int) string {
 	if attempt == 0 {
@@ -143,6 +156,7 @@ type worker struct {
 	attempt   atomic.Int64 // attempt being read, 0 for the factory
 	abandoned atomic.Bool
 	delays    atomic.Pointer[[]time.Duration] // delays of the current device so far
+	instances instances                       // used by the worker's goroutine alone
 }
 
 func startWorker(f kit.Factory, ids []string, from int, boot boots, n int) *worker {
@@ -152,7 +166,7 @@ func startWorker(f kit.Factory, ids []string, from int, boot boots, n int) *work
 		var buf []time.Duration
 		for i := from; i < len(ids); i++ {
 			w.current.Store(int64(i))
-			d := readDevice(f, kit.Device{ID: ids[i], Boot: boot.of(i)}, n, w, &buf)
+			d := readDevice(f, kit.Device{ID: ids[i], Boot: boot.of(i)}, n, w, &w.instances, &buf)
 			if w.abandoned.Load() {
 				return
 			}
@@ -171,7 +185,7 @@ func (w *worker) abandon(s *sample) int {
 	current := int(w.current.Load())
 	for len(w.out) > 0 {
 		if d := <-w.out; d.index < current {
-			s.devices = append(s.devices, d)
+			s.add(d)
 		}
 	}
 	return current
@@ -191,8 +205,10 @@ func (w *worker) partial(i int) []time.Duration {
 
 // readDevice reads up to n delays from the policy of dev into buf, and
 // keeps a copy of exactly the delays read. A nil w reads without a watch,
-// as inside a testing/synctest bubble.
-func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, buf *[]time.Duration) (d device) {
+// as inside a testing/synctest bubble. A policy that in knows as an
+// earlier device's is not read: a second device on one instance is the
+// factory's defect.
+func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, in *instances, buf *[]time.Duration) (d device) {
 	d.id = dev.ID
 	d.delays = (*buf)[:0]
 	defer func() {
@@ -217,6 +233,11 @@ func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, buf *[]time.Dur
 	p := f(dev)
 	if p == nil {
 		d.fault = &fault{msg: "the factory returned a nil policy", defect: true}
+		return d
+	}
+	if earlier := in.owner(p, dev.ID); earlier != "" {
+		d.fault = &fault{msg: fmt.Sprintf("the factory returned the same policy for %q and %q: a fleet runs one instance per device; make a new policy in each call", earlier, dev.ID),
+			defect: true, sharedWith: earlier}
 		return d
 	}
 	for attempt = 1; attempt <= n; attempt++ {
@@ -244,14 +265,122 @@ func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, buf *[]time.Dur
 // apart are also made apart: the fake clock is moved on by boot.apart
 // before each device after the first.
 func collectSync(f kit.Factory, ids []string, boot boots, n int) sample {
-	s := sample{total: len(ids), devices: make([]device, len(ids))}
+	s := sample{total: len(ids), devices: make([]device, 0, len(ids))}
 	var buf []time.Duration
+	var in instances
 	for i, id := range ids {
 		if i > 0 && boot.apart > 0 {
 			time.Sleep(boot.apart)
 		}
-		s.devices[i] = readDevice(f, kit.Device{ID: id, Boot: boot.of(i)}, n, nil, &buf)
-		s.devices[i].index = i
+		d := readDevice(f, kit.Device{ID: id, Boot: boot.of(i)}, n, nil, &in, &buf)
+		d.index = i
+		s.add(d)
 	}
 	return s
+}
+
+// instances remembers policies a collection was given, to find a factory
+// that returns one policy to several devices: on a fleet every device runs
+// a policy of its own, and one instance shared by a population draws one
+// stream of delays that looks spread across devices but that no device of
+// a real fleet would wait, and replays as no fleet does. It remembers the
+// first device's policy and the last one's, so that it holds two policies
+// alive however large the population: a factory that returns one policy to
+// every device is found at its second device, one that hands out a few in
+// turn or at random when it gives the first again.
+type instances struct {
+	first, last     kit.Policy
+	firstID, lastID string
+}
+
+// owner returns the id of the earlier device, the first or the last,
+// whose policy p is (see samePolicy), or "", and remembers p as dev's.
+func (in *instances) owner(p kit.Policy, dev string) string {
+	switch {
+	case in.first != nil && samePolicy(in.first, p):
+		return in.firstID
+	case in.last != nil && samePolicy(in.last, p):
+		return in.lastID
+	}
+	if in.first == nil {
+		in.first, in.firstID = p, dev
+	}
+	in.last, in.lastID = p, dev
+	return ""
+}
+
+// samePolicy reports whether a and b are one instance, whose state a call
+// of Next on either changes for both:
+//
+//   - pointers, maps and channels are one when they are one reference; a
+//     nil one, and a pointer to a value of size zero (which Go may give
+//     every new value of its type), are never taken for one;
+//   - values of other comparable types (a struct such as an adapter's
+//     that holds the library's backoff) are one when they are equal and
+//     hold a reference, as a pointer to the same state: equal values that
+//     hold none cannot keep state of their own, as their methods get
+//     copies;
+//   - functions, and values that cannot be compared (holding a slice, a
+//     map or a function), are never taken for one: Go cannot tell one
+//     closure from another made by the same code, nor whether two slices
+//     are the same state.
+//
+// It never panics, whatever the policies' dynamic types.
+func samePolicy(a, b kit.Policy) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() {
+		return false
+	}
+	switch va.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
+		return isReference(va) && va.UnsafePointer() == vb.UnsafePointer()
+	case reflect.Func:
+		return false
+	}
+	if !va.Comparable() || !vb.Comparable() || a != b {
+		return false
+	}
+	return holdsReference(va, 0)
+}
+
+// maxDepth is how deep holdsReference looks into nested structs, arrays
+// and interfaces: a policy's own value is a few levels deep.
+const maxDepth = 8
+
+// holdsReference reports whether v, a comparable value, holds a pointer, a
+// map or a channel (see isReference) in its fields, elements or dynamic
+// value, within maxDepth levels.
+func holdsReference(v reflect.Value, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.UnsafePointer:
+		return isReference(v)
+	case reflect.Interface:
+		return !v.IsNil() && holdsReference(v.Elem(), depth+1)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if holdsReference(v.Field(i), depth+1) {
+				return true
+			}
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			if holdsReference(v.Index(i), depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isReference reports whether v, a pointer, map, channel or unsafe
+// pointer, refers to state that tells one value from another: it is not
+// nil, and a pointer does not point to a value of size zero.
+func isReference(v reflect.Value) bool {
+	if v.IsNil() {
+		return false
+	}
+	return v.Kind() != reflect.Pointer || v.Type().Elem().Size() > 0
 }

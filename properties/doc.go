@@ -31,7 +31,8 @@
 //	cap-phase        delays long after the window reaches the cap still
 //	                 spread, by the same figures as spread
 //	bounds           every delay finite, ≥ 0 and ≤ the declared cap; panics and
-//	                 hangs named with their device and attempt
+//	                 hangs named with their device and attempt, and a factory
+//	                 that returns one policy to two devices with both
 //	conformance      delays follow the distribution of the claimed strategy
 //	                 (Kolmogorov–Smirnov); run when Config.Claim names one
 //

@@ -94,6 +94,16 @@ type Outcome struct {
 	// checks then ran on the devices that answered. It is nil when the
 	// source answered every call.
 	Err error
+	// Hung reports that a call of the policy for a device of the
+	// population, to the factory or to Next, did not return within
+	// Config.CallTimeout and was left behind (bounds names the device and
+	// the attempt): a replay of the policy would wait on such a call for
+	// ever.
+	Hung bool
+	// Shared reports that the factory returned one policy to two devices
+	// of the population (bounds names both): a replay of it would replay
+	// one instance, not a fleet.
+	Shared bool
 }
 
 // Status returns the outcome of the run: Fail if any check failed, else

@@ -60,6 +60,20 @@
 // a loop that deadlocks inside a bubble may wait on something the real world
 // would deliver, and one that looks hung may be doing real network I/O.
 //
+// # One instance per device
+//
+// The adapter gives every device a policy of its own, whatever loops
+// returns, so the checks never find a shared instance in its fleet. A Loop
+// is a function, and what it keeps in its call (its attempt count, its
+// window) is the device's own, so one Loop may serve every device. What it
+// reaches beyond its call is shared by every device that reaches it: a
+// generator or a library's backoff made outside loops draws one stream of
+// delays for the whole fleet, which no comparison of instances can see in
+// a function (Go cannot tell two closures of the same code apart). The
+// reproducibility check finds it: a device made again draws other delays.
+// Make such state in loops, which runs in the device's bubble, once for
+// each device.
+//
 // # What it cannot observe
 //
 //   - A negative delay: the loop waits it as none, and it shows as 0.

@@ -2,12 +2,14 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -24,9 +26,20 @@ import (
 // testing/synctest bubble (see properties.RunFrozen), so a policy seeded
 // from time.Now is caught. When cfg.ReportDir is set, Check writes the
 // report's files there. A configuration out of range or a failure of the
-// policy's source fails t at once. A gate without a seed takes go test's
-// -rapid.seed when it is set, so that the seed a counterexample names,
-// gate.Config{Seed: 7}, is also -rapid.seed=7. Check returns the report.
+// policy's source fails t at once, and so does a call inside a
+// testing/synctest bubble (see RunFrozen). A gate without a seed takes go
+// test's -rapid.seed when it is set, so that the seed a counterexample
+// names, gate.Config{Seed: 7}, is also -rapid.seed=7. Check returns the
+// report.
+//
+// A policy whose factory or Next does not return is named as hung, with
+// its device and attempt, whatever go test's -timeout: the checks time
+// each call (properties.Config.CallTimeout; when it is left zero, for no
+// more than a quarter of the time go test leaves, so that the hang is
+// found before the deadline), and once they found a hang nothing else is
+// run, since a replay would wait on the same call. When only the replay
+// runs, a call that does not return is named once go test's deadline is
+// near, and never with -timeout 0.
 func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	t.Helper()
 	if cfg.Seed == 0 {
@@ -68,20 +81,76 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 // errors, and leaves t alone and writes no files, for tests that look at
 // the verdicts themselves, such as a table of many policies' verdicts.
 // Unlike Check, it takes cfg.Seed as given and never reads -rapid.seed.
+//
+// It stops shortly before go test's deadline, so that a policy that never
+// returns is named, with its device, rather than found in a dump of every
+// goroutine, and with the default CallTimeout it times each call of the
+// checks for no more than a quarter of the time go test leaves (see
+// hangBudget). Called inside a testing/synctest bubble it runs nothing and
+// returns an *InputError saying why: the bubble's clock is fake, so no
+// call of the policy could be timed and one that never returns would
+// deadlock the bubble, and go test's deadline cannot be read there.
 func RunFrozen(t *testing.T, p Policy, cfg Config) (reports.Report, error) {
-	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
-		return properties.RunFrozen(t, f, c)
+	if inBubble(t) {
+		return reports.Report{}, &InputError{errBubble}
 	}
 	ctx := t.Context()
+	var left time.Duration // until the gate stops, when go test has a deadline
 	if d, ok := t.Deadline(); ok {
-		// Stop before go test's -timeout ends the whole binary, so that a
-		// policy that never returns is named, with its device, rather
-		// than found in a dump of every goroutine.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, d.Add(-deadlineMargin))
+		stop := d.Add(-deadlineMargin)
+		ctx, cancel = context.WithDeadlineCause(ctx, stop, errTestDeadline)
 		defer cancel()
+		left = time.Until(stop)
+	}
+	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
+		if c.CallTimeout == 0 && left > 0 {
+			c.CallTimeout = max(min(properties.DefaultCallTimeout, (left/hangBudget).Truncate(100*time.Millisecond)), minCallTimeout)
+		}
+		return properties.RunFrozen(t, f, c)
 	}
 	return run(ctx, p, cfg, frozen)
+}
+
+// hangBudget is how many call timeouts RunFrozen fits in the time go test
+// leaves the gate: with the default CallTimeout, it times each call for at
+// most that time over hangBudget, so that the checks name a hang before go
+// test's deadline rather than the deadline cutting them short.
+// The checks stop after three hangs, each found within a quarter more
+// than the call timeout, so three take at most 3.75 call timeouts. With
+// go test's default -timeout of ten minutes the default CallTimeout stands.
+const hangBudget = 4
+
+// minCallTimeout is the least call timeout RunFrozen sets: thousands of
+// times what a policy's Next takes, on a machine however loaded.
+const minCallTimeout = time.Second
+
+// errTestDeadline is the cause of the end of a gate that RunFrozen stopped
+// before go test's deadline. It is a deadline, as the checks and the
+// replay read it, and the gate reports what it found by then rather than
+// an interruption: a call that never returned is the policy's defect.
+var errTestDeadline = fmt.Errorf("go test's -timeout is less than %v away: %w", deadlineMargin, context.DeadlineExceeded)
+
+// errBubble is why the gate does not run inside a testing/synctest bubble.
+var errBubble = errors.New("gate: cannot run inside a testing/synctest bubble: its clock is fake, so no call of the policy can be timed (one that never returns would deadlock the bubble) and go test's deadline cannot be read; call gate.Check outside synctest.Test: its frozen-clock check makes a bubble of its own")
+
+// nestedPanic is what synctest.Test panics with when it is called inside a
+// bubble, before it does anything else.
+const nestedPanic = "synctest.Run called from within a synctest bubble"
+
+// inBubble reports whether the calling goroutine runs inside a
+// testing/synctest bubble: an empty bubble costs microseconds.
+func inBubble(t *testing.T) (nested bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if fmt.Sprint(r) != nestedPanic {
+				panic(r)
+			}
+			nested = true
+		}
+	}()
+	synctest.Test(t, func(*testing.T) {})
+	return false
 }
 
 // deadlineMargin is how long before go test's deadline RunFrozen stops: the

@@ -20,7 +20,10 @@
 // (package properties), the fleet replay (package sim), and a comparison
 // of the policy with the four built-in strategies on the same scenario. A
 // replay that a policy's defect stopped (a panic, a bad delay) is a failed
-// replay naming the device, and nothing is compared. The verdict is
+// replay naming the device, and nothing is compared. When the checks found
+// a call of the policy that never returned, or a factory that returns one
+// policy to two devices, nothing more runs: a replay would wait on that
+// call, or replay one instance as a fleet. The verdict is
 // [verdict.Gate] of the checks and the replay: Fail on any finding,
 // Inconclusive when a step could not gather the evidence it needs, Pass
 // otherwise; the advice is [reports.Advise]'s.

@@ -445,6 +445,12 @@ func (g *gate) run() (reports.Report, error) {
 				x.Replay = g.reproduce(Checks, x.Seed)
 			}
 		}
+		if out.Hung || out.Shared {
+			// Nothing more can be learnt by replaying: a replay would wait
+			// on the call that hung, or replay one instance as a fleet. The
+			// checks' findings are the verdict.
+			return rep, nil
+		}
 	}
 	if g.cfg.Steps&Replay == 0 {
 		return rep, g.fix(&rep)
@@ -522,6 +528,12 @@ func counted(f kit.Factory, m Meter) kit.Factory {
 	}
 }
 
+// nearTestDeadline reports whether the gate's context ended because go
+// test's deadline was near (see RunFrozen).
+func (g *gate) nearTestDeadline() bool {
+	return errors.Is(context.Cause(g.ctx), errTestDeadline)
+}
+
 // stopped wraps err, or the context's error, with where the gate stopped.
 func (g *gate) stopped(where string, err error) error {
 	if err == nil {
@@ -546,7 +558,7 @@ func (g *gate) checks() (properties.Outcome, error) {
 	switch {
 	case err != nil:
 		return out, &InputError{err}
-	case g.ctx.Err() != nil:
+	case g.ctx.Err() != nil && !(out.Hung && g.nearTestDeadline()):
 		return out, g.stopped("during the property checks", nil)
 	}
 	if err := g.p.err(); err != nil {
@@ -630,6 +642,10 @@ func (g *gate) replayOn(p Policy, clients int, cfg sim.Config, m Meter) (res sim
 	}
 	var de *sim.DeviceError
 	switch {
+	case g.nearTestDeadline() && errors.As(err, &de) && de.Cause == sim.PolicyHung:
+		// Go test's deadline, not the user, stopped the replay, on a call
+		// that never returned: the policy's defect, named with its device.
+		return res, de, nil
 	case g.ctx.Err() != nil:
 		return res, nil, g.stopped("during the replay", err)
 	case errors.As(err, &de) && de.PolicyDefect():
