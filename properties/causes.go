@@ -55,6 +55,9 @@ const (
 	// BadDelay: negative, infinite or NaN delays, a panic or a call that
 	// never returns.
 	BadDelay Cause = "bad-delay"
+	// SharedInstance: the factory returns one policy to several devices,
+	// where a fleet runs one instance per device.
+	SharedInstance Cause = "shared-instance"
 	// WrongStrategy: the delays do not follow the strategy the policy
 	// claims.
 	WrongStrategy Cause = "wrong-strategy"
@@ -74,6 +77,7 @@ var remedies = map[Cause]string{
 	Realigned:       "Draw each delay from the device's own schedule, not toward a fixed instant: the retries of different devices land together.",
 	OverCap:         "Keep every delay within the declared cap: apply the cap after the jitter, or declare the cap the policy really has.",
 	BadDelay:        "Return finite delays between 0 and the cap, and never panic or block in the factory or in Next.",
+	SharedInstance:  "Make a new policy in each call of the factory: a fleet runs one instance per device, and one instance that several devices share draws one stream of delays that no device of a real fleet waits.",
 	WrongStrategy:   "Make the delays follow the declared strategy, or declare the one they follow.",
 }
 
@@ -87,7 +91,8 @@ func (c Cause) Remedy() string { return remedies[c] }
 // schedule when the shared delays grow by one ratio as a backoff without
 // jitter does, and a shared seed otherwise. A fleet whose devices differ
 // but wait one delay alike lacks jitter at that delay alone: at the cap,
-// or, when other delays spread, at the delays its remedy names.
+// or, when other delays spread, at the delays its remedy names. A factory
+// that returned one policy to several devices is the root of every finding.
 func (r *runner) diagnose(results []Result) {
 	byName := map[string]*Result{}
 	for i := range results {
@@ -119,6 +124,12 @@ func (r *runner) diagnose(results []Result) {
 	for i := range results {
 		res := &results[i]
 		if !res.Status.Finding() {
+			continue
+		}
+		if r.main.shared > 0 {
+			// Devices that share one instance draw from one stream:
+			// every finding follows from it.
+			res.Cause, res.Remedy = SharedInstance, SharedInstance.Remedy()
 			continue
 		}
 		switch res.Name {

@@ -107,6 +107,8 @@ func TestOneInstanceSharedIsFound(t *testing.T) {
 			assert.Equal(t, tt.then, d.ID, "the first device shown")
 			assert.Contains(t, d.Err, fmt.Sprintf("%q and %q", tt.first, tt.then), "the device's fault names both devices")
 			assert.Empty(t, d.Delays, "a device given an earlier one's policy is not read")
+			assert.Equal(t, SharedInstance, b.Cause, "bounds' cause")
+			assert.Equal(t, SharedInstance.Remedy(), b.Remedy, "what to change")
 			assert.Equal(t, verdict.Fail, out.Status())
 		})
 	}

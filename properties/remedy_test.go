@@ -14,6 +14,18 @@ import (
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
+// oneInstance returns a factory that gives every device the policy f made
+// for the first: a fleet that shares one instance.
+func oneInstance(f kit.Factory) kit.Factory {
+	var one kit.Policy
+	return func(d kit.Device) kit.Policy {
+		if one == nil {
+			one = f(d)
+		}
+		return one
+	}
+}
+
 // TestOneRemedyPerRootCause runs a policy with exactly one defect, checks
 // that every finding of the run names that root cause and its remedy, then
 // runs the policy that applies the remedy and checks that it passes.
@@ -45,6 +57,7 @@ func TestOneRemedyPerRootCause(t *testing.T) {
 		{BadDelay, faulty("dev-100017", 2, func() (time.Duration, error) { return -time.Second, nil }), Config{IDs: serials(1000)},
 			fixed, Config{IDs: serials(1000)}, ""},
 		{WrongStrategy, spec(t, "equal"), Config{Claim: claimFull}, spec(t, "equal"), Config{Claim: claimEqual}, ""},
+		{SharedInstance, oneInstance(spec(t, "full")), Config{}, spec(t, "full"), Config{}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.cause), func(t *testing.T) {

@@ -195,7 +195,7 @@ func TestEveryCauseHasARemedy(t *testing.T) {
 		properties.NoJitter, properties.ClockSeed, properties.SharedSeed, properties.WeakSeed,
 		properties.SharedGenerator, properties.SmallJitter, properties.JitterLostAtCap,
 		properties.AddedJitter, properties.Realigned, properties.OverCap, properties.BadDelay,
-		properties.WrongStrategy,
+		properties.WrongStrategy, properties.UnjitteredDelay, properties.SharedInstance,
 	} {
 		assert.NotEmpty(t, c.Remedy(), "cause %s", c)
 	}
