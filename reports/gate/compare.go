@@ -141,7 +141,9 @@ func (g *gate) builtinScale(rep reports.Report, kind sim.Kind) builtinScale {
 		sc.mean = time.Duration(stat.Mean(rep.EarlyDelays[0].DelaysS, nil) * 1e9)
 		var top float64
 		for _, a := range rep.EarlyDelays {
-			top = max(top, floats.Max(a.DelaysS))
+			if len(a.DelaysS) > 0 { // a policy that stops early reaches no later attempt
+				top = max(top, floats.Max(a.DelaysS))
+			}
 		}
 		if d := time.Duration(top * 1e9); d > sc.cap {
 			sc.cap, sc.capFrom = d, "the largest delay the policy drew, since it declares none"

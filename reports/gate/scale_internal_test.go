@@ -70,6 +70,12 @@ func TestBuiltinScale(t *testing.T) {
 	assert.Equal(t, 30*time.Second, sc.cap)
 	assert.Contains(t, sc.String(), "the cap is 30s, the policy's declared cap")
 
+	// A policy that stops after its first delay reaches no later attempt.
+	once := reports.Report{EarlyDelays: []reports.AttemptDelays{{Attempt: 1, DelaysS: []float64{20, 40}}, {Attempt: 2}, {Attempt: 3}}}
+	sc = (&gate{}).builtinScale(once, sim.Outage)
+	assert.Equal(t, 30*time.Second, sc.mean)
+	assert.Equal(t, 40*time.Second, sc.cap, "the largest first delay")
+
 	sc = (&gate{}).builtinScale(reports.Report{}, sim.Storm)
 	assert.Equal(t, "none:base=1s,cap=30s", sc.spec(kit.None).String(), "unmeasured, a storm's defaults")
 	assert.Contains(t, sc.String(), "the policy's first delays were not measured")
