@@ -151,20 +151,26 @@ func replayReason(p *Replay) string {
 		return fmt.Sprintf("%s over the %s threshold", head, num(s.Threshold))
 	}
 	head = fmt.Sprintf("%s within the %s threshold", head, num(s.Threshold))
-	switch pending := p.Summary[sim.Pending].Median; {
-	case p.Status != verdict.Warn:
-	case ratio.High > s.Threshold:
+	if p.Status != verdict.Warn {
+		return head
+	}
+	switch w := p.result().Warnings(); {
+	case slices.Contains(w, sim.IntervalOver):
 		head += fmt.Sprintf(", but its interval reaches %s", num(ratio.High))
-	case pending > 0:
-		head += fmt.Sprintf(", but %s devices were still retrying at the horizon", num(pending))
-	case p.Summary[sim.GaveUp].Median > 0:
+	case slices.Contains(w, sim.StillPending):
+		head += fmt.Sprintf(", but %s devices were still retrying at the horizon", num(p.Summary[sim.Pending].Median))
+	case slices.Contains(w, sim.GaveUpUnserved):
 		head += fmt.Sprintf(", but %s of %s devices gave up before they were served", num(p.Summary[sim.GaveUp].Median), num(float64(s.Clients)))
-	case p.Summary[sim.GaveUp].High > 0:
-		head += fmt.Sprintf(", but devices gave up before they were served in some runs (up to %s at the interval's high end)", num(p.Summary[sim.GaveUp].High))
 	case p.Sample != nil && ratio.Median*(1+p.Sample.Error) > s.Threshold:
 		head += fmt.Sprintf(", but the whole fleet's may be over it: a sample's error is %s%%", num(100*p.Sample.Error))
 	}
 	return head
+}
+
+// result returns the replay as sim's result, for the rules sim judges it
+// by (see sim.Result.Warnings).
+func (p *Replay) result() sim.Result {
+	return sim.Result{Scenario: p.Scenario, Config: p.Config, Runs: p.Runs, Representative: p.Representative, Summary: p.Summary}
 }
 
 // allPassed says that n checks passed.
