@@ -119,11 +119,16 @@ first %s; retries are counted per %s window; a device gives up after %d attempts
 most the loop adapter observes of one device). %d runs from seed %d; the replay fails
 when the median peak ratio, the most retries in one window over the %s the server
 accepts in it, is above %s. The interval is the median's %s%% confidence interval.
+Within the threshold the replay warns when the interval reaches over it, or when in the
+median run more than %s%% of the fleet gave up before it was served, or more than %s%%
+was still retrying at the horizon: no device of one run decides a verdict.
 
 **The checks.** %d device ids drawn from the seed (serials, MAC addresses, UUIDs, ids one
 character apart), their first %d delays, and the cap phase up to delay %d, against the
 cap each row declares; the figures are the checks' own: CV is the coefficient of
-variation of one delay across the devices, and a check passes at CV ≥ %s.
+variation of one delay across the devices, and a check passes at CV ≥ %s;
+reproducibility warns when fewer than %s%% of the devices made again give the same
+delays as the first time.
 
 **Stable across seeds.** Every row's verdicts (the gate's, each check's and the
 replay's) are the same at seeds %s: TestScoreboard fails otherwise.
@@ -139,9 +144,9 @@ the change free; every other line must match exactly.
 		boardSeeds[0],
 		s.Kind, s.Clients, kit.FormatDuration(s.StartSpread), number(s.AcceptRate), kit.FormatDuration(s.Down),
 		kit.FormatDuration(s.Window), s.MaxAttempts, boardReplay.Runs, boardSeeds[0], number(s.AcceptRate),
-		number(s.Threshold), number(100*sim.DefaultLevel),
+		number(s.Threshold), number(100*sim.DefaultLevel), number(100*sim.DefaultMaxGaveUp), number(100*sim.DefaultMaxPending),
 		properties.DefaultDevices, properties.DefaultAttempts, observedDelays,
-		number(properties.DefaultThresholds().MinCV),
+		number(properties.DefaultThresholds().MinCV), number(100*properties.DefaultThresholds().MinReproducible),
 		strings.Join(seeds, ", "),
 		unseededMark)
 
