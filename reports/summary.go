@@ -133,8 +133,8 @@ func replayReason(p *Replay) string {
 			return fmt.Sprintf("a defect of the policy stopped the replay at device \"%s\", delay %d", x.Devices[0].ID, x.Attempt)
 		}
 		return fmt.Sprintf("a defect of the policy stopped the replay at device \"%s\"", x.Devices[0].ID)
-	case p.Status == verdict.Inconclusive && len(p.Runs) > 0 && p.Summary[sim.PeakRetryArrivals].High == 0:
-		return fmt.Sprintf("no device retried within the replay's %s horizon, so it has no retries to judge", duration(p.Scenario.WithDefaults().Horizon))
+	case p.Status == verdict.Inconclusive && len(p.Runs) > 0 && p.Summary[sim.PeakRetryArrivals].Median == 0:
+		return fmt.Sprintf("no device retried within the replay's %s horizon in the median run, so it has no retries to judge", duration(p.Scenario.WithDefaults().Horizon))
 	case p.Status == verdict.Inconclusive && len(p.Runs) > 0 && len(p.Runs) < sim.MinRunsToPass:
 		return fmt.Sprintf("%s cannot pass the replay: one fleet's peak is no interval; want at least %d runs", plural(len(p.Runs), "run"), sim.MinRunsToPass)
 	case p.Status == verdict.Inconclusive:

@@ -55,7 +55,7 @@ func TestVerdictReason(t *testing.T) {
 			"the replay's peak ratio 0.42 is within the 0.6 threshold"},
 		{"a replay without a retry", Report{Verdict: verdict.Inconclusive, Replay: &Replay{Status: verdict.Inconclusive, Scenario: sim.Scenario{Kind: sim.Outage}, Runs: make([]sim.Run, 3),
 			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {}, sim.PeakRetryArrivals: {}}}},
-			"no verdict: no device retried within the replay's 1h horizon, so it has no retries to judge"},
+			"no verdict: no device retried within the replay's 1h horizon in the median run, so it has no retries to judge"},
 		{"one run within the threshold", Report{Verdict: verdict.Inconclusive, Replay: &Replay{Status: verdict.Inconclusive, Scenario: sim.Scenario{Kind: sim.Outage}, Runs: make([]sim.Run, 1),
 			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: 0.06}, sim.PeakRetryArrivals: {Median: 3, High: 3}}}},
 			"no verdict: 1 run cannot pass the replay: one fleet's peak is no interval; want at least 3 runs"},

@@ -43,18 +43,19 @@ const MinRunsToPass = 3
 
 // Status judges the median peak ratio against the scenario's threshold:
 // Fail when it is over the threshold; Inconclusive when no retry arrived
-// within the horizon in any run, so that there is no load of retries to
-// judge, or when fewer than MinRunsToPass runs were replayed; Warn when
-// the replay has a warning (see [Result.Warnings]); Pass otherwise. Every
-// rule but the last Inconclusive one is a statistic over the runs, so that
-// no device of one run decides the verdict: each rule's chance of giving
-// another verdict at another seed is documented beside it (on Warning's
-// values, and on [Thresholds]).
+// within the horizon in the median run, so that there is no load of
+// retries to judge, or when fewer than MinRunsToPass runs were replayed;
+// Warn when the replay has a warning (see [Result.Warnings]); Pass
+// otherwise. Each rule but the count of runs is a statistic over the
+// runs, so that no device of one run decides the verdict: the chance of
+// another verdict at another seed is documented on [Warning], whose
+// binomial rule the median of retries follows too, with p the chance that
+// a run has none.
 func (r Result) Status() verdict.Status {
 	switch {
 	case r.Summary[PeakRatio].Median > r.Scenario.Threshold:
 		return verdict.Fail
-	case len(r.Runs) > 0 && r.Summary[PeakRetryArrivals].High == 0:
+	case len(r.Runs) > 0 && r.Summary[PeakRetryArrivals].Median == 0:
 		return verdict.Inconclusive
 	case len(r.Runs) < MinRunsToPass:
 		// One fleet's peak is no interval: a storm in it is evidence

@@ -82,6 +82,15 @@ func TestWarnings(t *testing.T) {
 		r.Config.Thresholds.MaxGaveUp = 0.004
 		assert.Equal(t, []Warning{GaveUpUnserved}, r.Warnings(), "2 of 400 over a limit of 0.4%")
 	})
+	t.Run("one device of one run retried", func(t *testing.T) {
+		runs := make([]Run, 5)
+		runs[2] = Run{PeakRetryArrivals: 1, PeakRatio: 0.02, Served: 1}
+		r := judged(Outage, runs)
+		assert.Equal(t, verdict.Inconclusive, r.Status(), "a median run without a retry: %s", r.Detail())
+		runs[1], runs[3] = runs[2], runs[2]
+		r = judged(Outage, runs)
+		assert.Equal(t, verdict.Pass, r.Status(), "retries in the median run: %s", r.Detail())
+	})
 	t.Run("no runs", func(t *testing.T) {
 		assert.Empty(t, Result{}.Warnings())
 	})
