@@ -159,6 +159,12 @@ type Thresholds struct {
 	// 500 devices, q = 0.2% gives P = 2·10⁻⁹, q = 0.5% gives P = 7·10⁻⁴,
 	// and q = 2.5% gives 1−P = 3·10⁻⁵. Only a policy near the limit, q
 	// between about 0.7% and 2%, may warn at one seed and not at another.
+	// Measured on 5 runs of 500 devices (TestScoreboardFlips in
+	// testdata/libs, seeds 1 to 200), go-retryablehttp's
+	// LinearJitterBackoff, which seeds a generator from the clock on every
+	// call and whose fleet loses a device or two in some runs, gave the
+	// same verdict at every seed; warning on any device that gave up, it
+	// warned at 13 of the 200 seeds.
 	MaxGaveUp float64
 	// MaxPending is the largest share of the fleet that may still be
 	// retrying at the horizon, in the median run, without a warning
