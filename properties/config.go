@@ -242,8 +242,9 @@ type Thresholds struct {
 	// flips with a chance above 10⁻³ only for a policy whose devices
 	// differ between 1% and 17% of the time. Measured at seeds 1 to 200
 	// (TestScoreboardFlips in testdata/libs), backoff v4's math/rand
-	// defaults and go-retryablehttp's clock-seeded LinearJitterBackoff
-	// reproduced none of their devices, and warned, at every seed.
+	// defaults, retry-go v4's full jitter from math/rand and
+	// go-retryablehttp's clock-seeded LinearJitterBackoff reproduced none
+	// of their devices, and warned, at every seed.
 	MinReproducible float64
 }
 

@@ -25,9 +25,10 @@ var flipSeeds = flag.Int("flips", 0, "judge the scoreboard's unseeded rows of fl
 
 // flipRows are the rows, by number, whose policies draw from a generator
 // the kit cannot seed, measured by TestScoreboardFlips: backoff v4's
-// math/rand defaults, and go-retryablehttp's LinearJitterBackoff, which
-// seeds a generator from the clock on every call.
-var flipRows = []int{1, 11}
+// math/rand defaults, retry-go v4's full jitter from math/rand's global
+// generator, and go-retryablehttp's LinearJitterBackoff, which seeds a
+// generator from the clock on every call.
+var flipRows = []int{1, 7, 11}
 
 // TestScoreboardFlips measures how often a row's verdicts change with the
 // seed: each row of flipRows is judged as the scoreboard judges it (the
