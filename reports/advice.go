@@ -94,11 +94,8 @@ func Advise(r Report) []string {
 		if hidden := sim.AveragedAway(s, p.Summary); hidden != "" {
 			add("%s.", upperFirst(hidden))
 		}
-		switch g := p.Summary[sim.GaveUp]; {
-		case g.Median > 0:
-			add("Allow more retries or a longer horizon: %s devices gave up before they were served (median over the runs).", num(g.Median))
-		case g.High > 0:
-			add("Allow more retries or a longer horizon: devices gave up before they were served in some runs (up to %s at the interval's high end).", num(g.High))
+		if slices.Contains(p.result().Warnings(), sim.GaveUpUnserved) {
+			add("Allow more retries or a longer horizon: %s devices gave up before they were served (median over the runs).", num(p.Summary[sim.GaveUp].Median))
 		}
 	}
 	return advice

@@ -180,6 +180,17 @@ func TestAdvise(t *testing.T) {
 			r:    reports.Report{Replay: replay(verdict.Pass, 0.4, 12)},
 			want: []string{"Allow more retries or a longer horizon: 12 devices gave up before they were served (median over the runs)."},
 		},
+		{
+			name: "one device of one run gives up: no advice",
+			r: reports.Report{Replay: &reports.Replay{Status: verdict.Pass, Scenario: scenario, Summary: map[sim.Figure]sim.Estimate{
+				sim.PeakRatio: {Median: 0.4, Low: 0.3, High: 0.5}, sim.GaveUp: {Median: 0, Low: 0, High: 1}}}},
+			want: nil,
+		},
+		{
+			name: "4 devices of 400 give up, at the limit: no advice",
+			r:    reports.Report{Replay: replay(verdict.Pass, 0.4, 4)},
+			want: nil,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

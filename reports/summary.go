@@ -133,8 +133,8 @@ func replayReason(p *Replay) string {
 			return fmt.Sprintf("a defect of the policy stopped the replay at device \"%s\", delay %d", x.Devices[0].ID, x.Attempt)
 		}
 		return fmt.Sprintf("a defect of the policy stopped the replay at device \"%s\"", x.Devices[0].ID)
-	case p.Status == verdict.Inconclusive && len(p.Runs) > 0 && p.Summary[sim.PeakRetryArrivals].High == 0:
-		return fmt.Sprintf("no device retried within the replay's %s horizon, so it has no retries to judge", duration(p.Scenario.WithDefaults().Horizon))
+	case p.Status == verdict.Inconclusive && len(p.Runs) > 0 && p.Summary[sim.PeakRetryArrivals].Median == 0:
+		return fmt.Sprintf("no device retried within the replay's %s horizon in the median run, so it has no retries to judge", duration(p.Scenario.WithDefaults().Horizon))
 	case p.Status == verdict.Inconclusive && len(p.Runs) > 0 && len(p.Runs) < sim.MinRunsToPass:
 		return fmt.Sprintf("%s cannot pass the replay: one fleet's peak is no interval; want at least %d runs", plural(len(p.Runs), "run"), sim.MinRunsToPass)
 	case p.Status == verdict.Inconclusive:
@@ -150,17 +150,22 @@ func replayReason(p *Replay) string {
 	if ratio.Median > s.Threshold {
 		return fmt.Sprintf("%s over the %s threshold", head, num(s.Threshold))
 	}
+	if crowd := sim.OffsetsCrowd(s, p.Summary); crowd != "" {
+		return crowd
+	}
 	head = fmt.Sprintf("%s within the %s threshold", head, num(s.Threshold))
-	switch pending := p.Summary[sim.Pending].Median; {
-	case p.Status != verdict.Warn:
-	case ratio.High > s.Threshold:
+	if p.Status != verdict.Warn {
+		return head
+	}
+	switch w := p.result().Warnings(); {
+	case slices.Contains(w, sim.IntervalOver):
 		head += fmt.Sprintf(", but its interval reaches %s", num(ratio.High))
-	case pending > 0:
-		head += fmt.Sprintf(", but %s devices were still retrying at the horizon", num(pending))
-	case p.Summary[sim.GaveUp].Median > 0:
+	case slices.Contains(w, sim.StillPending):
+		head += fmt.Sprintf(", but %s devices were still retrying at the horizon", num(p.Summary[sim.Pending].Median))
+	case slices.Contains(w, sim.GaveUpUnserved):
 		head += fmt.Sprintf(", but %s of %s devices gave up before they were served", num(p.Summary[sim.GaveUp].Median), num(float64(s.Clients)))
-	case p.Summary[sim.GaveUp].High > 0:
-		head += fmt.Sprintf(", but devices gave up before they were served in some runs (up to %s at the interval's high end)", num(p.Summary[sim.GaveUp].High))
+	case slices.Contains(w, sim.WideWindow):
+		head += ", but " + sim.AveragedAway(s, p.Summary)
 	case p.Sample != nil && ratio.Median*(1+p.Sample.Error) > s.Threshold:
 		head += fmt.Sprintf(", but the whole fleet's may be over it: a sample's error is %s%%", num(100*p.Sample.Error))
 	}
@@ -188,6 +193,12 @@ func onDefaultFleet(p *Replay) string {
 		return ""
 	}
 	return " on the default fleet"
+}
+
+// result returns the replay as sim's result, for the rules sim judges it
+// by (see sim.Result.Warnings).
+func (p *Replay) result() sim.Result {
+	return sim.Result{Scenario: p.Scenario, Config: p.Config, Runs: p.Runs, Representative: p.Representative, Summary: p.Summary}
 }
 
 // allPassed says that n checks passed.

@@ -33,7 +33,10 @@
 // a BCa bootstrap confidence interval ([Estimate]). [Result.Status] judges
 // the median peak ratio against the scenario's Threshold (0.6 by default:
 // under 60% of what the server accepts is comfortable), and [Check] does the same inside a
-// test.
+// test. Within the threshold a replay warns ([Result.Warnings]) when the
+// interval reaches over it, or when more than a share of the fleet
+// ([Thresholds]) gave up or was still retrying in the median run: every
+// rule is a statistic over the runs, which no device of one run decides.
 //
 // A window wider than a second averages a burst over its width, as the
 // server never does: such a replay also measures each run's peak of

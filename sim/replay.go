@@ -43,6 +43,9 @@ type Config struct {
 	// at 8 bytes a window, only while the run may still be the
 	// representative one, which is never more than half of the runs.
 	RepresentativeOnly bool
+	// Thresholds are the limits of the warnings that are shares of the
+	// fleet; each zero field takes its default.
+	Thresholds Thresholds
 }
 
 // Defaults of Config.
@@ -73,6 +76,7 @@ func (c Config) WithDefaults() Config {
 	if c.Resamples == 0 {
 		c.Resamples = DefaultResamples
 	}
+	c.Thresholds = c.Thresholds.WithDefaults()
 	return c
 }
 
@@ -91,7 +95,7 @@ func (c Config) validate() error {
 	case c.Resamples < 0 || c.Resamples > maxResamples:
 		return invalid("resamples %d is not between 0 and 1,000,000", c.Resamples)
 	}
-	return nil
+	return c.Thresholds.validate()
 }
 
 // runSeed returns the seed of run i of a replay seeded with seed.

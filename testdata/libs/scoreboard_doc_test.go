@@ -32,14 +32,14 @@ const unseededMark = "≈"
 
 // unseeded reports whether the row's delays come from a generator the kit
 // cannot seed: the reproducibility check found that a device made again
-// draws other delays.
+// draws other delays, whether or not as many as it warns at.
 func (j judged) unseeded() bool {
 	if j.err != nil {
 		return false
 	}
 	for _, c := range j.reports[0].Checks {
 		if c.Name == properties.NameReproducibility {
-			return c.Status != verdict.Pass
+			return c.Status != verdict.Pass || c.Figure < 1
 		}
 	}
 	return true
@@ -119,6 +119,9 @@ first %s; retries are counted per %s window; a device gives up after %d attempts
 most the loop adapter observes of one device). %d runs from seed %d; the replay fails
 when the median peak ratio, the most retries in one window over the %s the server
 accepts in it, is above %s. The interval is the median's %s%% confidence interval.
+Within the threshold the replay warns when the interval reaches over it, or when in the
+median run more than %s%% of the fleet gave up before it was served, or more than %s%%
+was still retrying at the horizon: no device of one run decides a verdict.
 
 **The checks.** %d device ids drawn from the seed (serials, MAC addresses, UUIDs, ids one
 character apart), their first %d delays, and the cap phase up to delay %d, against the
@@ -127,7 +130,9 @@ variation of one delay across the devices, and a check passes at CV ≥ %s; a sh
 "of the fleet" is that of the busiest window, %s%% of a delay or of an arrival time and
 at most %s wide, held below what independent devices spread with that CV put in one
 with probability %s, and that of the devices at exactly the largest delay, held below
-a share of %s (the most that decorrelated jitter's clamp at the cap holds).
+a share of %s (the most that decorrelated jitter's clamp at the cap holds);
+reproducibility warns when fewer than %s%% of the devices made again give the same
+delays as the first time.
 
 **Stable across seeds.** Every row's verdicts (the gate's, each check's and the
 replay's) are the same at seeds %s: TestScoreboard fails otherwise.
@@ -143,13 +148,14 @@ the change free; every other line must match exactly.
 		boardSeeds[0],
 		s.Kind, s.Clients, kit.FormatDuration(s.StartSpread), number(s.AcceptRate), kit.FormatDuration(s.Down),
 		kit.FormatDuration(s.Window), s.MaxAttempts, boardReplay.Runs, boardSeeds[0], number(s.AcceptRate),
-		number(s.Threshold), number(100*sim.DefaultLevel),
+		number(s.Threshold), number(100*sim.DefaultLevel), number(100*sim.DefaultMaxGaveUp), number(100*sim.DefaultMaxPending),
 		properties.DefaultDevices, properties.DefaultAttempts, observedDelays,
 		number(properties.DefaultThresholds().MinCV),
 		number(100*properties.DefaultThresholds().ConcentrationWidth),
 		kit.FormatDuration(properties.DefaultThresholds().ConcentrationWindow),
 		number(properties.DefaultThresholds().ConcentrationAlpha),
 		number(properties.DefaultThresholds().ClampShare),
+		number(100*properties.DefaultThresholds().MinReproducible),
 		strings.Join(seeds, ", "),
 		unseededMark)
 
