@@ -27,7 +27,9 @@ import (
 // from time.Now is caught. When cfg.ReportDir is set, Check writes the
 // report's files there. A configuration out of range or a failure of the
 // policy's source fails t at once, and so does a call inside a
-// testing/synctest bubble (see RunFrozen). A gate without a seed takes go
+// testing/synctest bubble (see RunFrozen); a report an earlier run wrote
+// to cfg.ReportDir is then removed, as reports.ClearDir removes it, so
+// that it is not taken for this run's. A gate without a seed takes go
 // test's -rapid.seed when it is set, so that the seed a counterexample
 // names, gate.Config{Seed: 7}, is also -rapid.seed=7. Check returns the
 // report.
@@ -49,6 +51,16 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	if err != nil {
 		if !strings.HasPrefix(err.Error(), "gate: ") {
 			err = fmt.Errorf("gate: %w", err)
+		}
+		if cfg.ReportDir != "" {
+			// A run without a report must not leave the last run's
+			// looking like its own.
+			switch gone, cerr := reports.ClearDir(t.Context(), cfg.ReportDir); {
+			case cerr != nil:
+				t.Errorf("gate: %v", cerr)
+			case len(gone) > 0:
+				t.Logf("gate: %s: the previous report was removed, as this run has none to replace it", cfg.ReportDir)
+			}
 		}
 		t.Fatal(err)
 	}

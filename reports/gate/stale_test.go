@@ -1,0 +1,53 @@
+package gate_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/reports/gate"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
+)
+
+// reportDirEnv hands the child of TestCheckWithoutAReportClearsTheLast the
+// directory its parent wrote a passing report to.
+const reportDirEnv = "JITTERKIT_TEST_REPORT_DIR"
+
+// TestCheckWithoutAReportClearsTheLast writes a passing report to a
+// directory beside a file of the user's own, then runs gate.Check, in a
+// process of its own, in a way that gives no report (inside a
+// testing/synctest bubble): the test fails saying why, the passing report
+// is gone rather than left looking like this run's, and the user's file
+// stays.
+func TestCheckWithoutAReportClearsTheLast(t *testing.T) {
+	p := gate.SpecPolicy(passing)
+	if kittest.InChild(t) {
+		dir := os.Getenv(reportDirEnv)
+		synctest.Test(t, func(t *testing.T) { gate.Check(t, p, gate.Config{Steps: gate.Checks, ReportDir: dir}) })
+		return
+	}
+	dir := t.TempDir()
+	rep, err := gate.Run(context.Background(), p, gate.Config{Steps: gate.Checks})
+	require.NoError(t, err)
+	require.Equal(t, verdict.Pass, rep.Verdict, "the earlier run's report")
+	require.NoError(t, reports.WriteDir(context.Background(), dir, rep))
+	mine := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(mine, []byte("the user's own\n"), 0o644))
+
+	t.Setenv(reportDirEnv, dir)
+	out, failed := kittest.RunChild(t)
+	require.True(t, failed, out)
+	assert.Contains(t, out, "cannot run inside a testing/synctest bubble")
+	assert.Contains(t, out, dir+": the previous report was removed, as this run has none to replace it")
+	for _, f := range reports.Formats() {
+		assert.NoFileExists(t, filepath.Join(dir, string(f)), "the earlier run's report")
+	}
+	assert.FileExists(t, mine, "a file of the user's own")
+}
