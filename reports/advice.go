@@ -92,7 +92,7 @@ func Advise(r Report) []string {
 			add("%s", crowdAdvice(s, ratio, r.FixesNotSearched))
 		}
 		if hidden := sim.AveragedAway(s, p.Summary); hidden != "" {
-			add("%s.", upperFirst(hidden))
+			add("%s; judge the replay in 1s windows.", upperFirst(hidden))
 		}
 		if slices.Contains(p.result().Warnings(), sim.GaveUpUnserved) {
 			add("Allow more retries or a longer horizon: %s devices gave up before they were served (median over the runs).", num(p.Summary[sim.GaveUp].Median))

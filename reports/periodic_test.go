@@ -75,8 +75,8 @@ func TestAdviseWideWindow(t *testing.T) {
 	require.Equal(t, verdict.Warn, r.Replay.Status, "the replay: %s", r.Replay.Detail)
 	advice := reports.Advise(r)
 	require.Len(t, advice, 1)
-	assert.True(t, strings.HasPrefix(advice[0], "A 6m window averages the storm away: at 1s the peak ratio is "), "advice: %q", advice[0])
-	assert.True(t, strings.HasSuffix(advice[0], "; judge it in 1s windows."), "advice: %q", advice[0])
+	assert.True(t, strings.HasPrefix(advice[0], "A 6m window averages the storm away, which 1s windows show: at 1s the peak ratio is "), "advice: %q", advice[0])
+	assert.True(t, strings.HasSuffix(advice[0], "; judge the replay in 1s windows."), "advice: %q", advice[0])
 }
 
 // TestTimerFiguresShown: every format shows the timers' figures of a

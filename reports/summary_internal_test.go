@@ -56,7 +56,7 @@ func TestVerdictReason(t *testing.T) {
 		{"a replay whose wide window averages a storm away", Report{Verdict: verdict.Pass, Replay: &Replay{Status: verdict.Warn, Scenario: sim.Scenario{Kind: sim.Outage, Clients: 400, AcceptRate: 100, Window: 6 * time.Minute, Threshold: 0.6}, Runs: make([]sim.Run, 3),
 			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: 0.15, Low: 0.15, High: 0.16}, sim.PeakRetryArrivals: {Median: 5400, High: 5500},
 				sim.PeakRatio1s: {Median: 31.9, Low: 31, High: 32.5}, sim.PeakRetryArrivals1s: {Median: 1597, Low: 1590, High: 1600}}}},
-			"the replay's peak ratio 0.15 is within the 0.6 threshold, but a 6m window averages the storm away: at 1s the peak ratio is 31.9, over the 0.6 threshold, with up to 1,597 retries in one second; judge it in 1s windows"},
+			"the replay's peak ratio 0.15 is within the 0.6 threshold, but a 6m window averages the storm away, which 1s windows show: at 1s the peak ratio is 31.9, over the 0.6 threshold, with up to 1,597 retries in one second"},
 		{"a replay without a retry", Report{Verdict: verdict.Inconclusive, Replay: &Replay{Status: verdict.Inconclusive, Scenario: sim.Scenario{Kind: sim.Outage}, Runs: make([]sim.Run, 3),
 			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {}, sim.PeakRetryArrivals: {}}}},
 			"no verdict: no device retried within the replay's 1h horizon in the median run, so it has no retries to judge"},

@@ -160,7 +160,7 @@ func AveragedAway(s Scenario, sum map[Figure]Estimate) string {
 	if fine.Median <= s.Threshold {
 		at = fmt.Sprintf("at 1s the peak ratio is %.2f and its interval reaches %.2f, over the %v threshold", fine.Median, fine.High, s.Threshold)
 	}
-	return fmt.Sprintf("a %s window averages the storm away: %s, with up to %s retries in one second; judge it in 1s windows",
+	return fmt.Sprintf("a %s window averages the storm away, which 1s windows show: %s, with up to %s retries in one second",
 		kit.FormatDuration(s.Window), at, count(sum[PeakRetryArrivals1s].Median))
 }
 

@@ -16,8 +16,8 @@ func TestReplayWideWindowWarns(t *testing.T) {
 	assert.Equal(t, exitPass, r.code, "exit code; stderr %q", r.stderr)
 	assert.Contains(t, r.stdout, "replay  WARN  ", "the replay's line")
 	assert.NotContains(t, r.stdout, "replay  PASS  ", "the replay's line")
-	assert.Contains(t, r.stdout, "a 6m window averages the storm away: at 1s the peak ratio is ", "the replay's detail")
-	assert.Contains(t, r.stdout, "  - A 6m window averages the storm away: at 1s the peak ratio is ", "what to change")
+	assert.Contains(t, r.stdout, "a 6m window averages the storm away, which 1s windows show: at 1s the peak ratio is ", "the replay's detail")
+	assert.Contains(t, r.stdout, "  - A 6m window averages the storm away, which 1s windows show: at 1s the peak ratio is ", "what to change")
 	assert.Contains(t, r.stdout, "peak retry arrivals per 1s", "the figures")
 }
 
