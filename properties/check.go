@@ -3,8 +3,8 @@ package properties
 import (
 	"fmt"
 	"testing"
-	"testing/synctest"
 
+	"github.com/jitterkit/jitterkit/internal/bubble"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -87,31 +87,12 @@ type testBubble struct {
 	nested bool // the caller was already inside a bubble
 }
 
-// nestedPanic is what synctest.Test panics with when it is called inside a
-// bubble, before it does anything else.
-const nestedPanic = "synctest.Run called from within a synctest bubble"
-
 // newTestBubble returns the bubble of t's test, finding out first whether
 // the test already runs inside one: an empty bubble costs microseconds.
 func newTestBubble(t *testing.T) *testBubble {
 	b := &testBubble{t: t}
-	b.nested = !b.try(func() {})
+	b.nested = bubble.In(t)
 	return b
-}
-
-// try runs fn in a new bubble and reports whether it could: false when the
-// caller is inside a bubble already, and fn has not run.
-func (b *testBubble) try(fn func()) (ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if fmt.Sprint(r) != nestedPanic {
-				panic(r)
-			}
-			ok = false
-		}
-	}()
-	synctest.Test(b.t, func(*testing.T) { fn() })
-	return true
 }
 
 // config returns cfg as a run inside the bubble takes it: a caller's bubble
@@ -125,7 +106,7 @@ func (b *testBubble) config(cfg Config) Config {
 }
 
 func (b *testBubble) run(fn func()) {
-	if b.nested || !b.try(fn) {
+	if b.nested || !bubble.Try(b.t, fn) {
 		// The caller's clock is already a bubble's: run fn in it.
 		fn()
 	}

@@ -65,12 +65,12 @@ func Run(ctx context.Context, f kit.Factory, cfg Config) (Outcome, error) {
 	return run(ctx, f, cfg, nil)
 }
 
-// A bubble runs fn inside a testing/synctest bubble, where time.Now stands
+// An inBubble runs fn inside a testing/synctest bubble, where time.Now stands
 // still while goroutines run and moves on only when they all wait.
-type bubble func(fn func())
+type inBubble func(fn func())
 
 // run is Run with an optional bubble for the frozen-clock check.
-func run(ctx context.Context, f kit.Factory, cfg Config, frozen bubble) (Outcome, error) {
+func run(ctx context.Context, f kit.Factory, cfg Config, frozen inBubble) (Outcome, error) {
 	if f == nil {
 		panic("properties: nil factory")
 	}
@@ -102,7 +102,7 @@ func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
 }
 
 // outcome runs every check.
-func (r *runner) outcome(frozen bubble) Outcome {
+func (r *runner) outcome(frozen inBubble) Outcome {
 	var out Outcome
 	out.Err = sourceErrors(r.main)
 	out.Hung, out.Shared = r.main.hangs > 0, r.main.shared > 0

@@ -46,7 +46,7 @@ const bootApart = time.Second + 7*time.Millisecond
 // bubble, and then compares devices booted at one instant with devices
 // booted apart without a bubble, in Check as in Run; a clock that could not
 // start at Config.Boot leaves it inconclusive.
-func (r *runner) frozenClock(frozen bubble) Result {
+func (r *runner) frozenClock(frozen inBubble) Result {
 	res := Result{Name: NameFrozenClock, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}
 	switch r.cfg.Source {
 	case Recorded:

@@ -51,6 +51,10 @@ type engine struct {
 	// the last policy call, or 0 for a factory call: if the run does not
 	// stop when asked, that call has not returned.
 	asking atomic.Uint64
+	// calls counts the policy's calls begun and ended: it is odd while a
+	// call has not returned, and a watch that sees it odd and unchanged
+	// for long enough names that call as hung (see Config.CallTimeout).
+	calls atomic.Uint64
 
 	// Periodic kinds: each device's offset, current firing, and flags
 	// (resending, missedOne).
@@ -125,6 +129,10 @@ func (e *engine) reset(run int, seed uint64) {
 	e.rng.Seed(seed, splitmix64(seed))
 	e.calling, e.callAttempt = -1, 0
 	e.asking.Store(0)
+	if e.calls.Load()%2 == 1 {
+		// A call of the last run panicked before it was counted out.
+		e.calls.Add(1)
+	}
 	e.inline, e.accepted, e.quota = false, 0, 0
 	e.tokens, e.tokensAt, e.bucketUp = 0, 0, false
 	touched := e.touched()
@@ -209,10 +217,18 @@ func appendID(b []byte, prefix string, i int) []byte {
 	return strconv.AppendInt(b, int64(i), 10)
 }
 
+// ask records that the run calls the policy of the device and attempt in
+// asking (see engine.asking); the caller counts the call out with
+// e.calls.Add(1) once it returns.
+func (e *engine) ask(asking uint64) {
+	e.asking.Store(asking)
+	e.calls.Add(1)
+}
+
 // newPolicy makes the policy of device i, reporting a panic or a nil policy
 // as the device's error.
 func (e *engine) newPolicy(i int) (p kit.Policy) {
-	e.asking.Store(uint64(i) << 32)
+	e.ask(uint64(i) << 32)
 	var id string
 	if e.ids != nil {
 		id = e.ids[i]
@@ -221,6 +237,7 @@ func (e *engine) newPolicy(i int) (p kit.Policy) {
 		id = string(e.id)
 	}
 	defer func() {
+		e.calls.Add(1)
 		if r := recover(); r != nil {
 			e.fail(i, 0, PolicyPanic, fmt.Errorf("the factory panicked: %v", r))
 			p = nil
@@ -596,8 +613,9 @@ func (e *engine) next(dev uint32, t int64) (int64, bool) {
 	default:
 		attempt := int(e.att[dev]) + 1
 		e.calling, e.callAttempt = int(dev), attempt
-		e.asking.Store(uint64(dev)<<32 | uint64(uint32(attempt)))
+		e.ask(uint64(dev)<<32 | uint64(uint32(attempt)))
 		delay, err := e.pol[dev].Next()
+		e.calls.Add(1)
 		e.calling = -1
 		switch {
 		case err != nil && errors.Is(err, kit.ErrStop):
@@ -649,8 +667,9 @@ func (e *engine) policyOffset(i int) int64 {
 	if e.bi != nil {
 		d = e.bi.next(&e.bi.dev[i])
 	} else {
-		e.asking.Store(uint64(i)<<32 | 1)
+		e.ask(uint64(i)<<32 | 1)
 		delay, err := callPolicy(e.pol[i])
+		e.calls.Add(1)
 		switch {
 		case errors.Is(err, kit.ErrStop):
 			return 0
@@ -741,8 +760,9 @@ func (e *engine) storm(ctx context.Context) error {
 		t := e.offset(e.s.StartSpread)
 		e.count(t, false)
 		for k := 1; k <= e.s.Retries; k++ {
-			e.asking.Store(uint64(i)<<32 | uint64(k+1))
+			e.ask(uint64(i)<<32 | uint64(k+1))
 			d, err := callPolicy(p)
+			e.calls.Add(1)
 			if errors.Is(err, kit.ErrStop) {
 				e.gaveUp++
 				break

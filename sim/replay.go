@@ -46,6 +46,16 @@ type Config struct {
 	// Thresholds are the limits of the warnings that are shares of the
 	// fleet; each zero field takes its default.
 	Thresholds Thresholds
+	// CallTimeout, when positive, is how long one call of a factory or of
+	// a policy's Next may go without returning: a call that takes longer
+	// (found within a quarter more) stops the replay with a [*DeviceError]
+	// of Cause PolicyHung, naming the run, the device and the attempt,
+	// whether or not the context has a deadline. Zero or negative sets no
+	// watch: a call that never returns is then named only once the
+	// context is done (see [StuckGrace]). A watch reads the wall clock but
+	// changes no figure; set it well above what a call can take on a
+	// loaded machine.
+	CallTimeout time.Duration
 }
 
 // Defaults of Config.
@@ -196,8 +206,9 @@ const (
 	// SourceError: the policy's source failed, for example an external
 	// program that stopped answering, or the factory returned no policy.
 	SourceError
-	// PolicyHung: the policy or its factory did not return before the
-	// replay's context was done (see StuckGrace).
+	// PolicyHung: the policy or its factory did not return within the
+	// replay's Config.CallTimeout, or before its context was done (see
+	// StuckGrace).
 	PolicyHung
 )
 
@@ -265,6 +276,8 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 		return Result{}, err
 	}
 	s, cfg = s.WithDefaults(), cfg.WithDefaults()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	r := &replay{
 		f:      f,
 		s:      s,
@@ -284,8 +297,17 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
+	var hung <-chan error
+	if cfg.CallTimeout > 0 {
+		hung = r.watch(done, cfg.CallTimeout)
+	}
 	select {
 	case <-done:
+	case err := <-hung:
+		// The hung call's goroutine stays blocked, since Go cannot stop
+		// it; the other runs stop with the replay.
+		stop(errHung)
+		return Result{}, err
 	case <-ctx.Done():
 		select {
 		case <-done:
@@ -408,7 +430,8 @@ func representative(runs []Run) int {
 // a policy (or a factory) that does not return: Replay returns a
 // [*DeviceError] naming it, with Cause PolicyHung, and leaves its goroutine
 // blocked, since Go cannot stop it. This is the only use of the wall clock
-// in the package, and it does not change any figure.
+// in the package besides Config.CallTimeout, and it does not change any
+// figure.
 const StuckGrace = 2 * time.Second
 
 // stuckGrace is StuckGrace, shortened by the tests.
@@ -430,14 +453,64 @@ func (r *replay) stuck(ctx context.Context) error {
 	if run < 0 {
 		return fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
 	}
+	return r.hung(int(run), asking, fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx)))
+}
+
+// errHung stops the runs of a replay in which a call did not return.
+var errHung = errors.New("a policy's call did not return")
+
+// watch names, on the channel it returns, the call of the lowest-numbered
+// run that has gone limit without returning, checking every quarter of
+// limit until done is closed. It reads the slots' engines only, which
+// outlive it.
+func (r *replay) watch(done <-chan struct{}, limit time.Duration) <-chan error {
+	slots := r.slots
+	out := make(chan error, 1)
+	go func() {
+		t := time.NewTicker(max(limit/4, time.Millisecond))
+		defer t.Stop()
+		last := make([]uint64, len(slots))
+		idle := make([]int, len(slots))
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			run, asking := int64(-1), uint64(0)
+			for i := range slots {
+				w := &slots[i]
+				n, a, c := w.run.Load(), w.e.asking.Load(), w.e.calls.Load()
+				if c%2 == 0 || c != last[i] {
+					last[i], idle[i] = c, 0
+					continue
+				}
+				// Four quarters without a change: the call began at
+				// least limit ago.
+				if idle[i]++; idle[i] < 4 || n < 0 || run >= 0 && n > run {
+					continue
+				}
+				run, asking = n, a
+			}
+			if run >= 0 {
+				out <- r.hung(int(run), asking, fmt.Errorf("did not return within %v", limit))
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// hung returns the error of run's call of the device and attempt in
+// asking (see engine.asking), which has not returned.
+func (r *replay) hung(run int, asking uint64, err error) error {
 	dev, attempt := int(asking>>32), int(uint32(asking))
-	seed := runSeed(r.cfg.Seed, int(run))
+	seed := runSeed(r.cfg.Seed, run)
 	id := deviceID(seed, dev)
 	if r.s.IDs != nil {
 		id = r.s.IDs[dev]
 	}
-	return &DeviceError{Run: int(run), Seed: seed, Device: id, Attempt: attempt, Cause: PolicyHung,
-		Err: fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))}
+	return &DeviceError{Run: run, Seed: seed, Device: id, Attempt: attempt, Cause: PolicyHung, Err: err}
 }
 
 // replayRun replays the engine's run.

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/bubble"
 	"github.com/jitterkit/jitterkit/kit"
 )
 
@@ -82,7 +83,7 @@ func Factory(t *testing.T, loops func(kit.Device) Loop, cfg Config) kit.Factory 
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	if inBubble(t) {
+	if bubble.In(t) {
 		t.Fatal("loop: Factory " + errNested.Error())
 	}
 	f := &fleet{t: t, loops: loops, cfg: cfg}
@@ -90,26 +91,7 @@ func Factory(t *testing.T, loops func(kit.Device) Loop, cfg Config) kit.Factory 
 	return f.policy
 }
 
-// nestedPanic is what synctest.Test panics with when it is called inside a
-// bubble, before it does anything else.
-const nestedPanic = "synctest.Run called from within a synctest bubble"
-
 var errNested = errors.New("cannot run inside a testing/synctest bubble: each device's loop runs in a bubble of its own, and bubbles do not nest; make the policies (call properties.Check) outside synctest.Test")
-
-// inBubble reports whether the calling goroutine runs inside a bubble: an
-// empty bubble costs microseconds.
-func inBubble(t *testing.T) (nested bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if fmt.Sprint(r) != nestedPanic {
-				panic(r)
-			}
-			nested = true
-		}
-	}()
-	synctest.Test(t, func(*testing.T) {})
-	return false
-}
 
 // A fleet makes the policies of one Factory and keeps what the end of the
 // test reports.
@@ -240,7 +222,7 @@ func (o *observation) observe(t *testing.T) {
 			o.deadlock = err.Error()
 			return
 		}
-		if fmt.Sprint(r) == nestedPanic {
+		if bubble.Nested(r) {
 			o.err = errNested
 			return
 		}

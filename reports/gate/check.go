@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/bubble"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
@@ -39,9 +39,9 @@ import (
 // each call (properties.Config.CallTimeout; when it is left zero, for no
 // more than a quarter of the time go test leaves, so that the hang is
 // found before the deadline), and once they found a hang nothing else is
-// run, since a replay would wait on the same call. When only the replay
-// runs, a call that does not return is named once go test's deadline is
-// near, and never with -timeout 0.
+// run, since a replay would wait on the same call. The replay times each
+// call the same way (sim.Config.CallTimeout), so a gate that runs only the
+// replay names the hang too, with -timeout 0 as with any other.
 func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	t.Helper()
 	if cfg.Seed == 0 {
@@ -98,12 +98,13 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 // returns is named, with its device, rather than found in a dump of every
 // goroutine, and with the default CallTimeout it times each call of the
 // checks for no more than a quarter of the time go test leaves (see
-// hangBudget). Called inside a testing/synctest bubble it runs nothing and
+// hangBudget), and the replay's calls likewise when cfg.Replay.CallTimeout
+// is zero. Called inside a testing/synctest bubble it runs nothing and
 // returns an *InputError saying why: the bubble's clock is fake, so no
 // call of the policy could be timed and one that never returns would
 // deadlock the bubble, and go test's deadline cannot be read there.
 func RunFrozen(t *testing.T, p Policy, cfg Config) (reports.Report, error) {
-	if inBubble(t) {
+	if bubble.In(t) {
 		return reports.Report{}, &InputError{errBubble}
 	}
 	ctx := t.Context()
@@ -115,9 +116,16 @@ func RunFrozen(t *testing.T, p Policy, cfg Config) (reports.Report, error) {
 		defer cancel()
 		left = time.Until(stop)
 	}
+	callTimeout := properties.DefaultCallTimeout
+	if left > 0 {
+		callTimeout = max(min(callTimeout, (left/hangBudget).Truncate(100*time.Millisecond)), minCallTimeout)
+	}
+	if cfg.Replay.CallTimeout == 0 {
+		cfg.Replay.CallTimeout = callTimeout
+	}
 	frozen := func(_ context.Context, f kit.Factory, c properties.Config) (properties.Outcome, error) {
-		if c.CallTimeout == 0 && left > 0 {
-			c.CallTimeout = max(min(properties.DefaultCallTimeout, (left/hangBudget).Truncate(100*time.Millisecond)), minCallTimeout)
+		if c.CallTimeout == 0 {
+			c.CallTimeout = callTimeout
 		}
 		return properties.RunFrozen(t, f, c)
 	}
@@ -145,25 +153,6 @@ var errTestDeadline = fmt.Errorf("go test's -timeout is less than %v away: %w", 
 
 // errBubble is why the gate does not run inside a testing/synctest bubble.
 var errBubble = errors.New("gate: cannot run inside a testing/synctest bubble: its clock is fake, so no call of the policy can be timed (one that never returns would deadlock the bubble) and go test's deadline cannot be read; call gate.Check outside synctest.Test: its frozen-clock check makes a bubble of its own")
-
-// nestedPanic is what synctest.Test panics with when it is called inside a
-// bubble, before it does anything else.
-const nestedPanic = "synctest.Run called from within a synctest bubble"
-
-// inBubble reports whether the calling goroutine runs inside a
-// testing/synctest bubble: an empty bubble costs microseconds.
-func inBubble(t *testing.T) (nested bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if fmt.Sprint(r) != nestedPanic {
-				panic(r)
-			}
-			nested = true
-		}
-	}()
-	synctest.Test(t, func(*testing.T) {})
-	return false
-}
 
 // deadlineMargin is how long before go test's deadline RunFrozen stops: the
 // time for a replay to find the policy that does not return (sim.StuckGrace)

@@ -625,6 +625,14 @@ func (g *gate) replayOn(p Policy, clients int, cfg sim.Config, m Meter) (res sim
 	if p.IDs == nil {
 		s.IDs = nil
 	}
+	switch {
+	case p.source() == Exec:
+		// As in the checks, the program's own silence timeout decides
+		// whether it answers in time.
+		cfg.CallTimeout = 0
+	case cfg.CallTimeout == 0:
+		cfg.CallTimeout = properties.DefaultCallTimeout
+	}
 	f := counted(p.Factory, m)
 	if p.Spec != nil {
 		// The engine replays a spec's own factory on its compact path,

@@ -367,24 +367,43 @@ func TestSampleNearTheThreshold(t *testing.T) {
 	assert.Equal(t, verdict.Pass, far.Status)
 }
 
-// TestCheckNamesAPolicyThatNeverReturns gates, in a test binary given 12 s,
-// a policy whose one replayed device never returns: Check stops before go
-// test's deadline and fails the test naming that device, rather than the
-// binary dying with every goroutine's stack.
+// hangsInTheReplay is a policy whose one replayed device never returns.
+func hangsInTheReplay(t *testing.T) gate.Policy {
+	full := spec(t, "full:base=1s,cap=30s").Factory()
+	return gate.GoPolicy("hangs in the replay", func(d kit.Device) kit.Policy {
+		if d.ID == "dev-00000001-0000003" {
+			return kittest.PolicyFunc(func() (time.Duration, error) { select {} })
+		}
+		return full(d)
+	})
+}
+
+// TestCheckNamesAPolicyThatNeverReturns gates only the replay of a policy
+// whose one replayed device never returns, in a test binary given 12 s and
+// in one without a deadline: Check fails the test naming that device and
+// its attempt, rather than the binary dying with every goroutine's stack
+// or waiting for ever.
 func TestCheckNamesAPolicyThatNeverReturns(t *testing.T) {
 	if kittest.InChild(t) {
-		full := spec(t, "full:base=1s,cap=30s").Factory()
-		hangs := func(d kit.Device) kit.Policy {
-			if d.ID == "dev-00000001-0000003" {
-				return kittest.PolicyFunc(func() (time.Duration, error) { select {} })
-			}
-			return full(d)
-		}
-		gate.Check(t, gate.GoPolicy("hangs in the replay", hangs), gate.Config{Steps: gate.Replay, Replay: sim.Config{Runs: 3}})
+		gate.Check(t, hangsInTheReplay(t), gate.Config{Steps: gate.Replay, Replay: sim.Config{Runs: 3}})
 		return
 	}
 	out, failed := kittest.RunChild(t, "-test.timeout=12s")
 	require.True(t, failed, out)
 	assert.NotContains(t, out, "panic: test timed out")
-	assert.Contains(t, out, `dev-00000001-0000003`)
+	assert.Contains(t, out, `the replay stopped at device "dev-00000001-0000003", delay 1: did not return within`)
+}
+
+// TestCheckNamesAPolicyThatNeverReturnsWithoutTimeout is
+// TestCheckNamesAPolicyThatNeverReturns under -timeout 0, where only the
+// replay's call timeout can name the hang.
+func TestCheckNamesAPolicyThatNeverReturnsWithoutTimeout(t *testing.T) {
+	if kittest.InChild(t) {
+		gate.Check(t, hangsInTheReplay(t), gate.Config{Steps: gate.Replay, Replay: sim.Config{Runs: 3, CallTimeout: time.Second}})
+		return
+	}
+	out, failed := kittest.RunChild(t, "-test.timeout=0")
+	require.True(t, failed, out)
+	assert.NotContains(t, out, "all goroutines are asleep")
+	assert.Contains(t, out, `the replay stopped at device "dev-00000001-0000003", delay 1: did not return within 1s (hung)`)
 }
