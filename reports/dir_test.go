@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
@@ -48,7 +49,7 @@ func TestWriteDirKeepsOldReport(t *testing.T) {
 	before := kittest.ReadFiles(t, dir)
 
 	bad := failingReport()
-	bad.Checks[0].Counterexample.Devices[0].DelaysS[1] = math.NaN()
+	checkNamed(t, &bad, properties.NameSpread).Counterexample.Devices[0].DelaysS[1] = math.NaN()
 	err := reports.WriteDir(t.Context(), dir, bad)
 	require.Error(t, err, "WriteDir of a report holding NaN")
 	assert.ErrorContains(t, err, `device "dev-000000": value 1 is NaN`)
