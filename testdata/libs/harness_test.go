@@ -254,15 +254,15 @@ func TestHarnessAgreesWithLoopAdapter(t *testing.T) {
 			fmt.Fprintf(&table, "%d devices, cap %s, seed %d; harness %v, loop adapter %v\n", harnessDevices, capText, harnessSeed,
 				harnessTime.Round(time.Millisecond), loopTime.Round(time.Millisecond))
 			fmt.Fprintf(&table, "%-15s  %-22s  %-22s\n", "check", "harness", "loop adapter")
-			for i, h := range harnessOut.Results {
-				l := loopOut.Results[i]
-				require.Equal(t, h.Name, l.Name)
+			for _, h := range harnessOut.Results {
+				l := statusOf(loopOut, h.Name)
+				require.Equal(t, h.Name, l.Name, "the loop adapter's outcome has every check of the harness's")
 				fmt.Fprintf(&table, "%-15s  %-22s  %-22s\n", h.Name, statusFigure(h), statusFigure(l))
 			}
 			t.Log("\n" + table.String())
 
-			for i, h := range harnessOut.Results {
-				l := loopOut.Results[i]
+			for _, h := range harnessOut.Results {
+				l := statusOf(loopOut, h.Name)
 				if comparable[h.Name] {
 					assert.Equal(t, h.Status, l.Status, "%s: the harness says %s (%s); the loop adapter says %s (%s)", h.Name, h.Status, h.Detail, l.Status, l.Detail)
 				} else {
