@@ -9,6 +9,18 @@ import (
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
+// NameBounds is the name of the check that every delay is finite, ≥ 0 and
+// ≤ the declared cap, which names panics and hangs with their device and
+// attempt, and a factory that returns one policy to two devices with both.
+const NameBounds = "bounds"
+
+var boundsCheck = check{
+	name:  NameBounds,
+	why:   "A negative, infinite or over-cap delay, a panic or a hang turns a retry loop into a busy loop, a stuck device or a crash.",
+	run:   (*runner).bounds,
+	cause: (*runner).boundsCause,
+}
+
 // bounds holds every delay of every device to be finite, not negative, and
 // not above the declared cap, and reports every panic, hang and delay that
 // is not a duration with its device and attempt.
@@ -79,4 +91,13 @@ func (r *runner) bounds() Result {
 		res.Detail += "; the collection " + r.main.stopped
 	}
 	return res
+}
+
+// boundsCause is the root cause of a bad delay: delays beyond the
+// declared cap, or a delay that is no duration, a panic or a hang.
+func (r *runner) boundsCause(*Result) Cause {
+	if r.overCap() {
+		return OverCap
+	}
+	return BadDelay
 }

@@ -85,113 +85,79 @@ var remedies = map[Cause]string{
 // an unknown one.
 func (c Cause) Remedy() string { return remedies[c] }
 
-// diagnose gives each finding of a run its root cause and remedy. A fleet
-// whose devices share one schedule fails several checks for one reason:
-// the clock when frozen-clock found that the delays follow it, a fixed
-// schedule when the shared delays grow by one ratio as a backoff without
-// jitter does, and a shared seed otherwise. A fleet whose devices differ
-// but wait one delay alike lacks jitter at that delay alone: at the cap,
-// or, when other delays spread, at the delays its remedy names. A factory
-// that returned one policy to several devices is the root of every finding.
-func (r *runner) diagnose(results []Result) {
-	byName := map[string]*Result{}
-	for i := range results {
-		byName[results[i].Name] = &results[i]
+// diagnose gives the finding res of check c (a failure or a warning) its
+// root cause and remedy. A fleet whose devices share one schedule fails
+// several checks for one reason (see sharedCause), and a fleet whose
+// devices differ but wait one delay alike lacks jitter at that delay alone
+// (see fleet); each check's cause reads them, and a factory that returned
+// one policy to several devices is the root of every finding.
+func (r *runner) diagnose(c check, res Result) Result {
+	if !res.Status.Finding() {
+		return res
 	}
-	shared := SharedSeed
-	if fc := byName[NameFrozenClock]; fc != nil && fc.Status == verdict.Fail {
-		shared = ClockSeed
-	} else if r.fixedSchedule() {
-		shared = NoJitter
+	if r.main.shared > 0 {
+		// Devices that share one instance draw from one stream: every
+		// finding follows from it.
+		res.Cause, res.Remedy = SharedInstance, SharedInstance.Remedy()
+		return res
 	}
-	// The fleet is in lockstep when every device waits the same delays;
-	// a spread of 0 at one delay of devices that differ elsewhere is one
-	// delay without jitter: the cap's, when the jitter is lost there, or
-	// one the others spread around, which the remedy names.
-	lockstep, narrow, unjittered, unjitteredRemedy := false, false, NoJitter, ""
-	var spreadFailed *Result
-	if s := byName[NameSpread]; s != nil && s.Status == verdict.Fail {
-		spreadFailed = s
-		lockstep, narrow = s.Figure == 0 && r.allSame(), s.Figure > 0
-		if s.Figure == 0 && !lockstep && s.Counterexample != nil {
+	res.Cause = c.cause(r, &res)
+	res.Remedy = res.Cause.Remedy()
+	if res.Cause == UnjitteredDelay {
+		res.Remedy = r.fleet().unjitteredRemedy
+	}
+	return res
+}
+
+// A fleetShape is what spread's result says of the whole fleet, which the
+// causes of several checks read.
+type fleetShape struct {
+	// spreadFailed says that spread failed.
+	spreadFailed bool
+	// lockstep says that every device waits the same delays; narrow that
+	// spread failed with a spread above none.
+	lockstep, narrow bool
+	// unjittered is the cause of a spread of none among devices that
+	// differ elsewhere: the jitter lost at the cap, one delay without
+	// jitter that the others spread around (its remedy names the delays),
+	// or none at all.
+	unjittered       Cause
+	unjitteredRemedy string
+}
+
+// fleet returns the fleet's shape, judging spread for it the first time.
+func (r *runner) fleet() *fleetShape {
+	if r.shape != nil {
+		return r.shape
+	}
+	f := &fleetShape{unjittered: NoJitter}
+	if s := r.judged(NameSpread); s.Status == verdict.Fail {
+		f.spreadFailed = true
+		f.lockstep, f.narrow = s.Figure == 0 && r.allSame(), s.Figure > 0
+		if s.Figure == 0 && !f.lockstep && s.Counterexample != nil {
 			if r.atCap(s.Counterexample.Attempt) {
-				unjittered = JitterLostAtCap
+				f.unjittered = JitterLostAtCap
 			} else if u := r.unjittered(); u.found() {
-				unjittered, unjitteredRemedy = UnjitteredDelay, u.remedy()
+				f.unjittered, f.unjitteredRemedy = UnjitteredDelay, u.remedy()
 			}
 		}
 	}
-	for i := range results {
-		res := &results[i]
-		if !res.Status.Finding() {
-			continue
-		}
-		if r.main.shared > 0 {
-			// Devices that share one instance draw from one stream:
-			// every finding follows from it.
-			res.Cause, res.Remedy = SharedInstance, SharedInstance.Remedy()
-			continue
-		}
-		switch res.Name {
-		case NameSpread:
-			switch {
-			case lockstep:
-				res.Cause = shared
-			case copies(res):
-				res.Cause = WeakSeed
-			case res.Figure == 0:
-				res.Cause = unjittered
-			default:
-				res.Cause = SmallJitter
-			}
-		case NameClusters:
-			switch {
-			case lockstep:
-				res.Cause = shared
-			case spreadFailed != nil && res.Counterexample != nil && res.Counterexample.Window > 0:
-				res.Cause = spreadFailed.Cause // arrivals as crowded as the delays, for spread's reason
-			case res.Counterexample != nil && res.Counterexample.Attempt > 0:
-				res.Cause = Realigned
-			default:
-				res.Cause = WeakSeed
-			}
-		case NameIDPopulations:
-			res.Cause = WeakSeed
-		case NameFrozenClock:
-			res.Cause = ClockSeed
-		case NameReproducibility:
-			res.Cause = SharedGenerator
-		case NameCapPhase:
-			switch {
-			case lockstep:
-				res.Cause = shared
-			case copies(res):
-				res.Cause = WeakSeed
-			case res.Figure == 0 || clamped(res):
-				res.Cause = JitterLostAtCap
-			case narrow:
-				res.Cause = SmallJitter // as narrow at the cap as at first
-			default:
-				res.Cause = AddedJitter
-			}
-		case NameBounds:
-			res.Cause = BadDelay
-			if r.overCap() {
-				res.Cause = OverCap
-			}
-		case NameConformance:
-			// Devices in lockstep draw one value where the strategy
-			// draws a thousand: the seeding is wrong, not the strategy.
-			res.Cause = WrongStrategy
-			if lockstep {
-				res.Cause = shared
-			}
-		}
-		res.Remedy = res.Cause.Remedy()
-		if res.Cause == UnjitteredDelay {
-			res.Remedy = unjitteredRemedy
-		}
+	r.shape = f
+	return f
+}
+
+// sharedCause is the cause of a fleet in lockstep: the clock when
+// frozen-clock found that the delays follow it (which judges frozen-clock
+// the first time), a fixed schedule when the shared delays grow by one
+// ratio as a backoff without jitter does, and a shared seed otherwise.
+func (r *runner) sharedCause() Cause {
+	switch {
+	case r.judged(NameFrozenClock).Status == verdict.Fail:
+		return ClockSeed
+	case r.fixedSchedule():
+		return NoJitter
 	}
+	return SharedSeed
 }
 
 // unjitteredDelays are the delays every device waits alike while others

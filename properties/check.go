@@ -10,8 +10,11 @@ import (
 )
 
 // Check runs the suite on the policy f makes and reports each check to t,
-// as its own subtest named for the check. What it does with a check's
-// status:
+// as its own subtest named for the check, which judges the check: go test
+// -run 'TestX/spread' judges spread alone, with what its verdict reads of
+// other checks (the cause of devices in lockstep reads frozen-clock's; an
+// inconclusive check reads whether another failed). What it does with a
+// check's status:
 //
 //	pass          nothing
 //	fail          t.Error with the detail, the counterexample, how to
@@ -48,24 +51,37 @@ import (
 func Check(t *testing.T, f kit.Factory, cfg Config) {
 	t.Helper()
 	b := newTestBubble(t)
-	out, err := run(t.Context(), f, b.config(cfg), b.run)
+	r, err := start(t.Context(), f, b.config(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Err != nil {
-		t.Error(out.Err)
+	defer r.cancel()
+	r.frozen = b.run
+	if err := sourceErrors(r.main); err != nil {
+		t.Error(err)
 	}
-	failed := out.Status() == verdict.Fail
-	for _, r := range out.Results {
+	for _, c := range r.suite {
 		if b.nested {
-			report(t, r, failed)
+			r.report(t, c.name)
 			continue
 		}
-		t.Run(r.Name, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			t.Helper()
-			report(t, r, failed)
+			b.t = t
+			r.report(t, c.name)
 		})
 	}
+}
+
+// report judges the check named name and reports it to tb. Only the checks
+// tb's subtests run are judged, with the checks they read: a check's
+// cause may read others' results, and an inconclusive check fails tb only
+// when no check failed, which judges the others, in the suite's order,
+// until one has.
+func (r *runner) report(tb testing.TB, name string) {
+	tb.Helper()
+	res := r.diagnosed(name)
+	report(tb, res, res.Status == verdict.Inconclusive && r.anyFailed())
 }
 
 // RunFrozen is Run as Check runs it: the frozen-clock check makes its
@@ -83,8 +99,8 @@ func RunFrozen(t *testing.T, f kit.Factory, cfg Config) (Outcome, error) {
 // testing/synctest bubble of t's, or inside the caller's bubble when t's
 // test already runs in one.
 type testBubble struct {
-	t      *testing.T
-	nested bool // the caller was already inside a bubble
+	t      *testing.T // the test, or the subtest that runs now
+	nested bool       // the caller was already inside a bubble
 }
 
 // newTestBubble returns the bubble of t's test, finding out first whether

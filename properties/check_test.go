@@ -3,6 +3,10 @@ package properties
 import (
 	"context"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,3 +63,70 @@ func TestCheckReportsTheFailureNotItsEcho(t *testing.T) {
 	assert.Contains(t, out, "--- FAIL: TestCheckReportsTheFailureNotItsEcho/spread")
 	assert.Contains(t, out, "(inconclusive)")
 }
+
+// TestCheckJudgesOnlyTheSubtestsRun runs Check under go test -run with one
+// check's subtest: only that check is judged, with what its verdict reads
+// of others. The policy counts the devices made: the population alone when
+// spread runs alone, more when frozen-clock makes them again.
+func TestCheckJudgesOnlyTheSubtestsRun(t *testing.T) {
+	if kittest.InChild(t) {
+		var made atomic.Int64
+		inner := spec(t, os.Getenv("CHECK_POLICY"))
+		Check(t, func(d kit.Device) kit.Policy {
+			made.Add(1)
+			return inner(d)
+		}, Config{})
+		t.Logf("devices made: %d", made.Load())
+		return
+	}
+	cases := []struct {
+		name, policy, check string
+		failed              bool
+		// want are lines of the child's output; made is the count of
+		// devices made, or 0 for more than the population.
+		want []string
+		made int
+	}{
+		{"spread alone makes the population only", "full", NameSpread, false,
+			[]string{"--- PASS: TestCheckJudgesOnlyTheSubtestsRun/spread"}, DefaultDevices},
+		{"frozen-clock makes devices again", "full", NameFrozenClock, false,
+			[]string{"--- PASS: TestCheckJudgesOnlyTheSubtestsRun/frozen-clock"}, 0},
+		{"a cause reads the checks it needs", "none", NameClusters, true,
+			[]string{"--- FAIL: TestCheckJudgesOnlyTheSubtestsRun/clusters", "what to change: " + NoJitter.Remedy()}, 0},
+		{"an inconclusive check reads whether another failed", "none", NameFrozenClock, false,
+			[]string{"--- PASS: TestCheckJudgesOnlyTheSubtestsRun/frozen-clock", "frozen-clock (inconclusive)"}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("CHECK_POLICY", c.policy)
+			parent := strings.Split(t.Name(), "/")[0]
+			out, failed := kittest.RunChild(&childOf{T: t, name: parent}, "-test.run=^"+parent+"$/^"+regexp.QuoteMeta(c.check)+"$")
+			assert.Equal(t, c.failed, failed, out)
+			for _, want := range c.want {
+				assert.Contains(t, out, want)
+			}
+			for _, other := range Checks() {
+				if other.Name != c.check {
+					assert.NotContains(t, out, "=== RUN   "+parent+"/"+other.Name+"\n", "subtests of other checks")
+				}
+			}
+			m := regexp.MustCompile(`devices made: (\d+)`).FindStringSubmatch(out)
+			require.NotNil(t, m, out)
+			made, _ := strconv.Atoi(m[1])
+			if c.made > 0 {
+				assert.Equal(t, c.made, made, "devices made")
+			} else {
+				assert.Greater(t, made, DefaultDevices, "devices made")
+			}
+		})
+	}
+}
+
+// childOf is a subtest that runs its parent test in a child process: the
+// child is the parent, whose name it takes.
+type childOf struct {
+	*testing.T
+	name string
+}
+
+func (c *childOf) Name() string { return c.name }

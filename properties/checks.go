@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -16,127 +14,6 @@ import (
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties/internal/stats"
 )
-
-// The names of the checks, in the order a run reports them.
-const (
-	NameSpread          = "spread"
-	NameClusters        = "clusters"
-	NameIDPopulations   = "id-populations"
-	NameFrozenClock     = "frozen-clock"
-	NameReproducibility = "reproducibility"
-	NameCapPhase        = "cap-phase"
-	NameBounds          = "bounds"
-	NameConformance     = "conformance"
-)
-
-// why says why each check matters to a fleet.
-var why = map[string]string{
-	NameSpread:          "Devices that draw the same delay retry in the same instant, so a fleet that failed together hits the server together again.",
-	NameClusters:        "Devices that walk through identical delays, or whose retries land in one window, form a synchronised wave even when the fleet as a whole looks spread.",
-	NameIDPopulations:   "Fleets are named by serials, MAC addresses and shared prefixes, and a seed taken from a weak function of the id puts similarly named devices in lockstep.",
-	NameFrozenClock:     "Devices powered on by one relay share the clock, so a policy seeded from the time gives them all the same delays.",
-	NameReproducibility: "A device whose delays cannot be replayed from its id cannot be debugged, or simulated before a rollout.",
-	NameCapPhase:        "After a long outage every device sits at the cap, and jitter that vanishes there makes the whole fleet retry in unison once per cap interval.",
-	NameBounds:          "A negative, infinite or over-cap delay, a panic or a hang turns a retry loop into a busy loop, a stuck device or a crash.",
-	NameConformance:     "A policy that does not follow the strategy it claims makes every capacity estimate built on that strategy wrong.",
-}
-
-// Run runs the whole suite on the policy f makes, over the population cfg
-// describes, and returns every check's result. It returns an error, and
-// runs nothing, when cfg is out of range or the run would need more memory
-// than cfg.MemoryLimit (see [Config.Validate]).
-//
-// Run never panics on a policy that panics. A call that makes no progress
-// for cfg.CallTimeout is reported by the bounds check as a hang, with the
-// device and the attempt, and the other checks run on the devices that
-// answered; the call's goroutine is left behind. A check passes only on
-// the evidence it asks for: when the run could not examine the whole
-// population (a deadline, a cancelled context, a policy that hangs again
-// and again), a check that found a failure among the devices read still
-// fails, and the others are Inconclusive, with the reason and the count.
-//
-// Run draws rapid's id populations with the seed cfg.Seed and with rapid's
-// fail files turned off, through rapid's settings in the standard flag set.
-// Outside go test it first registers the testing flags (testing.Init) and,
-// unless the program has done so, parses the standard flag set with no
-// arguments: a program that calls Run keeps its own flags on a flag set of
-// its own, and passes its seed in cfg.Seed.
-func Run(ctx context.Context, f kit.Factory, cfg Config) (Outcome, error) {
-	return run(ctx, f, cfg, nil)
-}
-
-// An inBubble runs fn inside a testing/synctest bubble, where time.Now stands
-// still while goroutines run and moves on only when they all wait.
-type inBubble func(fn func())
-
-// run is Run with an optional bubble for the frozen-clock check.
-func run(ctx context.Context, f kit.Factory, cfg Config, frozen inBubble) (Outcome, error) {
-	if f == nil {
-		panic("properties: nil factory")
-	}
-	if err := cfg.Validate(); err != nil {
-		return Outcome{}, err
-	}
-	r := newRunner(ctx, f, cfg)
-	defer r.cancel()
-	return r.outcome(frozen), nil
-}
-
-// newRunner reads the population's delays for the checks to share. The
-// caller calls r.cancel when the run is over.
-func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
-	cfg = cfg.withDefaults()
-	r := &runner{cfg: cfg, f: f, seed: resolveSeed(cfg.Seed)}
-	if cfg.Timeout > 0 {
-		r.ctx, r.cancel = context.WithTimeout(ctx, cfg.Timeout)
-	} else {
-		r.ctx, r.cancel = context.WithCancel(ctx)
-	}
-	r.ids = cfg.IDs
-	if len(r.ids) == 0 {
-		r.ids = population(r.seed, cfg.Devices)
-	}
-	r.main = collect(r.ctx, f, r.ids, boots{at: cfg.Boot}, cfg.CapAttempts, cfg)
-	r.clean = cleanDevices(r.main)
-	return r
-}
-
-// outcome runs every check.
-func (r *runner) outcome(frozen inBubble) Outcome {
-	var out Outcome
-	out.Err = sourceErrors(r.main)
-	out.Hung, out.Shared = r.main.hangs > 0, r.main.shared > 0
-	// Reproducibility makes devices again before rapid draws its own, so
-	// that what a policy with shared state gives does not depend on how
-	// many populations rapid drew.
-	again := r.reproducibility()
-	out.Results = []Result{
-		r.spread(),
-		r.clusters(),
-		r.idPopulations(),
-		r.frozenClock(frozen),
-		again,
-		r.capPhase(),
-		r.bounds(),
-	}
-	if r.cfg.Claim != nil {
-		out.Results = append(out.Results, r.conformance())
-	}
-	for i := range out.Results {
-		out.Results[i] = r.settle(out.Results[i])
-		out.Results[i].Why = why[out.Results[i].Name]
-	}
-	r.diagnose(out.Results)
-	out.EarlyDelays = make([][]time.Duration, r.cfg.Attempts)
-	for a := range out.EarlyDelays {
-		for _, d := range r.clean {
-			if a < len(d.delays) {
-				out.EarlyDelays[a] = append(out.EarlyDelays[a], d.delays[a])
-			}
-		}
-	}
-	return out
-}
 
 // settle holds a check's pass to the whole population: a check that
 // passed on a collection that stopped early passed on part of what it was
@@ -160,6 +37,13 @@ type runner struct {
 	ids    []string
 	main   sample
 	clean  []device // devices of main without a fault
+	// frozen runs the frozen-clock check's devices in a bubble, or is nil.
+	frozen inBubble
+	// suite holds the checks that apply to cfg, in order, and judging
+	// their results by name, as far as the run has taken each.
+	suite   []check
+	judging map[string]*judgement
+	shape   *fleetShape // see fleet; nil until a cause reads it
 }
 
 // replay says how to run the same checks again from Go: the run's seed.
@@ -356,29 +240,6 @@ func skipped(name, why string) Result {
 	return Result{Name: name, Status: verdict.Skipped, Detail: "does not apply: " + why}
 }
 
-func (r *runner) spread() Result {
-	res := Result{Name: NameSpread, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}
-	sf := lowestCV(r.clean, 0, r.cfg.Attempts, r.cfg.Thresholds.MinDevices)
-	if sf.examined == 0 {
-		return r.notEnough(NameSpread, reached(r.clean, 0), "gave a first delay")
-	}
-	res.Figure = sf.cv
-	if sf.cv < r.cfg.Thresholds.MinCV {
-		res.Status = verdict.Fail
-		res.Detail, res.Counterexample = r.spreadFailure(r.clean, sf.attempt, sf.cv, "spread")
-		return res
-	}
-	c := r.busiest(r.clean, 0, r.cfg.Attempts)
-	if c.fails() {
-		r.crowdResult(&res, c, "spread")
-		return res
-	}
-	res.Status = verdict.Pass
-	res.Detail = fmt.Sprintf("lowest CV %.3g at delay %d across %d devices; want ≥ %g", sf.cv, sf.attempt+1, sf.devices, r.cfg.Thresholds.MinCV) +
-		c.summary(fmt.Sprintf("delay %d", c.attempt+1))
-	return res
-}
-
 // crowdResult makes res the failure of a check whose busiest window c
 // holds too many devices: its figure is the share of the fleet in it.
 func (r *runner) crowdResult(res *Result, c crowd, want string) {
@@ -387,88 +248,6 @@ func (r *runner) crowdResult(res *Result, c crowd, want string) {
 	res.Status = verdict.Fail
 	res.Figure, res.Threshold, res.Unit, res.Want = float64(c.count)/float64(c.n), float64(c.critical)/float64(c.n), unitFleet, "<"
 	res.Detail, res.Counterexample = r.crowdFailure(c, stats.CV(x), want)
-}
-
-func (r *runner) capPhase() Result {
-	res := Result{Name: NameCapPhase, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}
-	sf := lowestCV(r.clean, r.cfg.Attempts, r.cfg.CapAttempts, r.cfg.Thresholds.MinDevices)
-	if sf.examined == 0 {
-		if !r.main.complete() || len(r.clean) < r.cfg.Thresholds.MinDevices {
-			return r.notEnough(NameCapPhase, reached(r.clean, r.cfg.Attempts), fmt.Sprintf("gave a delay beyond attempt %d", r.cfg.Attempts))
-		}
-		longest := 0
-		for _, d := range r.clean {
-			longest = max(longest, len(d.delays))
-		}
-		if r.cfg.Source == Recorded {
-			return skipped(NameCapPhase, fmt.Sprintf("fewer than %d devices of the trace have a delay beyond attempt %d (the longest holds %d): the recording never reaches the cap phase; record delays through a longer outage to judge it",
-				r.cfg.Thresholds.MinDevices, r.cfg.Attempts, longest))
-		}
-		return skipped(NameCapPhase, fmt.Sprintf("fewer than %d devices retry beyond attempt %d (the longest schedule holds %d delays): the policy stops before a cap phase",
-			r.cfg.Thresholds.MinDevices, r.cfg.Attempts, longest))
-	}
-	res.Figure = sf.cv
-	want := "spread at the later delays"
-	if r.cfg.Cap > 0 {
-		want = "spread at the later delays, up to the cap of " + human(r.cfg.Cap)
-	}
-	if sf.cv < r.cfg.Thresholds.MinCV {
-		res.Status = verdict.Fail
-		res.Detail, res.Counterexample = r.spreadFailure(r.clean, sf.attempt, sf.cv, want)
-		return res
-	}
-	c := r.busiest(r.clean, r.cfg.Attempts, r.cfg.CapAttempts)
-	if c.fails() {
-		r.crowdResult(&res, c, want)
-		return res
-	}
-	res.Status = verdict.Pass
-	res.Detail = fmt.Sprintf("lowest CV %.3g at delay %d across %d devices, over delays %d to %d; want ≥ %g",
-		sf.cv, sf.attempt+1, sf.devices, r.cfg.Attempts+1, r.cfg.Attempts+sf.examined, r.cfg.Thresholds.MinCV) +
-		c.summary(fmt.Sprintf("delay %d", c.attempt+1))
-	if r.cfg.Source == Recorded {
-		if seen, why := r.capSeen(r.cfg.Attempts + sf.examined); !seen {
-			return skipped(NameCapPhase, why+"; the later delays it holds spread ("+res.Detail+")")
-		}
-	}
-	return res
-}
-
-// capSeen reports whether the delays of attempts [Attempts, to) reach the
-// cap phase, and says why not when they do not. With a declared cap, an
-// attempt is in the cap phase when the largest delays (the 95th
-// percentile across devices) reach three quarters of the cap: a window at
-// the cap puts them there under every strategy, a window half as wide does
-// not. Without one, the cap shows as the largest delays levelling off: two
-// attempts in a row whose 95th percentiles differ by less than a quarter,
-// where a growing window doubles them.
-func (r *runner) capSeen(to int) (bool, string) {
-	min := r.cfg.Thresholds.MinDevices
-	var prev float64
-	top := 0.0
-	x := make([]float64, 0, len(r.clean))
-	for a := r.cfg.Attempts; a < to; a++ {
-		x = delaysAt(x[:0], r.clean, a)
-		if len(x) < min {
-			continue
-		}
-		slices.Sort(x)
-		q := x[len(x)*95/100]
-		top = math.Max(top, q)
-		if c := r.cfg.Cap.Seconds(); c > 0 && q >= 0.75*c {
-			return true, ""
-		}
-		if r.cfg.Cap == 0 && prev > 0 && q < 1.25*prev && q > 0.8*prev {
-			return true, ""
-		}
-		prev = q
-	}
-	if r.cfg.Cap > 0 {
-		return false, fmt.Sprintf("the recording never reaches the cap: the largest delays after attempt %d come to %s of the declared %s (95th percentile); record delays through a longer outage to judge the cap phase",
-			r.cfg.Attempts, kit.FormatDuration(time.Duration(top*1e9).Round(time.Millisecond)), kit.FormatDuration(r.cfg.Cap))
-	}
-	return false, fmt.Sprintf("the recording never reaches a cap: its largest delays still grow at the last attempts it holds (up to %s, 95th percentile); declare the policy's cap, or record delays through a longer outage, to judge the cap phase",
-		kit.FormatDuration(time.Duration(top*1e9).Round(time.Millisecond)))
 }
 
 // stopped marks the end of a sequence when the collision probability of an
@@ -542,70 +321,6 @@ func largestGroup(devs []device, k int) ([]device, float64) {
 	return out, pairs
 }
 
-func (r *runner) clusters() Result {
-	th := r.cfg.Thresholds
-	res := Result{Name: NameClusters}
-	n := len(r.clean)
-	if n < th.MinDevices {
-		return r.notEnough(NameClusters, n, "answered without a fault")
-	}
-	if first := reached(r.clean, 0); first < th.MinDevices {
-		// Devices that wait no delay share the empty schedule: no
-		// evidence of spread or of clusters.
-		return r.notEnough(NameClusters, first, "gave a first delay")
-	}
-	g, pairs := largestGroup(r.clean, -1)
-	want := r.chanceLimit(chanceOf(r.clean, r.cfg.CapAttempts), n, r.cfg.CapAttempts)
-	res.Figure, res.Threshold, res.Unit, res.Want = pairs, want.critical, "identical pairs", "<"
-	if pairs >= want.critical {
-		res.Status = verdict.Fail
-		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts), Others: max(0, len(g)-maxShown), Seed: r.seed, Replay: r.replay()}
-		res.Detail = fmt.Sprintf("the delays of %q, %s, are those of %d of %d devices, %.0f identical pairs in all; want fewer than %.0f (chance expects %.3g)",
-			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, pairs, want.critical, want.expected)
-		return res
-	}
-	if len(g) > 1 && len(g[0].delays) > 0 && float64(len(g)) > th.MaxLockstep*float64(n) {
-		res.Status = verdict.Fail
-		res.Figure, res.Threshold, res.Unit, res.Want = float64(len(g))/float64(n), th.MaxLockstep, "of the fleet", "≤"
-		res.Counterexample = &Counterexample{Devices: shown(g, r.cfg.CapAttempts)[:2], Others: len(g) - 2, Seed: r.seed, Replay: r.replay()}
-		res.Detail = fmt.Sprintf("the delays of %q, %s, are those of %d of %d devices: they retry in lockstep; want at most %g%% of the fleet sharing one sequence",
-			res.Counterexample.Devices[0].ID, formatDelays(g[0].delays), len(g), n, 100*th.MaxLockstep)
-		return res
-	}
-	arr := r.arrivals()
-	if arr.ratio > th.ArrivalRatio {
-		res.Status = verdict.Fail
-		res.Figure, res.Threshold, res.Unit, res.Want = arr.ratio, th.ArrivalRatio, "× chance in one window", "≤"
-		res.Counterexample = &Counterexample{Attempt: arr.attempt, Devices: shown(arr.devices, arr.attempt), Seed: r.seed, Replay: r.replay()}
-		res.Detail = fmt.Sprintf("the retries after delay %d of %d of %d devices land in one %s window at %s; want at most %g× the %.3g that independent devices put in one window",
-			arr.attempt, arr.count, arr.n, human(arr.width), human(arr.at), th.ArrivalRatio, arr.reference)
-		return res
-	}
-	c := r.busiestArrival()
-	if c.fails() {
-		res.Status = verdict.Fail
-		res.Figure, res.Threshold, res.Unit, res.Want = float64(c.count)/float64(c.n), float64(c.critical)/float64(c.n), unitFleet, "<"
-		ce := &Counterexample{Attempt: c.attempt, Devices: shown(c.devices, c.attempt), Window: dur(c.width), Seed: r.seed, Replay: r.replay()}
-		ce.Others = c.count - len(ce.Devices)
-		res.Counterexample = ce
-		place := c.where()
-		if strings.HasPrefix(place, "exactly") {
-			place = "at " + place
-		}
-		res.Detail = fmt.Sprintf("the retries after delay %d of %d of %d devices land %s, in one window of %s (%g%% of the median arrival); want fewer than %d in one window (independent devices whose delays spread with CV %g reach %d with probability below %g)",
-			c.attempt, c.count, c.n, place, human(dur(c.width)), 100*th.ConcentrationWidth, c.critical, th.MinCV, c.critical, th.ConcentrationAlpha)
-		return res
-	}
-	res.Status = verdict.Pass
-	res.Detail = fmt.Sprintf("largest group sharing all delays: %d of %d devices, %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
-		len(g), n, pairs, want.critical, want.expected)
-	if arr.ratio > 0 {
-		res.Detail += fmt.Sprintf("; busiest arrival window %.2g× that of independent devices (after delay %d)", arr.ratio, arr.attempt)
-	}
-	res.Detail += c.summary(fmt.Sprintf("the retry after delay %d", c.attempt))
-	return res
-}
-
 // A limit is what chance allows of identical pairs.
 type limit struct{ expected, critical float64 }
 
@@ -613,89 +328,6 @@ func (r *runner) chanceLimit(q chance, n, k int) limit {
 	th := r.cfg.Thresholds
 	e := q.expectedPairs(n, k)
 	return limit{expected: e, critical: math.Max(2, stats.PoissonCritical(th.ClusterAlpha, th.ClusterSlack*e))}
-}
-
-// arrivalFigure is the worst arrival clustering over the early retries.
-type arrivalFigure struct {
-	ratio     float64
-	attempt   int // 1-based retry
-	count, n  int
-	reference float64 // mean busiest-window count of the shuffled fleets
-	width, at time.Duration
-	devices   []device
-}
-
-// arrivalShuffles is how many independent fleets the busiest window is
-// compared against.
-const arrivalShuffles = 3
-
-// arrivals compares, for each of the first Attempts retries, the busiest
-// window of the fleet's arrival times (the sum of a device's delays so far)
-// with that of independent fleets: the same delays per attempt, shuffled
-// across devices.
-func (r *runner) arrivals() arrivalFigure {
-	var worst arrivalFigure
-	rng := rand.New(rand.NewPCG(r.seed, 0x617272))
-	for k := 1; k <= r.cfg.Attempts; k++ {
-		var devs []device
-		for _, d := range r.clean {
-			if len(d.delays) >= k {
-				devs = append(devs, d)
-			}
-		}
-		n := len(devs)
-		if n < r.cfg.Thresholds.MinDevices {
-			break
-		}
-		obs := make([]float64, n)
-		for i, d := range devs {
-			for _, v := range d.delays[:k] {
-				obs[i] += seconds(v)
-			}
-		}
-		var ref float64
-		var width float64
-		shuffled := make([]float64, n)
-		perm := make([]int, n)
-		for s := range arrivalShuffles {
-			clear(shuffled)
-			for a := range k {
-				for i := range perm {
-					perm[i] = i
-				}
-				rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-				for i, p := range perm {
-					shuffled[i] += seconds(devs[p].delays[a])
-				}
-			}
-			slices.Sort(shuffled)
-			if s == 0 {
-				width = (shuffled[n*95/100] - shuffled[n*5/100]) / float64(n)
-				if width <= 0 {
-					break
-				}
-			}
-			c, _ := stats.MaxWindow(width, shuffled)
-			ref += float64(c) / arrivalShuffles
-		}
-		if width <= 0 {
-			continue
-		}
-		sorted := slices.Clone(obs)
-		slices.Sort(sorted)
-		c, at := stats.MaxWindow(width, sorted)
-		if ratio := float64(c) / ref; ratio > worst.ratio {
-			worst = arrivalFigure{ratio: ratio, attempt: k, count: c, n: n, reference: ref,
-				width: time.Duration(width * 1e9), at: time.Duration(at * 1e9)}
-			worst.devices = nil
-			for i, t := range obs {
-				if t >= at && t < at+width {
-					worst.devices = append(worst.devices, devs[i])
-				}
-			}
-		}
-	}
-	return worst
 }
 
 // unitFleet is the unit of a figure that is a share of the fleet.
@@ -791,76 +423,6 @@ func (r *runner) busiest(devs []device, from, to int) crowd {
 	best := crowd{attempt: -1}
 	for a := from; a < to; a++ {
 		if c := r.crowdAt(devs, a); c.closeness() > best.closeness() {
-			best = c
-		}
-	}
-	return best
-}
-
-// arrivalCrowd returns the busiest window of the arrival times of the
-// k-th retry (the sum of a device's first k delays) of the devices that
-// reached it. The window is min(ConcentrationWidth·m, ConcentrationWindow)
-// wide, m the median arrival time. The reference device draws each delay
-// spread as little as spread accepts, uniform with CV = MinCV around the
-// median delay of its attempt; the density of a sum of independent delays
-// is at most that of its least dense term, the delay of the largest
-// median M, so one device lands in the window with probability at most
-// width/(2√3·MinCV·M).
-func (r *runner) arrivalCrowd(k int) crowd {
-	th := r.cfg.Thresholds
-	var devs []device
-	for _, d := range r.clean {
-		if len(d.delays) >= k {
-			devs = append(devs, d)
-		}
-	}
-	n := len(devs)
-	if n < th.MinDevices {
-		return crowd{attempt: k}
-	}
-	var largest float64
-	x := make([]float64, 0, n)
-	for a := range k {
-		x = delaysAt(x[:0], devs, a)
-		slices.Sort(x)
-		largest = math.Max(largest, x[n/2])
-	}
-	t := make([]float64, n)
-	for i, d := range devs {
-		for _, v := range d.delays[:k] {
-			t[i] += seconds(v)
-		}
-	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(t[a], t[b]) })
-	sorted := make([]float64, n)
-	for i, o := range order {
-		sorted[i] = t[o]
-	}
-	width := math.Min(th.ConcentrationWidth*math.Max(sorted[n/2], 0), th.ConcentrationWindow.Seconds())
-	if !(width > 0) || !(largest > 0) {
-		return crowd{attempt: k}
-	}
-	count, at := stats.MaxWindow(width, sorted)
-	c := crowd{count: count, n: n, critical: th.windowCritical(n, math.Min(1, width/(2*math.Sqrt(3)*th.MinCV*largest))),
-		attempt: k, width: width}
-	first := sort.SearchFloat64s(sorted, at)
-	c.lo, c.hi = sorted[first], sorted[first+count-1]
-	for _, o := range order[first : first+count] {
-		c.devices = append(c.devices, devs[o])
-	}
-	return c
-}
-
-// busiestArrival returns the arrival crowd nearest to failing over the
-// first Attempts retries.
-func (r *runner) busiestArrival() crowd {
-	best := crowd{attempt: 0}
-	for k := 1; k <= r.cfg.Attempts; k++ {
-		if c := r.arrivalCrowd(k); c.closeness() > best.closeness() {
 			best = c
 		}
 	}

@@ -148,7 +148,7 @@ func TestConcentrationMessage(t *testing.T) {
 func TestConcentrationDecorrelatedClamp(t *testing.T) {
 	for _, text := range []string{"decorrelated", "decorrelated:base=15s,cap=2m", "decorrelated:base=1s,cap=300s"} {
 		out := mustRun(t, context.Background(), spec(t, text), Config{})
-		r := out.Results[5]
+		r := resultNamed(t, out, NameCapPhase)
 		require.Equal(t, NameCapPhase, r.Name)
 		assert.Equal(t, verdict.Pass, r.Status, "%s: %s", text, r.Detail)
 		assert.Contains(t, r.Detail, "most at the largest delay", "%s: the clamp is what comes nearest to failing", text)
@@ -237,7 +237,7 @@ func TestCounterexampleShared(t *testing.T) {
 func TestConcentrationLargerFleetAndOtherSeed(t *testing.T) {
 	for _, cfg := range []Config{{Devices: 5000, Cap: testCap}, {Seed: 7, Cap: testCap}} {
 		out := mustRun(t, context.Background(), mostlyLockstep(), cfg)
-		r := out.Results[0]
+		r := resultNamed(t, out, NameSpread)
 		require.Equal(t, NameSpread, r.Name)
 		assert.Equal(t, verdict.Fail, r.Status, "devices %d, seed %d: %s", cfg.Devices, cfg.Seed, r.Detail)
 		assert.Equal(t, unitFleet, r.Unit, "devices %d, seed %d: the figure is the share in one window", cfg.Devices, cfg.Seed)

@@ -11,6 +11,19 @@ import (
 	"github.com/jitterkit/jitterkit/properties/internal/stats"
 )
 
+// NameConformance is the name of the check that the delays follow the
+// distribution of the claimed strategy (Kolmogorov–Smirnov); it runs when
+// Config.Claim names one.
+const NameConformance = "conformance"
+
+var conformanceCheck = check{
+	name:    NameConformance,
+	why:     "A policy that does not follow the strategy it claims makes every capacity estimate built on that strategy wrong.",
+	applies: func(cfg Config) bool { return cfg.Claim != nil },
+	run:     (*runner).conformance,
+	cause:   (*runner).conformanceCause,
+}
+
 // conformanceTolerance is how far a delay of the none strategy may be from
 // its window: delays stored in whole milliseconds still conform.
 const conformanceTolerance = time.Millisecond
@@ -166,4 +179,14 @@ func granularity(devs []device, attempts int) time.Duration {
 		}
 	}
 	return 0
+}
+
+// conformanceCause is the root cause of delays that do not follow the
+// claimed strategy. Devices in lockstep draw one value where the strategy
+// draws a thousand: the seeding is wrong then, not the strategy.
+func (r *runner) conformanceCause(*Result) Cause {
+	if r.fleet().lockstep {
+		return r.sharedCause()
+	}
+	return WrongStrategy
 }

@@ -39,7 +39,7 @@ func TestConformanceOfRoundedDelays(t *testing.T) {
 	for _, s := range []string{"full", "equal", "decorrelated"} {
 		claim, _ := kit.ParseSpec(s)
 		out := mustRun(t, context.Background(), roundedMS(claim.Factory()), Config{Claim: &claim, Seed: 3, Devices: 20000, Attempts: 1, CapAttempts: 1})
-		r := out.Results[7]
+		r := resultNamed(t, out, NameConformance)
 		assert.Equal(t, verdict.Pass, r.Status, "%s rounded to ms: conformance: %s", s, r.Detail)
 		assert.GreaterOrEqual(t, r.Figure, 1e-3, "%s rounded to ms: conformance p: %s", s, r.Detail)
 	}

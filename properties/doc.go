@@ -8,35 +8,12 @@
 // inconclusive when too little evidence was gathered to judge; skipped when
 // the check does not apply to the policy's source), the measured figure
 // against its threshold, and the smallest set of devices that shows a
-// failure:
+// failure. [Checks] lists the suite in the order a run reports it, with
+// why each check matters; each check's Name constant (such as
+// [NameSpread]) says what it holds a policy to.
 //
-//	spread           the first delays (default three) vary across devices:
-//	                 coefficient of variation ≥ Thresholds.MinCV, and no
-//	                 narrow window (1% of the delay, at most 1s) holds more
-//	                 devices than independent devices spread with that CV
-//	                 put there, nor a clamp at the largest delay more than
-//	                 Thresholds.ClampShare
-//	clusters         no group of devices shares an identical sequence, and no
-//	                 window holds the k-th retry of more devices, beyond what
-//	                 chance gives from the observed delays, or than
-//	                 independent devices whose delays spread put there
-//	id-populations   rapid draws populations of real id shapes (serials, MAC
-//	                 addresses, UUIDs, long shared prefixes, ids one character
-//	                 apart, very short ids) and shrinks a failure to the fewest
-//	                 ids; not judged when chance, estimated from a fleet in
-//	                 lockstep, leaves no population able to fail
-//	frozen-clock     devices made at one frozen instant still spread
-//	reproducibility  the same id gives the same delays again, in this process
-//	                 and from a second one (a warning unless required)
-//	cap-phase        delays long after the window reaches the cap still
-//	                 spread, by the same figures as spread
-//	bounds           every delay finite, ≥ 0 and ≤ the declared cap; panics and
-//	                 hangs named with their device and attempt, and a factory
-//	                 that returns one policy to two devices with both
-//	conformance      delays follow the distribution of the claimed strategy
-//	                 (Kolmogorov–Smirnov); run when Config.Claim names one
-//
-// [Check] is the same suite for go test: each check is a subtest, a failure
+// [Check] is the same suite for go test: each check is a subtest that
+// judges it (go test -run 'TestX/spread' judges spread alone), a failure
 // is a t.Error with the detail, the counterexample and how to replay it, an
 // inconclusive check is a t.Error too unless another check failed, a warning
 // or a skipped check is logged, and the frozen-clock check runs inside a

@@ -24,7 +24,11 @@ func ExampleRun() {
 	for _, r := range out.Results {
 		fmt.Printf("%-15s %s\n", r.Name, r.Status)
 	}
-	fmt.Println(out.Results[0].Detail)
+	for _, r := range out.Results {
+		if r.Name == properties.NameSpread {
+			fmt.Println(r.Detail)
+		}
+	}
 	// Output:
 	// fail
 	// spread          fail

@@ -2,12 +2,25 @@ package properties
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
+
+// NameFrozenClock is the name of the check that devices made at one frozen
+// instant still spread.
+const NameFrozenClock = "frozen-clock"
+
+var frozenClockCheck = check{
+	name: NameFrozenClock,
+	why:  "Devices powered on by one relay share the clock, so a policy seeded from the time gives them all the same delays.",
+	// It makes devices again: after reproducibility, whose devices must
+	// not depend on what other checks drew before.
+	after: []string{NameReproducibility},
+	run:   (*runner).frozenClock,
+	cause: func(*runner, *Result) Cause { return ClockSeed },
+}
 
 // frozenDevices is the most devices frozen-clock makes again.
 const frozenDevices = 10_000
@@ -46,7 +59,8 @@ const bootApart = time.Second + 7*time.Millisecond
 // bubble, and then compares devices booted at one instant with devices
 // booted apart without a bubble, in Check as in Run; a clock that could not
 // start at Config.Boot leaves it inconclusive.
-func (r *runner) frozenClock(frozen inBubble) Result {
+func (r *runner) frozenClock() Result {
+	frozen := r.frozen
 	res := Result{Name: NameFrozenClock, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}
 	switch r.cfg.Source {
 	case Recorded:
@@ -129,103 +143,4 @@ func (r *runner) fakeClockStart(ids []string) (start time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	return c.ClockStart(), true
-}
-
-// reproducibleSample is how many devices reproducibility makes again.
-const reproducibleSample = 100
-
-// reproducibility makes the first devices again, in this process and, when
-// Config.Second is set, from the second process, and compares their early
-// delays with the first time.
-func (r *runner) reproducibility() Result {
-	th := r.cfg.Thresholds.MinReproducible
-	res := Result{Name: NameReproducibility, Threshold: th, Unit: "of the devices", Want: "≥"}
-	if r.cfg.Source == Recorded {
-		return skipped(NameReproducibility, "a recording plays back the delays it holds, whatever drew them")
-	}
-	if r.main.hangs > 0 || !r.main.complete() {
-		return r.notRun(NameReproducibility)
-	}
-	first := r.clean[:min(reproducibleSample, len(r.clean))]
-	if len(first) == 0 {
-		return r.notEnough(NameReproducibility, 0, "answered without a fault")
-	}
-	if reached(first, 0) == 0 {
-		// Empty schedules are the same again whatever draws them.
-		return r.notEnough(NameReproducibility, 0, "gave a first delay")
-	}
-	ids := make([]string, len(first))
-	for i, d := range first {
-		ids[i] = d.id
-	}
-	type source struct {
-		name string
-		f    kit.Factory
-	}
-	sources := []source{{"made again in this process", r.f}}
-	if r.cfg.Second != nil {
-		sources = append(sources, source{"from a second process", r.cfg.Second})
-	}
-	k := r.cfg.Attempts
-	checked, same := 0, 0
-	var bad *Counterexample
-	var badDetail string
-	for _, src := range sources {
-		again := collect(r.ctx, src.f, ids, boots{at: r.cfg.Boot}, k, r.cfg)
-		byID := map[string]device{}
-		for _, d := range again.devices {
-			byID[d.id] = d
-		}
-		for _, d := range first {
-			checked++
-			a, ok := byID[d.id]
-			want := d.delays[:min(k, len(d.delays))]
-			if ok && a.fault == nil && slices.Equal(a.delays, want) {
-				same++
-				continue
-			}
-			if bad != nil {
-				continue
-			}
-			got := DeviceDelays{ID: d.id, Err: src.name}
-			switch {
-			case !ok:
-				got.Err += ": not read (" + again.stopped + ")"
-			case a.fault != nil:
-				got.Err += ": " + a.fault.msg
-			default:
-				got.Delays = a.delays
-			}
-			bad = &Counterexample{Devices: []DeviceDelays{{ID: d.id, Delays: want}, got}, Seed: r.seed, Replay: r.replay()}
-			badDetail = fmt.Sprintf("the first %d delays of %q = %s, then %s %s", k, d.id, formatDelays(want), formatDelays(got.Delays), src.name)
-		}
-	}
-	res.Figure = float64(same) / float64(checked)
-	if bad == nil {
-		res.Status = verdict.Pass
-		res.Detail = fmt.Sprintf("all %d devices gave the same first %d delays %s", len(first), k, sourcesText(len(sources)))
-		return res
-	}
-	res.Counterexample = bad
-	if res.Figure >= th {
-		// A few devices that differ are within the share tolerated: the
-		// verdict is the share's, not one device's.
-		res.Status = verdict.Pass
-		res.Detail = fmt.Sprintf("%d of %d sequences of the first %d delays were the same %s, at least %g%%; %d differ: %s",
-			same, checked, k, sourcesText(len(sources)), 100*th, checked-same, badDetail)
-		return res
-	}
-	res.Status = verdict.Warn
-	if r.cfg.RequireReproducible {
-		res.Status = verdict.Fail
-	}
-	res.Detail = fmt.Sprintf("%s (%d of %d sequences differ); want the same delays for the same id in at least %g%% of them", badDetail, checked-same, checked, 100*th)
-	return res
-}
-
-func sourcesText(n int) string {
-	if n == 1 {
-		return "when made again in this process"
-	}
-	return "when made again in this process and from a second process"
 }

@@ -26,7 +26,7 @@ func TestHangingDeviceIsReported(t *testing.T) {
 	out := mustRun(t, context.Background(), f, Config{IDs: serials(1000), CallTimeout: time.Second})
 	got := statuses(out)
 	require.Equal(t, verdict.Fail, got[NameBounds], NameBounds)
-	b := out.Results[6]
+	b := resultNamed(t, out, NameBounds)
 	want := `device "dev-100017" attempt 2: Next did not return within 1s, the only device of 1000; want every delay finite and ≥ 0`
 	assert.Equal(t, want, b.Detail, "bounds detail")
 	// The hang cost one device; the other 999 were read and spread.
@@ -49,7 +49,7 @@ func TestEveryDeviceHangs(t *testing.T) {
 	out := mustRun(t, context.Background(), hang, Config{CallTimeout: time.Second})
 	assert.LessOrEqual(t, time.Since(start), time.Minute, "Run's time; want it to give up after %d hangs of about 1s", maxHangs)
 	assert.Equal(t, verdict.Fail, out.Status(), "Status()")
-	b := out.Results[6]
+	b := resultNamed(t, out, NameBounds)
 	assert.Equal(t, verdict.Fail, b.Status, "bounds: %s", b.Detail)
 	assert.Contains(t, b.Detail, "stopped after 3 of 1000 devices: 3 hung", "bounds names the stop")
 	for _, r := range out.Results {
@@ -70,7 +70,7 @@ func TestRunWideDeadline(t *testing.T) {
 	for _, r := range out.Results {
 		assert.Equal(t, verdict.Inconclusive, r.Status, "%s: %s", r.Name, r.Detail)
 	}
-	b := out.Results[6]
+	b := resultNamed(t, out, NameBounds)
 	assert.Contains(t, b.Detail, "the run took longer than its timeout of 150ms")
 	assert.NoError(t, out.Err, "the deadline is not a failure of the source")
 }
@@ -92,7 +92,7 @@ func TestPanicInFactory(t *testing.T) {
 		return full(d)
 	}
 	out := mustRun(t, context.Background(), f, Config{IDs: serials(1000)})
-	b := out.Results[6]
+	b := resultNamed(t, out, NameBounds)
 	want := `device "dev-100003": the factory panicked: nil map, the only device of 1000; want every delay finite and ≥ 0`
 	assert.Equal(t, want, b.Detail, "bounds detail")
 	assert.Equal(t, verdict.Pass, statuses(out)[NameSpread], "spread, on the other devices")
@@ -124,7 +124,7 @@ func TestHangInDrawnPopulation(t *testing.T) {
 		return full(d)
 	}
 	out := mustRun(t, context.Background(), f, Config{IDs: ids, CallTimeout: time.Second})
-	r := out.Results[2]
+	r := resultNamed(t, out, NameIDPopulations)
 	assert.Equal(t, NameIDPopulations, r.Name)
 	assert.Equal(t, verdict.Fail, r.Status, "%s: %s", r.Name, r.Detail)
 	assert.Contains(t, r.Detail, `attempt 1: Next did not return within 1s, in a population drawn by rapid`, r.Name)

@@ -9,6 +9,24 @@ import (
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
+// NameIDPopulations is the name of the check in which rapid draws
+// populations of real id shapes (serials, MAC addresses, UUIDs, long
+// shared prefixes, ids one character apart, very short ids), holds each
+// to what chance allows of identical sequences and shrinks a failure to
+// the fewest ids; not judged when chance, estimated from a fleet in
+// lockstep, leaves no population able to fail.
+const NameIDPopulations = "id-populations"
+
+var idPopulationsCheck = check{
+	name: NameIDPopulations,
+	why:  "Fleets are named by serials, MAC addresses and shared prefixes, and a seed taken from a weak function of the id puts similarly named devices in lockstep.",
+	// It makes devices again: after reproducibility, whose devices must
+	// not depend on how many populations rapid drew.
+	after: []string{NameReproducibility},
+	run:   (*runner).idPopulations,
+	cause: func(*runner, *Result) Cause { return WeakSeed },
+}
+
 // maxDrawn is the largest population rapid draws for id populations: large
 // enough for weak seeds to collide, small enough to shrink quickly.
 const maxDrawn = 64

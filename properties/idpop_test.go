@@ -50,7 +50,7 @@ func TestIDPopulationsInLockstep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := mustRun(t, context.Background(), tt.f, Config{})
-			r := out.Results[2]
+			r := resultNamed(t, out, NameIDPopulations)
 			require.Equal(t, NameIDPopulations, r.Name)
 			assert.Equal(t, tt.status, r.Status, r.Detail)
 			assert.Contains(t, r.Detail, tt.detail)

@@ -171,7 +171,7 @@ func TestSamePolicy(t *testing.T) {
 }
 
 // resultNamed returns the result of the check named name.
-func resultNamed(t *testing.T, out Outcome, name string) Result {
+func resultNamed(t testing.TB, out Outcome, name string) Result {
 	t.Helper()
 	for _, r := range out.Results {
 		if r.Name == name {

@@ -21,7 +21,7 @@ import (
 func TestShortModeIsAMode(t *testing.T) {
 	if kittest.InChild(t) {
 		out := mustRun(t, context.Background(), spec(t, "full:base=100ms,cap=10s"), Config{})
-		r := out.Results[2]
+		r := resultNamed(t, out, NameIDPopulations)
 		require.Equal(t, NameIDPopulations, r.Name)
 		t.Logf("short %v: id-populations %s: %s", testing.Short(), r.Status, r.Detail)
 		return

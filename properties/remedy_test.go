@@ -3,7 +3,6 @@ package properties
 import (
 	"context"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -150,9 +149,7 @@ func TestCausesOfLibrarySchedules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := mustRun(t, context.Background(), tt.f, tt.cfg)
-			i := slices.IndexFunc(out.Results, func(r Result) bool { return r.Name == tt.check })
-			require.GreaterOrEqual(t, i, 0, "no %s result", tt.check)
-			res := out.Results[i]
+			res := resultNamed(t, out, tt.check)
 			require.Equal(t, verdict.Fail, res.Status, res.Detail)
 			assert.Equal(t, tt.want, res.Cause, res.Detail)
 		})

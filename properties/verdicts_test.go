@@ -140,7 +140,7 @@ func TestSecondProcess(t *testing.T) {
 	// different delays.
 	second := jittered(func(d kit.Device) uint64 { return kit.HashID(d.ID) + 1 }, fullJitter)
 	out := mustRun(t, context.Background(), jittered(perDevice, fullJitter), Config{Second: second})
-	r := out.Results[4]
+	r := resultNamed(t, out, NameReproducibility)
 	require.Equal(t, NameReproducibility, r.Name)
 	require.Equal(t, verdict.Warn, r.Status, r.Name)
 	if assert.NotNil(t, r.Counterexample, "the counterexample") {
@@ -157,7 +157,7 @@ func TestFrozenClockInSynctest(t *testing.T) {
 	assert.Equal(t, verdict.Pass, statuses(out)[NameFrozenClock], "Run: frozen-clock (the wall clock is not frozen outside a bubble)")
 	frozen, err := RunFrozen(t, nowSeeded(), Config{})
 	require.NoError(t, err)
-	r := frozen.Results[3]
+	r := resultNamed(t, frozen, NameFrozenClock)
 	require.Equal(t, NameFrozenClock, r.Name)
 	require.Equal(t, verdict.Fail, r.Status, r.Name)
 	t.Log(r.Detail)

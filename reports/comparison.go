@@ -73,30 +73,17 @@ func writeComparisons(b *bytes.Buffer, cs []Comparison, indent string) {
 }
 
 // comparisonScenario describes the scenario of a comparison in one line:
-// its kind, the span of its fleet sizes, the server, the runs per cell and
-// the seed.
+// the scenario with the span of its fleet sizes, then the runs per cell
+// and the seed.
 func comparisonScenario(c Comparison) string {
-	s := c.Scenario.WithDefaults()
-	fleet := plural(s.Clients, "client")
+	fleet := ""
 	if n := len(c.Rows); n > 1 {
 		fleet = fmt.Sprintf("%s to %s clients", num(float64(c.Rows[0].Clients)), num(float64(c.Rows[n-1].Clients)))
 	} else if n == 1 {
 		fleet = plural(c.Rows[0].Clients, "client")
 	}
-	parts := []string{fleet}
-	if s.Kind != sim.Storm {
-		parts = append(parts, "accept rate "+perSecond(s.AcceptRate))
-	}
-	if s.Down > 0 {
-		parts = append(parts, "down "+duration(s.Down))
-	}
-	parts = append(parts, "window "+duration(s.Window))
-	if s.Server == sim.RetryAfter {
-		parts = append(parts, "Retry-After "+duration(s.RetryAfter))
-	}
 	cfg := c.Config.WithDefaults()
-	parts = append(parts, fmt.Sprintf("%d runs per cell", cfg.Runs), fmt.Sprintf("seed %d", cfg.Seed))
-	return string(s.Kind) + ": " + strings.Join(parts, ", ")
+	return scenarioLine(c.Scenario, fleet, fmt.Sprintf("%d runs per cell", cfg.Runs), fmt.Sprintf("seed %d", cfg.Seed))
 }
 
 // columnHeadings returns the policies' names, shortened to their

@@ -1,9 +1,7 @@
 package reports
 
 import (
-	"bytes"
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -15,52 +13,54 @@ import (
 	"syscall"
 )
 
-// A Format is one of the report's files.
+// A Format is one of the report's files, named by its file.
 type Format string
 
-// The formats WriteDir writes, by the name of their file.
-const (
-	JSON     Format = "report.json"
-	Markdown Format = "report.md"
-	HTML     Format = "report.html"
-	JUnit    Format = "junit.xml"
-)
-
-// Formats returns the four formats, in the order WriteDir writes them.
-func Formats() []Format { return []Format{JSON, Markdown, HTML, JUnit} }
-
-// render returns the renderer of f, or nil.
-func (f Format) render() func(Report) ([]byte, error) {
-	switch f {
-	case JSON:
-		return renderJSON
-	case Markdown:
-		return renderMarkdown
-	case HTML:
-		return renderHTML
-	case JUnit:
-		return renderJUnit
-	}
-	return nil
+// A format is one row of the table of WriteDir's formats: its file, how it
+// renders a report, and how its first bytes show that this package wrote
+// the file. Each lives in the file of its writer.
+type format struct {
+	file   Format
+	render func(Report) ([]byte, error)
+	// written reports whether head, the first bytes of a file named as
+	// this format, is the start of a report that this package wrote.
+	// WriteDir replaces and removes only such files. The test is of the
+	// file's own first bytes, which every version of the format has begun
+	// with; it keeps WriteDir from overwriting a user's own report.md, not
+	// an adversary out.
+	written func(head []byte) bool
 }
 
-// written reports whether head, the first bytes of a file named as f, is
-// the start of a report that this package wrote. WriteDir replaces and
-// removes only such files. The test is of the file's own first bytes, which
-// every version of the formats has begun with; it keeps WriteDir from
-// overwriting a user's own report.md, not an adversary out.
-func (f Format) written(head []byte) bool {
-	switch f {
-	case JSON:
-		return bytes.HasPrefix(head, []byte("{\n  \"schema\": \"")) && bytes.Contains(head, []byte("\n  \"verdict\": \""))
-	case Markdown:
-		return bytes.HasPrefix(head, []byte("# jitterkit: "))
-	case HTML:
-		return bytes.HasPrefix(head, []byte("<!DOCTYPE html>\n")) && bytes.Contains(head, []byte("<title>jitterkit "))
-	case JUnit:
-		return bytes.HasPrefix(head, []byte(xml.Header)) && bytes.Contains(head, []byte(`<testsuites name="jitterkit"`))
+// dirFormats are WriteDir's formats, in the order it writes them.
+var dirFormats = []format{jsonFormat, markdownFormat, htmlFormat, junitFormat}
+
+// Formats returns the formats WriteDir writes, in the order it writes them.
+func Formats() []Format {
+	out := make([]Format, len(dirFormats))
+	for i, f := range dirFormats {
+		out[i] = f.file
 	}
-	return false
+	return out
+}
+
+// lookup returns the row of f, or false for a name that is no format.
+func (f Format) lookup() (format, bool) {
+	for _, row := range dirFormats {
+		if row.file == f {
+			return row, true
+		}
+	}
+	return format{}, false
+}
+
+// formatList lists the formats for a message: "report.json, report.md,
+// report.html or junit.xml".
+func formatList() string {
+	names := make([]string, len(dirFormats))
+	for i, f := range dirFormats {
+		names[i] = string(f.file)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // headSize is how much of an existing file Format.written reads: enough
@@ -68,7 +68,7 @@ func (f Format) written(head []byte) bool {
 const headSize = 8 << 10
 
 // WriteDir writes r into dir, created if missing, as the files of the given
-// formats, or of all four when none is given. ctx stops it while it waits
+// formats, or of all of them ([Formats]) when none is given. ctx stops it while it waits
 // for another writer of dir, and before it swaps its files in.
 //
 // dir ends up holding one whole set: the files of one report in the
@@ -129,14 +129,14 @@ func WriteDir(ctx context.Context, dir string, r Report, formats ...Format) erro
 	}
 	files := make([]dirFile, 0, len(formats))
 	for _, f := range formats {
-		render := f.render()
-		if render == nil {
-			return fmt.Errorf("reports: unknown format %q (want %s, %s, %s or %s)", Visible(string(f), nameMax), JSON, Markdown, HTML, JUnit)
+		row, ok := f.lookup()
+		if !ok {
+			return fmt.Errorf("reports: unknown format %q (want %s)", Visible(string(f), nameMax), formatList())
 		}
 		if slices.ContainsFunc(files, func(d dirFile) bool { return d.format == f }) {
 			continue
 		}
-		data, err := render(r)
+		data, err := row.render(r)
 		if err != nil {
 			return fmt.Errorf("reports: rendering %s: %w", f, err)
 		}
@@ -262,10 +262,11 @@ func swapSet(ctx context.Context, dir string, files []dirFile, ops fsOps) ([]*sw
 	defer unlock()
 
 	var steps []*swapStep
-	for _, f := range Formats() {
+	for _, row := range dirFormats {
+		f := row.file
 		target := filepath.Join(dir, string(f))
 		i := slices.IndexFunc(files, func(d dirFile) bool { return d.format == f })
-		ours, err := reportFile(target, f)
+		ours, err := reportFile(target, row)
 		if err != nil && i < 0 {
 			continue // not asked for and not ours to remove: left alone
 		}
@@ -309,7 +310,7 @@ func swapSet(ctx context.Context, dir string, files []dirFile, ops fsOps) ([]*sw
 // reportFile says whether path holds a report of format f that this
 // package wrote (true), or nothing (false). It returns an error naming
 // path when path is anything else: WriteDir must not replace it.
-func reportFile(path string, f Format) (bool, error) {
+func reportFile(path string, f format) (bool, error) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil

@@ -54,7 +54,7 @@ func writersOf(dir string, writers int) (map[string]string, error) {
 func assertWhole(t *testing.T, dir string, writers int) bool {
 	t.Helper()
 	sets, err := writersOf(dir, writers)
-	if !assert.NoError(t, err) || !assert.Len(t, sets, 4, "report files that name a writer: %v", sets) {
+	if !assert.NoError(t, err) || !assert.Len(t, sets, len(reports.Formats()), "report files that name a writer: %v", sets) {
 		return false
 	}
 	for f, w := range sets {
@@ -108,7 +108,7 @@ func TestWriteDirConcurrent(t *testing.T) {
 	reader.Wait()
 	t.Logf("%d whole sets read while %d writers wrote", reads, writers)
 	assertWhole(t, dir, writers)
-	assertOnly(t, dir, "junit.xml", "report.html", "report.json", "report.md")
+	assertOnly(t, dir, allFiles()...)
 }
 
 // TestWriteDirConcurrentProcesses does the same from 8 processes, which
@@ -141,7 +141,7 @@ func TestWriteDirConcurrentProcesses(t *testing.T) {
 		require.NoError(t, cmd.Wait())
 	}
 	assertWhole(t, dir, writers)
-	assertOnly(t, dir, "junit.xml", "report.html", "report.json", "report.md")
+	assertOnly(t, dir, allFiles()...)
 }
 
 // TestWriteDirWaitsForTheLock stops waiting for another writer's lock when

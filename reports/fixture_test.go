@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -13,6 +14,7 @@ import (
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
+	"github.com/stretchr/testify/require"
 )
 
 // The fixtures are built from real figures: the default outage (400
@@ -268,4 +270,16 @@ func hostileReport() reports.Report {
 		},
 		Advice: []string{"Fix \"spread\\x1b[32m\": it\u2028broke."},
 	}
+}
+
+// checkNamed returns the check of r named name, to read or change.
+func checkNamed(t testing.TB, r *reports.Report, name string) *reports.Check {
+	t.Helper()
+	for i := range r.Checks {
+		if r.Checks[i].Name == name {
+			return &r.Checks[i]
+		}
+	}
+	require.Failf(t, "no such check", "no %s in the report", name)
+	return nil
 }

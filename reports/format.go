@@ -224,50 +224,17 @@ func perSecond(r float64) string {
 	return num(r) + "/s"
 }
 
-// scenarioLine describes a scenario, after its defaults, replayed runs
-// times, in one line: "outage: 400 clients, accept rate 50/s, down 2s,
-// window 1s, 20 runs, threshold 0.6".
-func scenarioLine(s sim.Scenario, runs int) string {
-	s = s.WithDefaults()
-	parts := []string{plural(s.Clients, "client")}
-	if s.Kind != sim.Storm {
-		parts = append(parts, fmt.Sprintf("accept rate %s", perSecond(s.AcceptRate)))
-	}
-	if s.Down > 0 {
-		parts = append(parts, fmt.Sprintf("down %s", duration(s.Down)))
-	}
-	parts = append(parts, fmt.Sprintf("window %s", duration(s.Window)))
-	// A start spread or a horizon of the user's own changes what the
-	// peak means: they are named when they are not the kind's default.
-	def := sim.Scenario{Kind: s.Kind, Clients: s.Clients, AcceptRate: s.AcceptRate, Down: s.Down, Window: s.Window, Period: s.Period}.WithDefaults()
-	if s.StartSpread != def.StartSpread {
-		parts = append(parts, fmt.Sprintf("first attempts spread over %s", duration(s.StartSpread)))
-	}
-	if s.Horizon != def.Horizon {
-		parts = append(parts, fmt.Sprintf("horizon %s", duration(s.Horizon)))
-	}
-	if s.Kind == sim.Periodic || s.Kind == sim.PeriodicAligned {
-		parts = append(parts, "period "+duration(s.Period))
-		if s.TimerOffset == sim.OffsetPolicy {
-			parts = append(parts, "timer offsets from the policy")
-		}
-	}
-	if s.Server == sim.RetryAfter {
-		parts = append(parts, "Retry-After "+duration(s.RetryAfter))
-	}
-	if runs > 0 {
-		parts = append(parts, plural(runs, "run"))
-	}
-	parts = append(parts, fmt.Sprintf("threshold %s", num(s.Threshold)))
-	return string(s.Kind) + ": " + strings.Join(parts, ", ")
-}
-
 // replayLine describes the replay's scenario in one line, and, for a
 // sample of the fleet, what it stands for: "…; a sample: 1/100 of 1,000,000
 // clients against 1/100 of 125,000/s, its peak ratio within 2% of the
 // whole fleet's (…)".
 func replayLine(p *Replay) string {
-	line := scenarioLine(p.Scenario, p.Config.Runs)
+	var tail []string
+	if runs := p.Config.Runs; runs > 0 {
+		tail = append(tail, plural(runs, "run"))
+	}
+	tail = append(tail, "threshold "+num(p.Scenario.WithDefaults().Threshold))
+	line := scenarioLine(p.Scenario, "", tail...)
 	if x := p.Sample; x != nil {
 		line += fmt.Sprintf("; a sample: 1/%s of %s against 1/%s of %s, whose peak ratio is not %s%% under the whole fleet's and may be over it when its budget a window is small (the whole fleet serves its last device later)",
 			num(float64(x.Of)), plural(x.Clients, "client"), num(float64(x.Of)), perSecond(x.AcceptRate), num(100*x.Error))

@@ -24,7 +24,7 @@ func TestAddChecks(t *testing.T) {
 	var r reports.Report
 	r.AddChecks(out)
 	require.Len(t, r.Checks, len(out.Results), "checks")
-	spread := r.Checks[0]
+	spread := *checkNamed(t, &r, properties.NameSpread)
 	assert.Equal(t, properties.NameSpread, spread.Name)
 	assert.Equal(t, verdict.Fail, spread.Status, "spread")
 	assert.Zero(t, spread.Figure, "spread's figure")

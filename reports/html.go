@@ -25,6 +25,14 @@ var htmlTemplate = sync.OnceValue(func() *template.Template {
 		Parse(htmlSource))
 })
 
+// HTML is report.html, the report with charts for a design review: see
+// [WriteHTML].
+const HTML Format = "report.html"
+
+var htmlFormat = format{file: HTML, render: renderHTML, written: func(head []byte) bool {
+	return bytes.HasPrefix(head, []byte("<!DOCTYPE html>\n")) && bytes.Contains(head, []byte("<title>jitterkit "))
+}}
+
 // WriteHTML writes r as one self-contained HTML page for a reader in a
 // hurry. The first screen holds the verdict, its reason in one line and
 // what to change first, with the measured figures of the fix when the gate

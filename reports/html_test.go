@@ -10,13 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
 // hostile puts markup into every string of a report that a user or a policy
 // provides.
-func hostile() reports.Report {
+func hostile(t testing.TB) reports.Report {
 	const (
 		script = `<script>alert(1)</script>`
 		img    = `"><img src=x onerror=alert(2)>`
@@ -25,13 +26,14 @@ func hostile() reports.Report {
 	r.Policy = reports.Policy{Name: img, Spec: img + "spec", Command: `sh -c '` + script + `'`, Source: script}
 	r.Replay.Scenario.Kind = sim.Kind(script)
 	r.KitVersion = img
-	r.Checks[0].Name = script
-	r.Checks[0].Why = img
-	r.Checks[0].Detail = script
-	r.Checks[0].Counterexample.Devices[0].ID = script
-	r.Checks[0].Counterexample.Devices[1].ID = img
-	r.Checks[0].Counterexample.Devices[1].Err = script
-	r.Checks[0].Counterexample.Replay = img
+	spread := checkNamed(t, &r, properties.NameSpread)
+	spread.Name = script
+	spread.Why = img
+	spread.Detail = script
+	spread.Counterexample.Devices[0].ID = script
+	spread.Counterexample.Devices[1].ID = img
+	spread.Counterexample.Devices[1].Err = script
+	spread.Counterexample.Replay = img
 	r.Replay.Detail = script
 	r.Comparisons[0].Policies[0] = script
 	r.Comparisons[0].Policies[1] = img
@@ -57,7 +59,7 @@ var allowed = func() map[string]bool {
 // make, and the strings as text.
 func TestHTMLEscapes(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, reports.WriteHTML(&b, hostile()))
+	require.NoError(t, reports.WriteHTML(&b, hostile(t)))
 	page := b.String()
 	for _, m := range tagName.FindAllStringSubmatch(page, -1) {
 		assert.True(t, allowed[strings.ToLower(m[1])], "report.html holds a <%s> element", m[1])

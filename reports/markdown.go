@@ -11,6 +11,14 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
+// Markdown is report.md, the report for a pull request or a design
+// document: see [WriteMarkdown].
+const Markdown Format = "report.md"
+
+var markdownFormat = format{file: Markdown, render: renderMarkdown, written: func(head []byte) bool {
+	return bytes.HasPrefix(head, []byte("# jitterkit: "))
+}}
+
 // WriteMarkdown writes r as Markdown for a pull request comment or a design
 // document, in the order a reviewer reads it: the verdict and its reason
 // in one line, what to change (the measured fix first), the checks with

@@ -44,9 +44,11 @@ func TestNotFinite(t *testing.T) {
 		spoil func(*reports.Report)
 		want  string
 	}{
-		{"a delay", func(r *reports.Report) { r.Checks[0].Counterexample.Devices[1].DelaysS[0] = math.Inf(1) },
+		{"a delay", func(r *reports.Report) {
+			checkNamed(t, r, properties.NameSpread).Counterexample.Devices[1].DelaysS[0] = math.Inf(1)
+		},
 			`checks[0] (spread): device "dev-000001": value 0 is +Inf`},
-		{"a figure", func(r *reports.Report) { r.Checks[2].Figure = math.NaN() }, `checks[2] (frozen-clock): value 0 is NaN`},
+		{"a figure", func(r *reports.Report) { checkNamed(t, r, properties.NameFrozenClock).Figure = math.NaN() }, `checks[2] (frozen-clock): value 0 is NaN`},
 		{"a summary", func(r *reports.Report) {
 			e := r.Replay.Summary[sim.PeakRatio]
 			e.High = math.Inf(-1)
@@ -88,9 +90,10 @@ func TestJUnit(t *testing.T) {
 		} `xml:"testsuite"`
 	}
 	r := failingReport()
-	r.Checks[3].Status = verdict.Warn
-	r.Checks[0].Counterexample.Devices[0].ID = "dev-\x00]]>-000000"
-	r.Checks[0].Detail += " \x00]]>"
+	checkNamed(t, &r, properties.NameReproducibility).Status = verdict.Warn
+	spreadCheck := checkNamed(t, &r, properties.NameSpread)
+	spreadCheck.Counterexample.Devices[0].ID = "dev-\x00]]>-000000"
+	spreadCheck.Detail += " \x00]]>"
 	var b bytes.Buffer
 	require.NoError(t, reports.WriteJUnit(&b, r))
 	require.NoError(t, xml.Unmarshal(b.Bytes(), &doc), "junit.xml does not parse:\n%s", b.String())
@@ -109,15 +112,19 @@ func TestJUnit(t *testing.T) {
 		}
 		assert.Equal(t, want[c.Name], got, "test case %q", c.Name)
 	}
-	spread := doc.Suite.Cases[0].Failure
+	cases := map[string]testcase{}
+	for _, c := range doc.Suite.Cases {
+		cases[c.Name] = c
+	}
+	spread := cases[properties.NameSpread].Failure
 	remedy := properties.NoJitter.Remedy()
-	assert.Equal(t, r.Checks[0].Detail[:len(r.Checks[0].Detail)-len(" \x00]]>")]+` \x00]]>; what to change: `+remedy, spread.Message,
+	assert.Equal(t, spreadCheck.Detail[:len(spreadCheck.Detail)-len(" \x00]]>")]+` \x00]]>; what to change: `+remedy, spread.Message,
 		"spread's failure message: the detail, the NUL shown as \\x00 and the ]]> kept, then the remedy")
 	for _, s := range []string{"1000 of 1000 devices", " \\x00]]>\n", `"dev-\x00]]>-000000": 100ms 200ms 400ms`, "replay: jitterkit check",
 		"cause: no-jitter\nwhat to change: " + remedy} {
 		assert.Contains(t, spread.Text, s, "spread's failure text")
 	}
-	replay := doc.Suite.Cases[6].Failure
+	replay := cases["replay outage"].Failure
 	assert.True(t, strings.HasPrefix(replay.Message, "peak ratio 24.00 [24.00, 24.00] > threshold 0.6"), "the replay's failure message %q: the peak ratio against the threshold first", replay.Message)
 	first := "what to change first: Use full jitter and raise the base from 100ms to 30s and the cap from 10s to 30s: full:base=30s,cap=30s (replayed on the same scenario, its peak ratio is "
 	assert.Contains(t, replay.Message, "; "+first, "the replay's failure message: the measured fix")
@@ -130,8 +137,9 @@ func TestJUnit(t *testing.T) {
 func TestMarkdownEscapes(t *testing.T) {
 	r := failingReport()
 	r.Policy.Name = "a|b <b>bold</b> [x](http://e)"
-	r.Checks[0].Detail = "got | want\nsecond line"
-	r.Checks[0].Counterexample.Devices[0].ID = "dev|`1`"
+	spread := checkNamed(t, &r, properties.NameSpread)
+	spread.Detail = "got | want\nsecond line"
+	spread.Counterexample.Devices[0].ID = "dev|`1`"
 	var b bytes.Buffer
 	require.NoError(t, reports.WriteMarkdown(&b, r))
 	md := b.String()

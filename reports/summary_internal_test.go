@@ -153,12 +153,3 @@ func TestHistogramScale(t *testing.T) {
 	assert.Equal(t, 1.0, top, "an empty chart")
 	assert.False(t, cut)
 }
-
-// TestScenarioLineNamesWhatIsNotDefault names a start spread and a horizon
-// of the user's own, which change what a peak means, and leaves the
-// kind's defaults unsaid.
-func TestScenarioLineNamesWhatIsNotDefault(t *testing.T) {
-	assert.Equal(t, "outage: 400 clients, accept rate 50/s, down 2s, window 1s, 3 runs, threshold 0.6", scenarioLine(sim.Scenario{}, 3))
-	assert.Equal(t, "storm: 400 clients, window 20ms, first attempts spread over 10s, threshold 0.6", scenarioLine(sim.Scenario{Kind: sim.Storm, StartSpread: 10 * time.Second}, 0))
-	assert.Equal(t, "outage: 400 clients, accept rate 50/s, down 2s, window 1s, horizon 30m, threshold 0.6", scenarioLine(sim.Scenario{Horizon: 30 * time.Minute}, 0))
-}

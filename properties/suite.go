@@ -1,0 +1,237 @@
+package properties
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
+)
+
+// A check is one property of the suite, as one row of it: its name, why it
+// matters to a fleet, how it is judged and what causes its findings. Each
+// check lives in a file of its own, beside the code that judges it.
+type check struct {
+	// name is the check's short name, a Name constant.
+	name string
+	// why says in one sentence why the property matters to a fleet.
+	why string
+	// applies reports whether the check runs under cfg; nil when it
+	// always does.
+	applies func(cfg Config) bool
+	// after names the checks to judge before this one, in order: a check
+	// that makes devices again runs after reproducibility.
+	after []string
+	// run judges the check on the run's devices.
+	run func(r *runner) Result
+	// cause returns the root cause of a finding of the check, a failure
+	// or a warning; it may read other checks' results through the runner.
+	cause func(r *runner, res *Result) Cause
+}
+
+// suite holds the checks in the order a run reports them.
+var suite = []check{
+	spreadCheck,
+	clustersCheck,
+	idPopulationsCheck,
+	frozenClockCheck,
+	reproducibilityCheck,
+	capPhaseCheck,
+	boundsCheck,
+	conformanceCheck,
+}
+
+// An Info names one check of the suite and says why it matters to a
+// fleet, as its Result does.
+type Info struct {
+	Name, Why string
+}
+
+// Checks returns the checks of the suite, in the order a run reports them.
+// Conformance runs only when Config.Claim names a strategy.
+func Checks() []Info {
+	out := make([]Info, len(suite))
+	for i, c := range suite {
+		out[i] = Info{Name: c.name, Why: c.why}
+	}
+	return out
+}
+
+// Run runs the whole suite on the policy f makes, over the population cfg
+// describes, and returns every check's result. It returns an error, and
+// runs nothing, when cfg is out of range or the run would need more memory
+// than cfg.MemoryLimit (see [Config.Validate]).
+//
+// Run never panics on a policy that panics. A call that makes no progress
+// for cfg.CallTimeout is reported by the bounds check as a hang, with the
+// device and the attempt, and the other checks run on the devices that
+// answered; the call's goroutine is left behind. A check passes only on
+// the evidence it asks for: when the run could not examine the whole
+// population (a deadline, a cancelled context, a policy that hangs again
+// and again), a check that found a failure among the devices read still
+// fails, and the others are Inconclusive, with the reason and the count.
+//
+// Run draws rapid's id populations with the seed cfg.Seed and with rapid's
+// fail files turned off, through rapid's settings in the standard flag set.
+// Outside go test it first registers the testing flags (testing.Init) and,
+// unless the program has done so, parses the standard flag set with no
+// arguments: a program that calls Run keeps its own flags on a flag set of
+// its own, and passes its seed in cfg.Seed.
+func Run(ctx context.Context, f kit.Factory, cfg Config) (Outcome, error) {
+	return run(ctx, f, cfg, nil)
+}
+
+// An inBubble runs fn inside a testing/synctest bubble, where time.Now stands
+// still while goroutines run and moves on only when they all wait.
+type inBubble func(fn func())
+
+// run is Run with an optional bubble for the frozen-clock check.
+func run(ctx context.Context, f kit.Factory, cfg Config, frozen inBubble) (Outcome, error) {
+	r, err := start(ctx, f, cfg)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer r.cancel()
+	return r.outcome(frozen), nil
+}
+
+// start validates cfg and reads the population's delays, or returns the
+// error of a config that Validate refuses. The caller calls r.cancel when
+// the run is over.
+func start(ctx context.Context, f kit.Factory, cfg Config) (*runner, error) {
+	if f == nil {
+		panic("properties: nil factory")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return newRunner(ctx, f, cfg), nil
+}
+
+// newRunner reads the population's delays for the checks to share, and
+// holds the checks that apply to cfg. The caller calls r.cancel when the
+// run is over.
+func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
+	cfg = cfg.withDefaults()
+	r := &runner{cfg: cfg, f: f, seed: resolveSeed(cfg.Seed), judging: map[string]*judgement{}}
+	for _, c := range suite {
+		if c.applies == nil || c.applies(cfg) {
+			r.suite = append(r.suite, c)
+		}
+	}
+	if cfg.Timeout > 0 {
+		r.ctx, r.cancel = context.WithTimeout(ctx, cfg.Timeout)
+	} else {
+		r.ctx, r.cancel = context.WithCancel(ctx)
+	}
+	r.ids = cfg.IDs
+	if len(r.ids) == 0 {
+		r.ids = population(r.seed, cfg.Devices)
+	}
+	r.main = collect(r.ctx, f, r.ids, boots{at: cfg.Boot}, cfg.CapAttempts, cfg)
+	r.clean = cleanDevices(r.main)
+	return r
+}
+
+// outcome runs every check: it judges them all, in the suite's order (and
+// each after the checks it runs after), then gives each finding its
+// cause, which may read the results of others.
+func (r *runner) outcome(frozen inBubble) Outcome {
+	r.frozen = frozen
+	var out Outcome
+	out.Err = sourceErrors(r.main)
+	out.Hung, out.Shared = r.main.hangs > 0, r.main.shared > 0
+	for _, c := range r.suite {
+		r.judged(c.name)
+	}
+	for _, c := range r.suite {
+		out.Results = append(out.Results, r.diagnosed(c.name))
+	}
+	out.EarlyDelays = make([][]time.Duration, r.cfg.Attempts)
+	for a := range out.EarlyDelays {
+		for _, d := range r.clean {
+			if a < len(d.delays) {
+				out.EarlyDelays[a] = append(out.EarlyDelays[a], d.delays[a])
+			}
+		}
+	}
+	return out
+}
+
+// A judgement is one check's result as far as the run has taken it.
+type judgement struct {
+	res       Result
+	done      bool // res is judged
+	diagnosed bool // res has its cause
+}
+
+// judged returns the result of the check named name, without its cause,
+// judging it (after the checks it runs after) the first time: a check is
+// judged once in a run, whichever check asks for it.
+func (r *runner) judged(name string) Result {
+	j := r.judgement(name)
+	if j.done {
+		return j.res
+	}
+	if j.res.Name != "" {
+		panic(fmt.Sprintf("properties: check %q runs after itself", name))
+	}
+	j.res.Name = name
+	c := r.check(name)
+	for _, a := range c.after {
+		r.judged(a)
+	}
+	res := r.settle(c.run(r))
+	res.Why = c.why
+	j.res, j.done = res, true
+	return res
+}
+
+// diagnosed returns the result of the check named name with the cause and
+// remedy of its finding, judging it the first time.
+func (r *runner) diagnosed(name string) Result {
+	res := r.judged(name)
+	j := r.judgement(name)
+	if !j.diagnosed {
+		j.res, j.diagnosed = r.diagnose(r.check(name), res), true
+	}
+	return j.res
+}
+
+// anyFailed reports whether a check of the run failed, judging in the
+// suite's order the checks not judged yet until one has.
+func (r *runner) anyFailed() bool {
+	for _, c := range r.suite {
+		if j := r.judging[c.name]; j != nil && j.done && j.res.Status == verdict.Fail {
+			return true
+		}
+	}
+	for _, c := range r.suite {
+		if r.judged(c.name).Status == verdict.Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// judgement returns the judgement of the check named name.
+func (r *runner) judgement(name string) *judgement {
+	j := r.judging[name]
+	if j == nil {
+		j = &judgement{}
+		r.judging[name] = j
+	}
+	return j
+}
+
+// check returns the check named name. A check that does not apply to the
+// run's config has no result to read: asking for one is the kit's bug.
+func (r *runner) check(name string) check {
+	for _, c := range r.suite {
+		if c.name == name {
+			return c
+		}
+	}
+	panic(fmt.Sprintf("properties: no check %q in this run", name))
+}
