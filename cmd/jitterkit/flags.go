@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports/gate"
@@ -92,7 +91,7 @@ var flags = []flagDef{
 	{"exec", "CMD", groupPolicy, "a program speaking the exec protocol", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.exec, v, "a command") }},
 	{"trace", "FILE", groupPolicy, "delays recorded on devices (CSV: device,attempt,delay_s)", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.trace, v, "a file name") }},
 	{"config", "FILE", groupPolicy, "a YAML file with these flags' names as keys; flags given here override it", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.config, v, "a file name") }},
-	{"exec-timeout", "DURATION", groupPolicy, "how long the program may stay silent while a request waits, start-up included", kit.FormatDuration(execpolicy.DefaultTimeout), "crgC", durationInto(func(o *options) *time.Duration { return &o.execTimeout })},
+	{"exec-timeout", "DURATION", groupPolicy, "how long the program may stay silent while a request waits, start-up included", kit.FormatDuration(gate.DefaultExecTimeout), "crgC", durationInto(func(o *options) *time.Duration { return &o.execTimeout })},
 	{"memory-limit", "SIZE", groupPolicy, "the most memory a run may need, such as 8GiB; a larger run is refused up front", sizeText(properties.DefaultMemoryLimit), "crgC", func(o *options, v string) error {
 		n, err := parseSize(v)
 		o.memoryLimit = n

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/progress"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
@@ -560,7 +559,7 @@ func gateError(e *env, err error) error {
 		if errors.As(err, &se) || errors.As(err, &pe) {
 			return configError(err)
 		}
-		if errors.Is(err, execpolicy.ErrTimeout) {
+		if errors.Is(err, gate.ErrExecTimeout) {
 			return inputError(fmt.Errorf("%w; raise it with --exec-timeout", ie.Err))
 		}
 		return inputError(ie.Err)

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
-	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports/gate"
 )
@@ -44,9 +42,9 @@ func openPolicies(ctx context.Context, o *options) ([]gate.Policy, error) {
 		out = append(out, gate.SpecPolicy(s))
 	}
 	if o.exec != "" {
-		p, err := openExec(ctx, o)
+		p, err := gate.ExecPolicy(ctx, o.exec, o.execTimeout)
 		if err != nil {
-			return out, err
+			return out, inputError(fmt.Errorf("--exec: %w", err))
 		}
 		out = append(out, p)
 	}
@@ -58,74 +56,6 @@ func openPolicies(ctx context.Context, o *options) ([]gate.Policy, error) {
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// openExec starts the program o names, and says how to start it again
-// from a second process.
-func openExec(ctx context.Context, o *options) (gate.Policy, error) {
-	opt := execpolicy.Options{Timeout: o.execTimeout}
-	// Once one of the programs has broken the protocol, the others are
-	// stopped at once rather than given their time to end their output:
-	// the run has failed, and a twin of a program that hangs on to its
-	// output would hold the run for a whole timeout.
-	ctx, abandon := context.WithCancel(ctx)
-	var started []*execpolicy.Program
-	start := func() (*execpolicy.Program, error) {
-		p, err := execpolicy.Start(ctx, o.exec, opt)
-		if err != nil {
-			return nil, inputError(fmt.Errorf("--exec: %w", err))
-		}
-		started = append(started, p)
-		return p, nil
-	}
-	first, err := start()
-	if err != nil {
-		abandon()
-		return gate.Policy{}, err
-	}
-	return gate.Policy{
-		Name:    o.exec,
-		Source:  gate.Exec,
-		Command: o.exec,
-		Factory: first.Factory(),
-		Again: func() (kit.Factory, error) {
-			p, err := start()
-			if err != nil {
-				return nil, err
-			}
-			return p.Factory(), nil
-		},
-		Err: func() error {
-			for _, p := range started {
-				if err := p.Err(); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
-		Close: func() error {
-			defer abandon()
-			for _, p := range started {
-				if p.Err() != nil {
-					abandon()
-				}
-			}
-			// The programs are closed side by side: each may take its
-			// silence timeout to end its output.
-			errs := make([]error, len(started))
-			var wg sync.WaitGroup
-			for i, p := range started {
-				wg.Go(func() { errs[i] = p.Close() })
-			}
-			wg.Wait()
-			for _, err := range errs {
-				if err != nil && errors.As(err, new(*execpolicy.ProtocolError)) {
-					return err
-				}
-			}
-			return nil
-		},
-	}, nil
 }
 
 // openTrace reads the trace at path, of at most max bytes.

@@ -6,7 +6,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
+	"github.com/jitterkit/jitterkit/reports/gate/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/kit"
 )
 
