@@ -33,9 +33,9 @@ var ErrNoFigures = errors.New("the replay stopped before any run's figures")
 
 // WriteJSON writes the replay as sim's JSON (sim.Result.WriteJSON), the
 // shape of jitterkit replay --json, naming policy as the replayed policy.
-// A stopped replay is ErrNoFigures.
+// A stopped replay, or none (a nil Replay), is ErrNoFigures.
 func (p *Replay) WriteJSON(w io.Writer, policy string) error {
-	if p.Stopped != nil {
+	if p == nil || p.Stopped != nil {
 		return ErrNoFigures
 	}
 	return p.result().WriteJSON(w, policy)

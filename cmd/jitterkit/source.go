@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,28 +9,32 @@ import (
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports/gate"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // checkOneSource returns a usage error unless o names exactly one policy.
-func checkOneSource(command string, o *options) error {
-	var given []string
-	if len(o.policies) > 0 {
-		given = append(given, "--policy")
+func checkOneSource(o *options) error {
+	var given, specs []string
+	for _, src := range []struct {
+		flag string
+		set  bool
+	}{{"--policy", len(o.specs) > 0}, {"--exec", o.exec != ""}, {"--trace", o.trace != ""}} {
+		if src.set {
+			given = append(given, src.flag)
+		}
 	}
-	if o.exec != "" {
-		given = append(given, "--exec")
-	}
-	if o.trace != "" {
-		given = append(given, "--trace")
+	for _, s := range o.specs {
+		specs = append(specs, s.String())
 	}
 	switch {
 	case len(given) == 0:
-		return usageError("%s needs a policy: --policy SPEC, --exec CMD, --trace FILE, or a --config file that names one", command)
+		return usageError("%s needs a policy: --policy SPEC, --exec CMD, --trace FILE, or a --config file that names one", o.command)
 	case len(given) > 1:
-		return usageError("%s checks one policy, got %s", command, strings.Join(given, " and "))
-	case len(o.policies) > 1:
-		return usageError("%s checks one policy, got %d specs (%s); compare takes several", command, len(o.policies), strings.Join(o.policies, "; "))
+		return usageError("%s checks one policy, got %s", o.command, strings.Join(given, " and "))
+	case len(specs) > 1:
+		return usageError("%s checks one policy, got %d specs (%s); compare takes several", o.command, len(specs), strings.Join(specs, "; "))
 	}
 	return nil
 }
@@ -49,7 +54,7 @@ func openPolicies(ctx context.Context, o *options) ([]gate.Policy, error) {
 		out = append(out, p)
 	}
 	if o.trace != "" {
-		p, err := openTrace(ctx, o.trace, memoryLimit(o)/traceBytesPerMemory)
+		p, err := openTrace(ctx, o.trace, cmp.Or(o.memoryLimit, properties.DefaultMemoryLimit)/traceBytesPerMemory)
 		if err != nil {
 			return out, err
 		}
@@ -93,8 +98,9 @@ func closeAll(ps []gate.Policy) error {
 }
 
 // reproduce returns the command line that finds again, with the seed, what
-// a step of o's command found: the check, or one run of the replay, with
-// every flag the command line gave that the command takes.
+// a step of o's command found: the check, or the replay's run of that seed
+// as the first of the fewest runs a replay takes, with every flag the
+// command line gave that the command takes, each with its value.
 func reproduce(o *options) func(step gate.Step, seed uint64) string {
 	return func(step gate.Step, seed uint64) string {
 		command := "check"
@@ -103,19 +109,18 @@ func reproduce(o *options) func(step gate.Step, seed uint64) string {
 		}
 		parts := []string{"jitterkit", command}
 		for _, a := range o.args {
-			switch a.name {
-			case "seed", "runs", "report", "json":
-				continue
-			}
-			if def := lookupFlag(a.name); def.takes(command) {
+			switch def := lookupFlag(a.name); {
+			case a.name == "seed" || a.name == "runs" || a.name == "report" || a.name == "json" || !def.takes(command):
+			case def.arg == "" && a.value == "true":
 				parts = append(parts, "--"+a.name)
-				if def.arg != "" {
-					parts = append(parts, shellQuote(a.value))
-				}
+			case def.arg == "":
+				parts = append(parts, "--"+a.name+"="+shellQuote(a.value))
+			default:
+				parts = append(parts, "--"+a.name, shellQuote(a.value))
 			}
 		}
 		if command == "replay" {
-			parts = append(parts, "--runs", "1")
+			parts = append(parts, "--runs", fmt.Sprint(sim.MinRunsToPass))
 		}
 		return strings.Join(append(parts, "--seed", fmt.Sprint(seed)), " ")
 	}
