@@ -52,9 +52,18 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestNoCommand prints the usage without a command, and exits 2, doing
+// no work.
+func TestNoCommand(t *testing.T) {
+	r := jitterkit(t, context.Background())
+	assert.Equal(t, exitUsage, r.code, "exit code")
+	assert.Empty(t, r.stdout, "stdout")
+	assert.Equal(t, helpMain+"jitterkit: no command given: want demo, check, replay, gate, compare or help\n", r.stderr, "stderr")
+}
+
 // TestDemo pins the demo: the README's first command.
 func TestDemo(t *testing.T) {
-	r := jitterkit(t, context.Background())
+	r := jitterkit(t, context.Background(), "demo")
 	require.Equal(t, 0, r.code, "exit code; stderr %q", r.stderr)
 	require.Empty(t, r.stderr, "stderr")
 	kittest.Golden(t, filepath.Join("testdata", "demo.txt"), []byte(r.stdout))
@@ -124,7 +133,7 @@ func TestReportDir(t *testing.T) {
 	}
 
 	path := filepath.Join(dir, "replay.json")
-	r = jitterkit(t, context.Background(), "replay", "--policy", "none:base=100ms,cap=10s", "--runs", "2", "--json", path)
+	r = jitterkit(t, context.Background(), "replay", "--policy", "none:base=100ms,cap=10s", "--runs", "3", "--json", path)
 	require.Equal(t, exitFail, r.code, "replay: exit code; stderr %q", r.stderr)
 	var replayJSON struct {
 		Schema   string         `json:"schema"`
@@ -137,7 +146,7 @@ func TestReportDir(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &replayJSON))
 	assert.Equal(t, "none:base=100ms,cap=10s", replayJSON.Policy, "replay.json: policy")
 	assert.Equal(t, 400.0, replayJSON.Scenario["clients"], "replay.json: the scenario's clients")
-	assert.Len(t, replayJSON.Runs, 2, "replay.json: runs")
+	assert.Len(t, replayJSON.Runs, 3, "replay.json: runs")
 	// Without jitter only the first attempts' instants within the first
 	// second are drawn: every run of the 400-device outage serves all
 	// after 62.7s, to within that second's last arrival, in 3,800 attempts.
@@ -240,22 +249,46 @@ func TestExecPolicy(t *testing.T) {
 	assert.Contains(t, r.stdout, "from a second process", "reproducibility did not use a second process")
 }
 
-// TestExitCodes maps each class of error to its exit code, and checks
-// that an output that cannot be written is bad input.
+// TestExitCodes runs a command that ends in each exit code, and maps each
+// class of error to its code: each code says one thing.
 func TestExitCodes(t *testing.T) {
+	interrupted, cancel := context.WithCancel(context.Background())
+	cancel()
 	tests := []struct {
+		name string
+		ctx  context.Context
+		args []string
+		code int
+	}{
+		{"pass", context.Background(), []string{"replay", "--policy", "decorrelated:base=15s,cap=5m", "--runs", "3"}, 0},
+		{"fail", context.Background(), []string{"replay", "--policy", "none:base=1s,cap=30s", "--runs", "3", "--fix=false"}, 1},
+		{"usage", context.Background(), []string{"check", "--dwon", "2s"}, 2},
+		{"bad input", context.Background(), []string{"check", "--trace", "testdata/traces/bad-number.csv"}, 2},
+		{"kit failure", nil, []string{"replay", "--policy", "full", "--runs", "3"}, 3},
+		{"no verdict", context.Background(), []string{"replay", "--scenario", "periodic", "--policy", "full", "--runs", "3"}, 4},
+		{"interrupted", interrupted, []string{"check", "--policy", "full"}, 130},
+	}
+	for _, tt := range tests {
+		r := jitterkit(t, tt.ctx, tt.args...)
+		assert.Equal(t, tt.code, r.code, "%s: %v: exit code; stderr %q", tt.name, tt.args, r.stderr)
+	}
+	r := jitterkit(t, context.Background(), tests[5].args...)
+	assert.Equal(t, "jitterkit: no verdict: inconclusive: replay; the summary above says why\n", r.stderr, "no verdict: stderr")
+
+	errs := []struct {
 		err  error
 		code int
 	}{
-		{nil, 0},
-		{&exitError{exitFail, errors.New("the policy failed the gate")}, 1},
-		{usageError("bad"), 2},
-		{inputError(errors.New("bad")), 2},
-		{kitError(errors.New("broken")), 3},
-		{errors.New("unexpected"), 3},
-		{&interruptedError{"during the replay"}, 130},
+		{nil, exitPass},
+		{&exitError{exitFail, errors.New("the policy failed the gate")}, exitFail},
+		{usageError("bad"), exitUsage},
+		{inputError(errors.New("bad")), exitUsage},
+		{kitError(errors.New("broken")), exitKit},
+		{errors.New("unexpected"), exitKit},
+		{noVerdictError("no verdict"), exitNoVerdict},
+		{&interruptedError{"during the replay"}, exitInterrupted},
 	}
-	for _, tt := range tests {
+	for _, tt := range errs {
 		var stderr strings.Builder
 		assert.Equal(t, tt.code, exitCode(tt.err, &stderr), "exitCode(%v)", tt.err)
 	}
@@ -267,8 +300,8 @@ func TestExitCodes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"replay", "--policy", "full", "--runs", "1", "--report", file}, "jitterkit: --report " + file + " is not a directory (see \"jitterkit help replay\")\n"},
-		{[]string{"replay", "--policy", "full", "--runs", "1", "--json", filepath.Join(dir, "missing", "r.json")}, "jitterkit: --json: create " + filepath.Join(dir, "missing", "r.json") + ": no such file or directory\n"},
+		{[]string{"replay", "--policy", "full", "--runs", "3", "--report", file}, "jitterkit: --report " + file + " is not a directory (see \"jitterkit help replay\")\n"},
+		{[]string{"replay", "--policy", "full", "--runs", "3", "--json", filepath.Join(dir, "missing", "r.json")}, "jitterkit: --json: create " + filepath.Join(dir, "missing", "r.json") + ": no such file or directory\n"},
 	} {
 		r := jitterkit(t, context.Background(), tt.args...)
 		assert.Equal(t, exitUsage, r.code, "%v: exit code", tt.args)
@@ -281,7 +314,7 @@ func TestExitCodes(t *testing.T) {
 func TestNoCrash(t *testing.T) {
 	var stdout, stderr strings.Builder
 	// A nil context makes the kit panic.
-	err := run(nil, []string{"replay", "--policy", "full", "--runs", "1"}, strings.NewReader(""), &stdout, &stderr)
+	err := run(nil, []string{"replay", "--policy", "full", "--runs", "3"}, strings.NewReader(""), &stdout, &stderr)
 	assert.Equal(t, exitKit, exitCode(err, &stderr), "exit code")
 	assert.True(t, strings.HasPrefix(stderr.String(), "jitterkit: internal error: "), "stderr %q; want an internal error", stderr.String())
 }
@@ -314,8 +347,40 @@ func (fullWriter) Write([]byte) (int, error) { return 0, errors.New("no space le
 func TestVerdictOutlivesStandardOutput(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	var stderr bytes.Buffer
-	err := run(context.Background(), []string{"replay", "--policy", "full", "--runs", "2", "--report", dir}, strings.NewReader(""), fullWriter{}, &stderr)
+	err := run(context.Background(), []string{"replay", "--policy", "full", "--runs", "3", "--report", dir}, strings.NewReader(""), fullWriter{}, &stderr)
 	assert.Equal(t, exitFail, exitCode(err, &stderr), stderr.String())
 	assert.Contains(t, stderr.String(), "the summary could not be written to standard output")
 	assert.FileExists(t, filepath.Join(dir, "report.json"))
+}
+
+// TestExitCodeTable finds the exit codes' table, word for word, in every
+// help, in the package's documentation and in the README.
+func TestExitCodeTable(t *testing.T) {
+	lines := func(text string) []string {
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+			out = append(out, strings.TrimSpace(l))
+		}
+		return out
+	}
+	want := lines(exitCodes)
+	contains := func(where, text string) {
+		got := lines(text)
+		for i := range got {
+			if i+len(want) <= len(got) && assert.ObjectsAreEqual(want, got[i:i+len(want)]) {
+				return
+			}
+		}
+		t.Errorf("%s lacks the exit codes' table:\n%s", where, exitCodes)
+	}
+	contains("jitterkit help", helpMain)
+	for _, c := range commands {
+		contains("jitterkit help "+c, commandHelp(c))
+	}
+	doc, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	contains("the package's documentation", strings.ReplaceAll(string(doc), "//", ""))
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	contains("README.md", string(readme))
 }

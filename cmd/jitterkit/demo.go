@@ -35,7 +35,7 @@ func demo(e *env) error {
 	reading(e.stdout, cs)
 
 	fmt.Fprintf(e.stdout, "\n2. A gate of %s: the property checks and the replay, one verdict.\n\n", demoSpec)
-	o := &options{command: "gate", given: map[string]bool{}, policies: []string{demoSpec.String()}, specs: []kit.Spec{demoSpec}}
+	o := &options{command: "gate", given: map[string]bool{}, specs: []kit.Spec{demoSpec}}
 	o.cfg.Steps = gate.Checks | gate.Replay
 	o.cfg.Reproduce = reproduce(o)
 	err = evaluate(e, o)
@@ -66,48 +66,46 @@ only over windows longer than the fleet needs to be served.
 `
 
 // reading says in words what the demo's comparison shows: how much sooner
-// the fastest strategy serves the fleet than no jitter, and how many
-// strategies keep the peak within the threshold.
+// the fastest strategy serves the fleet than no jitter, how many
+// strategies keep the peak within the threshold, and why full jitter peaks
+// above no jitter when it does.
 func reading(w io.Writer, cs []reports.Comparison) {
-	var ratio, served *reports.Comparison
-	for i := range cs {
-		switch cs[i].Figure {
+	var ratio, served reports.Comparison
+	for _, c := range cs {
+		switch c.Figure {
 		case sim.PeakRatio:
-			ratio = &cs[i]
+			ratio = c
 		case sim.AllServed:
-			served = &cs[i]
+			served = c
 		}
 	}
-	if ratio == nil || served == nil || len(served.Rows) == 0 {
+	none, ok := served.Strategy(0, kit.None)
+	if _, hasRatio := ratio.Strategy(0, kit.None); !ok || !hasRatio {
 		return
 	}
-	cells := served.Rows[0].Cells
-	strategies := kit.Strategies()
-	none, best := 0, 0
-	for i := range cells {
-		if cells[i].Median < cells[best].Median {
-			best = i
+	best, bestName := none, kit.None
+	threshold, within := ratio.Scenario.WithDefaults().Threshold, 0
+	for _, st := range kit.Strategies() {
+		if x, ok := served.Strategy(0, st); ok && x.Median < best.Median {
+			best, bestName = x, st
 		}
-	}
-	if best != none {
-		fmt.Fprintf(w, "Jitter turns the waves into a stream the server can serve: the last device is\nserved after %.1fs with %s jitter, %.1fs without.\n",
-			cells[best].Median, strategies[best], cells[none].Median)
-	}
-	threshold := ratio.Scenario.WithDefaults().Threshold
-	within := 0
-	for _, iv := range ratio.Rows[0].Cells {
-		if iv.Median <= threshold {
+		if x, ok := ratio.Strategy(0, st); ok && x.Median <= threshold {
 			within++
 		}
+	}
+	if bestName != kit.None {
+		fmt.Fprintf(w, "Jitter turns the waves into a stream the server can serve: the last device is\nserved after %.1fs with %s jitter, %.1fs without.\n", best.Median, bestName, none.Median)
 	}
 	if within == 0 {
 		fmt.Fprintf(w, "No strategy keeps the peak within %v of the accept budget at this backoff: the\nfirst retries of %d devices land within a fraction of a second, against %v a\nsecond. The fix is a longer base and cap with jitter, as the gate below shows.\n",
 			threshold, ratio.Rows[0].Clients, ratio.Scenario.WithDefaults().AcceptRate)
 	} else {
-		fmt.Fprintf(w, "%d of %d strategies keep the peak within %v of the accept budget.\n", within, len(cells), threshold)
+		fmt.Fprintf(w, "%d of %d strategies keep the peak within %v of the accept budget.\n", within, len(kit.Strategies()), threshold)
 	}
-	if peaks := ratio.Rows[0].Cells; len(peaks) == len(strategies) && peaks[1].Low > peaks[0].High {
-		fmt.Fprintf(w, "%s", whyFullPeaks) // full jitter, column 1, above no jitter, column 0
+	full, okFull := ratio.Strategy(0, kit.Full)
+	noJitter, okNone := ratio.Strategy(0, kit.None)
+	if okFull && okNone && full.Low > noJitter.High {
+		fmt.Fprintf(w, "%s", whyFullPeaks)
 	}
 }
 

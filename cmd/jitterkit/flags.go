@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports/gate"
@@ -22,17 +21,13 @@ type options struct {
 	command string // check, replay, gate or compare
 	cfg     gate.Config
 
-	policies    []string // --policy, as given; a list for compare
-	specs       []kit.Spec
-	exec        string
-	trace       string
-	config      string
-	execTimeout time.Duration
-	memoryLimit int64
-	clients     []int // compare's fleet sizes; the others take one
-	report      string
-	json        string
-	noFix       bool
+	specs               []kit.Spec // --policy; a list for compare
+	exec, trace, config string
+	report, json        string
+	execTimeout         time.Duration
+	memoryLimit         int64
+	clients             []int // compare's fleet sizes; the others take one
+	noFix               bool
 
 	// given records the flags set, on the command line or in the config,
 	// and args those given on the command line, to write the command that
@@ -44,30 +39,18 @@ type options struct {
 // A flagValue is one flag as given on the command line.
 type flagValue struct{ name, value string }
 
-// A group is where a flag's help stands.
-type group string
-
-// The groups of the help, in its order.
-const (
-	groupPolicy   group = "Policy"
-	groupChecks   group = "Checks"
-	groupScenario group = "Scenario"
-	groupOutput   group = "Output"
-)
+// The groups of the help, in its order: what the flags are for.
+var groups = []string{"Policy", "Checks", "Scenario", "Run", "Output"}
 
 // A flagDef is one flag: its name (also its key in a config file), the
-// placeholder of its value ("" for a switch), what it sets, its default as
-// the help writes it, the commands that take it, and how it sets the
-// options. The error of set does not name the flag; the caller adds where
-// it was.
+// placeholder of its value ("" for a switch), its group, what it sets, its
+// default as the help writes it, the commands that take it, and how it
+// sets the options. The error of set does not name the flag; the caller
+// adds where it was.
 type flagDef struct {
-	name     string
-	arg      string
-	group    group
-	usage    string
-	def      string
-	commands string // the commands that take it, by their first letters: c(heck), r(eplay), g(ate), C(ompare)
-	set      func(o *options, value string) error
+	name, arg, group, usage, def string
+	commands                     string // by their first letters: c(heck), r(eplay), g(ate), C(ompare)
+	set                          func(o *options, value string) error
 }
 
 // takes reports whether command takes the flag.
@@ -76,50 +59,36 @@ func (f *flagDef) takes(command string) bool {
 	return letter != "" && strings.Contains(f.commands, letter)
 }
 
+// usageFor holds the usage of a flag in one command's words, default
+// included, where they differ from the table's.
+var usageFor = map[string]map[string]string{
+	"compare": {
+		"policy":  "policies to compare: several, comma-separated, or the flag again (default the four built-in strategies)",
+		"cap":     fmt.Sprintf("the cap of the built-in strategies compared (default %s; %s for storm)", kit.FormatDuration(kit.DefaultCap), kit.FormatDuration(gate.StormCap)),
+		"clients": fmt.Sprintf("fleet sizes, a row each: several, comma-separated, or the flag again (default %d)", sim.DefaultClients),
+	},
+	"check": {"fix": "when a check fails, search the smallest change to the policy that passes, and say it (--fix=false skips the search) (default true)"},
+}
+
 // flags lists every flag of every command. The help is generated from it.
 var flags = []flagDef{
-	{"policy", "SPEC", groupPolicy, "a built-in strategy, e.g. full:base=100ms,cap=10s (compare: several, comma-separated, or the flag again)", "", "crgC", func(o *options, v string) error {
-		for _, text := range splitSpecs(v) {
-			s, err := kit.ParseSpec(text)
-			if err != nil {
-				return err
-			}
-			o.policies = append(o.policies, text)
-			o.specs = append(o.specs, s)
-		}
-		return nil
-	}},
-	{"exec", "CMD", groupPolicy, "a program speaking the exec protocol", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.exec, v, "a command") }},
-	{"trace", "FILE", groupPolicy, "delays recorded on devices (CSV: device,attempt,delay_s)", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.trace, v, "a file name") }},
-	{"config", "FILE", groupPolicy, "a YAML file with these flags' names as keys; flags given here override it", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.config, v, "a file name") }},
-	{"exec-timeout", "DURATION", groupPolicy, "how long the program may stay silent while a request waits, start-up included", kit.FormatDuration(execpolicy.DefaultTimeout), "crgC", durationInto(func(o *options) *time.Duration { return &o.execTimeout })},
-	{"memory-limit", "SIZE", groupPolicy, "the most memory a run may need, such as 8GiB; a larger run is refused up front", sizeText(properties.DefaultMemoryLimit), "crgC", func(o *options, v string) error {
-		n, err := parseSize(v)
-		o.memoryLimit = n
+	{"policy", "SPEC", "Policy", "a built-in strategy, e.g. full:base=100ms,cap=10s (see \"jitterkit help policies\")", "", "crgC", func(o *options, v string) error {
+		specs, err := kit.ParseSpecs(v)
+		o.specs = append(o.specs, specs...)
 		return err
 	}},
+	{"exec", "CMD", "Policy", "a program speaking the exec protocol", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.exec, v, "a command") }},
+	{"trace", "FILE", "Policy", "delays recorded on devices (CSV: device,attempt,delay_s)", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.trace, v, "a file name") }},
+	{"config", "FILE", "Policy", "a YAML file with these flags' names as keys; flags given here override it", "", "crgC", func(o *options, v string) error { return nonEmpty(&o.config, v, "a file name") }},
+	{"cap", "DURATION", "Policy", "the cap the policy declares: every delay must stay within it", "the spec's cap, else none", "cgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Checks.Cap })},
 
-	{"cap", "DURATION", groupChecks, "the cap the policy declares: every delay must stay within it (compare: the built-in strategies' cap)", "the spec's cap, else none", "cgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Checks.Cap })},
-	{"devices", "N", groupChecks, "devices the property checks examine (the fleet of the replay is --clients)", strconv.Itoa(properties.DefaultDevices), "cg", intInto(func(o *options) *int { return &o.cfg.Checks.Devices })},
-	{"min-cv", "CV", groupChecks, "least coefficient of variation of the delays across devices", fmt.Sprint(properties.DefaultThresholds().MinCV), "cg", floatInto(func(o *options) *float64 { return &o.cfg.Checks.Thresholds.MinCV })},
-	{"require-reproducible", "", groupChecks, "fail, not warn, a policy whose delays a device cannot reproduce", "", "cg", func(o *options, v string) error {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("%q is not true or false", v)
-		}
-		o.cfg.Checks.RequireReproducible = b
-		return nil
-	}},
+	{"devices", "N", "Checks", "devices the property checks examine", strconv.Itoa(properties.DefaultDevices), "cg", intInto(func(o *options) *int { return &o.cfg.Checks.Devices })},
+	{"min-cv", "CV", "Checks", "least coefficient of variation of the delays across devices", fmt.Sprint(properties.DefaultThresholds().MinCV), "cg", floatInto(func(o *options) *float64 { return &o.cfg.Checks.Thresholds.MinCV })},
+	{"require-reproducible", "", "Checks", "fail, not warn, a policy whose delays a device cannot reproduce", "false", "cg", boolInto(func(o *options) *bool { return &o.cfg.Checks.RequireReproducible })},
 
-	{"scenario", "NAME", groupScenario, "outage, long-outage, storm, periodic or periodic-aligned. In the periodic ones every device fires a timer each --period, offset by a hash of its id (periodic) or on the boundary (periodic-aligned); the firings' own load is the timer load, which no retry policy changes, and the policy times only the re-sends of rejected firings, which the peak ratio judges (see --timer-offset)", string(sim.Outage), "rgC", func(o *options, v string) error {
-		k := sim.Kind(v)
-		if !slices.Contains(sim.Kinds(), k) {
-			return fmt.Errorf("%q is not a scenario (want %s)", v, kindList())
-		}
-		o.cfg.Scenario.Kind = k
-		return nil
-	}},
-	{"clients", "N", groupScenario, "devices in the replayed fleet (a trace: its devices; compare: several, comma-separated)", strconv.Itoa(sim.DefaultClients), "rgC", func(o *options, v string) error {
+	{"scenario", "NAME", "Scenario", "how the fleet's attempts begin: outage, long-outage, storm (every device fails at once and keeps failing: the peak of its retries is judged), periodic or periodic-aligned (every device fires a timer each --period, offset by a hash of its id or on the boundary; the policy times the re-sends of rejected firings)", string(sim.Outage), "rgC",
+		choice(sim.Kinds, "scenario", func(o *options) *sim.Kind { return &o.cfg.Scenario.Kind })},
+	{"clients", "N", "Scenario", "devices in the replayed fleet (a trace: as many of its devices)", strconv.Itoa(sim.DefaultClients), "rgC", func(o *options, v string) error {
 		for _, part := range strings.Split(v, ",") {
 			n, err := positiveInt(strings.TrimSpace(part))
 			if err != nil {
@@ -129,26 +98,27 @@ var flags = []flagDef{
 		}
 		return nil
 	}},
-	{"accept-rate", "N", groupScenario, "requests the server accepts per second", fmt.Sprint(sim.DefaultAcceptRate), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
-	{"down", "DURATION", groupScenario, "how long the server is down at first", fmt.Sprintf("%s; %s for long-outage", kit.FormatDuration(sim.DefaultDown), kit.FormatDuration(sim.DefaultLongDown)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
-	{"window", "DURATION", groupScenario, "width of the histogram's windows and of the peak; a window wider than 1s also measures the peak in one second, and warns when the wide window averages a storm away", fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
-	{"start-spread", "DURATION", groupScenario, "spread of the devices' first attempts", kit.FormatDuration(sim.DefaultStartSpread), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
-	{"horizon", "DURATION", groupScenario, "when the replay stops", kit.FormatDuration(sim.DefaultHorizon) + "; 5 periods for the periodic scenarios", "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
-	{"period", "DURATION", groupScenario, "the timer period of the periodic scenarios", kit.FormatDuration(sim.DefaultPeriod), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Period })},
-	{"timer-offset", "FROM", groupScenario, "where the periodic scenarios' timer offsets come from: scenario (the hash of the id, or the boundary when aligned; their load is reported, not judged) or policy (each device's offset is its policy's first delay, modulo the period, as a fleet that waits a jittered delay before its first sync ships it; timers that then crowd the server fail the replay)", string(sim.OffsetScenario), "rgC", func(o *options, v string) error {
-		x := sim.Offset(v)
-		if !slices.Contains(sim.Offsets(), x) {
-			return fmt.Errorf("%q is not a timer offset (want scenario or policy)", v)
+	{"server", "MODEL", "Scenario", "per-second (at most --accept-rate in each whole second), token-bucket (a token a request, refilled at --accept-rate up to --burst) or retry-after (per-second, answering every rejection with --retry-after)", string(sim.PerSecond), "rgC",
+		choice(sim.Servers, "server model", func(o *options) *sim.Server { return &o.cfg.Scenario.Server })},
+	{"accept-rate", "N", "Scenario", "requests the server accepts per second", fmt.Sprint(sim.DefaultAcceptRate), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
+	{"burst", "N", "Scenario", "the token bucket's capacity", "the accept rate", "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Burst })},
+	{"retry-after", "DURATION", "Scenario", "the retry-after server's hint, which the devices obey; giving it picks that server", kit.FormatDuration(sim.DefaultRetryAfter), "rgC", func(o *options, v string) error {
+		if !o.given["server"] {
+			o.cfg.Scenario.Server = sim.RetryAfter // the hint is that server's
 		}
-		o.cfg.Scenario.TimerOffset = x
-		return nil
-	}},
-	{"retry-after", "DURATION", groupScenario, "the server answers every rejection with this fixed Retry-After, which the devices obey", "", "rgC", func(o *options, v string) error {
-		o.cfg.Scenario.Server = sim.RetryAfter
 		return durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.RetryAfter })(o, v)
 	}},
-	{"runs", "N", groupScenario, "replications, each a different fleet", strconv.Itoa(sim.DefaultRuns), "rgC", intInto(func(o *options) *int { return &o.cfg.Replay.Runs })},
-	{"seed", "N", groupOutput, "seed of everything drawn at random (the checks' device ids, the replay's fleets); the same seed gives the same report", strconv.Itoa(gate.DefaultSeed), "crgC", func(o *options, v string) error {
+	{"down", "DURATION", "Scenario", "how long the server is down at first", fmt.Sprintf("%s; %s for long-outage", kit.FormatDuration(sim.DefaultDown), kit.FormatDuration(sim.DefaultLongDown)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
+	{"retries", "N", "Scenario", "the retries of each device in a storm", strconv.Itoa(sim.DefaultRetries), "rgC", intInto(func(o *options) *int { return &o.cfg.Scenario.Retries })},
+	{"period", "DURATION", "Scenario", "the timer period of the periodic scenarios", kit.FormatDuration(sim.DefaultPeriod), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Period })},
+	{"timer-offset", "FROM", "Scenario", "where the periodic timers' offsets come from: scenario (their load is reported, not judged) or policy (each device's offset is its policy's first delay, modulo the period; timers that crowd the server fail)", string(sim.OffsetScenario), "rgC",
+		choice(sim.Offsets, "timer offset", func(o *options) *sim.Offset { return &o.cfg.Scenario.TimerOffset })},
+	{"window", "DURATION", "Scenario", "width of the histogram's windows and of the peak; a window wider than 1s warns when it averages a storm away", fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
+	{"start-spread", "DURATION", "Scenario", "spread of the devices' first attempts", kit.FormatDuration(sim.DefaultStartSpread), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
+	{"horizon", "DURATION", "Scenario", "when the replay stops", kit.FormatDuration(sim.DefaultHorizon) + "; 5 periods for the periodic scenarios", "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
+	{"threshold", "RATIO", "Scenario", "highest peak ratio that passes", fmt.Sprint(sim.DefaultThreshold), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
+
+	{"seed", "N", "Run", "seed of everything drawn at random; the same seed gives the same report", strconv.Itoa(gate.DefaultSeed), "crgC", func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil || n == 0 {
 			// 0 is the library's "unset", which would run as the default.
@@ -157,7 +127,8 @@ var flags = []flagDef{
 		o.cfg.Seed = n
 		return nil
 	}},
-	{"sample", "1/K", groupScenario, fmt.Sprintf("replay 1/K of the fleet against 1/K of the accept rate, for a fleet too large for one machine; the sample must hold at least %s devices; its pass stands for the whole fleet (a pass within %g%% of the threshold warns), while its peak runs high when its budget a window is small, and the whole fleet serves its last device later", "10,000", 100*gate.SampleError), "", "rg", func(o *options, v string) error {
+	{"runs", "N", "Run", fmt.Sprintf("replications, each a different fleet; at least %d, the fewest whose interval can pass", sim.MinRunsToPass), strconv.Itoa(sim.DefaultRuns), "rgC", intInto(func(o *options) *int { return &o.cfg.Replay.Runs })},
+	{"sample", "1/K", "Run", fmt.Sprintf("replay 1/K of the fleet against 1/K of the accept rate, for a fleet too large for one machine; the sample holds at least %s devices, and its pass stands for the whole fleet (within %g%% of the threshold it warns)", "10,000", 100*gate.SampleError), "", "rg", func(o *options, v string) error {
 		k, err := strconv.Atoi(strings.TrimPrefix(v, "1/"))
 		if err != nil || !strings.HasPrefix(v, "1/") || k < 2 {
 			return fmt.Errorf("%q is not a sample (1/K, K a whole number of at least 2, such as 1/100)", v)
@@ -165,18 +136,34 @@ var flags = []flagDef{
 		o.cfg.Sample = k
 		return nil
 	}},
-	{"threshold", "RATIO", groupScenario, "highest peak ratio that passes", fmt.Sprint(sim.DefaultThreshold), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
-
-	{"fix", "", groupOutput, "when the policy fails, search the smallest change that passes on the same scenario, and replay it (--fix=false skips the search)", "true", "crg", func(o *options, v string) error {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("%q is not true or false", v)
-		}
-		o.noFix = !b
-		return nil
+	{"memory-limit", "SIZE", "Run", "the most memory a run may need, such as 8GiB; a larger run is refused up front", kit.FormatBytes(properties.DefaultMemoryLimit), "crgC", func(o *options, v string) error {
+		n, err := kit.ParseBytes(v)
+		o.memoryLimit = n
+		return err
 	}},
-	{"report", "DIR", groupOutput, "write report.json, report.md, report.html and junit.xml to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
-	{"json", "FILE", groupOutput, "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, any other file refused", "", "r", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
+	{"exec-timeout", "DURATION", "Run", "how long the program may stay silent while a request waits, start-up included", kit.FormatDuration(gate.DefaultExecTimeout), "crgC", durationInto(func(o *options) *time.Duration { return &o.execTimeout })},
+
+	{"fix", "", "Output", "when the policy fails, search the smallest change that passes the same scenario, replayed, and say it (--fix=false skips the search)", "true", "crg", func(o *options, v string) error {
+		var fix bool
+		err := boolInto(func(*options) *bool { return &fix })(o, v)
+		o.noFix = !fix
+		return err
+	}},
+	{"report", "DIR", "Output", "write report.json, report.md, report.html and junit.xml to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
+	{"json", "FILE", "Output", "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, any other file refused", "", "r", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
+}
+
+// appliesTo says, of the scenario flags that only some scenarios or
+// servers read, which; giving one to a scenario that ignores it is a usage
+// error rather than a figure that silently does not change.
+var appliesTo = []struct {
+	flag, what string
+	applies    func(s sim.Scenario) bool
+}{
+	{"burst", "--server token-bucket", func(s sim.Scenario) bool { return s.Server == sim.TokenBucket }},
+	{"retry-after", "--server retry-after", func(s sim.Scenario) bool { return s.Server == sim.RetryAfter }},
+	{"retries", "--scenario storm", func(s sim.Scenario) bool { return s.Kind == sim.Storm }},
+	{"period", "the periodic scenarios", func(s sim.Scenario) bool { return s.Kind == sim.Periodic || s.Kind == sim.PeriodicAligned }},
 }
 
 func lookupFlag(name string) *flagDef {
@@ -206,44 +193,41 @@ func parseFlags(command string, args []string, o *options) error {
 	onLine := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
+		if arg == "--" && i+1 < len(args) {
+			return usageError("%s takes no arguments, got %q", command, args[i+1])
+		}
 		if arg == "--" {
-			if i+1 < len(args) {
-				return usageError("%s takes no arguments, got %q", command, args[i+1])
-			}
 			break
 		}
 		if !strings.HasPrefix(arg, "-") || arg == "-" {
 			return usageError("%s takes no arguments, got %q", command, arg)
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-"), "=")
-		switch name {
-		case "h", "help":
+		if name == "h" || name == "help" {
 			return errHelp
 		}
 		def := lookupFlag(name)
-		if def == nil {
+		switch {
+		case def == nil:
 			return usageError("%s does not take --%s%s", command, name, suggest(name, command))
-		}
-		if !def.takes(command) {
+		case !def.takes(command):
 			return usageError("%s does not take --%s (%s)", command, name, takenBy(def))
-		}
-		if !hasValue {
-			if def.arg == "" {
-				value = "true"
-			} else {
-				if i+1 >= len(args) {
-					return usageError("--%s needs a value: --%s %s", name, name, def.arg)
-				}
-				i++
-				value = args[i]
-			}
+		case !hasValue && def.arg == "":
+			value = "true"
+		case !hasValue && i+1 >= len(args):
+			return usageError("--%s needs a value: --%s %s", name, name, def.arg)
+		case !hasValue:
+			i++
+			value = args[i]
 		}
 		list := slices.Contains(listFlags, name)
 		if onLine[name] && !list {
 			return usageError("--%s is given more than once", name)
 		}
-		if list && !onLine[name] {
-			clearList(o, name)
+		if list && !onLine[name] && name == "policy" {
+			o.specs = nil // the command line's list replaces the config's
+		} else if list && !onLine[name] {
+			o.clients = nil
 		}
 		onLine[name] = true
 		if err := def.set(o, value); err != nil {
@@ -253,17 +237,6 @@ func parseFlags(command string, args []string, o *options) error {
 		o.args = append(o.args, flagValue{name, value})
 	}
 	return nil
-}
-
-// clearList empties the list a config file gave the flag name, before the
-// command line's replace it.
-func clearList(o *options, name string) {
-	switch name {
-	case "policy":
-		o.policies, o.specs = nil, nil
-	case "clients":
-		o.clients = nil
-	}
 }
 
 // takenBy says which commands take the flag: "gate and replay do".
@@ -277,11 +250,11 @@ func takenBy(f *flagDef) string {
 	if len(cmds) == 1 {
 		return cmds[0] + " does"
 	}
-	return strings.Join(cmds[:len(cmds)-1], ", ") + " and " + cmds[len(cmds)-1] + " do"
+	return andList(cmds) + " do"
 }
 
 // suggest returns " (did you mean --x?)" for the flag of command closest to
-// name, when one is close.
+// name, when one is within two edits of it.
 func suggest(name, command string) string {
 	best, bestDist := "", 3
 	for _, f := range flags {
@@ -297,8 +270,7 @@ func suggest(name, command string) string {
 
 // editDistance is the Levenshtein distance between a and b.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
 	}
@@ -316,41 +288,38 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// splitSpecs splits a list of policy specs separated by commas or
-// semicolons. A spec's own key=value pairs are also separated by commas,
-// but a strategy never holds "=", so a part without one (or with a colon
-// before it) starts the next spec: "none:base=1s,cap=30s,full" is two. It
-// takes time linear in the length of v, however many parts it holds.
-func splitSpecs(v string) []string {
-	var specs []string
-	var parts []string // the parts of the spec being read
-	flush := func() {
-		if len(parts) > 0 {
-			specs = append(specs, strings.Join(parts, ","))
-			parts = parts[:0]
-		}
-	}
-	for _, group := range strings.Split(v, ";") {
-		for _, part := range strings.Split(group, ",") {
-			trimmed := strings.TrimSpace(part)
-			colon, eq := strings.Index(trimmed, ":"), strings.Index(trimmed, "=")
-			startsSpec := trimmed != "" && (eq < 0 || (colon >= 0 && colon < eq))
-			if startsSpec || len(specs) == 0 && len(parts) == 0 {
-				flush()
-			}
-			parts = append(parts, trimmed)
-		}
-	}
-	flush()
-	return specs
-}
-
 func nonEmpty(dst *string, v, what string) error {
 	if strings.TrimSpace(v) == "" {
 		return fmt.Errorf("want %s, got nothing", what)
 	}
 	*dst = v
 	return nil
+}
+
+// choice sets a field of a string type to one of the values list returns.
+func choice[T ~string](list func() []T, what string, field func(*options) *T) func(*options, string) error {
+	return func(o *options, v string) error {
+		if !slices.Contains(list(), T(v)) {
+			var names []string
+			for _, x := range list() {
+				names = append(names, string(x))
+			}
+			return fmt.Errorf("%q is not a %s (want %s)", v, what, strings.Join(names, ", "))
+		}
+		*field(o) = T(v)
+		return nil
+	}
+}
+
+func boolInto(field func(*options) *bool) func(*options, string) error {
+	return func(o *options, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		*field(o) = b
+		return nil
+	}
 }
 
 func durationInto(field func(*options) *time.Duration) func(*options, string) error {
@@ -368,22 +337,20 @@ func durationInto(field func(*options) *time.Duration) func(*options, string) er
 }
 
 func intInto(field func(*options) *int) func(*options, string) error {
-	return func(o *options, v string) error {
-		n, err := positiveInt(v)
-		*field(o) = n
+	return func(o *options, v string) (err error) {
+		*field(o), err = positiveInt(v)
 		return err
 	}
 }
 
 func positiveInt(v string) (int, error) {
 	n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
-	if errors.Is(err, strconv.ErrRange) {
+	switch {
+	case errors.Is(err, strconv.ErrRange):
 		return 0, fmt.Errorf("%s is too large", v)
-	}
-	if err != nil {
+	case err != nil:
 		return 0, fmt.Errorf("%q is not a whole number", v)
-	}
-	if n < 1 {
+	case n < 1:
 		return 0, fmt.Errorf("%d is not a positive number", n)
 	}
 	return int(n), nil
@@ -401,36 +368,4 @@ func floatInto(field func(*options) *float64) func(*options, string) error {
 		*field(o) = x
 		return nil
 	}
-}
-
-// parseSize reads a size in bytes: a whole number with an optional binary
-// unit, such as 512MiB, 4GiB or 1073741824.
-func parseSize(v string) (int64, error) {
-	text := strings.TrimSpace(v)
-	shift := uint(0)
-	for _, u := range []struct {
-		suffix string
-		shift  uint
-	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"B", 0}} {
-		if strings.HasSuffix(text, u.suffix) {
-			text, shift = strings.TrimSpace(strings.TrimSuffix(text, u.suffix)), u.shift
-			break
-		}
-	}
-	n, err := strconv.ParseInt(text, 10, 64)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%q is not a size (a whole number of bytes, or of KiB, MiB, GiB or TiB: e.g. 8GiB)", v)
-	}
-	if n > math.MaxInt64>>shift {
-		return 0, fmt.Errorf("%s is too large", v)
-	}
-	return n << shift, nil
-}
-
-func kindList() string {
-	var names []string
-	for _, k := range sim.Kinds() {
-		names = append(names, string(k))
-	}
-	return strings.Join(names, ", ")
 }

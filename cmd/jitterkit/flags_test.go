@@ -9,26 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/sim"
 )
-
-func TestSplitSpecs(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"full", []string{"full"}},
-		{"full:base=100ms,cap=10s", []string{"full:base=100ms,cap=10s"}},
-		{"none:base=1s,cap=30s,full:base=1s,cap=30s", []string{"none:base=1s,cap=30s", "full:base=1s,cap=30s"}},
-		{"none,full,equal,decorrelated", []string{"none", "full", "equal", "decorrelated"}},
-		{"none:base=1s;full", []string{"none:base=1s", "full"}},
-		{"full:base=1s,,cap=30s", []string{"full:base=1s,,cap=30s"}},
-		{" full , none:cap=5s ", []string{"full", "none:cap=5s"}},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, splitSpecs(tt.in), "splitSpecs(%q)", tt.in)
-	}
-}
 
 // TestFlagForms parses the forms a flag may take, and a list of policies,
 // into the gate's configuration.
@@ -36,7 +19,7 @@ func TestFlagForms(t *testing.T) {
 	o := &options{command: "compare"}
 	err := parseFlags("compare", []string{"--policy=none:base=1s,cap=30s,full", "-policy", "equal", "--clients", "1000,10_000", "--clients=100000", "--down=1m30s"}, o)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"none:base=1s,cap=30s", "full", "equal"}, o.policies)
+	assert.Equal(t, []string{"none:base=1s,cap=30s", "full:base=100ms,cap=10s", "equal:base=100ms,cap=10s"}, specTexts(o))
 	assert.Equal(t, []int{1000, 10000, 100000}, o.clients)
 	assert.Equal(t, 90*time.Second, o.cfg.Scenario.Down)
 
@@ -64,14 +47,14 @@ func TestConfigOverride(t *testing.T) {
 	require.NoError(t, parseFlags("check", []string{"--devices", "2000"}, o))
 	assert.Equal(t, 2000, o.cfg.Checks.Devices, "the flag")
 	assert.Equal(t, 0.2, o.cfg.Checks.Thresholds.MinCV)
-	assert.Equal(t, []string{"equal:base=1s,cap=60s"}, o.policies)
+	assert.Equal(t, []string{"equal:base=1s,cap=1m"}, specTexts(o))
 	assert.Nil(t, o.clients, "check takes no clients")
 	assert.Zero(t, o.cfg.Scenario.Down, "check takes no down")
 
 	o = &options{command: "compare"}
 	require.NoError(t, readConfig(strings.NewReader("policy: [none, full]\nclients: [400, 800]\n"), "ci.yaml", "compare", o))
 	require.NoError(t, parseFlags("compare", []string{"--policy", "equal", "--policy", "decorrelated"}, o))
-	assert.Equal(t, []string{"equal", "decorrelated"}, o.policies, "the command line's list replaces the config's")
+	assert.Equal(t, []string{"equal:base=100ms,cap=10s", "decorrelated:base=100ms,cap=10s"}, specTexts(o), "the command line's list replaces the config's")
 	assert.Equal(t, []int{400, 800}, o.clients)
 
 	o = &options{command: "gate", given: map[string]bool{}}
@@ -86,7 +69,7 @@ func TestConfigCoversFlags(t *testing.T) {
 		"policy": "full", "exec": "true", "trace": "t.csv", "exec-timeout": "1m", "memory-limit": "1GiB",
 		"cap": "10s", "devices": "2000", "min-cv": "0.1", "require-reproducible": "true", "scenario": "storm",
 		"clients": "500", "accept-rate": "10", "down": "1s", "window": "1s", "start-spread": "1s", "horizon": "1h",
-		"period": "1m", "timer-offset": "scenario", "retry-after": "1s", "runs": "3", "seed": "7", "threshold": "0.5", "report": "out", "json": "r.json", "fix": "true", "sample": "1/10",
+		"period": "1m", "timer-offset": "scenario", "retry-after": "1s", "server": "token-bucket", "burst": "100", "retries": "20", "runs": "3", "seed": "7", "threshold": "0.5", "report": "out", "json": "r.json", "fix": "true", "sample": "1/10",
 	}
 	var yaml strings.Builder
 	for _, f := range flags {
@@ -103,16 +86,44 @@ func TestConfigCoversFlags(t *testing.T) {
 	assert.Equal(t, uint64(7), o.cfg.Seed)
 }
 
-// TestSplitSpecsIsLinear splits a list of 200,000 key=value pairs, which a
-// split that grows one string by concatenation takes quadratic time over.
-func TestSplitSpecsIsLinear(t *testing.T) {
-	v := "full:" + strings.Repeat("base=1s,", 200_000) + "cap=2s"
-	allocs := testing.AllocsPerRun(1, func() { splitSpecs(v) })
-	// Lengths, not the values: a failure would print 1.6 MB.
-	got := splitSpecs(v)
-	require.Equal(t, 1, len(got), "specs splitSpecs gave")
-	require.Equal(t, len(v), len(got[0]), "the length of the one spec")
-	// Linear: a few allocations per part at most, not one string per part
-	// grown to the whole length.
-	assert.LessOrEqual(t, allocs, 100.0, "allocations of splitSpecs for one spec of 200,000 parts; want a few")
+// specTexts returns the specs o holds, as the report names them.
+func specTexts(o *options) []string {
+	var out []string
+	for _, s := range o.specs {
+		out = append(out, s.String())
+	}
+	return out
+}
+
+// TestReproduceKeepsSwitches writes the command that finds a
+// counterexample again with every switch as it was given: a switch turned
+// off stays off.
+func TestReproduceKeepsSwitches(t *testing.T) {
+	var switches []string
+	for _, f := range flags {
+		if f.arg == "" {
+			switches = append(switches, f.name)
+		}
+	}
+	require.ElementsMatch(t, []string{"fix", "require-reproducible"}, switches, "the switches; a new one needs its rows here")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fix=false"}, "jitterkit check --policy full --fix=false --seed 7"},
+		{[]string{"--fix"}, "jitterkit check --policy full --fix --seed 7"},
+		{[]string{"--fix=true"}, "jitterkit check --policy full --fix --seed 7"},
+		{[]string{"--fix=0"}, "jitterkit check --policy full --fix=0 --seed 7"},
+		{[]string{"--require-reproducible=false"}, "jitterkit check --policy full --require-reproducible=false --seed 7"},
+		{[]string{"--require-reproducible"}, "jitterkit check --policy full --require-reproducible --seed 7"},
+		{[]string{"--require-reproducible=true"}, "jitterkit check --policy full --require-reproducible --seed 7"},
+	}
+	for _, tt := range tests {
+		o := &options{command: "gate"}
+		require.NoError(t, parseFlags("gate", append([]string{"--policy", "full"}, tt.args...), o))
+		assert.Equal(t, tt.want, reproduce(o)(gate.Checks, 7), "%v", tt.args)
+	}
+	o := &options{command: "gate"}
+	require.NoError(t, parseFlags("gate", []string{"--policy", "full", "--fix=false", "--clients", "50", "--runs", "5"}, o))
+	assert.Equal(t, "jitterkit replay --policy full --fix=false --clients 50 --runs 3 --seed 9", reproduce(o)(gate.Replay, 9), "a replay's run")
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/jitterkit/jitterkit/kit"
 )
 
 // Limits on the files a command reads. A config holds a few flags; a trace
@@ -60,7 +62,7 @@ func readInput(ctx context.Context, flag, path string, max int64, read func(io.R
 	case ctx.Err() != nil:
 		return &interruptedError{"while reading " + path}
 	case lr.N <= 0:
-		return inputError(fmt.Errorf("%s %s: larger than %s; %s", flag, path, sizeText(max), limitHint(flag)))
+		return inputError(fmt.Errorf("%s %s: larger than %s; %s", flag, path, kit.FormatBytes(max), limitHint(flag)))
 	case err != nil && !isInputError(err):
 		return inputError(fmt.Errorf("%s %s: %w", flag, path, err))
 	}
@@ -79,18 +81,4 @@ func limitHint(flag string) string {
 func isInputError(err error) bool {
 	var e *exitError
 	return errors.As(err, &e)
-}
-
-// sizeText writes n bytes in binary units: 1 MiB, 256 MiB, 1.5 GiB.
-func sizeText(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, i := float64(n), -1
-	for f >= unit && i < 4 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.4g %ciB", f, "KMGT"[i])
 }

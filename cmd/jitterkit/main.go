@@ -13,12 +13,17 @@ import (
 	"github.com/jitterkit/jitterkit/reports"
 )
 
-// Exit codes. Scripts depend on them.
+// Exit codes. Scripts depend on them: they are a versioned contract (see
+// exitCodesVersion), each code saying one thing.
 const (
-	exitPass        = 0   // the policy passed
-	exitFail        = 1   // the policy failed the gate
-	exitUsage       = 2   // bad usage or bad input
-	exitKit         = 3   // the kit itself failed
+	exitPass  = 0 // the policy passed
+	exitFail  = 1 // the policy failed the gate
+	exitUsage = 2 // bad usage or bad input
+	exitKit   = 3 // the kit itself failed
+	// exitNoVerdict is a run that gathered too little evidence to judge:
+	// never a pass, and never bad usage, whose 2 it shared in version 1
+	// of the codes. 3 is the kit's own failure, so it is 4.
+	exitNoVerdict   = 4
 	exitInterrupted = 130 // stopped by a signal, as shells report SIGINT
 )
 
@@ -48,6 +53,11 @@ func inputError(err error) error { return &exitError{exitUsage, err} }
 
 // kitError marks err as a failure of the kit itself: exit code 3.
 func kitError(err error) error { return &exitError{exitKit, err} }
+
+// noVerdictError reports a run that could not judge: exit code 4.
+func noVerdictError(format string, args ...any) error {
+	return &exitError{exitNoVerdict, fmt.Errorf(format, args...)}
+}
 
 // An interruptedError reports a run stopped by a signal, and where.
 type interruptedError struct{ where string }

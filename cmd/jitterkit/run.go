@@ -11,10 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/progress"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
@@ -24,7 +24,8 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// commands are the commands, in the order the help lists them.
+// commands are the commands that take flags, in the order the help lists
+// them.
 var commands = []string{"check", "replay", "gate", "compare"}
 
 // run is the whole command: it parses args, does the work, writes the
@@ -39,15 +40,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
-		return demo(e)
+		io.WriteString(stderr, helpMain)
+		return usageError("no command given: want demo, check, replay, gate, compare or help")
 	}
 	command, rest := args[0], args[1:]
-	switch command {
-	case "help", "-h", "-help", "--help":
+	switch {
+	case command == "help" || command == "-h" || command == "-help" || command == "--help":
 		return help(stdout, rest)
-	case "check", "replay", "gate", "compare":
-	default:
-		return usageError("unknown command %q: want check, replay, gate, compare or help (see \"jitterkit help\")", command)
+	case command == "demo" && len(rest) > 0:
+		return usageError("demo takes no arguments, got %q (see \"jitterkit help\")", rest[0])
+	case command == "demo":
+		return demo(e)
+	case !slices.Contains(commands, command):
+		return usageError("unknown command %q: want demo, check, replay, gate, compare or help (see \"jitterkit help\")", command)
 	}
 	o, err := parseCommand(ctx, command, rest)
 	if errors.Is(err, errHelp) {
@@ -72,18 +77,16 @@ type env struct {
 // help writes the help on the topic args names, or the main help.
 func help(stdout io.Writer, args []string) error {
 	text := helpMain
-	if len(args) > 0 {
-		switch args[0] {
-		case "policies":
-			text = helpPolicies
-		case "check", "replay", "gate", "compare":
-			text = commandHelp(args[0])
-		default:
-			return usageError("no help on %q: want check, replay, gate, compare or policies", args[0])
-		}
-		if len(args) > 1 {
-			return usageError("help takes one topic, got %q", strings.Join(args, " "))
-		}
+	switch {
+	case len(args) > 1:
+		return usageError("help takes one topic, got %q", strings.Join(args, " "))
+	case len(args) == 0:
+	case args[0] == "policies":
+		text = helpPolicies
+	case slices.Contains(commands, args[0]):
+		text = commandHelp(args[0])
+	default:
+		return usageError("no help on %q: want check, replay, gate, compare or policies", args[0])
 	}
 	_, err := io.WriteString(stdout, text)
 	return err
@@ -98,67 +101,69 @@ func parseCommand(ctx context.Context, command string, args []string) (*options,
 			return nil, err
 		}
 	}
-	if err := parseFlags(command, args, o); err != nil {
-		if errors.Is(err, errHelp) {
-			return nil, err
-		}
-		return nil, withHint(err, command)
+	err := parseFlags(command, args, o)
+	if err == nil {
+		err = validate(o)
 	}
-	if err := validate(command, o); err != nil {
-		return nil, withHint(err, command)
+	var e *exitError
+	if errors.As(err, &e) && e.code == exitUsage {
+		return nil, &exitError{exitUsage, fmt.Errorf("%w (see \"jitterkit help %s\")", e.err, command)}
 	}
-	return o, nil
+	return o, err
 }
 
 // configArg returns the file --config names in args, or "".
 func configArg(args []string) string {
 	for i, a := range args {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if a == "--" || !strings.HasPrefix(a, "-") || name != "config" {
-			continue
-		}
-		if hasValue {
+		switch {
+		case a == "--" || !strings.HasPrefix(a, "-") || name != "config":
+		case hasValue:
 			return value
-		}
-		if i+1 < len(args) {
+		case i+1 < len(args):
 			return args[i+1]
 		}
 	}
 	return ""
 }
 
-// withHint adds where to read the command's usage to a usage error.
-func withHint(err error, command string) error {
-	var e *exitError
-	if errors.As(err, &e) && e.code == exitUsage {
-		return &exitError{exitUsage, fmt.Errorf("%w (see \"jitterkit help %s\")", e.err, command)}
-	}
-	return err
-}
-
-// validate checks what no single flag can, and fills the gate's
-// configuration with what the flags left to the command: its steps, the
-// fleet size, the memory limit and the command line that finds a
-// counterexample again.
-func validate(command string, o *options) error {
+// validate checks what no single flag can, fills the gate's configuration
+// with what the flags left to the command (its steps, the fleet size, the
+// memory limit, the command line that finds a counterexample again), and
+// has the gate refuse what it would refuse, before any source is opened.
+func validate(o *options) error {
 	if len(o.clients) == 0 {
 		o.clients = []int{0} // the scenario's default
 	}
-	switch command {
-	case "compare":
-	default:
-		if err := checkOneSource(command, o); err != nil {
+	src := gate.Spec
+	switch {
+	case o.trace != "":
+		src = gate.Trace
+	case o.exec != "":
+		src = gate.Exec
+	}
+	if o.command != "compare" {
+		if err := checkOneSource(o); err != nil {
 			return err
 		}
 		if len(o.clients) > 1 {
-			return usageError("%s replays one fleet size, got --clients %s; compare takes several", command, joinInts(o.clients))
+			return usageError("%s replays one fleet size, got --clients %s; compare takes several", o.command, strings.ReplaceAll(strings.Trim(fmt.Sprint(o.clients), "[]"), " ", ","))
 		}
 		o.cfg.Scenario.Clients = o.clients[0]
 		if o.trace != "" && o.given["devices"] {
 			return usageError("--devices does not apply to --trace: the trace's own devices are checked")
 		}
+		if runs := o.cfg.Replay.Runs; runs > 0 && runs < sim.MinRunsToPass {
+			return usageError("--runs %d cannot pass: %s judges the interval of the runs' peaks, and fewer than %d runs make none; give --runs %d or more", runs, o.command, sim.MinRunsToPass, sim.MinRunsToPass)
+		}
 	}
-	o.cfg.Steps = map[string]gate.Step{"check": gate.Checks | gate.Fix, "replay": gate.Replay | gate.Fix, "gate": gate.All, "compare": gate.Replay}[command]
+	s := o.cfg.Scenario.WithDefaults()
+	for _, a := range appliesTo {
+		if o.given[a.flag] && !a.applies(s) {
+			return usageError("--%s applies to %s only, not to --scenario %s --server %s", a.flag, a.what, s.Kind, s.Server)
+		}
+	}
+	o.cfg.Steps = map[string]gate.Step{"check": gate.Checks | gate.Fix, "replay": gate.Replay | gate.Fix, "gate": gate.All, "compare": gate.Replay}[o.command]
 	if o.noFix {
 		o.cfg.Steps &^= gate.Fix
 	}
@@ -167,29 +172,8 @@ func validate(command string, o *options) error {
 	if err := checkOutputs(o); err != nil {
 		return err
 	}
-	// A trace's own devices are checked, and validated once it is read.
-	if o.cfg.Steps&gate.Checks != 0 && o.trace == "" {
-		if err := o.cfg.Checks.Validate(); err != nil {
-			return configError(err)
-		}
-	}
-	if o.cfg.Steps&gate.Replay != 0 {
-		for _, n := range o.clients {
-			s := o.cfg.Scenario
-			if n > 0 {
-				s.Clients = n
-			}
-			if o.trace == "" {
-				sampled, err := o.cfg.Sampled(s)
-				if err != nil {
-					return usageError("--sample: %v", err)
-				}
-				s = sampled
-			}
-			if err := s.Validate(o.cfg.ReplayConfig()); err != nil && !(o.trace != "" && n == 0) {
-				return configError(err)
-			}
-		}
+	if err := o.cfg.Validate(src, o.clients...); err != nil {
+		return configError(err)
 	}
 	return nil
 }
@@ -199,17 +183,15 @@ func validate(command string, o *options) error {
 func configError(err error) error {
 	var se *sim.ConfigError
 	var pe *properties.ConfigError
+	memory := false
 	switch {
 	case errors.As(err, &se):
-		if se.Memory {
-			return usageError("%v with --memory-limit", se.Err)
-		}
-		return usageError("%v", se.Err)
+		err, memory = se.Err, se.Memory
 	case errors.As(err, &pe):
-		if pe.Memory {
-			return usageError("%v with --memory-limit", pe.Err)
-		}
-		return usageError("%v", pe.Err)
+		err, memory = pe.Err, pe.Memory
+	}
+	if memory {
+		return usageError("%v with --memory-limit", err)
 	}
 	return usageError("%v", err)
 }
@@ -226,112 +208,42 @@ func checkOutputs(o *options) error {
 		for _, f := range reports.Formats() {
 			outputs = append(outputs, filepath.Join(o.report, string(f)))
 		}
-	}
-	for _, out := range outputs {
-		if fi, err := os.Stat(out); err == nil && fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0 {
-			return usageError("%s is a block device; write the output to a file", out)
-		}
-	}
-	for _, in := range []struct{ flag, path string }{{"--trace", o.trace}, {"--config", o.config}} {
-		if in.path == "" {
-			continue
-		}
-		inInfo, err := os.Stat(in.path)
-		if err != nil {
-			continue // reading it will say what is wrong
-		}
-		for _, out := range outputs {
-			if outInfo, err := os.Stat(out); err == nil && os.SameFile(inInfo, outInfo) {
-				return usageError("%s would be written over %s %s, an input of this run; write it elsewhere", out, in.flag, in.path)
-			}
-		}
-	}
-	if o.report != "" {
-		// Found before the run, not after it.
 		if fi, err := os.Stat(o.report); err == nil && !fi.IsDir() {
 			return usageError("--report %s is not a directory", o.report)
 		}
 	}
-	if o.cfg.Sample > 1 && o.trace != "" {
-		return usageError("--sample does not apply to --trace: a recording is replayed whole")
+	for _, out := range outputs {
+		fi, err := os.Stat(out)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0 {
+			return usageError("%s is a block device; write the output to a file", out)
+		}
+		for _, in := range []struct{ flag, path string }{{"--trace", o.trace}, {"--config", o.config}} {
+			if inInfo, err := os.Stat(in.path); in.path != "" && err == nil && os.SameFile(inInfo, fi) {
+				return usageError("%s would be written over %s %s, an input of this run; write it elsewhere", out, in.flag, in.path)
+			}
+		}
 	}
 	if o.cfg.Sample > 1 && o.json != "" {
 		// The replay's JSON holds the sample's own figures, with
 		// nothing to say that they are a sample's.
 		return usageError("--json does not take a sampled replay, whose figures are the sample's; use --report, whose files say what the sample stands for")
 	}
-	if o.json != "" {
-		return replaceableJSON(o.json)
+	if err := sim.CheckJSONPath(o.json); o.json != "" && err != nil {
+		return usageError("--json %v", err)
 	}
 	return nil
-}
-
-// replayJSONHead is how a replay's JSON begins (sim.Result.WriteJSON).
-const replayJSONHead = "{\n  \"schema\": \"jitterkit.replay/"
-
-// replaceableJSON refuses a --json path that holds a regular file other
-// than a replay's JSON, or an empty one: --json never replaces a file it
-// did not write, such as the exec policy's own script.
-func replaceableJSON(path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return nil // absent; writing it will say what else is wrong
-	case fi.IsDir():
-		return usageError("--json %s is a directory; name a file", path)
-	case !fi.Mode().IsRegular() || fi.Size() == 0:
-		return nil // a device or a FIFO, written through, or empty
-	}
-	ours, err := isReplayJSON(path)
-	if err != nil {
-		return usageError("--json %s cannot be read to see that it is a replay's JSON, which --json alone replaces: %v", path, err)
-	}
-	if !ours {
-		return usageError("--json %s holds a file that is not a replay's JSON, which --json never replaces; write it elsewhere", path)
-	}
-	return nil
-}
-
-// isReplayJSON reports whether the file at path begins as a replay's JSON.
-func isReplayJSON(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	head := make([]byte, len(replayJSONHead))
-	n, _ := io.ReadFull(f, head)
-	return bytes.Equal(head[:n], []byte(replayJSONHead)), nil
-}
-
-// removeReplayJSON removes the replay's JSON that --json path would
-// replace: the regular file at the end of path's links, when it begins as
-// a replay's JSON. It reports whether there was one. A device, a FIFO, an
-// empty file or any other file is left as it is.
-func removeReplayJSON(path string) (bool, error) {
-	target, err := filepath.EvalSymlinks(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil // absent, or a link that dangles
-	}
-	if err != nil {
-		return false, err
-	}
-	if fi, err := os.Lstat(target); err != nil || !fi.Mode().IsRegular() {
-		return false, err
-	}
-	if ours, err := isReplayJSON(target); err != nil || !ours {
-		return false, err
-	}
-	return true, os.Remove(target)
 }
 
 // retire removes what the outputs o names hold of an earlier run, when
 // this run ends with err and nothing to write in their place: a program
 // that broke the protocol, bad input found once the work began, a failure
 // of the kit. Left there, the last run's report or figures would pass for
-// this run's. Only what jitterkit wrote is removed (see reports.ClearDir
-// and removeReplayJSON), and stderr says what was. An interrupted run
-// leaves them as they were, as its error says. It returns err.
+// this run's. Only what jitterkit wrote is removed (reports.ClearDir,
+// sim.RemoveJSON), and stderr says what was. An interrupted run leaves
+// them as they were, as its error says. It returns err.
 func retire(e *env, o *options, err error) error {
 	if errors.As(err, new(*interruptedError)) {
 		return err
@@ -353,14 +265,18 @@ func retireReport(e *env, dir string) {
 		return
 	}
 	if len(removed) > 0 {
-		fmt.Fprintf(e.stderr, "jitterkit: --report %s: the previous report (%s) was removed, as this run has none to replace it\n", dir, formatNames(removed))
+		var names []string
+		for _, f := range removed {
+			names = append(names, string(f))
+		}
+		fmt.Fprintf(e.stderr, "jitterkit: --report %s: the previous report (%s) was removed, as this run has none to replace it\n", dir, strings.Join(names, ", "))
 	}
 }
 
 // retireJSON removes the replay's JSON at path, and says so on stderr with
 // why this run writes none.
 func retireJSON(e *env, path, why string) {
-	removed, err := removeReplayJSON(path)
+	removed, err := sim.RemoveJSON(path)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "jitterkit: --json %s: the previous replay's JSON there is not this run's, and removing it failed: %s\n", path, visibleLines(err.Error()))
 		return
@@ -368,20 +284,6 @@ func retireJSON(e *env, path, why string) {
 	if removed {
 		fmt.Fprintf(e.stderr, "jitterkit: --json %s: the previous replay's JSON was removed, as %s\n", path, why)
 	}
-}
-
-// formatNames lists the files of formats: "report.json, junit.xml".
-func formatNames(formats []reports.Format) string {
-	names := make([]string, len(formats))
-	for i, f := range formats {
-		names[i] = string(f)
-	}
-	return strings.Join(names, ", ")
-}
-
-// progressOn returns the gate's progress: a bar on w when it is a terminal.
-func progressOn(w io.Writer) func(string, int64) gate.Meter {
-	return func(step string, total int64) gate.Meter { return progress.Start(w, step, total) }
 }
 
 // evaluate runs check, replay or gate on the one policy o names, prints
@@ -394,9 +296,7 @@ func evaluate(e *env, o *options) error {
 		// reports it. The context may be what failed: the lock on the
 		// report's directory is waited for without it.
 		if r := recover(); r != nil {
-			crashed := *e
-			crashed.ctx = context.Background()
-			retire(&crashed, o, nil)
+			retire(&env{context.Background(), e.stdout, e.stderr}, o, nil)
 			panic(r)
 		}
 	}()
@@ -405,10 +305,9 @@ func evaluate(e *env, o *options) error {
 		closeAll(policies)
 		return retire(e, o, err)
 	}
-	p := policies[0]
 	cfg := o.cfg
 	cfg.Progress = progressOn(e.stderr)
-	rep, err := gate.Run(e.ctx, p, cfg)
+	rep, err := gate.Run(e.ctx, policies[0], cfg)
 	if err != nil {
 		return retire(e, o, gateError(e, err))
 	}
@@ -418,31 +317,25 @@ func evaluate(e *env, o *options) error {
 		}
 	}
 	// The summary first: an output that cannot be written must not take
-	// the verdict with it.
+	// the verdict with it. A standard output that cannot be written is
+	// said, not made the run's exit code.
 	if err := reports.WriteText(e.stdout, rep); err != nil {
-		// The verdict stands, and the report is still written: a
-		// standard output that cannot be written is said, not made the
-		// run's exit code.
 		fmt.Fprintf(e.stderr, "jitterkit: the summary could not be written to standard output: %v\n", err)
 	}
 	var outErr error
-	switch r := rep.Replay; {
+	var b bytes.Buffer
+	switch err := rep.Replay.WriteJSON(&b, policies[0].Name); {
 	case o.json == "":
-	case r == nil || r.Stopped != nil:
-		// A replay a defect stopped has no run's figures, and the
-		// replay's JSON has no shape for none: the last run's figures
-		// are removed rather than left to pass for this run's.
-		fmt.Fprintf(e.stdout, "\n%s: not written: the replay stopped before any run's figures\n", o.json)
-		retireJSON(e, o.json, "the replay stopped before any run's figures")
+	case errors.Is(err, reports.ErrNoFigures):
+		// The last run's figures are removed rather than left to pass
+		// for this run's.
+		fmt.Fprintf(e.stdout, "\n%s: not written: %v\n", o.json, err)
+		retireJSON(e, o.json, err.Error())
+	case err != nil:
+		return retire(e, o, kitError(err))
 	default:
-		res := sim.Result{Scenario: r.Scenario, Config: r.Config, Runs: r.Runs, Representative: r.Representative, Summary: r.Summary}
-		var b bytes.Buffer
-		if err := res.WriteJSON(&b, p.Name); err != nil {
-			return retire(e, o, kitError(err))
-		}
 		if err := reports.WriteFile(e.ctx, o.json, b.Bytes()); err != nil {
-			outErr = outputError(e, "--json", err)
-			if errors.As(outErr, new(*interruptedError)) {
+			if outErr = outputError(e, "--json", err); errors.As(outErr, new(*interruptedError)) {
 				return outErr
 			}
 			// The report is this run's outcome all the same, and is
@@ -452,22 +345,26 @@ func evaluate(e *env, o *options) error {
 	}
 	if o.report != "" {
 		if err := reports.WriteDir(e.ctx, o.report, rep); err != nil {
-			err = outputError(e, "--report", err)
-			if !errors.As(err, new(*interruptedError)) {
+			if err = outputError(e, "--report", err); !errors.As(err, new(*interruptedError)) {
 				retireReport(e, o.report)
 			}
 			return cmp.Or(outErr, err)
 		}
-		fmt.Fprintf(e.stdout, "\nreport: %s\n", reportFiles(o.report))
+		var files []string
+		for _, f := range reports.Formats() {
+			files = append(files, filepath.Join(o.report, string(f)))
+		}
+		fmt.Fprintf(e.stdout, "\nreport: %s\n", strings.Join(files, ", "))
 	}
-	if outErr != nil {
+	switch {
+	case outErr != nil:
 		return outErr
-	}
-	switch rep.Verdict {
-	case verdict.Fail:
+	case rep.Verdict == verdict.Fail:
 		return &exitError{exitFail, fmt.Errorf("the policy failed %s", map[string]string{"check": "a check", "replay": "the replay", "gate": "the gate"}[o.command])}
-	case verdict.Inconclusive:
-		return inconclusive(rep)
+	case rep.Verdict == verdict.Inconclusive && len(rep.Inconclusive()) == 0:
+		return noVerdictError("no verdict: nothing was judged")
+	case rep.Verdict == verdict.Inconclusive:
+		return noVerdictError("no verdict: inconclusive: %s; the summary above says why", strings.Join(rep.Inconclusive(), ", "))
 	}
 	return nil
 }
@@ -486,7 +383,7 @@ func defaultedFleet(o *options, s sim.Scenario) string {
 	noun := "server"
 	if !o.given["clients"] && o.trace == "" {
 		noun = "fleet"
-		texts, flagNames = append(texts, fmt.Sprintf("%s clients", count(s.Clients))), append(flagNames, "--clients")
+		texts, flagNames = append(texts, strconv.Itoa(s.Clients)+" clients"), append(flagNames, "--clients")
 	}
 	if !o.given["accept-rate"] && s.Kind != sim.Storm {
 		texts, flagNames = append(texts, fmt.Sprintf("accept rate %g/s", s.AcceptRate)), append(flagNames, "--accept-rate")
@@ -506,15 +403,6 @@ func andList(items []string) string {
 		return items[0]
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
-
-// count writes n with thousands separators: 50,000.
-func count(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // compare replays every policy o names, or the four built-in strategies,
@@ -537,14 +425,18 @@ func compare(e *env, o *options) error {
 	return reports.WriteComparisons(e.stdout, cs)
 }
 
+// progressOn returns the gate's progress: a bar on w when it is a terminal.
+func progressOn(w io.Writer) func(string, int64) gate.Meter {
+	return func(step string, total int64) gate.Meter { return progress.Start(w, step, total) }
+}
+
 // gateError returns the exit error of a gate that could not judge: an
 // interruption, bad input (a refused configuration, a policy's source
 // that failed), a policy's defect in a comparison, or a failure of the kit.
 func gateError(e *env, err error) error {
 	var ie *gate.InputError
-	var de *gate.DefectError
-	var se *gate.InterruptedError
 	var ee *exitError
+	var se *gate.InterruptedError
 	switch {
 	case errors.As(err, &se):
 		return &interruptedError{se.During}
@@ -552,44 +444,16 @@ func gateError(e *env, err error) error {
 		return &interruptedError{"by a signal"}
 	case errors.As(err, &ee):
 		return err
-	case errors.As(err, &de):
+	case errors.As(err, new(*gate.DefectError)):
 		return &exitError{exitFail, err}
+	case errors.As(err, new(*sim.ConfigError)), errors.As(err, new(*properties.ConfigError)):
+		return configError(err)
+	case errors.Is(err, gate.ErrExecTimeout):
+		return inputError(fmt.Errorf("%w; raise it with --exec-timeout", err))
 	case errors.As(err, &ie):
-		var se *sim.ConfigError
-		var pe *properties.ConfigError
-		if errors.As(err, &se) || errors.As(err, &pe) {
-			return configError(err)
-		}
-		if errors.Is(err, execpolicy.ErrTimeout) {
-			return inputError(fmt.Errorf("%w; raise it with --exec-timeout", ie.Err))
-		}
 		return inputError(ie.Err)
 	}
 	return kitError(err)
-}
-
-// inconclusive returns the error of a run that gathered too little evidence
-// to give a verdict: exit 2, since what it was given could not be judged,
-// and never 0.
-func inconclusive(rep reports.Report) error {
-	var names []string
-	for _, c := range rep.Checks {
-		if c.Status == verdict.Inconclusive {
-			names = append(names, c.Name)
-		}
-	}
-	if rep.Replay != nil && rep.Replay.Status == verdict.Inconclusive {
-		names = append(names, "the replay")
-	}
-	what := "nothing was judged"
-	switch len(names) {
-	case 0:
-	case 1:
-		what = names[0] + " could not gather the evidence it needs (see above)"
-	default:
-		what = strings.Join(names, ", ") + " could not gather the evidence they need (see above)"
-	}
-	return &exitError{exitUsage, fmt.Errorf("no verdict: %s", what)}
 }
 
 // outputError reports a failure to write flag's file: an interruption when
@@ -606,29 +470,4 @@ func outputError(e *env, flag string, err error) error {
 		return inputError(err)
 	}
 	return kitError(err)
-}
-
-// reportFiles lists the files WriteDir writes to dir.
-func reportFiles(dir string) string {
-	var names []string
-	for _, f := range reports.Formats() {
-		names = append(names, filepath.Join(dir, string(f)))
-	}
-	return strings.Join(names, ", ")
-}
-
-// memoryLimit returns the memory limit o sets, or the default.
-func memoryLimit(o *options) int64 {
-	if o.memoryLimit > 0 {
-		return o.memoryLimit
-	}
-	return properties.DefaultMemoryLimit
-}
-
-func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = fmt.Sprint(x)
-	}
-	return strings.Join(parts, ",")
 }

@@ -1,37 +1,40 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
-	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports/gate"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // checkOneSource returns a usage error unless o names exactly one policy.
-func checkOneSource(command string, o *options) error {
-	var given []string
-	if len(o.policies) > 0 {
-		given = append(given, "--policy")
+func checkOneSource(o *options) error {
+	var given, specs []string
+	for _, src := range []struct {
+		flag string
+		set  bool
+	}{{"--policy", len(o.specs) > 0}, {"--exec", o.exec != ""}, {"--trace", o.trace != ""}} {
+		if src.set {
+			given = append(given, src.flag)
+		}
 	}
-	if o.exec != "" {
-		given = append(given, "--exec")
-	}
-	if o.trace != "" {
-		given = append(given, "--trace")
+	for _, s := range o.specs {
+		specs = append(specs, s.String())
 	}
 	switch {
 	case len(given) == 0:
-		return usageError("%s needs a policy: --policy SPEC, --exec CMD, --trace FILE, or a --config file that names one", command)
+		return usageError("%s needs a policy: --policy SPEC, --exec CMD, --trace FILE, or a --config file that names one", o.command)
 	case len(given) > 1:
-		return usageError("%s checks one policy, got %s", command, strings.Join(given, " and "))
-	case len(o.policies) > 1:
-		return usageError("%s checks one policy, got %d specs (%s); compare takes several", command, len(o.policies), strings.Join(o.policies, "; "))
+		return usageError("%s checks one policy, got %s", o.command, strings.Join(given, " and "))
+	case len(specs) > 1:
+		return usageError("%s checks one policy, got %d specs (%s); compare takes several", o.command, len(specs), strings.Join(specs, "; "))
 	}
 	return nil
 }
@@ -44,88 +47,20 @@ func openPolicies(ctx context.Context, o *options) ([]gate.Policy, error) {
 		out = append(out, gate.SpecPolicy(s))
 	}
 	if o.exec != "" {
-		p, err := openExec(ctx, o)
+		p, err := gate.ExecPolicy(ctx, o.exec, o.execTimeout)
 		if err != nil {
-			return out, err
+			return out, inputError(fmt.Errorf("--exec: %w", err))
 		}
 		out = append(out, p)
 	}
 	if o.trace != "" {
-		p, err := openTrace(ctx, o.trace, memoryLimit(o)/traceBytesPerMemory)
+		p, err := openTrace(ctx, o.trace, cmp.Or(o.memoryLimit, properties.DefaultMemoryLimit)/traceBytesPerMemory)
 		if err != nil {
 			return out, err
 		}
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// openExec starts the program o names, and says how to start it again
-// from a second process.
-func openExec(ctx context.Context, o *options) (gate.Policy, error) {
-	opt := execpolicy.Options{Timeout: o.execTimeout}
-	// Once one of the programs has broken the protocol, the others are
-	// stopped at once rather than given their time to end their output:
-	// the run has failed, and a twin of a program that hangs on to its
-	// output would hold the run for a whole timeout.
-	ctx, abandon := context.WithCancel(ctx)
-	var started []*execpolicy.Program
-	start := func() (*execpolicy.Program, error) {
-		p, err := execpolicy.Start(ctx, o.exec, opt)
-		if err != nil {
-			return nil, inputError(fmt.Errorf("--exec: %w", err))
-		}
-		started = append(started, p)
-		return p, nil
-	}
-	first, err := start()
-	if err != nil {
-		abandon()
-		return gate.Policy{}, err
-	}
-	return gate.Policy{
-		Name:    o.exec,
-		Source:  gate.Exec,
-		Command: o.exec,
-		Factory: first.Factory(),
-		Again: func() (kit.Factory, error) {
-			p, err := start()
-			if err != nil {
-				return nil, err
-			}
-			return p.Factory(), nil
-		},
-		Err: func() error {
-			for _, p := range started {
-				if err := p.Err(); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
-		Close: func() error {
-			defer abandon()
-			for _, p := range started {
-				if p.Err() != nil {
-					abandon()
-				}
-			}
-			// The programs are closed side by side: each may take its
-			// silence timeout to end its output.
-			errs := make([]error, len(started))
-			var wg sync.WaitGroup
-			for i, p := range started {
-				wg.Go(func() { errs[i] = p.Close() })
-			}
-			wg.Wait()
-			for _, err := range errs {
-				if err != nil && errors.As(err, new(*execpolicy.ProtocolError)) {
-					return err
-				}
-			}
-			return nil
-		},
-	}, nil
 }
 
 // openTrace reads the trace at path, of at most max bytes.
@@ -163,8 +98,9 @@ func closeAll(ps []gate.Policy) error {
 }
 
 // reproduce returns the command line that finds again, with the seed, what
-// a step of o's command found: the check, or one run of the replay, with
-// every flag the command line gave that the command takes.
+// a step of o's command found: the check, or the replay's run of that seed
+// as the first of the fewest runs a replay takes, with every flag the
+// command line gave that the command takes, each with its value.
 func reproduce(o *options) func(step gate.Step, seed uint64) string {
 	return func(step gate.Step, seed uint64) string {
 		command := "check"
@@ -173,19 +109,18 @@ func reproduce(o *options) func(step gate.Step, seed uint64) string {
 		}
 		parts := []string{"jitterkit", command}
 		for _, a := range o.args {
-			switch a.name {
-			case "seed", "runs", "report", "json":
-				continue
-			}
-			if def := lookupFlag(a.name); def.takes(command) {
+			switch def := lookupFlag(a.name); {
+			case a.name == "seed" || a.name == "runs" || a.name == "report" || a.name == "json" || !def.takes(command):
+			case def.arg == "" && a.value == "true":
 				parts = append(parts, "--"+a.name)
-				if def.arg != "" {
-					parts = append(parts, shellQuote(a.value))
-				}
+			case def.arg == "":
+				parts = append(parts, "--"+a.name+"="+shellQuote(a.value))
+			default:
+				parts = append(parts, "--"+a.name, shellQuote(a.value))
 			}
 		}
 		if command == "replay" {
-			parts = append(parts, "--runs", "1")
+			parts = append(parts, "--runs", fmt.Sprint(sim.MinRunsToPass))
 		}
 		return strings.Join(append(parts, "--seed", fmt.Sprint(seed)), " ")
 	}

@@ -54,5 +54,5 @@ func TestReplayTimerOffsetFlag(t *testing.T) {
 	assert.Contains(t, r.stderr, `timer offset "policy" is for the periodic kinds, not outage`)
 	r = jitterkit(t, context.Background(), "replay", "--scenario", "periodic", "--timer-offset", "boot", "--policy", "full")
 	assert.Equal(t, exitUsage, r.code, "exit code of --timer-offset boot; stdout %q", r.stdout)
-	assert.Contains(t, r.stderr, `"boot" is not a timer offset (want scenario or policy)`)
+	assert.Contains(t, r.stderr, `"boot" is not a timer offset (want scenario, policy)`)
 }

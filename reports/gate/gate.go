@@ -412,15 +412,29 @@ func (g *gate) scenarioOf(p Policy, clients int) (sim.Scenario, error) {
 	return s, nil
 }
 
-// validate refuses, before any work, a configuration out of range.
-func (g *gate) validate() error {
-	if g.cfg.Steps&Checks != 0 {
+// validate refuses, before any work, a configuration out of range: the
+// checks' and the replay's scenario at each fleet size of sizes (none, or
+// 0, for the configured fleet). A recording not yet read (a Trace policy
+// without IDs) has its devices checked once it is read, and its own
+// fleet's scenario validated then.
+func (g *gate) validate(sizes ...int) error {
+	unread := g.p.source() == Trace && g.p.IDs == nil
+	if g.cfg.Steps&Checks != 0 && !unread {
 		if err := g.checksConfig().Validate(); err != nil {
 			return &InputError{err}
 		}
 	}
-	if g.cfg.Steps&Replay != 0 {
-		s, err := g.scenario(0)
+	if g.cfg.Steps&Replay == 0 {
+		return nil
+	}
+	if len(sizes) == 0 {
+		sizes = []int{0}
+	}
+	for _, n := range sizes {
+		if unread && n == 0 {
+			continue
+		}
+		s, err := g.scenarioOf(g.p, n)
 		if err != nil {
 			return err
 		}

@@ -6,8 +6,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/execpolicy"
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/reports/gate/internal/execpolicy"
 )
 
 // A policy written as a shell loop: every device waits 0.1s, 0.2s, 0.4s

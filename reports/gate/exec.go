@@ -1,0 +1,99 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/reports/gate/internal/execpolicy"
+)
+
+// DefaultExecTimeout is how long an exec program may stay silent while a
+// request waits for its reply, start-up included, unless ExecPolicy is told
+// otherwise. It is there to stop a program that hangs, never to judge a
+// slow one: a JVM can take 20s to start on a loaded runner.
+const DefaultExecTimeout = execpolicy.DefaultTimeout
+
+// ErrExecTimeout is what an exec policy's error wraps when the program did
+// not answer within its silence timeout.
+var ErrExecTimeout = execpolicy.ErrTimeout
+
+// ExecPolicy starts command with sh -c as a policy speaking the exec
+// protocol (one JSON request per line in, one array of delays in seconds
+// out), and returns it with the means to start it again from a second
+// process, for reproducibility across processes. timeout is how long the
+// program may stay silent while a request waits; zero means
+// DefaultExecTimeout. Run closes the policy once it is done; a caller of
+// Compare, or of neither, calls its Close, which may be called again. Only
+// a shell that cannot be started is an error here; a program that breaks
+// the protocol is an error of the gate, naming the device and the line.
+func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Policy, error) {
+	opt := execpolicy.Options{Timeout: timeout}
+	// Once one of the programs has broken the protocol, the others are
+	// stopped at once rather than given their time to end their output:
+	// the run has failed, and a twin of a program that hangs on to its
+	// output would hold the run for a whole timeout.
+	ctx, abandon := context.WithCancel(ctx)
+	var mu sync.Mutex
+	var started []*execpolicy.Program
+	start := func() (kit.Factory, error) {
+		p, err := execpolicy.Start(ctx, command, opt)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		started = append(started, p)
+		mu.Unlock()
+		return p.Factory(), nil
+	}
+	programs := func() []*execpolicy.Program {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]*execpolicy.Program(nil), started...)
+	}
+	first, err := start()
+	if err != nil {
+		abandon()
+		return Policy{}, err
+	}
+	return Policy{
+		Name:    command,
+		Source:  Exec,
+		Command: command,
+		Factory: first,
+		Again:   start,
+		Err: func() error {
+			for _, p := range programs() {
+				if err := p.Err(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Close: func() error {
+			defer abandon()
+			ps := programs()
+			for _, p := range ps {
+				if p.Err() != nil {
+					abandon()
+				}
+			}
+			// The programs are closed side by side: each may take its
+			// silence timeout to end its output.
+			errs := make([]error, len(ps))
+			var wg sync.WaitGroup
+			for i, p := range ps {
+				wg.Go(func() { errs[i] = p.Close() })
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if errors.As(err, new(*execpolicy.ProtocolError)) {
+					return err
+				}
+			}
+			return nil
+		},
+	}, nil
+}

@@ -1,0 +1,21 @@
+package gate
+
+import "errors"
+
+// Validate refuses, before any source is opened, what Run and Compare
+// would refuse of c for a policy from src: the property checks'
+// configuration, and the replay's scenario at each fleet size of sizes
+// (none for the configured fleet), sampled as c.Sample says, with the
+// replications c.Replay sets. A recording (src Trace) has its devices
+// checked, and its own fleet replayed, once it is read: Validate leaves
+// those to Run, and refuses a sample of one, which Run would ignore (a
+// recording is replayed whole). The error is an *InputError in the words
+// of the package that refused, such as sim's memory estimate.
+func (c Config) Validate(src Source, sizes ...int) error {
+	c = c.withDefaults()
+	if c.Sample > 1 && src == Trace && c.Steps&Replay != 0 {
+		return &InputError{errors.New("a sample does not apply to a recording, which is replayed whole")}
+	}
+	g := &gate{p: Policy{Source: src}, cfg: c}
+	return g.validate(sizes...)
+}
