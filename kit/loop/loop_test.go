@@ -209,30 +209,30 @@ func TestAGoexitIsTheDevicesError(t *testing.T) {
 	assert.EqualError(t, err, "loop: its goroutine exited without returning after 1 calls of op (runtime.Goexit, as t.FailNow calls it)")
 }
 
-// spinner returns a loop that calls op twice and then spins, yielding,
-// until stop is set: a loop the fake clock cannot move.
-func spinner(stop *atomic.Bool) loop.Loop {
+// stuck returns a loop that calls op twice and then waits on never, a
+// channel made outside its bubble: a loop the fake clock cannot move. The
+// test never closes never: a hung loop's bubble runs on the test's T, and
+// one that ended after the test would end a subtest of a test that is over,
+// which the race detector reports.
+func stuck(never <-chan struct{}) loop.Loop {
 	return func(ctx context.Context, op func(context.Context) error) error {
 		op(ctx)
 		time.Sleep(time.Second)
 		op(ctx)
-		for !stop.Load() {
-			runtime.Gosched()
-		}
+		<-never
 		return nil
 	}
 }
 
 func TestAHangIsReportedAndLeftBehind(t *testing.T) {
-	var stop atomic.Bool
-	t.Cleanup(func() { stop.Store(true) })
+	never := make(chan struct{})
 	var mu sync.Mutex
 	var made []string // the devices whose loops were made
 	loops := func(d kit.Device) loop.Loop {
 		mu.Lock()
 		made = append(made, d.ID)
 		mu.Unlock()
-		return spinner(&stop)
+		return stuck(never)
 	}
 	// A second of real time for what takes microseconds: the hangs are
 	// found by the timeout however loaded the machine. The three devices
