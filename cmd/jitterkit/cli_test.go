@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -206,12 +206,30 @@ func TestInterrupted(t *testing.T) {
 		assert.Equal(t, exitInterrupted, r.code, "%s: exit code", tt.args[0])
 		assert.Equal(t, tt.want, r.stderr, "%s: stderr", tt.args[0])
 	}
-	// Stopped in the middle of a replay, the message says where.
-	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	// Stopped in the middle of a replay, the message says where. The
+	// policy is a program that, asked for its first device's delays,
+	// says so through a FIFO and then never answers: the run is cancelled
+	// once the replay is waiting on it, however fast the machine.
+	fifo := filepath.Join(t.TempDir(), "began")
+	if err := exec.Command("mkfifo", fifo).Run(); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
-	r := jitterkit(t, ctx, "replay", "--policy", "full", "--clients", "500000", "--accept-rate", "50000", "--runs", "40", "--report", out)
-	// Where it stopped depends on how far the machine got in 100ms: a run,
-	// or the start of the runs.
+	began := make(chan error, 1)
+	go func() {
+		_, err := os.ReadFile(fifo) // returns once the program has written and closed it
+		began <- err
+		cancel()
+	}()
+	program := `read -r line; echo began > '` + fifo + `'; exec sleep 600`
+	r := jitterkit(t, ctx, "replay", "--exec", program, "--clients", "1000", "--runs", "3", "--report", out)
+	select {
+	case err := <-began:
+		require.NoError(t, err, "reading the FIFO the program writes when the replay asks it")
+	default:
+		require.Failf(t, "the replay ended before it asked the program", "exit %d, stderr %q", r.code, r.stderr)
+	}
 	assert.Equal(t, exitInterrupted, r.code, "replay: exit code")
 	assert.Equal(t, "jitterkit: interrupted during the replay; no report was written\n", r.stderr, "replay: stderr")
 	b, _ := os.ReadFile(old)

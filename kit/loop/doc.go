@@ -49,7 +49,9 @@
 // op, nor waits cannot be stopped in Go: its device is watched from outside
 // the bubble with a limit of real time ([Config.Timeout], 20 s by default,
 // millions of times what a loop takes), reported as hung, and its goroutines
-// are left behind. Once the loops of three devices have hung, the factory
+// are left behind. Its bubble runs on the test's T, so a hung loop that
+// ends after its test has ended ends a subtest of a test that is over: a
+// data race the race detector reports in that test binary. Once the loops of three devices have hung, the factory
 // observes no more devices and their policies say why at once.
 //
 // Every error of the adapter reaches the checks as a failure of the policy's

@@ -209,34 +209,53 @@ func TestAGoexitIsTheDevicesError(t *testing.T) {
 	assert.EqualError(t, err, "loop: its goroutine exited without returning after 1 calls of op (runtime.Goexit, as t.FailNow calls it)")
 }
 
-// spinner returns a loop that calls op twice and then spins, yielding,
-// until stop is set: a loop the fake clock cannot move.
-func spinner(stop *atomic.Bool) loop.Loop {
+// stuck returns a loop that calls op twice and then waits on never, a
+// channel made outside its bubble: a loop the fake clock cannot move. The
+// test never closes never: a hung loop's bubble runs on the test's T, and
+// one that ended after the test would end a subtest of a test that is over,
+// which the race detector reports.
+func stuck(never <-chan struct{}) loop.Loop {
 	return func(ctx context.Context, op func(context.Context) error) error {
 		op(ctx)
 		time.Sleep(time.Second)
 		op(ctx)
-		for !stop.Load() {
-			runtime.Gosched()
-		}
+		<-never
 		return nil
 	}
 }
 
 func TestAHangIsReportedAndLeftBehind(t *testing.T) {
-	var stop atomic.Bool
-	t.Cleanup(func() { stop.Store(true) })
-	f := loop.Factory(t, each(spinner(&stop)), loop.Config{Timeout: 50 * ms})
-	for _, id := range []string{"dev-1", "dev-2", "dev-3"} {
-		got, err := kit.Delays(f(kit.Device{ID: id}), 5)
-		assert.Equal(t, []time.Duration{time.Second}, got, "%s: the delays before the hang", id)
-		assert.EqualError(t, err, "loop: hung: did not finish within 50ms of real time (loop.Config.Timeout), after 2 calls of op: it spins without waiting, or waits on something outside its bubble (real I/O, a goroutine, channel or lock made outside it); its goroutines are left behind", id)
+	never := make(chan struct{})
+	var mu sync.Mutex
+	var made []string // the devices whose loops were made
+	loops := func(d kit.Device) loop.Loop {
+		mu.Lock()
+		made = append(made, d.ID)
+		mu.Unlock()
+		return stuck(never)
 	}
-	// Three hangs: the factory observes no more.
-	start := time.Now()
+	// A second of real time for what takes microseconds: the hangs are
+	// found by the timeout however loaded the machine. The three devices
+	// hang side by side, so the test waits one timeout, not three.
+	f := loop.Factory(t, loops, loop.Config{Timeout: time.Second})
+	ids := []string{"dev-1", "dev-2", "dev-3"}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			got, err := kit.Delays(f(kit.Device{ID: id}), 5)
+			assert.Equal(t, []time.Duration{time.Second}, got, "%s: the delays before the hang", id)
+			assert.EqualError(t, err, "loop: hung: did not finish within 1s of real time (loop.Config.Timeout), after 2 calls of op: it spins without waiting, or waits on something outside its bubble (real I/O, a goroutine, channel or lock made outside it); its goroutines are left behind", id)
+		})
+	}
+	wg.Wait()
+	// Three hangs: the factory observes no more, and does not even make
+	// the next device's loop.
 	_, err := f(kit.Device{ID: "dev-4"}).Next()
-	assert.EqualError(t, err, `loop: not observed: the loops of 3 devices hung before this one ("dev-1", "dev-2", "dev-3"); a loop that hangs three times hangs again`)
-	assert.Less(t, time.Since(start), 50*ms, "a device after three hangs is not observed at all")
+	require.Error(t, err)
+	assert.Regexp(t, `^loop: not observed: the loops of 3 devices hung before this one \("dev-[123]", "dev-[123]", "dev-[123]"\); a loop that hangs three times hangs again$`, err.Error())
+	mu.Lock()
+	defer mu.Unlock()
+	assert.ElementsMatch(t, ids, made, "the devices whose loops were made: not dev-4, after three hangs")
 }
 
 func TestDevicesAreObservedConcurrently(t *testing.T) {

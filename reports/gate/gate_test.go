@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -379,19 +380,34 @@ func hangsInTheReplay(t *testing.T) gate.Policy {
 }
 
 // TestCheckNamesAPolicyThatNeverReturns gates only the replay of a policy
-// whose one replayed device never returns, in a test binary given 12 s and
-// in one without a deadline: Check fails the test naming that device and
-// its attempt, rather than the binary dying with every goroutine's stack
-// or waiting for ever.
+// whose one replayed device never returns, in a test binary given 30 s and
+// no CallTimeout: Check fails the test naming that device and its attempt,
+// rather than the binary dying with every goroutine's stack or waiting for
+// ever.
+//
+// The replay's call timeout is then a quarter of what go test leaves the
+// gate, (30s - 5s) / 4 at most: the hang is named after about 6 s, and go
+// test's deadline is four times as far, so however slowly the child runs
+// the hang is found before it. Were the child slow enough to reach the
+// gate's stop, 5 s before the deadline, first, the replay would name the
+// call it stopped on instead; both say "did not return within".
 func TestCheckNamesAPolicyThatNeverReturns(t *testing.T) {
 	if kittest.InChild(t) {
 		gate.Check(t, hangsInTheReplay(t), gate.Config{Steps: gate.Replay, Replay: sim.Config{Runs: 3}})
 		return
 	}
-	out, failed := kittest.RunChild(t, "-test.timeout=12s")
+	out, failed := kittest.RunChild(t, "-test.timeout=30s")
 	require.True(t, failed, out)
 	assert.NotContains(t, out, "panic: test timed out")
 	assert.Contains(t, out, `the replay stopped at device "dev-00000001-0000003", delay 1: did not return within`)
+	// Named by the call timeout, that timeout came from go test's
+	// deadline: at least the gate's least, and not the default 30s.
+	if m := regexp.MustCompile(`did not return within ([0-9.]+s) \(hung\)`).FindStringSubmatch(out); m != nil {
+		d, err := time.ParseDuration(m[1])
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, d, time.Second, "the call timeout")
+		assert.LessOrEqual(t, d, (30*time.Second-5*time.Second)/4, "the call timeout: a quarter of what go test leaves the gate, at most")
+	}
 }
 
 // TestCheckNamesAPolicyThatNeverReturnsWithoutTimeout is

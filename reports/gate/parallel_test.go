@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,10 +88,15 @@ func TestPlanStaysWithinTheMemoryLimit(t *testing.T) {
 // error is the lowest cell's, whichever finished first.
 func TestEachReturnsTheFirstCellsError(t *testing.T) {
 	var calls atomic.Int32
+	var later sync.WaitGroup // cells 2 and 3, which fail before cell 1 does
+	later.Add(2)
 	err := each(4, 4, func(i int) error {
 		calls.Add(1)
-		if i == 1 {
-			time.Sleep(20 * time.Millisecond) // the later cells fail first
+		switch i {
+		case 1:
+			later.Wait()
+		case 2, 3:
+			defer later.Done()
 		}
 		if i >= 1 {
 			return fmt.Errorf("cell %d", i)
