@@ -15,12 +15,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/progress"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
+	"github.com/jitterkit/jitterkit/reports/gate/progress"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -306,7 +306,7 @@ func evaluate(e *env, o *options) error {
 		return retire(e, o, err)
 	}
 	cfg := o.cfg
-	cfg.Progress = progressOn(e.stderr)
+	cfg.Progress = progress.On(e.stderr)
 	rep, err := gate.Run(e.ctx, policies[0], cfg)
 	if err != nil {
 		return retire(e, o, gateError(e, err))
@@ -414,7 +414,7 @@ func compare(e *env, o *options) error {
 		return err
 	}
 	cfg := o.cfg
-	cfg.Progress = progressOn(e.stderr)
+	cfg.Progress = progress.On(e.stderr)
 	cs, err := gate.Compare(e.ctx, policies, o.clients, cfg)
 	if cerr := closeAll(policies); err == nil && cerr != nil {
 		err = &gate.InputError{Err: cerr}
@@ -423,11 +423,6 @@ func compare(e *env, o *options) error {
 		return gateError(e, err)
 	}
 	return reports.WriteComparisons(e.stdout, cs)
-}
-
-// progressOn returns the gate's progress: a bar on w when it is a terminal.
-func progressOn(w io.Writer) func(string, int64) gate.Meter {
-	return func(step string, total int64) gate.Meter { return progress.Start(w, step, total) }
 }
 
 // gateError returns the exit error of a gate that could not judge: an
