@@ -3,20 +3,9 @@
 // device ids and more, and a replay of the fleet failing together against
 // a server, with one verdict.
 //
-// Usage:
-//
-//	jitterkit demo             the four strategies compared, then a gate
-//	jitterkit check   [flags]  the property checks on one policy
-//	jitterkit replay  [flags]  the fleet replay of one policy
-//	jitterkit gate    [flags]  both, one verdict, and the reports
-//	jitterkit compare [flags]  policies side by side on one scenario
-//	jitterkit help [topic]     help on a command, or on policies
-//
-// Without a command it prints this usage and exits 2. A policy comes from
-// a spec (--policy full:base=100ms,cap=10s), a program that speaks the
-// exec protocol (--exec CMD), delays recorded on devices (--trace FILE),
-// or a YAML file whose keys are the flags' names (--config FILE). Run
-// "jitterkit help COMMAND" for each command's flags.
+// Run "jitterkit help" for the commands, "jitterkit help COMMAND" for a
+// command's flags, and "jitterkit help policies" for the four ways to give
+// a policy: a spec, a program, a trace or a config file.
 //
 //	Exit codes (version 2 of this contract; version 1 exited 2 for no verdict):
 //	  0    the policy passed
