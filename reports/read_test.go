@@ -41,3 +41,12 @@ func TestReadFile(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// TestPaths names WriteDir's files in dir, in its order.
+func TestPaths(t *testing.T) {
+	var want []string
+	for _, f := range reports.Formats() {
+		want = append(want, filepath.Join("out", string(f)))
+	}
+	assert.Equal(t, want, reports.Paths("out"))
+}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -205,9 +204,7 @@ func checkOutputs(o *options) error {
 		outputs = append(outputs, o.json)
 	}
 	if o.report != "" {
-		for _, f := range reports.Formats() {
-			outputs = append(outputs, filepath.Join(o.report, string(f)))
-		}
+		outputs = append(outputs, reports.Paths(o.report)...)
 		if fi, err := os.Stat(o.report); err == nil && !fi.IsDir() {
 			return usageError("--report %s is not a directory", o.report)
 		}
@@ -302,7 +299,7 @@ func evaluate(e *env, o *options) error {
 	}()
 	policies, err := openPolicies(e.ctx, o)
 	if err != nil {
-		closeAll(policies)
+		gate.CloseAll(policies)
 		return retire(e, o, err)
 	}
 	cfg := o.cfg
@@ -350,11 +347,7 @@ func evaluate(e *env, o *options) error {
 			}
 			return cmp.Or(outErr, err)
 		}
-		var files []string
-		for _, f := range reports.Formats() {
-			files = append(files, filepath.Join(o.report, string(f)))
-		}
-		fmt.Fprintf(e.stdout, "\nreport: %s\n", strings.Join(files, ", "))
+		fmt.Fprintf(e.stdout, "\nreport: %s\n", strings.Join(reports.Paths(o.report), ", "))
 	}
 	switch {
 	case outErr != nil:
@@ -410,13 +403,13 @@ func andList(items []string) string {
 func compare(e *env, o *options) error {
 	policies, err := openPolicies(e.ctx, o)
 	if err != nil {
-		closeAll(policies)
+		gate.CloseAll(policies)
 		return err
 	}
 	cfg := o.cfg
 	cfg.Progress = progress.On(e.stderr)
 	cs, err := gate.Compare(e.ctx, policies, o.clients, cfg)
-	if cerr := closeAll(policies); err == nil && cerr != nil {
+	if cerr := gate.CloseAll(policies); err == nil && cerr != nil {
 		err = &gate.InputError{Err: cerr}
 	}
 	if err != nil {

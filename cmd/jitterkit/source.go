@@ -58,19 +58,6 @@ func openPolicies(ctx context.Context, o *options) ([]gate.Policy, error) {
 	return out, nil
 }
 
-// closeAll closes every policy and returns the first failure.
-func closeAll(ps []gate.Policy) error {
-	var first error
-	for _, p := range ps {
-		if p.Close != nil {
-			if err := p.Close(); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
-}
-
 // reproduce returns the command line that finds again, with the seed, what
 // a step of o's command found: the check, or the replay's run of that seed
 // as the first of the fewest runs a replay takes, with every flag the
