@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/jitterkit/jitterkit/reports"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -16,16 +18,22 @@ import (
 // clients may be lists. Keys of flags that command does not take are read
 // and checked but not used, so that one file serves every command.
 func loadConfig(ctx context.Context, path, command string, o *options) error {
-	return readInput(ctx, "--config", path, maxConfigBytes, func(r io.Reader) error {
-		return readConfig(r, path, command, o)
+	err := reports.ReadFile(ctx, path, maxConfigBytes, func(r io.Reader) error {
+		data, err := io.ReadAll(r)
+		if err == nil {
+			err = readConfig(data, path, command, o)
+		}
+		return err
 	})
+	var e *exitError
+	if err != nil && !errors.As(err, &e) {
+		return fileError(ctx, "--config", path, err)
+	}
+	return err
 }
 
-func readConfig(r io.Reader, path, command string, o *options) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return inputError(fmt.Errorf("config %s: %w", path, err))
-	}
+// readConfig reads the config data, of the file path, into o.
+func readConfig(data []byte, path, command string, o *options) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")

@@ -8,6 +8,7 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
+	"github.com/jitterkit/jitterkit/reports/gate/progress"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -24,7 +25,7 @@ func demo(e *env) error {
 	fmt.Fprintf(e.stdout, "jitterkit: does a retry policy's jitter de-synchronise a fleet?\n\n")
 	fmt.Fprintf(e.stdout, "1. The four strategies, each replayed on fleets that fail together.\n\n")
 	fmt.Fprintf(e.stdout, "%s", demoIntro)
-	cs, err := gate.Compare(e.ctx, nil, nil, gate.Config{Progress: progressOn(e.stderr)})
+	cs, err := gate.Compare(e.ctx, nil, nil, gate.Config{Progress: progress.On(e.stderr)})
 	if err != nil {
 		return gateError(e, err)
 	}

@@ -3,20 +3,9 @@
 // device ids and more, and a replay of the fleet failing together against
 // a server, with one verdict.
 //
-// Usage:
-//
-//	jitterkit demo             the four strategies compared, then a gate
-//	jitterkit check   [flags]  the property checks on one policy
-//	jitterkit replay  [flags]  the fleet replay of one policy
-//	jitterkit gate    [flags]  both, one verdict, and the reports
-//	jitterkit compare [flags]  policies side by side on one scenario
-//	jitterkit help [topic]     help on a command, or on policies
-//
-// Without a command it prints this usage and exits 2. A policy comes from
-// a spec (--policy full:base=100ms,cap=10s), a program that speaks the
-// exec protocol (--exec CMD), delays recorded on devices (--trace FILE),
-// or a YAML file whose keys are the flags' names (--config FILE). Run
-// "jitterkit help COMMAND" for each command's flags.
+// Run "jitterkit help" for the commands, "jitterkit help COMMAND" for a
+// command's flags, and "jitterkit help policies" for the four ways to give
+// a policy: a spec, a program, a trace or a config file.
 //
 //	Exit codes (version 2 of this contract; version 1 exited 2 for no verdict):
 //	  0    the policy passed
@@ -34,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -125,7 +115,7 @@ const helpPolicies = `A policy comes from one of four sources.
 // an example. The notes, the flags from the flag table and the exit codes
 // follow. Paragraphs are wrapped; the example is not.
 var commandHeads = map[string][2]string{
-	"check": {`Check runs the property checks on one policy: spread of the early delays across devices, clusters of devices in lockstep, id populations, a frozen clock, reproducibility, the cap phase, bounds, and conformance to the claimed strategy. Warnings do not fail the check. A check that could not gather the evidence it needs (a program that stopped answering, too few devices) is inconclusive, never a pass; one that does not apply to the source (a trace cannot be made again at a frozen instant) is skipped.`,
+	"check": {`Check runs the property checks, listed below, on one policy. Warnings do not fail the check. A check that could not gather the evidence it needs (a program that stopped answering, too few devices) is inconclusive, never a pass; one that does not apply to the source (a trace cannot be made again at a frozen instant) is skipped.`,
 		`jitterkit check --policy equal:base=1s,cap=60s --devices 5000`},
 	"replay": {`Replay simulates a fleet of devices that fail together and retry against a server that accepts a limited number of requests per second, and judges the peak retry arrivals in one window against the window's accept budget.`,
 		`jitterkit replay --policy full:base=100ms,cap=10s --clients 400 \
@@ -160,6 +150,12 @@ func commandHelp(command string) string {
 	var b strings.Builder
 	head := commandHeads[command]
 	fmt.Fprintf(&b, "Usage: jitterkit %s [flags]\n\n%s\nExample:\n\n  %s\n", command, wrap(head[0], 75, ""), head[1])
+	if command == "check" {
+		b.WriteString("\nThe checks, in the order they run (conformance when the policy claims a\nstrategy):\n\n")
+		for _, c := range properties.Checks() {
+			b.WriteString(row(c.Name, c.Why, 19))
+		}
+	}
 	if command == "replay" || command == "gate" {
 		b.WriteString("\n" + wrap(fleetNote, 75, ""))
 	}
@@ -185,10 +181,17 @@ func commandHelp(command string) string {
 			if u, ok := usageFor[command][f.name]; ok {
 				text = u
 			}
-			fmt.Fprintf(&b, "  %-23s  %s", name, strings.TrimPrefix(wrap(text, 78-27, strings.Repeat(" ", 27)), strings.Repeat(" ", 27)))
+			b.WriteString(row(name, text, 27))
 		}
 	}
 	return b.String() + "\n" + exitCodes
+}
+
+// row returns a row of the help's two columns: name, indented by two, and
+// text wrapped from column col to the 78th.
+func row(name, text string, col int) string {
+	indent := strings.Repeat(" ", col)
+	return fmt.Sprintf("  %-*s%s", col-2, name, strings.TrimPrefix(wrap(text, 78-col, indent), indent))
 }
 
 // wrap breaks text into lines of at most width bytes between words, each

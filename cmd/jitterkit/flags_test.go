@@ -43,7 +43,7 @@ func TestFlagForms(t *testing.T) {
 func TestConfigOverride(t *testing.T) {
 	o := &options{command: "check"}
 	cfg := "policy: equal:base=1s,cap=60s\ndevices: 5000\nmin-cv: 0.2\nclients: 50000\ndown: 60s\n"
-	require.NoError(t, readConfig(strings.NewReader(cfg), "ci.yaml", "check", o))
+	require.NoError(t, readConfig([]byte(cfg), "ci.yaml", "check", o))
 	require.NoError(t, parseFlags("check", []string{"--devices", "2000"}, o))
 	assert.Equal(t, 2000, o.cfg.Checks.Devices, "the flag")
 	assert.Equal(t, 0.2, o.cfg.Checks.Thresholds.MinCV)
@@ -52,13 +52,13 @@ func TestConfigOverride(t *testing.T) {
 	assert.Zero(t, o.cfg.Scenario.Down, "check takes no down")
 
 	o = &options{command: "compare"}
-	require.NoError(t, readConfig(strings.NewReader("policy: [none, full]\nclients: [400, 800]\n"), "ci.yaml", "compare", o))
+	require.NoError(t, readConfig([]byte("policy: [none, full]\nclients: [400, 800]\n"), "ci.yaml", "compare", o))
 	require.NoError(t, parseFlags("compare", []string{"--policy", "equal", "--policy", "decorrelated"}, o))
 	assert.Equal(t, []string{"equal:base=100ms,cap=10s", "decorrelated:base=100ms,cap=10s"}, specTexts(o), "the command line's list replaces the config's")
 	assert.Equal(t, []int{400, 800}, o.clients)
 
 	o = &options{command: "gate", given: map[string]bool{}}
-	err := readConfig(strings.NewReader("policy: full\nclients: [400, 800]\nscenario:\n"), "ci.yaml", "gate", o)
+	err := readConfig([]byte("policy: full\nclients: [400, 800]\nscenario:\n"), "ci.yaml", "gate", o)
 	assert.EqualError(t, err, "ci.yaml:3: scenario: want a single value")
 }
 
@@ -81,7 +81,7 @@ func TestConfigCoversFlags(t *testing.T) {
 		fmt.Fprintf(&yaml, "%s: %q\n", f.name, v)
 	}
 	o := &options{command: "replay"}
-	require.NoError(t, readConfig(strings.NewReader(yaml.String()), "all.yaml", "replay", o))
+	require.NoError(t, readConfig([]byte(yaml.String()), "all.yaml", "replay", o))
 	assert.Equal(t, sim.Storm, o.cfg.Scenario.Kind)
 	assert.Equal(t, uint64(7), o.cfg.Seed)
 }

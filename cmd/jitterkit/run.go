@@ -9,18 +9,17 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/jitterkit/jitterkit/cmd/jitterkit/internal/progress"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
+	"github.com/jitterkit/jitterkit/reports/gate/progress"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -205,9 +204,7 @@ func checkOutputs(o *options) error {
 		outputs = append(outputs, o.json)
 	}
 	if o.report != "" {
-		for _, f := range reports.Formats() {
-			outputs = append(outputs, filepath.Join(o.report, string(f)))
-		}
+		outputs = append(outputs, reports.Paths(o.report)...)
 		if fi, err := os.Stat(o.report); err == nil && !fi.IsDir() {
 			return usageError("--report %s is not a directory", o.report)
 		}
@@ -302,11 +299,11 @@ func evaluate(e *env, o *options) error {
 	}()
 	policies, err := openPolicies(e.ctx, o)
 	if err != nil {
-		closeAll(policies)
+		gate.CloseAll(policies)
 		return retire(e, o, err)
 	}
 	cfg := o.cfg
-	cfg.Progress = progressOn(e.stderr)
+	cfg.Progress = progress.On(e.stderr)
 	rep, err := gate.Run(e.ctx, policies[0], cfg)
 	if err != nil {
 		return retire(e, o, gateError(e, err))
@@ -350,11 +347,7 @@ func evaluate(e *env, o *options) error {
 			}
 			return cmp.Or(outErr, err)
 		}
-		var files []string
-		for _, f := range reports.Formats() {
-			files = append(files, filepath.Join(o.report, string(f)))
-		}
-		fmt.Fprintf(e.stdout, "\nreport: %s\n", strings.Join(files, ", "))
+		fmt.Fprintf(e.stdout, "\nreport: %s\n", strings.Join(reports.Paths(o.report), ", "))
 	}
 	switch {
 	case outErr != nil:
@@ -410,24 +403,19 @@ func andList(items []string) string {
 func compare(e *env, o *options) error {
 	policies, err := openPolicies(e.ctx, o)
 	if err != nil {
-		closeAll(policies)
+		gate.CloseAll(policies)
 		return err
 	}
 	cfg := o.cfg
-	cfg.Progress = progressOn(e.stderr)
+	cfg.Progress = progress.On(e.stderr)
 	cs, err := gate.Compare(e.ctx, policies, o.clients, cfg)
-	if cerr := closeAll(policies); err == nil && cerr != nil {
+	if cerr := gate.CloseAll(policies); err == nil && cerr != nil {
 		err = &gate.InputError{Err: cerr}
 	}
 	if err != nil {
 		return gateError(e, err)
 	}
 	return reports.WriteComparisons(e.stdout, cs)
-}
-
-// progressOn returns the gate's progress: a bar on w when it is a terminal.
-func progressOn(w io.Writer) func(string, int64) gate.Meter {
-	return func(step string, total int64) gate.Meter { return progress.Start(w, step, total) }
 }
 
 // gateError returns the exit error of a gate that could not judge: an

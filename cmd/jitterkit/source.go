@@ -1,15 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/jitterkit/jitterkit/kit"
-	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -54,47 +49,13 @@ func openPolicies(ctx context.Context, o *options) ([]gate.Policy, error) {
 		out = append(out, p)
 	}
 	if o.trace != "" {
-		p, err := openTrace(ctx, o.trace, cmp.Or(o.memoryLimit, properties.DefaultMemoryLimit)/traceBytesPerMemory)
+		p, err := gate.OpenTrace(ctx, o.trace, o.memoryLimit)
 		if err != nil {
-			return out, err
+			return out, fileError(ctx, "--trace", o.trace, err)
 		}
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// openTrace reads the trace at path, of at most max bytes.
-func openTrace(ctx context.Context, path string, max int64) (gate.Policy, error) {
-	var t *kit.Trace
-	err := readInput(ctx, "--trace", path, max, func(r io.Reader) error {
-		var err error
-		t, err = kit.ReadTrace(r)
-		var te *kit.TraceError
-		switch {
-		case errors.As(err, &te) && te.Field != "":
-			return inputError(fmt.Errorf("%s:%d: %s: %v", path, te.Line, te.Field, te.Err))
-		case errors.As(err, &te):
-			return inputError(fmt.Errorf("%s:%d: %v", path, te.Line, te.Err))
-		}
-		return err
-	})
-	if err != nil {
-		return gate.Policy{}, err
-	}
-	return gate.TracePolicy(path, t), nil
-}
-
-// closeAll closes every policy and returns the first failure.
-func closeAll(ps []gate.Policy) error {
-	var first error
-	for _, p := range ps {
-		if p.Close != nil {
-			if err := p.Close(); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
 }
 
 // reproduce returns the command line that finds again, with the seed, what

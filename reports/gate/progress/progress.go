@@ -1,5 +1,6 @@
-// Package progress draws a one-line progress bar on a terminal, for work
-// that takes longer than about a second, and nothing anywhere else.
+// Package progress draws a gate's progress as a one-line bar on a
+// terminal, for work that takes longer than about a second, and nothing
+// anywhere else.
 package progress
 
 import (
@@ -10,7 +11,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/jitterkit/jitterkit/reports/gate"
 )
+
+// On returns a gate's Config.Progress that draws each step's bar on w
+// when w is a terminal, labelled by the step.
+func On(w io.Writer) func(step string, total int64) gate.Meter {
+	return func(step string, total int64) gate.Meter { return Start(w, step, total) }
+}
 
 // Delay is how long work runs before its bar appears: shorter work shows
 // none.
