@@ -110,7 +110,7 @@ func TestOffsetFromPolicyFails(t *testing.T) {
 	var de *DeviceError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, 1, de.Attempt, "the attempt whose delay failed: %v", err)
-	assert.Equal(t, PolicyPanic, de.Cause, "%v", err)
+	assert.Equal(t, StopPanic, de.Cause, "%v", err)
 	assert.Equal(t, deviceID(0, 0), de.Device, "%v", err)
 
 	stops := func(kit.Device) kit.Policy { return kit.FromSlice(nil) }

@@ -664,7 +664,7 @@ func (g *gate) replayOn(p Policy, clients int, cfg sim.Config, m Meter) (res sim
 	}
 	var de *sim.DeviceError
 	switch {
-	case g.nearTestDeadline() && errors.As(err, &de) && de.Cause == sim.PolicyHung:
+	case g.nearTestDeadline() && errors.As(err, &de) && de.Cause == sim.StopHung:
 		// Go test's deadline, not the user, stopped the replay, on a call
 		// that never returned: the policy's defect, named with its device.
 		return res, de, nil
