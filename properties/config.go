@@ -369,7 +369,8 @@ const (
 
 // Validate reports the first field of c, after defaults, that is out of
 // range, and refuses a run that would need more memory than its
-// MemoryLimit, saying how much it would need and what to change.
+// MemoryLimit, saying how much it would need and what to change. Its
+// error is a *[kit.ConfigError].
 func (c Config) Validate() error {
 	d := c.withDefaults()
 	t := d.Thresholds
@@ -424,28 +425,15 @@ func (c Config) Validate() error {
 		}
 	}
 	if need := d.Memory(); need > d.MemoryLimit {
-		return &ConfigError{Memory: true, Err: fmt.Errorf("checking %d devices over %d attempts would need about %s, above the memory limit of %s: check fewer devices or fewer attempts, or raise the limit",
+		return &kit.ConfigError{Package: "properties", Memory: true, Err: fmt.Errorf("checking %d devices over %d attempts would need about %s, above the memory limit of %s: check fewer devices or fewer attempts, or raise the limit",
 			d.Devices, d.CapAttempts, kit.FormatBytes(need), kit.FormatBytes(d.MemoryLimit))}
 	}
 	return nil
 }
 
-// A ConfigError reports a field of a Config out of range, or a run that
-// would need more memory than its limit.
-type ConfigError struct {
-	// Err says what is wrong, without the package's prefix.
-	Err error
-	// Memory is set when the run would need more memory than
-	// Config.MemoryLimit: raising the limit is one remedy.
-	Memory bool
-}
-
-func (e *ConfigError) Error() string { return "properties: " + e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// invalid returns a *ConfigError saying what is wrong.
+// invalid returns a *kit.ConfigError saying what is wrong.
 func invalid(format string, args ...any) error {
-	return &ConfigError{Err: fmt.Errorf(format, args...)}
+	return &kit.ConfigError{Package: "properties", Err: fmt.Errorf(format, args...)}
 }
 
 // Bytes the memory estimate counts per device. The run keeps every

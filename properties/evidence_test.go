@@ -213,7 +213,7 @@ func TestRapidsBudgetIsNotAPass(t *testing.T) {
 func TestMemoryRefusedUpFront(t *testing.T) {
 	cfg := Config{Devices: 20_000_000}
 	err := cfg.Validate()
-	var me *ConfigError
+	var me *kit.ConfigError
 	require.ErrorAs(t, err, &me)
 	assert.True(t, me.Memory)
 	assert.Equal(t, "properties: checking 20000000 devices over 32 attempts would need about 32.8 GiB, above the memory limit of 4.0 GiB: check fewer devices or fewer attempts, or raise the limit", err.Error())

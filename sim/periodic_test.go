@@ -200,8 +200,8 @@ func TestWideWindowWarns(t *testing.T) {
 // periodic kinds, and an unknown offset; the scenario's own is none there.
 func TestTimerOffsetValidate(t *testing.T) {
 	err := Scenario{TimerOffset: OffsetPolicy}.Validate(Config{})
-	var ce *ConfigError
-	require.True(t, errors.As(err, &ce), "Validate: %v; want a *ConfigError", err)
+	var ce *kit.ConfigError
+	require.True(t, errors.As(err, &ce), "Validate: %v; want a *kit.ConfigError", err)
 	assert.EqualError(t, err, `sim: timer offset "policy" is for the periodic kinds, not outage`)
 	assert.EqualError(t, Scenario{Kind: Periodic, TimerOffset: "boot"}.Validate(Config{}), `sim: unknown timer offset "boot" (want scenario or policy)`)
 	assert.EqualError(t, Scenario{TimerOffset: "boot"}.Validate(Config{}), `sim: unknown timer offset "boot" (want scenario or policy)`)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
 )
 
 // A Kind is the shape of a scenario: how the fleet's attempts begin.
@@ -320,7 +322,8 @@ func (s Scenario) WithDefaults() Scenario {
 // replay that would need more memory than s.MemoryLimit even one run at a
 // time, saying how much it would need and what to change ([Scenario.Memory]).
 // It is what [Replay] refuses before any work: a replay that Validate
-// accepts produces finite figures and needs no more than its limit.
+// accepts produces finite figures and needs no more than its limit. Its
+// error is a *[kit.ConfigError].
 func (s Scenario) Validate(cfg Config) error {
 	if err := s.validateFields(); err != nil {
 		return err
@@ -490,21 +493,7 @@ type scenarioJSON struct {
 	MaxAttempts  int     `json:"max_attempts"`
 }
 
-// A ConfigError reports a field of a Scenario or a Config out of range, or
-// a replay that would need more memory than its limit. Its message says
-// which field, what it holds and what is allowed.
-type ConfigError struct {
-	// Err says what is wrong, without the package's prefix.
-	Err error
-	// Memory is set when the replay would need more memory than
-	// Scenario.MemoryLimit: raising the limit is one remedy.
-	Memory bool
-}
-
-func (e *ConfigError) Error() string { return "sim: " + e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// invalid returns a *ConfigError saying what is wrong.
+// invalid returns a *kit.ConfigError saying what is wrong.
 func invalid(format string, args ...any) error {
-	return &ConfigError{Err: fmt.Errorf(format, args...)}
+	return &kit.ConfigError{Package: "sim", Err: fmt.Errorf(format, args...)}
 }

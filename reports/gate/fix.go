@@ -431,7 +431,7 @@ func (g *gate) clearOfSample(res sim.Result) bool {
 
 // tooBig reports whether err refuses a replay for the memory it would need.
 func tooBig(err error) bool {
-	var ce *sim.ConfigError
+	var ce *kit.ConfigError
 	return errors.As(err, &ce) && ce.Memory
 }
 
