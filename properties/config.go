@@ -41,9 +41,10 @@ type Config struct {
 	// Second, when set, is the same policy from a second process (an exec
 	// policy started again), for reproducibility across processes.
 	Second kit.Factory
-	// Source says what the policy's source lets the checks do; the zero
-	// value is InProcess, a Go factory, to which every check applies.
-	Source Source
+	// Source is where the policy comes from, which says which checks
+	// apply (see [kit.Source]); the zero value is a Go factory, to which
+	// every check applies.
+	Source kit.Source
 	// RequireReproducible makes reproducibility a failure rather than a
 	// warning.
 	RequireReproducible bool
@@ -79,40 +80,6 @@ const (
 	DefaultCallTimeout = 30 * time.Second
 	DefaultMemoryLimit = 4 << 30
 )
-
-// A Source is what a policy's source lets the checks do with it.
-type Source int
-
-// The kinds of source.
-const (
-	// InProcess is a Go factory called in this process: every check
-	// applies.
-	InProcess Source = iota
-	// External is a program outside this process, such as one speaking
-	// the exec protocol. It is never told a device's boot instant and its
-	// clock cannot be frozen, so frozen-clock does not apply: a program
-	// seeded from its own clock shows in spread and clusters instead.
-	External
-	// Recorded is delays recorded from real devices (a trace). It holds
-	// only its own devices and their recorded delays, so the checks that
-	// make new devices (id-populations), make them again (reproducibility)
-	// or make them at a frozen instant (frozen-clock) do not apply, and
-	// cap-phase applies only when the recording reaches past the first
-	// delays.
-	Recorded
-)
-
-func (s Source) String() string {
-	switch s {
-	case InProcess:
-		return "in-process"
-	case External:
-		return "external"
-	case Recorded:
-		return "recorded"
-	}
-	return fmt.Sprintf("Source(%d)", int(s))
-}
 
 // DefaultBoot is the boot instant given to every device by default:
 // midnight UTC 2000-01-01, where testing/synctest's fake clock starts.
@@ -387,8 +354,8 @@ func (c Config) Validate() error {
 		return invalid("timeout %v is negative", c.Timeout)
 	case c.MemoryLimit < 0:
 		return invalid("memory limit %d is negative", c.MemoryLimit)
-	case c.Source != InProcess && c.Source != External && c.Source != Recorded:
-		return invalid("unknown source %v", c.Source)
+	case !c.Source.Known():
+		return invalid("unknown source %q", c.Source)
 	case !(t.MinCV > 0) || math.IsInf(t.MinCV, 0):
 		return invalid("MinCV %v is not a positive number", t.MinCV)
 	case !(t.ClusterAlpha > 0 && t.ClusterAlpha < 1):

@@ -134,12 +134,12 @@ func validate(o *options) error {
 	if len(o.clients) == 0 {
 		o.clients = []int{0} // the scenario's default
 	}
-	src := gate.Spec
+	src := kit.SourceSpec
 	switch {
 	case o.trace != "":
-		src = gate.Trace
+		src = kit.SourceTrace
 	case o.exec != "":
-		src = gate.Exec
+		src = kit.SourceExec
 	}
 	if o.command != "compare" {
 		if err := checkOneSource(o); err != nil {

@@ -14,31 +14,15 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// A Source is where a policy comes from. The report names it, and it says
-// which checks apply: a program outside the process is never told a
-// device's boot instant, and a recording cannot be made again.
-type Source string
-
-// The sources of a policy.
-const (
-	// Go is a factory of the caller's, in this process.
-	Go Source = "go"
-	// Spec is one of the built-in strategies, described by a kit.Spec.
-	Spec Source = "spec"
-	// Exec is a program outside the process, speaking the exec protocol.
-	Exec Source = "exec"
-	// Trace is delays recorded from real devices.
-	Trace Source = "trace"
-)
-
 // A Policy is what a gate judges: a factory, what the report calls it and
 // where it comes from.
 type Policy struct {
 	// Name is what the report calls the policy: its spec, the command that
 	// runs it, its trace file, or a name of the caller's.
 	Name string
-	// Source is where the policy comes from; the zero value is Go.
-	Source Source
+	// Source is where the policy comes from; the zero value is
+	// kit.SourceGo.
+	Source kit.Source
 	// Factory makes each device's policy.
 	Factory kit.Factory
 	// Spec describes a built-in strategy: conformance holds the policy to
@@ -67,33 +51,26 @@ type Policy struct {
 
 // SpecPolicy returns the built-in strategy s describes, named by its spec.
 func SpecPolicy(s kit.Spec) Policy {
-	return Policy{Name: s.String(), Source: Spec, Factory: s.Factory(), Spec: &s}
+	return Policy{Name: s.String(), Source: kit.SourceSpec, Factory: s.Factory(), Spec: &s}
 }
 
 // GoPolicy returns the policy f makes, named name.
 func GoPolicy(name string, f kit.Factory) Policy {
-	return Policy{Name: name, Source: Go, Factory: f}
+	return Policy{Name: name, Source: kit.SourceGo, Factory: f}
 }
 
 // TracePolicy returns the delays t recorded, named name (its file, say).
 func TracePolicy(name string, t *kit.Trace) Policy {
-	return Policy{Name: name, Source: Trace, Factory: t.Factory(), IDs: t.IDs()}
+	return Policy{Name: name, Source: kit.SourceTrace, Factory: t.Factory(), IDs: t.IDs()}
 }
 
 // report returns how the report names the policy.
 func (p Policy) report() reports.Policy {
-	r := reports.Policy{Name: p.Name, Source: string(p.source()), Command: p.Command}
+	r := reports.Policy{Name: p.Name, Source: p.Source.OrGo(), Command: p.Command}
 	if p.Spec != nil {
 		r.Spec = p.Spec.String()
 	}
 	return r
-}
-
-func (p Policy) source() Source {
-	if p.Source == "" {
-		return Go
-	}
-	return p.Source
 }
 
 // err returns the source's own failure, or nil.
@@ -353,14 +330,12 @@ func (g *gate) checksConfig() properties.Config {
 	if g.p.IDs != nil {
 		cfg.IDs = g.p.IDs
 	}
-	switch g.p.source() {
-	case Exec:
+	cfg.Source = g.p.Source
+	if cfg.Source == kit.SourceExec {
 		// The program's own silence timeout decides whether it answers
 		// in time; a second watch on each call would make machine speed
 		// a verdict.
-		cfg.Source, cfg.CallTimeout = properties.External, -1
-	case Trace:
-		cfg.Source = properties.Recorded
+		cfg.CallTimeout = -1
 	}
 	if s := g.p.Spec; s != nil {
 		claim := *s
@@ -418,7 +393,7 @@ func (g *gate) scenarioOf(p Policy, clients int) (sim.Scenario, error) {
 // without IDs) has its devices checked once it is read, and its own
 // fleet's scenario validated then.
 func (g *gate) validate(sizes ...int) error {
-	unread := g.p.source() == Trace && g.p.IDs == nil
+	unread := g.p.Source == kit.SourceTrace && g.p.IDs == nil
 	if g.cfg.Steps&Checks != 0 && !unread {
 		if err := g.checksConfig().Validate(); err != nil {
 			return &InputError{err}
@@ -640,7 +615,7 @@ func (g *gate) replayOn(p Policy, clients int, cfg sim.Config, m Meter) (res sim
 		s.IDs = nil
 	}
 	switch {
-	case p.source() == Exec:
+	case p.Source == kit.SourceExec:
 		// As in the checks, the program's own silence timeout decides
 		// whether it answers in time.
 		cfg.CallTimeout = 0
