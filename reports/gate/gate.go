@@ -114,9 +114,16 @@ const DefaultSeed = 1
 type Config struct {
 	// Steps are the steps to run; zero means All.
 	Steps Step
-	// Seed is the seed of the checks and of the replay (default
-	// DefaultSeed); it overrides Checks.Seed and Replay.Seed, so that one
-	// seed gives one report.
+	// Seed is the only seed of a gate (default DefaultSeed): the checks
+	// and the replay both run on it, so that one seed gives one report.
+	// Checks.Seed and Replay.Seed must be left zero; Validate, Run and
+	// Compare refuse a Config that sets either, with an *InputError.
+	//
+	// The memory limits are not the gate's: Checks.MemoryLimit bounds the
+	// checks and Scenario.MemoryLimit every replay (each package's
+	// DefaultMemoryLimit when zero), and replays run side by side only
+	// while together they fit within the smallest of their scenarios'
+	// limits. The CLI's --memory-limit sets both.
 	Seed uint64
 	// Checks configures the property checks. Its Claim and Cap default to
 	// the policy's spec, its IDs to a recording's devices, and its Source
@@ -263,6 +270,9 @@ func run(ctx context.Context, p Policy, cfg Config, check checker) (rep reports.
 	if p.Factory == nil {
 		panic("gate: a policy without a factory")
 	}
+	if err := cfg.oneSeed(); err != nil {
+		return rep, err
+	}
 	g := &gate{ctx: ctx, p: p, cfg: cfg.withDefaults(), check: check}
 	if err := g.validate(); err != nil {
 		return rep, err
@@ -300,6 +310,18 @@ type gate struct {
 	p     Policy
 	cfg   Config
 	check checker
+}
+
+// oneSeed refuses a seed of the checks or of the replay: the gate's Seed
+// is the only one.
+func (c Config) oneSeed() error {
+	switch {
+	case c.Checks.Seed != 0:
+		return &InputError{fmt.Errorf("Checks.Seed is %d: a gate's checks run on its own Seed; set Config.Seed instead", c.Checks.Seed)}
+	case c.Replay.Seed != 0:
+		return &InputError{fmt.Errorf("Replay.Seed is %d: a gate's replay runs on its own Seed; set Config.Seed instead", c.Replay.Seed)}
+	}
+	return nil
 }
 
 // withDefaults returns c with its zero fields set.

@@ -16,6 +16,9 @@ import (
 // recording is replayed whole). The error is an *InputError in the words
 // of the package that refused, such as sim's memory estimate.
 func (c Config) Validate(src kit.Source, sizes ...int) error {
+	if err := c.oneSeed(); err != nil {
+		return err
+	}
 	c = c.withDefaults()
 	if c.Sample > 1 && src == kit.SourceTrace && c.Steps&Replay != 0 {
 		return &InputError{errors.New("a sample does not apply to a recording, which is replayed whole")}
