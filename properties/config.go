@@ -328,11 +328,9 @@ func (t Thresholds) withDefaults() Thresholds {
 	return t
 }
 
-// Limits beyond which a Config is refused.
-const (
-	// MaxAttempts is the most delays a run reads from one device.
-	MaxAttempts = 1 << 16
-)
+// maxAttempts is the most delays a run reads from one device: a Config
+// beyond it is refused.
+const maxAttempts = 1 << 16
 
 // Validate reports the first field of c, after defaults, that is out of
 // range, and refuses a run that would need more memory than its
@@ -344,10 +342,10 @@ func (c Config) Validate() error {
 	switch {
 	case c.Devices < 0:
 		return invalid("devices %d is negative", c.Devices)
-	case c.Attempts < 0 || c.Attempts > MaxAttempts:
-		return invalid("attempts %d is not between 1 and %d", c.Attempts, MaxAttempts)
-	case c.CapAttempts < 0 || c.CapAttempts > MaxAttempts:
-		return invalid("cap attempts %d is not between 1 and %d", c.CapAttempts, MaxAttempts)
+	case c.Attempts < 0 || c.Attempts > maxAttempts:
+		return invalid("attempts %d is not between 1 and %d", c.Attempts, maxAttempts)
+	case c.CapAttempts < 0 || c.CapAttempts > maxAttempts:
+		return invalid("cap attempts %d is not between 1 and %d", c.CapAttempts, maxAttempts)
 	case c.Cap < 0:
 		return invalid("cap %v is negative", c.Cap)
 	case c.Timeout < 0:

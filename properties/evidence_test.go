@@ -231,7 +231,7 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{Config{Devices: -1}, "properties: devices -1 is negative"},
-		{Config{Attempts: MaxAttempts + 1}, "properties: attempts 65537 is not between 1 and 65536"},
+		{Config{Attempts: maxAttempts + 1}, "properties: attempts 65537 is not between 1 and 65536"},
 		{Config{Thresholds: Thresholds{MinCV: -1}}, "properties: MinCV -1 is not a positive number"},
 		{Config{Thresholds: Thresholds{ArrivalRatio: 0.5}}, "properties: ArrivalRatio 0.5 is not a number above 1"},
 		{Config{IDs: []string{"a", ""}}, "properties: IDs[1] is empty"},
