@@ -18,9 +18,9 @@ func (e *SpecError) Error() string {
 	return fmt.Sprintf("policy spec %q: %s: %v", shorten(e.Spec), shorten(e.Part), e.Err)
 }
 
-// MaxSpecLen is the longest policy spec ParseSpec reads, in bytes: a spec
+// maxSpecLen is the longest policy spec ParseSpec reads, in bytes: a spec
 // names a strategy and at most four keys.
-const MaxSpecLen = 1024
+const maxSpecLen = 1024
 
 // shorten cuts s to 100 bytes for an error message, saying how much more
 // there was.
@@ -46,8 +46,8 @@ func ParseSpec(text string) (Spec, error) {
 	fail := func(part string, format string, args ...any) (Spec, error) {
 		return Spec{}, &SpecError{Spec: text, Part: part, Err: fmt.Errorf(format, args...)}
 	}
-	if len(text) > MaxSpecLen {
-		return fail("spec", "%d bytes long; a spec is at most %d", len(text), MaxSpecLen)
+	if len(text) > maxSpecLen {
+		return fail("spec", "%d bytes long; a spec is at most %d", len(text), maxSpecLen)
 	}
 	name, rest, hasKeys := strings.Cut(strings.TrimSpace(text), ":")
 	s := Spec{Strategy: Strategy(strings.TrimSpace(name))}

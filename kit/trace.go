@@ -41,10 +41,10 @@ func (e *TraceError) Unwrap() error { return e.Err }
 // Limits on what ReadTrace reads: a line of a trace holds an id, an
 // attempt number and a delay, so a longer line is not a trace.
 const (
-	// MaxTraceLine is the longest line of a trace, in bytes.
-	MaxTraceLine = 64 << 10
-	// MaxIDLen is the longest device id, in bytes.
-	MaxIDLen = 256
+	// maxTraceLine is the longest line of a trace, in bytes.
+	maxTraceLine = 64 << 10
+	// maxIDLen is the longest device id, in bytes.
+	maxIDLen = 256
 )
 
 // ReadTrace reads a trace: CSV with the header device,attempt,delay_s and
@@ -58,12 +58,12 @@ const (
 // a negative delay for the checks to report. Anything else that is wrong (a
 // missing header, a bad number, a wrong number of fields, attempts out of
 // order or repeated, a file without delays, a line longer than
-// MaxTraceLine or an id longer than MaxIDLen) is a [*TraceError] naming the
+// 64 KiB or an id longer than 256 bytes) is a [*TraceError] naming the
 // line and the field. ReadTrace holds what it reads in memory: a caller
 // reading untrusted input bounds its size, for example with an
 // io.LimitedReader.
 func ReadTrace(r io.Reader) (*Trace, error) {
-	br := bufio.NewReader(&lineLimit{r: r, max: MaxTraceLine, line: 1})
+	br := bufio.NewReader(&lineLimit{r: r, max: maxTraceLine, line: 1})
 	if bom, err := br.Peek(3); err == nil && string(bom) == "\uFEFF" {
 		br.Discard(3)
 	}
@@ -109,8 +109,8 @@ func ReadTrace(r io.Reader) (*Trace, error) {
 		if id == "" {
 			return nil, &TraceError{Line: line, Field: "device", Err: errors.New("empty device id")}
 		}
-		if len(id) > MaxIDLen {
-			return nil, &TraceError{Line: line, Field: "device", Err: fmt.Errorf("a device id of %d bytes; ids are at most %d", len(id), MaxIDLen)}
+		if len(id) > maxIDLen {
+			return nil, &TraceError{Line: line, Field: "device", Err: fmt.Errorf("a device id of %d bytes; ids are at most %d", len(id), maxIDLen)}
 		}
 		attempt, err := strconv.Atoi(attemptText)
 		if err != nil {

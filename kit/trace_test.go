@@ -228,14 +228,14 @@ func FuzzReadTrace(f *testing.F) {
 
 func TestReadTraceLimits(t *testing.T) {
 	const h = "device,attempt,delay_s\n"
-	long := strings.Repeat("x", MaxIDLen+1)
+	long := strings.Repeat("x", maxIDLen+1)
 	tests := []struct {
 		name string
 		r    io.Reader
 		want string
 	}{
 		{"endless zeros", io.LimitReader(zeros{}, 1<<30), "trace line 1: a line longer than 65536 bytes; a trace's lines hold a device id, an attempt and a delay"},
-		{"a long line after good ones", strings.NewReader(h + "a,1,1\n" + strings.Repeat("9", MaxTraceLine+1) + "\n"), "trace line 3: a line longer than 65536 bytes; a trace's lines hold a device id, an attempt and a delay"},
+		{"a long line after good ones", strings.NewReader(h + "a,1,1\n" + strings.Repeat("9", maxTraceLine+1) + "\n"), "trace line 3: a line longer than 65536 bytes; a trace's lines hold a device id, an attempt and a delay"},
 		{"a long id", strings.NewReader(h + long + ",1,1\n"), "trace line 2, field device: a device id of 257 bytes; ids are at most 256"},
 	}
 	for _, tt := range tests {

@@ -32,7 +32,7 @@ func (r *runner) capPhase() Result {
 		for _, d := range r.clean {
 			longest = max(longest, len(d.delays))
 		}
-		if r.cfg.Source == Recorded {
+		if r.cfg.Source == kit.SourceTrace {
 			return skipped(NameCapPhase, fmt.Sprintf("fewer than %d devices of the trace have a delay beyond attempt %d (the longest holds %d): the recording never reaches the cap phase; record delays through a longer outage to judge it",
 				r.cfg.Thresholds.MinDevices, r.cfg.Attempts, longest))
 		}
@@ -58,7 +58,7 @@ func (r *runner) capPhase() Result {
 	res.Detail = fmt.Sprintf("lowest CV %.3g at delay %d across %d devices, over delays %d to %d; want ≥ %g",
 		sf.cv, sf.attempt+1, sf.devices, r.cfg.Attempts+1, r.cfg.Attempts+sf.examined, r.cfg.Thresholds.MinCV) +
 		c.summary(fmt.Sprintf("delay %d", c.attempt+1))
-	if r.cfg.Source == Recorded {
+	if r.cfg.Source == kit.SourceTrace {
 		if seen, why := r.capSeen(r.cfg.Attempts + sf.examined); !seen {
 			return skipped(NameCapPhase, why+"; the later delays it holds spread ("+res.Detail+")")
 		}

@@ -41,9 +41,10 @@ type Config struct {
 	// Second, when set, is the same policy from a second process (an exec
 	// policy started again), for reproducibility across processes.
 	Second kit.Factory
-	// Source says what the policy's source lets the checks do; the zero
-	// value is InProcess, a Go factory, to which every check applies.
-	Source Source
+	// Source is where the policy comes from, which says which checks
+	// apply (see [kit.Source]); the zero value is a Go factory, to which
+	// every check applies.
+	Source kit.Source
 	// RequireReproducible makes reproducibility a failure rather than a
 	// warning.
 	RequireReproducible bool
@@ -79,40 +80,6 @@ const (
 	DefaultCallTimeout = 30 * time.Second
 	DefaultMemoryLimit = 4 << 30
 )
-
-// A Source is what a policy's source lets the checks do with it.
-type Source int
-
-// The kinds of source.
-const (
-	// InProcess is a Go factory called in this process: every check
-	// applies.
-	InProcess Source = iota
-	// External is a program outside this process, such as one speaking
-	// the exec protocol. It is never told a device's boot instant and its
-	// clock cannot be frozen, so frozen-clock does not apply: a program
-	// seeded from its own clock shows in spread and clusters instead.
-	External
-	// Recorded is delays recorded from real devices (a trace). It holds
-	// only its own devices and their recorded delays, so the checks that
-	// make new devices (id-populations), make them again (reproducibility)
-	// or make them at a frozen instant (frozen-clock) do not apply, and
-	// cap-phase applies only when the recording reaches past the first
-	// delays.
-	Recorded
-)
-
-func (s Source) String() string {
-	switch s {
-	case InProcess:
-		return "in-process"
-	case External:
-		return "external"
-	case Recorded:
-		return "recorded"
-	}
-	return fmt.Sprintf("Source(%d)", int(s))
-}
 
 // DefaultBoot is the boot instant given to every device by default:
 // midnight UTC 2000-01-01, where testing/synctest's fake clock starts.
@@ -361,33 +328,32 @@ func (t Thresholds) withDefaults() Thresholds {
 	return t
 }
 
-// Limits beyond which a Config is refused.
-const (
-	// MaxAttempts is the most delays a run reads from one device.
-	MaxAttempts = 1 << 16
-)
+// maxAttempts is the most delays a run reads from one device: a Config
+// beyond it is refused.
+const maxAttempts = 1 << 16
 
 // Validate reports the first field of c, after defaults, that is out of
 // range, and refuses a run that would need more memory than its
-// MemoryLimit, saying how much it would need and what to change.
+// MemoryLimit, saying how much it would need and what to change. Its
+// error is a *[kit.ConfigError].
 func (c Config) Validate() error {
 	d := c.withDefaults()
 	t := d.Thresholds
 	switch {
 	case c.Devices < 0:
 		return invalid("devices %d is negative", c.Devices)
-	case c.Attempts < 0 || c.Attempts > MaxAttempts:
-		return invalid("attempts %d is not between 1 and %d", c.Attempts, MaxAttempts)
-	case c.CapAttempts < 0 || c.CapAttempts > MaxAttempts:
-		return invalid("cap attempts %d is not between 1 and %d", c.CapAttempts, MaxAttempts)
+	case c.Attempts < 0 || c.Attempts > maxAttempts:
+		return invalid("attempts %d is not between 1 and %d", c.Attempts, maxAttempts)
+	case c.CapAttempts < 0 || c.CapAttempts > maxAttempts:
+		return invalid("cap attempts %d is not between 1 and %d", c.CapAttempts, maxAttempts)
 	case c.Cap < 0:
 		return invalid("cap %v is negative", c.Cap)
 	case c.Timeout < 0:
 		return invalid("timeout %v is negative", c.Timeout)
 	case c.MemoryLimit < 0:
 		return invalid("memory limit %d is negative", c.MemoryLimit)
-	case c.Source != InProcess && c.Source != External && c.Source != Recorded:
-		return invalid("unknown source %v", c.Source)
+	case !c.Source.Known():
+		return invalid("unknown source %q", c.Source)
 	case !(t.MinCV > 0) || math.IsInf(t.MinCV, 0):
 		return invalid("MinCV %v is not a positive number", t.MinCV)
 	case !(t.ClusterAlpha > 0 && t.ClusterAlpha < 1):
@@ -424,28 +390,15 @@ func (c Config) Validate() error {
 		}
 	}
 	if need := d.Memory(); need > d.MemoryLimit {
-		return &ConfigError{Memory: true, Err: fmt.Errorf("checking %d devices over %d attempts would need about %s, above the memory limit of %s: check fewer devices or fewer attempts, or raise the limit",
+		return &kit.ConfigError{Package: "properties", Memory: true, Err: fmt.Errorf("checking %d devices over %d attempts would need about %s, above the memory limit of %s: check fewer devices or fewer attempts, or raise the limit",
 			d.Devices, d.CapAttempts, kit.FormatBytes(need), kit.FormatBytes(d.MemoryLimit))}
 	}
 	return nil
 }
 
-// A ConfigError reports a field of a Config out of range, or a run that
-// would need more memory than its limit.
-type ConfigError struct {
-	// Err says what is wrong, without the package's prefix.
-	Err error
-	// Memory is set when the run would need more memory than
-	// Config.MemoryLimit: raising the limit is one remedy.
-	Memory bool
-}
-
-func (e *ConfigError) Error() string { return "properties: " + e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// invalid returns a *ConfigError saying what is wrong.
+// invalid returns a *kit.ConfigError saying what is wrong.
 func invalid(format string, args ...any) error {
-	return &ConfigError{Err: fmt.Errorf(format, args...)}
+	return &kit.ConfigError{Package: "properties", Err: fmt.Errorf(format, args...)}
 }
 
 // Bytes the memory estimate counts per device. The run keeps every

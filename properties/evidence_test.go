@@ -111,7 +111,7 @@ func TestRecordedSource(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := trace(t, spec(t, "full"), 1000, tt.attempts)
-			out := mustRun(t, context.Background(), tr.Factory(), Config{IDs: tr.IDs(), Source: Recorded, Cap: tt.cap})
+			out := mustRun(t, context.Background(), tr.Factory(), Config{IDs: tr.IDs(), Source: kit.SourceTrace, Cap: tt.cap})
 			got := statuses(out)
 			for name, want := range tt.want {
 				assert.Equal(t, want, got[name], name)
@@ -127,15 +127,15 @@ func TestRecordedSource(t *testing.T) {
 	// Recordings of policies with a defect still fail on their own
 	// devices: no jitter, and jitter that vanishes at the cap.
 	tr := trace(t, spec(t, "none"), 1000, 3)
-	out := mustRun(t, context.Background(), tr.Factory(), Config{IDs: tr.IDs(), Source: Recorded})
+	out := mustRun(t, context.Background(), tr.Factory(), Config{IDs: tr.IDs(), Source: kit.SourceTrace})
 	assert.Equal(t, verdict.Fail, statuses(out)[NameSpread])
 	tr = trace(t, jittered(perDevice, vanishingAtCap), 1000, 12)
-	out = mustRun(t, context.Background(), tr.Factory(), Config{IDs: tr.IDs(), Source: Recorded, Cap: testCap})
+	out = mustRun(t, context.Background(), tr.Factory(), Config{IDs: tr.IDs(), Source: kit.SourceTrace, Cap: testCap})
 	assert.Equal(t, verdict.Fail, statuses(out)[NameCapPhase])
 }
 
 func TestExternalSourceHasNoFrozenClock(t *testing.T) {
-	out := mustRun(t, context.Background(), spec(t, "full"), Config{Source: External})
+	out := mustRun(t, context.Background(), spec(t, "full"), Config{Source: kit.SourceExec})
 	r := resultNamed(t, out, NameFrozenClock)
 	require.Equal(t, NameFrozenClock, r.Name)
 	assert.Equal(t, verdict.Skipped, r.Status)
@@ -214,7 +214,7 @@ func TestRapidsBudgetIsNotAPass(t *testing.T) {
 func TestMemoryRefusedUpFront(t *testing.T) {
 	cfg := Config{Devices: 20_000_000}
 	err := cfg.Validate()
-	var me *ConfigError
+	var me *kit.ConfigError
 	require.ErrorAs(t, err, &me)
 	assert.True(t, me.Memory)
 	assert.Equal(t, "properties: checking 20000000 devices over 32 attempts would need about 32.8 GiB, above the memory limit of 4.0 GiB: check fewer devices or fewer attempts, or raise the limit", err.Error())
@@ -234,12 +234,12 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{Config{Devices: -1}, "properties: devices -1 is negative"},
-		{Config{Attempts: MaxAttempts + 1}, "properties: attempts 65537 is not between 1 and 65536"},
+		{Config{Attempts: maxAttempts + 1}, "properties: attempts 65537 is not between 1 and 65536"},
 		{Config{Thresholds: Thresholds{MinCV: -1}}, "properties: MinCV -1 is not a positive number"},
 		{Config{Thresholds: Thresholds{ArrivalRatio: 0.5}}, "properties: ArrivalRatio 0.5 is not a number above 1"},
 		{Config{IDs: []string{"a", ""}}, "properties: IDs[1] is empty"},
 		{Config{Timeout: -time.Second}, "properties: timeout -1s is negative"},
-		{Config{Source: Source(7)}, "properties: unknown source Source(7)"},
+		{Config{Source: "seven"}, "properties: unknown source \"seven\""},
 	}
 	for _, tt := range tests {
 		assert.EqualError(t, tt.cfg.Validate(), tt.want)

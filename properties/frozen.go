@@ -63,9 +63,9 @@ func (r *runner) frozenClock() Result {
 	frozen := r.frozen
 	res := Result{Name: NameFrozenClock, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}
 	switch r.cfg.Source {
-	case Recorded:
+	case kit.SourceTrace:
 		return skipped(NameFrozenClock, "recorded delays cannot be drawn again at a frozen instant")
-	case External:
+	case kit.SourceExec:
 		return skipped(NameFrozenClock, "an external program is never told a device's boot instant, and its clock cannot be frozen; a program seeded from its own clock shows as lockstep in spread and clusters")
 	}
 	if r.main.hangs > 0 || !r.main.complete() {

@@ -6,6 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
@@ -49,7 +50,7 @@ type drawnFailure struct {
 // check is not judged rather than passed.
 func (r *runner) idPopulations() Result {
 	res := Result{Name: NameIDPopulations}
-	if r.cfg.Source == Recorded {
+	if r.cfg.Source == kit.SourceTrace {
 		return skipped(NameIDPopulations, "rapid draws new device ids, and a recording holds only its own devices")
 	}
 	if r.main.hangs > 0 || !r.main.complete() {

@@ -29,7 +29,7 @@ const reproducibleSample = 100
 func (r *runner) reproducibility() Result {
 	th := r.cfg.Thresholds.MinReproducible
 	res := Result{Name: NameReproducibility, Threshold: th, Unit: "of the devices", Want: "≥"}
-	if r.cfg.Source == Recorded {
+	if r.cfg.Source == kit.SourceTrace {
 		return skipped(NameReproducibility, "a recording plays back the delays it holds, whatever drew them")
 	}
 	if r.main.hangs > 0 || !r.main.complete() {

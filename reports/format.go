@@ -265,7 +265,7 @@ func policyLine(p Policy) string {
 		from = append(from, "command "+p.Command)
 	}
 	if len(from) == 0 && p.Source != "" {
-		from = append(from, p.Source)
+		from = append(from, string(p.Source))
 	}
 	if len(from) == 0 {
 		return name

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
@@ -48,7 +49,7 @@ var hostileStrings = []struct {
 // devices, the replay's detail, the comparison's policies and the advice.
 func spoil(r *reports.Report, s string) {
 	r.Verdict = verdict.Status(s)
-	r.Policy = reports.Policy{Name: s, Spec: s, Command: s, Source: s}
+	r.Policy = reports.Policy{Name: s, Spec: s, Command: s, Source: kit.Source(s)}
 	r.Replay.Scenario.Kind = sim.Kind(s)
 	r.KitVersion = s
 	for i := range r.Checks {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
@@ -23,7 +24,7 @@ func hostile(t testing.TB) reports.Report {
 		img    = `"><img src=x onerror=alert(2)>`
 	)
 	r := failingReport()
-	r.Policy = reports.Policy{Name: img, Spec: img + "spec", Command: `sh -c '` + script + `'`, Source: script}
+	r.Policy = reports.Policy{Name: img, Spec: img + "spec", Command: `sh -c '` + script + `'`, Source: kit.Source(script)}
 	r.Replay.Scenario.Kind = sim.Kind(script)
 	r.KitVersion = img
 	spread := checkNamed(t, &r, properties.NameSpread)

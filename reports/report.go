@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -91,7 +92,7 @@ type Policy struct {
 	Command string `json:"command,omitempty"`
 	// Source says where the policy came from: "spec", "exec", "trace" or
 	// "go".
-	Source string `json:"source"`
+	Source kit.Source `json:"source"`
 }
 
 // A Check is the result of one property check.

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -206,7 +207,7 @@ func mapStrings(r Report, name, text func(string) string) Report {
 	}
 	r.Schema = name(r.Schema)
 	r.Verdict = status(r.Verdict)
-	r.Policy.Name, r.Policy.Spec, r.Policy.Source = name(r.Policy.Name), name(r.Policy.Spec), name(r.Policy.Source)
+	r.Policy.Name, r.Policy.Spec, r.Policy.Source = name(r.Policy.Name), name(r.Policy.Spec), kit.Source(name(string(r.Policy.Source)))
 	r.Policy.Command = text(r.Policy.Command)
 	r.KitVersion = name(r.KitVersion)
 	r.Checks = slices.Clone(r.Checks)

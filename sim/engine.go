@@ -239,13 +239,13 @@ func (e *engine) newPolicy(i int) (p kit.Policy) {
 	defer func() {
 		e.calls.Add(1)
 		if r := recover(); r != nil {
-			e.fail(i, 0, PolicyPanic, fmt.Errorf("the factory panicked: %v", r))
+			e.fail(i, 0, StopPanic, fmt.Errorf("the factory panicked: %v", r))
 			p = nil
 		}
 	}()
 	p = e.f(kit.Device{ID: id, Boot: e.boot})
 	if p == nil {
-		e.fail(i, 0, SourceError, errors.New("the factory returned a nil policy"))
+		e.fail(i, 0, StopSourceError, errors.New("the factory returned a nil policy"))
 	}
 	return p
 }
@@ -271,7 +271,7 @@ func (e *engine) builtinPolicy(st *devState, i int) {
 }
 
 // fail records the first error of the run.
-func (e *engine) fail(dev, attempt int, cause Cause, err error) {
+func (e *engine) fail(dev, attempt int, cause StopCause, err error) {
 	if e.err == nil {
 		e.err = &DeviceError{Run: e.run, Seed: e.seed, Device: e.deviceID(dev), Attempt: attempt, Cause: cause, Err: err}
 	}
@@ -371,7 +371,7 @@ func (e *engine) protected(sec int64, chunks [][]uint64) {
 	defer func() {
 		if e.calling >= 0 {
 			if r := recover(); r != nil {
-				e.fail(e.calling, e.callAttempt, PolicyPanic, &panicError{r})
+				e.fail(e.calling, e.callAttempt, StopPanic, &panicError{r})
 			}
 		}
 	}()
@@ -821,17 +821,17 @@ func negativeDelay(d time.Duration) error { return &badDelayError{d} }
 func (b *badDelayError) Error() string { return fmt.Sprintf("delay %v is negative", b.d) }
 
 // causeOf classifies an error of a policy.
-func causeOf(err error) Cause {
+func causeOf(err error) StopCause {
 	var pe *panicError
 	var de *kit.DelayError
 	var be *badDelayError
 	switch {
 	case errors.As(err, &pe):
-		return PolicyPanic
+		return StopPanic
 	case errors.As(err, &de), errors.As(err, &be):
-		return BadDelay
+		return StopBadDelay
 	}
-	return SourceError
+	return StopSourceError
 }
 
 // count adds one arrival at t to the histograms.

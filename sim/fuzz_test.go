@@ -52,7 +52,7 @@ func FuzzReplay(f *testing.F) {
 		// A month in 10ms windows for one client; 400ms in 1ns windows;
 		// one client over a million runs.
 		func(s *seed) {
-			s.clients, s.down, s.horizon, s.window, s.strategy = 1, int64(MaxHorizon), int64(MaxHorizon), int64(10*time.Millisecond), 0
+			s.clients, s.down, s.horizon, s.window, s.strategy = 1, int64(maxHorizon), int64(maxHorizon), int64(10*time.Millisecond), 0
 			s.base, s.capacity = int64(300*time.Second), int64(300*time.Second)
 		},
 		func(s *seed) { s.strategy, s.window, s.horizon = 1, 1, int64(400*time.Millisecond) },

@@ -43,30 +43,30 @@ func TestHostilePolicies(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		f      kit.Factory
-		cause  Cause
+		cause  StopCause
 		defect bool
 		want   string
 	}{
-		{"panic", badAt(seed, 17, 3, func() (time.Duration, error) { panic("boom") }), PolicyPanic, true,
+		{"panic", badAt(seed, 17, 3, func() (time.Duration, error) { panic("boom") }), StopPanic, true,
 			"sim: run 0 (seed 5): device " + id + ": delay before attempt 4: the policy panicked: boom"},
-		{"negative delay", badAt(seed, 17, 2, func() (time.Duration, error) { return -time.Second, nil }), BadDelay, true,
+		{"negative delay", badAt(seed, 17, 2, func() (time.Duration, error) { return -time.Second, nil }), StopBadDelay, true,
 			"sim: run 0 (seed 5): device " + id + ": delay before attempt 3: delay -1s is negative"},
-		{"NaN delay", badAt(seed, 17, 1, func() (time.Duration, error) { return 0, &kit.DelayError{Seconds: math.NaN()} }), BadDelay, true,
+		{"NaN delay", badAt(seed, 17, 1, func() (time.Duration, error) { return 0, &kit.DelayError{Seconds: math.NaN()} }), StopBadDelay, true,
 			"sim: run 0 (seed 5): device " + id + ": delay before attempt 2: delay NaN s is not a duration"},
-		{"source error", badAt(seed, 17, 2, func() (time.Duration, error) { return 0, errUnreachable }), SourceError, false,
+		{"source error", badAt(seed, 17, 2, func() (time.Duration, error) { return 0, errUnreachable }), StopSourceError, false,
 			"sim: run 0 (seed 5): device " + id + ": delay before attempt 3: the program stopped answering"},
 		{"factory panic", func(d kit.Device) kit.Policy {
 			if d.ID == id {
 				panic("no policy for you")
 			}
 			return kit.FromFunc(func(int) time.Duration { return time.Second })
-		}, PolicyPanic, true, "sim: run 0 (seed 5): device " + id + ": making its policy: the factory panicked: no policy for you"},
+		}, StopPanic, true, "sim: run 0 (seed 5): device " + id + ": making its policy: the factory panicked: no policy for you"},
 		{"nil policy", func(d kit.Device) kit.Policy {
 			if d.ID == id {
 				return nil
 			}
 			return kit.FromFunc(func(int) time.Duration { return time.Second })
-		}, SourceError, false, "sim: run 0 (seed 5): device " + id + ": making its policy: the factory returned a nil policy"},
+		}, StopSourceError, false, "sim: run 0 (seed 5): device " + id + ": making its policy: the factory returned a nil policy"},
 	} {
 		for _, kind := range Kinds() {
 			t.Run(c.name+"/"+string(kind), func(t *testing.T) {
@@ -82,7 +82,7 @@ func TestHostilePolicies(t *testing.T) {
 				assert.EqualError(t, err, c.want, "Replay()")
 				assert.Equal(t, c.cause, de.Cause, "the cause")
 				assert.Equal(t, c.defect, de.PolicyDefect(), "PolicyDefect()")
-				if c.cause == SourceError && c.name == "source error" {
+				if c.cause == StopSourceError && c.name == "source error" {
 					assert.ErrorIs(t, err, errUnreachable, "the source's error")
 				}
 			})
@@ -156,7 +156,7 @@ func TestHungPolicy(t *testing.T) {
 				_, err := Replay(ctx, c.f(entered), Scenario{Kind: kind, Clients: 40, AcceptRate: 1}, Config{Runs: 1, Seed: seed})
 				var de *DeviceError
 				require.ErrorAs(t, err, &de, "Replay()")
-				require.Equal(t, PolicyHung, de.Cause, "the cause of %v", err)
+				require.Equal(t, StopHung, de.Cause, "the cause of %v", err)
 				require.True(t, de.PolicyDefect(), "PolicyDefect() of %v", err)
 				assert.EqualError(t, err, c.want, "Replay()")
 			})
@@ -197,7 +197,7 @@ func TestCallTimeout(t *testing.T) {
 				_, err := Replay(context.Background(), c.f, s, Config{Runs: 1, Seed: seed, CallTimeout: time.Second})
 				var de *DeviceError
 				require.ErrorAs(t, err, &de, "Replay()")
-				require.Equal(t, PolicyHung, de.Cause, "the cause of %v", err)
+				require.Equal(t, StopHung, de.Cause, "the cause of %v", err)
 				assert.EqualError(t, err, c.want, "Replay()")
 			})
 		}

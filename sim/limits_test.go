@@ -27,7 +27,7 @@ func TestValidateLimits(t *testing.T) {
 		{"period of years", Scenario{Kind: PeriodicAligned, Period: math.MaxInt64}, Config{}, "sim: period 2562047h47m16.854775807s is beyond the longest replay, 744h0m0s (31 days)"},
 		{"a period of a microsecond", Scenario{Kind: Periodic, Period: time.Microsecond, Horizon: time.Hour}, Config{},
 			"sim: a 1µs period fires 3600000000 times over the 1h0m0s horizon, more than 1,000,000: use a longer period or a shorter horizon"},
-		{"storm first attempts over a month in 1ms windows", Scenario{Kind: Storm, StartSpread: MaxHorizon, Window: time.Millisecond}, Config{},
+		{"storm first attempts over a month in 1ms windows", Scenario{Kind: Storm, StartSpread: maxHorizon, Window: time.Millisecond}, Config{},
 			"sim: 1ms windows over 744h0m0s make 2,678,400,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
 		{"runs", Scenario{}, Config{Runs: 1_000_001}, "sim: runs 1000001 is more than 1,000,000"},
 		// Scenarios whose figures would mean nothing: one window for the
@@ -46,9 +46,9 @@ func TestValidateLimits(t *testing.T) {
 	}
 	for _, s := range []Scenario{
 		{AcceptRate: 1e-9, Threshold: 1e12, MaxAttempts: 1_000_000_000},
-		{AcceptRate: 1e12, Window: MaxHorizon / 10, Horizon: MaxHorizon, Down: MaxHorizon - time.Second, StartSpread: MaxHorizon},
+		{AcceptRate: 1e12, Window: maxHorizon / 10, Horizon: maxHorizon, Down: maxHorizon - time.Second, StartSpread: maxHorizon},
 		{Kind: Periodic, Clients: 1, Period: time.Second, Horizon: 1_000_000 * time.Second},
-		{Kind: Storm, StartSpread: MaxHorizon, Window: time.Second},
+		{Kind: Storm, StartSpread: maxHorizon, Window: time.Second},
 		{Window: 360 * time.Microsecond},
 	} {
 		assert.NoError(t, s.Validate(Config{Runs: 1}), "%+v", s)

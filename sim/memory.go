@@ -163,7 +163,7 @@ func (b budget) refusal() error {
 			part += ", keep only the representative run's histograms (Config.RepresentativeOnly)"
 		}
 	}
-	return &ConfigError{Memory: true, Err: fmt.Errorf("%s of %s over %v in %v windows would need about %s, above the memory limit of %s: %s, or raise the limit",
+	return &kit.ConfigError{Package: "sim", Memory: true, Err: fmt.Errorf("%s of %s over %v in %v windows would need about %s, above the memory limit of %s: %s, or raise the limit",
 		runs, fleet, s.Horizon, s.Window, kit.FormatBytes(b.need), kit.FormatBytes(s.MemoryLimit), part)}
 }
 

@@ -30,11 +30,11 @@ func TestMemoryHostileCases(t *testing.T) {
 	}{
 		// 1. One client over a month in 10ms windows: 9.8 GB for one run,
 		// 14 GB and killed with 20.
-		{"month in 10ms windows", none300, Scenario{Clients: 1, Down: MaxHorizon - time.Hour, Horizon: MaxHorizon, Window: 10 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
+		{"month in 10ms windows", none300, Scenario{Clients: 1, Down: maxHorizon - time.Hour, Horizon: maxHorizon, Window: 10 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
 			"sim: 10ms windows over 744h0m0s make 267,840,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
-		{"month in 1s windows, 20 runs", none300, Scenario{Clients: 1, Down: MaxHorizon - time.Hour, Horizon: MaxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 20},
+		{"month in 1s windows, 20 runs", none300, Scenario{Clients: 1, Down: maxHorizon - time.Hour, Horizon: maxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 20},
 			"sim: 20 runs of 1 client over 744h0m0s in 1s windows would need about 1.7 GiB, above the memory limit of 256.0 MiB: what is kept of 20 runs needs 1.6 GiB; replay fewer runs, over a shorter horizon or in wider windows, keep only the representative run's histograms (Config.RepresentativeOnly), or raise the limit"},
-		{"month in 1s windows, one run", none300, Scenario{Clients: 1, Down: MaxHorizon - time.Hour, Horizon: MaxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 1}, ""},
+		{"month in 1s windows, one run", none300, Scenario{Clients: 1, Down: maxHorizon - time.Hour, Horizon: maxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 1}, ""},
 		// 2. Nanosecond windows over 400ms: 13.2 GB for one run, with an
 		// estimate under 4 GiB.
 		{"400ms in 1ns windows", full, Scenario{Window: time.Nanosecond, Horizon: 400 * time.Millisecond, Down: 100 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},

@@ -110,7 +110,7 @@ func TestOffsetFromPolicyFails(t *testing.T) {
 	var de *DeviceError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, 1, de.Attempt, "the attempt whose delay failed: %v", err)
-	assert.Equal(t, PolicyPanic, de.Cause, "%v", err)
+	assert.Equal(t, StopPanic, de.Cause, "%v", err)
 	assert.Equal(t, deviceID(0, 0), de.Device, "%v", err)
 
 	stops := func(kit.Device) kit.Policy { return kit.FromSlice(nil) }
@@ -200,8 +200,8 @@ func TestWideWindowWarns(t *testing.T) {
 // periodic kinds, and an unknown offset; the scenario's own is none there.
 func TestTimerOffsetValidate(t *testing.T) {
 	err := Scenario{TimerOffset: OffsetPolicy}.Validate(Config{})
-	var ce *ConfigError
-	require.True(t, errors.As(err, &ce), "Validate: %v; want a *ConfigError", err)
+	var ce *kit.ConfigError
+	require.True(t, errors.As(err, &ce), "Validate: %v; want a *kit.ConfigError", err)
 	assert.EqualError(t, err, `sim: timer offset "policy" is for the periodic kinds, not outage`)
 	assert.EqualError(t, Scenario{Kind: Periodic, TimerOffset: "boot"}.Validate(Config{}), `sim: unknown timer offset "boot" (want scenario or policy)`)
 	assert.EqualError(t, Scenario{TimerOffset: "boot"}.Validate(Config{}), `sim: unknown timer offset "boot" (want scenario or policy)`)

@@ -49,7 +49,7 @@ type Config struct {
 	// CallTimeout, when positive, is how long one call of a factory or of
 	// a policy's Next may go without returning: a call that takes longer
 	// (found within a quarter more) stops the replay with a [*DeviceError]
-	// of Cause PolicyHung, naming the run, the device and the attempt,
+	// of cause StopHung, naming the run, the device and the attempt,
 	// whether or not the context has a deadline. Zero or negative sets no
 	// watch: a call that never returns is then named only once the
 	// context is done (see [StuckGrace]). A watch reads the wall clock but
@@ -193,37 +193,41 @@ type Run struct {
 	RetryArrivals []int
 }
 
-// A Cause says what went wrong with a device's policy.
-type Cause int
+// A StopCause says why a replay stopped at a device: what went wrong with
+// its policy or with the policy's source. It is not the root cause of a check's
+// finding, which package properties names.
+type StopCause int
 
 // The causes of a [DeviceError].
 const (
-	// PolicyPanic: the policy or its factory panicked.
-	PolicyPanic Cause = iota + 1
-	// BadDelay: the policy returned a negative delay, or one a
+	// StopPanic: the policy or its factory panicked.
+	StopPanic StopCause = iota + 1
+	// StopBadDelay: the policy returned a negative delay, or one a
 	// time.Duration cannot hold ([*kit.DelayError]).
-	BadDelay
-	// SourceError: the policy's source failed, for example an external
+	StopBadDelay
+	// StopSourceError: the policy's source failed, for example an external
 	// program that stopped answering, or the factory returned no policy.
-	SourceError
-	// PolicyHung: the policy or its factory did not return within the
+	StopSourceError
+	// StopHung: the policy or its factory did not return within the
 	// replay's Config.CallTimeout, or before its context was done (see
 	// StuckGrace).
-	PolicyHung
+	StopHung
 )
 
-func (c Cause) String() string {
+// String returns the cause as a DeviceError's reader sees it: "panic",
+// "bad delay", "source error" or "hung".
+func (c StopCause) String() string {
 	switch c {
-	case PolicyPanic:
+	case StopPanic:
 		return "panic"
-	case BadDelay:
+	case StopBadDelay:
 		return "bad delay"
-	case SourceError:
+	case StopSourceError:
 		return "source error"
-	case PolicyHung:
+	case StopHung:
 		return "hung"
 	}
-	return fmt.Sprintf("Cause(%d)", int(c))
+	return fmt.Sprintf("StopCause(%d)", int(c))
 }
 
 // A DeviceError reports the device and the attempt at which a replay
@@ -235,7 +239,7 @@ type DeviceError struct {
 	// Attempt is the attempt whose delay was asked for, counting the
 	// first attempt as 1; 0 when making the device's policy failed.
 	Attempt int
-	Cause   Cause
+	Cause   StopCause
 	Err     error
 }
 
@@ -252,7 +256,7 @@ func (e *DeviceError) Unwrap() error { return e.Err }
 // panic, a bad delay, a call that never returns) rather than a failure of
 // its source.
 func (e *DeviceError) PolicyDefect() bool {
-	return e.Cause == PolicyPanic || e.Cause == BadDelay || e.Cause == PolicyHung
+	return e.Cause == StopPanic || e.Cause == StopBadDelay || e.Cause == StopHung
 }
 
 // Replay replays the scenario s cfg.Runs times, each run with its own fleet
@@ -428,7 +432,7 @@ func representative(runs []Run) int {
 // StuckGrace is how long Replay waits, once its context is done, for its
 // runs to stop by themselves. A run that has not stopped by then is inside
 // a policy (or a factory) that does not return: Replay returns a
-// [*DeviceError] naming it, with Cause PolicyHung, and leaves its goroutine
+// [*DeviceError] naming it, with cause StopHung, and leaves its goroutine
 // blocked, since Go cannot stop it. This is the only use of the wall clock
 // in the package besides Config.CallTimeout, and it does not change any
 // figure.
@@ -510,7 +514,7 @@ func (r *replay) hung(run int, asking uint64, err error) error {
 	if r.s.IDs != nil {
 		id = r.s.IDs[dev]
 	}
-	return &DeviceError{Run: run, Seed: seed, Device: id, Attempt: attempt, Cause: PolicyHung, Err: err}
+	return &DeviceError{Run: run, Seed: seed, Device: id, Attempt: attempt, Cause: StopHung, Err: err}
 }
 
 // replayRun replays the engine's run.

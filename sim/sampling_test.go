@@ -110,7 +110,7 @@ func TestLargestFleet(t *testing.T) {
 		return s.Validate(cfg) == nil
 	}
 	for _, cfg := range []Config{{}, {Runs: 1}} {
-		lo, hi := 1, MaxClients
+		lo, hi := 1, maxClients
 		for lo < hi {
 			mid := lo + (hi-lo+1)/2
 			if fits(mid, cfg) {

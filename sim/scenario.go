@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
 )
 
 // A Kind is the shape of a scenario: how the fleet's attempts begin.
@@ -112,21 +114,21 @@ func Servers() []Server { return []Server{PerSecond, TokenBucket, RetryAfter} }
 
 // Limits beyond which a scenario is refused.
 const (
-	// MaxClients is the largest fleet a replay holds: devices are numbered
+	// maxClients is the largest fleet a replay holds: devices are numbered
 	// with 32 bits.
-	MaxClients = math.MaxUint32
-	// MaxHorizon is the longest stretch of simulated time a replay covers,
+	maxClients = math.MaxUint32
+	// maxHorizon is the longest stretch of simulated time a replay covers,
 	// and the longest Down, Window, StartSpread and Period.
-	MaxHorizon = 31 * 24 * time.Hour
-	// MaxWindows is the most windows a run's histograms hold: the horizon
+	maxHorizon = 31 * 24 * time.Hour
+	// maxWindows is the most windows a run's histograms hold: the horizon
 	// over the window (in a Storm, the horizon or the start spread,
 	// whichever is longer). A month in 1s windows is 2.7 million; an hour
 	// in 1ms windows 3.6 million. Finer histograms are more than a chart
 	// or a peak needs, and take 16 bytes a window in every run replayed at
 	// once.
-	MaxWindows = 10_000_000
-	// MaxRetries is the most retries of each device in a Storm.
-	MaxRetries = 100_000
+	maxWindows = 10_000_000
+	// maxRetries is the most retries of each device in a Storm.
+	maxRetries = 100_000
 	// DefaultMemoryLimit is the default of Scenario.MemoryLimit.
 	DefaultMemoryLimit = 4 << 30
 )
@@ -175,7 +177,7 @@ type Scenario struct {
 	Down time.Duration
 	// Window is the width of the histogram's windows and of the peaks;
 	// default 1s, and DefaultStormWindow for Storm. The horizon may hold at
-	// most MaxWindows of them.
+	// most maxWindows of them.
 	Window time.Duration
 	// StartSpread is the window over which the devices' first attempts
 	// (first timer firings in PeriodicAligned) are spread, uniformly at
@@ -183,12 +185,12 @@ type Scenario struct {
 	StartSpread time.Duration
 	// Horizon is when the replay stops: a device that would retry later is
 	// counted as pending. Default 1h for Outage and Storm, Down+1h for
-	// LongOutage, and 5 periods for the periodic kinds; at most MaxHorizon.
+	// LongOutage, and 5 periods for the periodic kinds; at most maxHorizon.
 	Horizon time.Duration
 	// RetryAfter is the RetryAfter server's hint; default 1s.
 	RetryAfter time.Duration
 	// Retries is the number of retries of each device in a Storm; default
-	// 10, at most MaxRetries.
+	// 10, at most maxRetries.
 	Retries int
 	// Period is the timer period of the periodic kinds; default 1m. The
 	// horizon may hold at most a million periods.
@@ -320,7 +322,8 @@ func (s Scenario) WithDefaults() Scenario {
 // replay that would need more memory than s.MemoryLimit even one run at a
 // time, saying how much it would need and what to change ([Scenario.Memory]).
 // It is what [Replay] refuses before any work: a replay that Validate
-// accepts produces finite figures and needs no more than its limit.
+// accepts produces finite figures and needs no more than its limit. Its
+// error is a *[kit.ConfigError].
 func (s Scenario) Validate(cfg Config) error {
 	if err := s.validateFields(); err != nil {
 		return err
@@ -353,8 +356,8 @@ func (s Scenario) validateFields() error {
 		return invalid("timer offset %q is for the periodic kinds, not %s", string(s.TimerOffset), s.Kind)
 	case s.Clients < 0:
 		return invalid("clients %d is negative", s.Clients)
-	case s.Clients > MaxClients:
-		return invalid("clients %d is more than a replay holds (%d)", s.Clients, MaxClients)
+	case s.Clients > maxClients:
+		return invalid("clients %d is more than a replay holds (%d)", s.Clients, maxClients)
 	case !(s.AcceptRate > 0) || math.IsInf(s.AcceptRate, 0):
 		return invalid("accept rate %v per second is not a positive number", s.AcceptRate)
 	case s.AcceptRate > maxAcceptRate:
@@ -365,30 +368,30 @@ func (s Scenario) validateFields() error {
 		return invalid("burst %v is not a number of at least 1", s.Burst)
 	case s.Down < 0:
 		return invalid("down %v is negative", s.Down)
-	case s.Down > MaxHorizon:
-		return invalid("down %v is beyond the longest replay, %v (%d days)", s.Down, MaxHorizon, MaxHorizon/(24*time.Hour))
+	case s.Down > maxHorizon:
+		return invalid("down %v is beyond the longest replay, %v (%d days)", s.Down, maxHorizon, maxHorizon/(24*time.Hour))
 	case s.Window < 0:
 		return invalid("window %v is negative", s.Window)
-	case s.Window > MaxHorizon:
-		return invalid("window %v is beyond the longest replay, %v (%d days)", s.Window, MaxHorizon, MaxHorizon/(24*time.Hour))
+	case s.Window > maxHorizon:
+		return invalid("window %v is beyond the longest replay, %v (%d days)", s.Window, maxHorizon, maxHorizon/(24*time.Hour))
 	case s.StartSpread < 0:
 		return invalid("start spread %v is negative", s.StartSpread)
-	case s.StartSpread > MaxHorizon:
-		return invalid("start spread %v is beyond the longest replay, %v (%d days)", s.StartSpread, MaxHorizon, MaxHorizon/(24*time.Hour))
+	case s.StartSpread > maxHorizon:
+		return invalid("start spread %v is beyond the longest replay, %v (%d days)", s.StartSpread, maxHorizon, maxHorizon/(24*time.Hour))
 	case s.Period < 0:
 		return invalid("period %v is negative", s.Period)
-	case s.Period > MaxHorizon:
-		return invalid("period %v is beyond the longest replay, %v (%d days)", s.Period, MaxHorizon, MaxHorizon/(24*time.Hour))
+	case s.Period > maxHorizon:
+		return invalid("period %v is beyond the longest replay, %v (%d days)", s.Period, maxHorizon, maxHorizon/(24*time.Hour))
 	case s.Horizon < 0:
 		return invalid("horizon %v is negative", s.Horizon)
-	case s.Horizon > MaxHorizon:
-		return invalid("horizon %v is beyond the longest replay, %v (%d days)", s.Horizon, MaxHorizon, MaxHorizon/(24*time.Hour))
+	case s.Horizon > maxHorizon:
+		return invalid("horizon %v is beyond the longest replay, %v (%d days)", s.Horizon, maxHorizon, maxHorizon/(24*time.Hour))
 	case s.RetryAfter < 0:
 		return invalid("retry-after %v is negative", s.RetryAfter)
 	case s.Retries < 0:
 		return invalid("retries %d is negative", s.Retries)
-	case s.Retries > MaxRetries:
-		return invalid("retries %d is more than a storm replays (%d)", s.Retries, MaxRetries)
+	case s.Retries > maxRetries:
+		return invalid("retries %d is more than a storm replays (%d)", s.Retries, maxRetries)
 	case (s.Kind == Periodic || s.Kind == PeriodicAligned) && s.Horizon/s.Period > maxFirings:
 		return invalid("a %v period fires %d times over the %v horizon, more than 1,000,000: use a longer period or a shorter horizon", s.Period, s.Horizon/s.Period, s.Horizon)
 	case s.Window > 0 && s.Window > s.Horizon/10:
@@ -409,8 +412,8 @@ func (s Scenario) validateFields() error {
 		return invalid("max attempts %d is beyond 1,000,000,000", s.MaxAttempts)
 	case s.MemoryLimit < 0:
 		return invalid("memory limit %d is negative", s.MemoryLimit)
-	case s.windows() > MaxWindows:
-		return invalid("%v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), thousands(s.windows()), thousands(MaxWindows))
+	case s.windows() > maxWindows:
+		return invalid("%v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), thousands(s.windows()), thousands(maxWindows))
 	}
 	for i, id := range s.IDs {
 		if id == "" {
@@ -490,21 +493,7 @@ type scenarioJSON struct {
 	MaxAttempts  int     `json:"max_attempts"`
 }
 
-// A ConfigError reports a field of a Scenario or a Config out of range, or
-// a replay that would need more memory than its limit. Its message says
-// which field, what it holds and what is allowed.
-type ConfigError struct {
-	// Err says what is wrong, without the package's prefix.
-	Err error
-	// Memory is set when the replay would need more memory than
-	// Scenario.MemoryLimit: raising the limit is one remedy.
-	Memory bool
-}
-
-func (e *ConfigError) Error() string { return "sim: " + e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
-
-// invalid returns a *ConfigError saying what is wrong.
+// invalid returns a *kit.ConfigError saying what is wrong.
 func invalid(format string, args ...any) error {
-	return &ConfigError{Err: fmt.Errorf(format, args...)}
+	return &kit.ConfigError{Package: "sim", Err: fmt.Errorf(format, args...)}
 }

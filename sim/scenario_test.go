@@ -29,7 +29,7 @@ func TestValidate(t *testing.T) {
 		{"NaN accept rate", Scenario{AcceptRate: math.NaN()}, "sim: accept rate NaN per second is not a positive number"},
 		{"infinite accept rate", Scenario{AcceptRate: math.Inf(1)}, "sim: accept rate +Inf per second is not a positive number"},
 		{"horizon of years", Scenario{Horizon: 3 * 365 * 24 * time.Hour}, "sim: horizon 26280h0m0s is beyond the longest replay, 744h0m0s (31 days)"},
-		{"nanosecond windows over a month", Scenario{Window: time.Nanosecond, Horizon: MaxHorizon},
+		{"nanosecond windows over a month", Scenario{Window: time.Nanosecond, Horizon: maxHorizon},
 			"sim: 1ns windows over 744h0m0s make 2,678,400,000,000,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
 		{"unknown kind", Scenario{Kind: "flood"}, `sim: unknown scenario "flood" (want outage, long-outage, storm, periodic or periodic-aligned)`},
 		{"unknown server", Scenario{Server: "queue"}, `sim: unknown server "queue" (want per-second, token-bucket or retry-after)`},

@@ -16,7 +16,6 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
-	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/reports/gate/progress"
@@ -134,12 +133,12 @@ func validate(o *options) error {
 	if len(o.clients) == 0 {
 		o.clients = []int{0} // the scenario's default
 	}
-	src := gate.Spec
+	src := kit.SourceSpec
 	switch {
 	case o.trace != "":
-		src = gate.Trace
+		src = kit.SourceTrace
 	case o.exec != "":
-		src = gate.Exec
+		src = kit.SourceExec
 	}
 	if o.command != "compare" {
 		if err := checkOneSource(o); err != nil {
@@ -180,14 +179,10 @@ func validate(o *options) error {
 // configError returns the usage error of a configuration a package refused,
 // in its own words, saying which flag raises a memory limit.
 func configError(err error) error {
-	var se *sim.ConfigError
-	var pe *properties.ConfigError
+	var ce *kit.ConfigError
 	memory := false
-	switch {
-	case errors.As(err, &se):
-		err, memory = se.Err, se.Memory
-	case errors.As(err, &pe):
-		err, memory = pe.Err, pe.Memory
+	if errors.As(err, &ce) {
+		err, memory = ce.Err, ce.Memory
 	}
 	if memory {
 		return usageError("%v with --memory-limit", err)
@@ -434,7 +429,7 @@ func gateError(e *env, err error) error {
 		return err
 	case errors.As(err, new(*gate.DefectError)):
 		return &exitError{exitFail, err}
-	case errors.As(err, new(*sim.ConfigError)), errors.As(err, new(*properties.ConfigError)):
+	case errors.As(err, new(*kit.ConfigError)):
 		return configError(err)
 	case errors.Is(err, gate.ErrExecTimeout):
 		return inputError(fmt.Errorf("%w; raise it with --exec-timeout", err))

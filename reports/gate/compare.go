@@ -266,6 +266,9 @@ func smallestRecording(policies []Policy) int {
 // compares the four built-in strategies (see Builtins). A policy whose
 // defect stops a replay is a *DefectError; the other errors are Run's.
 func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([]reports.Comparison, error) {
+	if err := cfg.oneSeed(); err != nil {
+		return nil, err
+	}
 	cfg = cfg.withDefaults()
 	g := &gate{ctx: ctx, cfg: cfg}
 	kind := cfg.Scenario.WithDefaults().Kind

@@ -60,7 +60,7 @@ func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Pol
 	}
 	return Policy{
 		Name:    command,
-		Source:  Exec,
+		Source:  kit.SourceExec,
 		Command: command,
 		Factory: first,
 		Again:   start,

@@ -23,7 +23,7 @@ func TestExecPolicy(t *testing.T) {
 	ctx := context.Background()
 	p, err := gate.ExecPolicy(ctx, `while read -r line; do echo '[0.1, 0.2]'; done`, 0)
 	require.NoError(t, err)
-	assert.Equal(t, gate.Exec, p.Source)
+	assert.Equal(t, kit.SourceExec, p.Source)
 	for _, f := range []func() (kit.Factory, error){func() (kit.Factory, error) { return p.Factory, nil }, p.Again} {
 		fac, err := f()
 		require.NoError(t, err)

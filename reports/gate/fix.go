@@ -431,7 +431,7 @@ func (g *gate) clearOfSample(res sim.Result) bool {
 
 // tooBig reports whether err refuses a replay for the memory it would need.
 func tooBig(err error) bool {
-	var ce *sim.ConfigError
+	var ce *kit.ConfigError
 	return errors.As(err, &ce) && ce.Memory
 }
 
@@ -475,10 +475,10 @@ func (g *gate) confirm(f family, k float64) (candidate, bool, error) {
 	switch {
 	case f.spec != nil && (f.checks || c.beyondCap):
 		cfg := g.checksConfig()
-		cfg.Claim, cfg.Source, cfg.IDs, cfg.CallTimeout = p.Spec, properties.InProcess, nil, 0
+		cfg.Claim, cfg.Source, cfg.IDs, cfg.CallTimeout = p.Spec, kit.SourceSpec, nil, 0
 		cfg.Cap = max(cfg.Cap, f.reach(k))
 		out, err = properties.Run(g.ctx, p.Factory, cfg)
-	case f.spec == nil && c.beyondCap && g.p.source() != Exec:
+	case f.spec == nil && c.beyondCap && g.p.Source != kit.SourceExec:
 		// The policy slowed down, checked as the gate checked it, against
 		// the cap it needs. A program outside the process is left to the
 		// checks' invariance under scale (see scaleFamily): checking it

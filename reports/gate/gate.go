@@ -14,31 +14,15 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// A Source is where a policy comes from. The report names it, and it says
-// which checks apply: a program outside the process is never told a
-// device's boot instant, and a recording cannot be made again.
-type Source string
-
-// The sources of a policy.
-const (
-	// Go is a factory of the caller's, in this process.
-	Go Source = "go"
-	// Spec is one of the built-in strategies, described by a kit.Spec.
-	Spec Source = "spec"
-	// Exec is a program outside the process, speaking the exec protocol.
-	Exec Source = "exec"
-	// Trace is delays recorded from real devices.
-	Trace Source = "trace"
-)
-
 // A Policy is what a gate judges: a factory, what the report calls it and
 // where it comes from.
 type Policy struct {
 	// Name is what the report calls the policy: its spec, the command that
 	// runs it, its trace file, or a name of the caller's.
 	Name string
-	// Source is where the policy comes from; the zero value is Go.
-	Source Source
+	// Source is where the policy comes from; the zero value is
+	// kit.SourceGo.
+	Source kit.Source
 	// Factory makes each device's policy.
 	Factory kit.Factory
 	// Spec describes a built-in strategy: conformance holds the policy to
@@ -67,33 +51,26 @@ type Policy struct {
 
 // SpecPolicy returns the built-in strategy s describes, named by its spec.
 func SpecPolicy(s kit.Spec) Policy {
-	return Policy{Name: s.String(), Source: Spec, Factory: s.Factory(), Spec: &s}
+	return Policy{Name: s.String(), Source: kit.SourceSpec, Factory: s.Factory(), Spec: &s}
 }
 
 // GoPolicy returns the policy f makes, named name.
 func GoPolicy(name string, f kit.Factory) Policy {
-	return Policy{Name: name, Source: Go, Factory: f}
+	return Policy{Name: name, Source: kit.SourceGo, Factory: f}
 }
 
 // TracePolicy returns the delays t recorded, named name (its file, say).
 func TracePolicy(name string, t *kit.Trace) Policy {
-	return Policy{Name: name, Source: Trace, Factory: t.Factory(), IDs: t.IDs()}
+	return Policy{Name: name, Source: kit.SourceTrace, Factory: t.Factory(), IDs: t.IDs()}
 }
 
 // report returns how the report names the policy.
 func (p Policy) report() reports.Policy {
-	r := reports.Policy{Name: p.Name, Source: string(p.source()), Command: p.Command}
+	r := reports.Policy{Name: p.Name, Source: p.Source.OrGo(), Command: p.Command}
 	if p.Spec != nil {
 		r.Spec = p.Spec.String()
 	}
 	return r
-}
-
-func (p Policy) source() Source {
-	if p.Source == "" {
-		return Go
-	}
-	return p.Source
 }
 
 // err returns the source's own failure, or nil.
@@ -137,9 +114,16 @@ const DefaultSeed = 1
 type Config struct {
 	// Steps are the steps to run; zero means All.
 	Steps Step
-	// Seed is the seed of the checks and of the replay (default
-	// DefaultSeed); it overrides Checks.Seed and Replay.Seed, so that one
-	// seed gives one report.
+	// Seed is the only seed of a gate (default DefaultSeed): the checks
+	// and the replay both run on it, so that one seed gives one report.
+	// Checks.Seed and Replay.Seed must be left zero; Validate, Run and
+	// Compare refuse a Config that sets either, with an *InputError.
+	//
+	// The memory limits are not the gate's: Checks.MemoryLimit bounds the
+	// checks and Scenario.MemoryLimit every replay (each package's
+	// DefaultMemoryLimit when zero), and replays run side by side only
+	// while together they fit within the smallest of their scenarios'
+	// limits. The CLI's --memory-limit sets both.
 	Seed uint64
 	// Checks configures the property checks. Its Claim and Cap default to
 	// the policy's spec, its IDs to a recording's devices, and its Source
@@ -286,6 +270,9 @@ func run(ctx context.Context, p Policy, cfg Config, check checker) (rep reports.
 	if p.Factory == nil {
 		panic("gate: a policy without a factory")
 	}
+	if err := cfg.oneSeed(); err != nil {
+		return rep, err
+	}
 	g := &gate{ctx: ctx, p: p, cfg: cfg.withDefaults(), check: check}
 	if err := g.validate(); err != nil {
 		return rep, err
@@ -325,6 +312,18 @@ type gate struct {
 	check checker
 }
 
+// oneSeed refuses a seed of the checks or of the replay: the gate's Seed
+// is the only one.
+func (c Config) oneSeed() error {
+	switch {
+	case c.Checks.Seed != 0:
+		return &InputError{fmt.Errorf("Checks.Seed is %d: a gate's checks run on its own Seed; set Config.Seed instead", c.Checks.Seed)}
+	case c.Replay.Seed != 0:
+		return &InputError{fmt.Errorf("Replay.Seed is %d: a gate's replay runs on its own Seed; set Config.Seed instead", c.Replay.Seed)}
+	}
+	return nil
+}
+
 // withDefaults returns c with its zero fields set.
 func (c Config) withDefaults() Config {
 	if c.Steps == 0 {
@@ -353,14 +352,12 @@ func (g *gate) checksConfig() properties.Config {
 	if g.p.IDs != nil {
 		cfg.IDs = g.p.IDs
 	}
-	switch g.p.source() {
-	case Exec:
+	cfg.Source = g.p.Source
+	if cfg.Source == kit.SourceExec {
 		// The program's own silence timeout decides whether it answers
 		// in time; a second watch on each call would make machine speed
 		// a verdict.
-		cfg.Source, cfg.CallTimeout = properties.External, -1
-	case Trace:
-		cfg.Source = properties.Recorded
+		cfg.CallTimeout = -1
 	}
 	if s := g.p.Spec; s != nil {
 		claim := *s
@@ -418,7 +415,7 @@ func (g *gate) scenarioOf(p Policy, clients int) (sim.Scenario, error) {
 // without IDs) has its devices checked once it is read, and its own
 // fleet's scenario validated then.
 func (g *gate) validate(sizes ...int) error {
-	unread := g.p.source() == Trace && g.p.IDs == nil
+	unread := g.p.Source == kit.SourceTrace && g.p.IDs == nil
 	if g.cfg.Steps&Checks != 0 && !unread {
 		if err := g.checksConfig().Validate(); err != nil {
 			return &InputError{err}
@@ -640,7 +637,7 @@ func (g *gate) replayOn(p Policy, clients int, cfg sim.Config, m Meter) (res sim
 		s.IDs = nil
 	}
 	switch {
-	case p.source() == Exec:
+	case p.Source == kit.SourceExec:
 		// As in the checks, the program's own silence timeout decides
 		// whether it answers in time.
 		cfg.CallTimeout = 0
@@ -664,7 +661,7 @@ func (g *gate) replayOn(p Policy, clients int, cfg sim.Config, m Meter) (res sim
 	}
 	var de *sim.DeviceError
 	switch {
-	case g.nearTestDeadline() && errors.As(err, &de) && de.Cause == sim.PolicyHung:
+	case g.nearTestDeadline() && errors.As(err, &de) && de.Cause == sim.StopHung:
 		// Go test's deadline, not the user, stopped the replay, on a call
 		// that never returned: the policy's defect, named with its device.
 		return res, de, nil

@@ -125,14 +125,14 @@ func TestRunErrors(t *testing.T) {
 			"sim: clients -1 is negative"},
 		{"a population over the memory limit", gate.SpecPolicy(passing), gate.Config{Checks: properties.Config{Devices: 100_000, MemoryLimit: 1 << 20}},
 			"properties: checking 100000 devices over 32 attempts would need about 167.8 MiB, above the memory limit of 1.0 MiB: check fewer devices or fewer attempts, or raise the limit"},
-		{"a source that fails", gate.Policy{Name: "program", Source: gate.Exec, Factory: func(kit.Device) kit.Policy {
+		{"a source that fails", gate.Policy{Name: "program", Source: kit.SourceExec, Factory: func(kit.Device) kit.Policy {
 			return kittest.PolicyFunc(func() (time.Duration, error) { return 0, failing })
 		}}, gate.Config{Steps: gate.Checks}, "the program stopped answering"},
-		{"a source's own failure named first", gate.Policy{Name: "program", Source: gate.Exec,
+		{"a source's own failure named first", gate.Policy{Name: "program", Source: kit.SourceExec,
 			Factory: spec(t, "full").Factory(),
 			Err:     func() error { return errors.New("exec: a line nobody asked for") }},
 			gate.Config{Steps: gate.Checks}, "exec: a line nobody asked for"},
-		{"a source that fails when closed", gate.Policy{Name: "program", Source: gate.Exec,
+		{"a source that fails when closed", gate.Policy{Name: "program", Source: kit.SourceExec,
 			Factory: spec(t, "full").Factory(),
 			Close:   func() error { return errors.New("exec: a line too many") }},
 			gate.Config{Steps: gate.Checks}, "exec: a line too many"},
@@ -172,7 +172,7 @@ func TestRecording(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, verdict.Pass, rep.Verdict)
-	assert.Equal(t, "trace", rep.Policy.Source)
+	assert.Equal(t, kit.SourceTrace, rep.Policy.Source)
 	statuses := map[string]verdict.Status{}
 	for _, c := range rep.Checks {
 		statuses[c.Name] = c.Status

@@ -25,7 +25,7 @@ func TestCellsSideBySideChangeNothing(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one core: cells never run side by side")
 	}
-	cfg := Config{Scenario: sim.Scenario{Clients: 2000, AcceptRate: 250}, Replay: sim.Config{Runs: 1, Seed: 7}}
+	cfg := Config{Scenario: sim.Scenario{Clients: 2000, AcceptRate: 250}, Seed: 7, Replay: sim.Config{Runs: 1}}
 	var policies []Policy
 	for _, s := range Builtins(nil, sim.Outage, 0) {
 		policies = append(policies, SpecPolicy(s))

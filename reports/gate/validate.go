@@ -1,6 +1,10 @@
 package gate
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
 
 // Validate refuses, before any source is opened, what Run and Compare
 // would refuse of c for a policy from src: the property checks'
@@ -11,9 +15,12 @@ import "errors"
 // those to Run, and refuses a sample of one, which Run would ignore (a
 // recording is replayed whole). The error is an *InputError in the words
 // of the package that refused, such as sim's memory estimate.
-func (c Config) Validate(src Source, sizes ...int) error {
+func (c Config) Validate(src kit.Source, sizes ...int) error {
+	if err := c.oneSeed(); err != nil {
+		return err
+	}
 	c = c.withDefaults()
-	if c.Sample > 1 && src == Trace && c.Steps&Replay != 0 {
+	if c.Sample > 1 && src == kit.SourceTrace && c.Steps&Replay != 0 {
 		return &InputError{errors.New("a sample does not apply to a recording, which is replayed whole")}
 	}
 	g := &gate{p: Policy{Source: src}, cfg: c}

@@ -180,7 +180,7 @@ func scoreboardRow(t *testing.T, module, config string) entry {
 //     from math/rand/v2's global generator, which the adapter sees (a
 //     warning).
 //
-// The harness therefore runs as what it is, properties.Recorded, and these
+// The harness therefore runs as what it is, kit.SourceTrace, and these
 // three report Skipped on its side; the test asserts that, so that a change
 // in what properties does with a recording is noticed here. Of the checks
 // compared, Recorded changes only cap-phase, which then also asks the
@@ -225,7 +225,7 @@ func TestHarnessAgreesWithLoopAdapter(t *testing.T) {
 			start := time.Now()
 			harvested := tt.harvest(t, cfg.IDs)
 			recorded := cfg
-			recorded.Source = properties.Recorded
+			recorded.Source = kit.SourceTrace
 			harnessOut, err := properties.Run(t.Context(), harnessFactory(harvested), recorded)
 			require.NoError(t, err)
 			require.NoError(t, harnessOut.Err, "the harness's slices")
