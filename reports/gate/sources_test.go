@@ -39,7 +39,7 @@ func TestOpenTrace(t *testing.T) {
 	p, err := gate.OpenTrace(context.Background(), good, 0)
 	require.NoError(t, err)
 	assert.Equal(t, good, p.Name)
-	assert.Equal(t, gate.Trace, p.Source)
+	assert.Equal(t, kit.SourceTrace, p.Source)
 
 	_, err = gate.OpenTrace(context.Background(), bad, 0)
 	assert.ErrorAs(t, err, new(*gate.InputError))
