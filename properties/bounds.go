@@ -58,6 +58,11 @@ func (r *runner) bounds() Result {
 		want = "want every delay in [0, " + kit.FormatDuration(r.cfg.Cap) + "] (the declared cap)"
 	}
 	res.Figure, res.Unit, res.Want = float64(len(found)), "bad delays", "≤"
+	if len(found) > 0 && !slices.ContainsFunc(found, func(f finding) bool { return f.dev.fault == nil || f.dev.fault.sharedWith == "" }) {
+		// Every finding is a device given another's policy: what is
+		// wrong is the factory, not a delay.
+		res.Unit, want = "devices sharing a policy", "want a policy of its own for every device"
+	}
 	if len(found) == 0 && len(r.clean) == 0 && r.main.complete() {
 		return Result{Name: NameBounds, Status: verdict.Inconclusive,
 			Detail: fmt.Sprintf("no device of %d answered without a failure of its source: no delay to judge", r.main.total)}

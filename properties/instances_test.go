@@ -99,9 +99,10 @@ func TestOneInstanceSharedIsFound(t *testing.T) {
 			assert.True(t, out.Shared, "Outcome.Shared")
 			assert.False(t, out.Hung, "Outcome.Hung")
 			assert.NoError(t, out.Err, "a shared instance is the policy's defect, not its source's failure")
-			want := fmt.Sprintf(`device %q: the factory returned the same policy for %q and %q: a fleet runs one instance per device; make a new policy in each call, and %d of 1000 devices in all; want every delay finite and ≥ 0`,
+			want := fmt.Sprintf(`device %q: the factory returned the same policy for %q and %q: a fleet runs one instance per device; make a new policy in each call, and %d of 1000 devices in all; want a policy of its own for every device`,
 				tt.then, tt.first, tt.then, tt.shared)
 			assert.Equal(t, want, b.Detail, "bounds detail")
+			assert.Equal(t, "devices sharing a policy", b.Unit, "bounds figure unit")
 			require.NotNil(t, b.Counterexample)
 			d := b.Counterexample.Devices[0]
 			assert.Equal(t, tt.then, d.ID, "the first device shown")
