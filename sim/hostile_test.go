@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -201,5 +202,23 @@ func TestCallTimeout(t *testing.T) {
 				assert.EqualError(t, err, c.want, "Replay()")
 			})
 		}
+	}
+}
+
+// TestGoexitInPolicy replays a policy whose Next ends its goroutine, as a
+// t.FailNow inside a policy would: Replay must return the policy's error
+// naming the device and the attempt, not a replay stopped without a cause.
+func TestGoexitInPolicy(t *testing.T) {
+	const seed = 3
+	id := deviceID(seed, 17)
+	for _, kind := range []Kind{Outage, Storm} {
+		t.Run(string(kind), func(t *testing.T) {
+			f := badAt(seed, 17, 3, func() (time.Duration, error) { runtime.Goexit(); return 0, nil })
+			_, err := Replay(context.Background(), f, Scenario{Kind: kind, Clients: 40, AcceptRate: 1}, Config{Runs: 3, Seed: seed})
+			var de *DeviceError
+			require.ErrorAs(t, err, &de, "Replay()")
+			assert.True(t, de.PolicyDefect(), "PolicyDefect() of %v", err)
+			assert.EqualError(t, err, "sim: run 0 (seed 3): device "+id+": delay before attempt 4: "+errGoexit.Error(), "Replay()")
+		})
 	}
 }

@@ -383,12 +383,36 @@ func (r *replay) work(ctx context.Context, w *slot) {
 		r.mu.Unlock()
 
 		w.e.reset(i, runSeed(r.cfg.Seed, i))
-		run, err := w.e.replayRun(rctx)
-		w.e.release()
+		if !r.runOn(rctx, w, i) {
+			cancel(nil)
+			return
+		}
 		cancel(nil)
-		r.finish(w, i, run, err)
 	}
 }
+
+// runOn replays run i on w and records its figures or its error. It
+// reports false when a call of the policy ended the worker's goroutine
+// (runtime.Goexit, which t.FailNow and t.SkipNow call) rather than
+// returning: the run is then the policy's failure, with its device and
+// attempt, and the goroutine ends as it was told.
+func (r *replay) runOn(ctx context.Context, w *slot, i int) (returned bool) {
+	defer func() {
+		if !returned {
+			a := w.e.asking.Load()
+			err := r.hung(i, a, errGoexit).(*DeviceError)
+			err.Cause = StopPanic
+			r.finish(w, i, Run{}, err)
+		}
+	}()
+	run, err := w.e.replayRun(ctx)
+	w.e.release()
+	r.finish(w, i, run, err)
+	return true
+}
+
+// errGoexit is the error of a call of the policy that ended its goroutine.
+var errGoexit = errors.New("the call ended its goroutine instead of returning (runtime.Goexit, which t.FailNow and t.SkipNow call)")
 
 // finish records the figures of run i, or its error.
 func (r *replay) finish(w *slot, i int, run Run, err error) {

@@ -268,7 +268,7 @@ type checker func(context.Context, kit.Factory, properties.Config) (properties.O
 
 func run(ctx context.Context, p Policy, cfg Config, check checker) (rep reports.Report, err error) {
 	if p.Factory == nil {
-		panic("gate: a policy without a factory")
+		return rep, &InputError{fmt.Errorf("gate: policy %q has no factory", p.Name)}
 	}
 	if err := cfg.oneSeed(); err != nil {
 		return rep, err

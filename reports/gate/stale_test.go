@@ -23,31 +23,46 @@ const reportDirEnv = "JITTERKIT_TEST_REPORT_DIR"
 // TestCheckWithoutAReportClearsTheLast writes a passing report to a
 // directory beside a file of the user's own, then runs gate.Check, in a
 // process of its own, in a way that gives no report (inside a
-// testing/synctest bubble): the test fails saying why, the passing report
-// is gone rather than left looking like this run's, and the user's file
-// stays.
+// testing/synctest bubble, or on a policy without a factory): the test
+// fails saying why, the passing report is gone rather than left looking
+// like this run's, and the user's file stays.
 func TestCheckWithoutAReportClearsTheLast(t *testing.T) {
 	p := gate.SpecPolicy(passing)
-	if kittest.InChild(t) {
-		dir := os.Getenv(reportDirEnv)
-		synctest.Test(t, func(t *testing.T) { gate.Check(t, p, gate.Config{Steps: gate.Checks, ReportDir: dir}) })
-		return
-	}
-	dir := t.TempDir()
-	rep, err := gate.Run(context.Background(), p, gate.Config{Steps: gate.Checks})
-	require.NoError(t, err)
-	require.Equal(t, verdict.Pass, rep.Verdict, "the earlier run's report")
-	require.NoError(t, reports.WriteDir(context.Background(), dir, rep))
-	mine := filepath.Join(dir, "notes.txt")
-	require.NoError(t, os.WriteFile(mine, []byte("the user's own\n"), 0o644))
+	for _, tt := range []struct {
+		way   string
+		check func(t *testing.T, dir string)
+		why   string
+	}{
+		{"bubble", func(t *testing.T, dir string) {
+			synctest.Test(t, func(t *testing.T) { gate.Check(t, p, gate.Config{Steps: gate.Checks, ReportDir: dir}) })
+		}, "cannot run inside a testing/synctest bubble"},
+		{"no factory", func(t *testing.T, dir string) {
+			gate.Check(t, gate.GoPolicy("mine", nil), gate.Config{Steps: gate.Checks, ReportDir: dir})
+		}, `gate: policy "mine" has no factory`},
+	} {
+		t.Run(tt.way, func(t *testing.T) {
+			if kittest.InChild(t) {
+				tt.check(t, os.Getenv(reportDirEnv))
+				return
+			}
+			dir := t.TempDir()
+			rep, err := gate.Run(context.Background(), p, gate.Config{Steps: gate.Checks})
+			require.NoError(t, err)
+			require.Equal(t, verdict.Pass, rep.Verdict, "the earlier run's report")
+			require.NoError(t, reports.WriteDir(context.Background(), dir, rep))
+			mine := filepath.Join(dir, "notes.txt")
+			require.NoError(t, os.WriteFile(mine, []byte("the user's own\n"), 0o644))
 
-	t.Setenv(reportDirEnv, dir)
-	out, failed := kittest.RunChild(t)
-	require.True(t, failed, out)
-	assert.Contains(t, out, "cannot run inside a testing/synctest bubble")
-	assert.Contains(t, out, dir+": the previous report was removed, as this run has none to replace it")
-	for _, f := range reports.Formats() {
-		assert.NoFileExists(t, filepath.Join(dir, string(f)), "the earlier run's report")
+			t.Setenv(reportDirEnv, dir)
+			out, failed := kittest.RunChild(t)
+			require.True(t, failed, out)
+			assert.Contains(t, out, tt.why)
+			assert.NotContains(t, out, "panic:")
+			assert.Contains(t, out, dir+": the previous report was removed, as this run has none to replace it")
+			for _, f := range reports.Formats() {
+				assert.NoFileExists(t, filepath.Join(dir, string(f)), "the earlier run's report")
+			}
+			assert.FileExists(t, mine, "a file of the user's own")
+		})
 	}
-	assert.FileExists(t, mine, "a file of the user's own")
 }
