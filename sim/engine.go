@@ -218,12 +218,14 @@ func appendID(b []byte, prefix string, i int) []byte {
 }
 
 // ask records that the run calls the policy of the device and attempt in
-// asking (see engine.asking); the caller counts the call out with
-// e.calls.Add(1) once it returns.
+// asking (see engine.asking); answered counts the call out once it returns.
 func (e *engine) ask(asking uint64) {
 	e.asking.Store(asking)
 	e.calls.Add(1)
 }
+
+// answered records that the call ask recorded has returned.
+func (e *engine) answered() { e.calls.Add(1) }
 
 // newPolicy makes the policy of device i, reporting a panic or a nil policy
 // as the device's error.
@@ -237,7 +239,7 @@ func (e *engine) newPolicy(i int) (p kit.Policy) {
 		id = string(e.id)
 	}
 	defer func() {
-		e.calls.Add(1)
+		e.answered()
 		if r := recover(); r != nil {
 			e.fail(i, 0, StopPanic, fmt.Errorf("the factory panicked: %v", r))
 			p = nil
@@ -615,7 +617,7 @@ func (e *engine) next(dev uint32, t int64) (int64, bool) {
 		e.calling, e.callAttempt = int(dev), attempt
 		e.ask(uint64(dev)<<32 | uint64(uint32(attempt)))
 		delay, err := e.pol[dev].Next()
-		e.calls.Add(1)
+		e.answered()
 		e.calling = -1
 		switch {
 		case err != nil && errors.Is(err, kit.ErrStop):
@@ -669,7 +671,7 @@ func (e *engine) policyOffset(i int) int64 {
 	} else {
 		e.ask(uint64(i)<<32 | 1)
 		delay, err := callPolicy(e.pol[i])
-		e.calls.Add(1)
+		e.answered()
 		switch {
 		case errors.Is(err, kit.ErrStop):
 			return 0
@@ -762,7 +764,7 @@ func (e *engine) storm(ctx context.Context) error {
 		for k := 1; k <= e.s.Retries; k++ {
 			e.ask(uint64(i)<<32 | uint64(k+1))
 			d, err := callPolicy(p)
-			e.calls.Add(1)
+			e.answered()
 			if errors.Is(err, kit.ErrStop) {
 				e.gaveUp++
 				break

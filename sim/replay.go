@@ -399,10 +399,7 @@ func (r *replay) work(ctx context.Context, w *slot) {
 func (r *replay) runOn(ctx context.Context, w *slot, i int) (returned bool) {
 	defer func() {
 		if !returned {
-			a := w.e.asking.Load()
-			err := r.hung(i, a, errGoexit).(*DeviceError)
-			err.Cause = StopPanic
-			r.finish(w, i, Run{}, err)
+			r.finish(w, i, Run{}, r.deviceError(i, w.e.asking.Load(), StopPanic, errGoexit))
 		}
 	}()
 	run, err := w.e.replayRun(ctx)
@@ -481,7 +478,7 @@ func (r *replay) stuck(ctx context.Context) error {
 	if run < 0 {
 		return fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
 	}
-	return r.hung(int(run), asking, fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx)))
+	return r.deviceError(int(run), asking, StopHung, fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx)))
 }
 
 // errHung stops the runs of a replay in which a call did not return.
@@ -521,7 +518,7 @@ func (r *replay) watch(done <-chan struct{}, limit time.Duration) <-chan error {
 				run, asking = n, a
 			}
 			if run >= 0 {
-				out <- r.hung(int(run), asking, fmt.Errorf("did not return within %v", limit))
+				out <- r.deviceError(int(run), asking, StopHung, fmt.Errorf("did not return within %v", limit))
 				return
 			}
 		}
@@ -529,16 +526,16 @@ func (r *replay) watch(done <-chan struct{}, limit time.Duration) <-chan error {
 	return out
 }
 
-// hung returns the error of run's call of the device and attempt in
-// asking (see engine.asking), which has not returned.
-func (r *replay) hung(run int, asking uint64, err error) error {
+// deviceError returns the error of run's call of the device and attempt
+// in asking (see engine.asking), which did not return.
+func (r *replay) deviceError(run int, asking uint64, cause StopCause, err error) *DeviceError {
 	dev, attempt := int(asking>>32), int(uint32(asking))
 	seed := runSeed(r.cfg.Seed, run)
 	id := deviceID(seed, dev)
 	if r.s.IDs != nil {
 		id = r.s.IDs[dev]
 	}
-	return &DeviceError{Run: run, Seed: seed, Device: id, Attempt: attempt, Cause: StopHung, Err: err}
+	return &DeviceError{Run: run, Seed: seed, Device: id, Attempt: attempt, Cause: cause, Err: err}
 }
 
 // replayRun replays the engine's run.
