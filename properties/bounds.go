@@ -14,12 +14,13 @@ import (
 // attempt, and a factory that returns one policy to two devices with both.
 const NameBounds = "bounds"
 
-var boundsCheck = check{
-	name:  NameBounds,
-	why:   "A negative, infinite or over-cap delay, a panic or a hang turns a retry loop into a busy loop, a stuck device or a crash.",
-	run:   (*runner).bounds,
-	cause: (*runner).boundsCause,
-}
+var _ = register(check{
+	name:     NameBounds,
+	why:      "A negative, infinite or over-cap delay, a panic or a hang turns a retry loop into a busy loop, a stuck device or a crash.",
+	position: 70,
+	run:      (*runner).bounds,
+	cause:    (*runner).boundsCause,
+})
 
 // bounds holds every delay of every device to be finite, not negative, and
 // not above the declared cap, and reports every panic, hang and delay that

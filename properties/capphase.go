@@ -14,12 +14,13 @@ import (
 // reaches the cap still spread, by the same figures as spread.
 const NameCapPhase = "cap-phase"
 
-var capPhaseCheck = check{
-	name:  NameCapPhase,
-	why:   "After a long outage every device sits at the cap, and jitter that vanishes there makes the whole fleet retry in unison once per cap interval.",
-	run:   (*runner).capPhase,
-	cause: (*runner).capPhaseCause,
-}
+var _ = register(check{
+	name:     NameCapPhase,
+	why:      "After a long outage every device sits at the cap, and jitter that vanishes there makes the whole fleet retry in unison once per cap interval.",
+	position: 60,
+	run:      (*runner).capPhase,
+	cause:    (*runner).capPhaseCause,
+})
 
 func (r *runner) capPhase() Result {
 	res := Result{Name: NameCapPhase, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}

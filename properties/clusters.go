@@ -20,12 +20,13 @@ import (
 // devices whose delays spread put there.
 const NameClusters = "clusters"
 
-var clustersCheck = check{
-	name:  NameClusters,
-	why:   "Devices that walk through identical delays, or whose retries land in one window, form a synchronised wave even when the fleet as a whole looks spread.",
-	run:   (*runner).clusters,
-	cause: (*runner).clustersCause,
-}
+var _ = register(check{
+	name:     NameClusters,
+	why:      "Devices that walk through identical delays, or whose retries land in one window, form a synchronised wave even when the fleet as a whole looks spread.",
+	position: 20,
+	run:      (*runner).clusters,
+	cause:    (*runner).clustersCause,
+})
 
 func (r *runner) clusters() Result {
 	th := r.cfg.Thresholds

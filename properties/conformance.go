@@ -16,13 +16,14 @@ import (
 // Config.Claim names one.
 const NameConformance = "conformance"
 
-var conformanceCheck = check{
-	name:    NameConformance,
-	why:     "A policy that does not follow the strategy it claims makes every capacity estimate built on that strategy wrong.",
-	applies: func(cfg Config) bool { return cfg.Claim != nil },
-	run:     (*runner).conformance,
-	cause:   (*runner).conformanceCause,
-}
+var _ = register(check{
+	name:     NameConformance,
+	why:      "A policy that does not follow the strategy it claims makes every capacity estimate built on that strategy wrong.",
+	position: 80,
+	applies:  func(cfg Config) bool { return cfg.Claim != nil },
+	run:      (*runner).conformance,
+	cause:    (*runner).conformanceCause,
+})
 
 // conformanceTolerance is how far a delay of the none strategy may be from
 // its window: delays stored in whole milliseconds still conform.

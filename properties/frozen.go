@@ -12,15 +12,16 @@ import (
 // instant still spread.
 const NameFrozenClock = "frozen-clock"
 
-var frozenClockCheck = check{
-	name: NameFrozenClock,
-	why:  "Devices powered on by one relay share the clock, so a policy seeded from the time gives them all the same delays.",
+var _ = register(check{
+	name:     NameFrozenClock,
+	why:      "Devices powered on by one relay share the clock, so a policy seeded from the time gives them all the same delays.",
+	position: 40,
 	// It makes devices again: after reproducibility, whose devices must
 	// not depend on what other checks drew before.
 	after: []string{NameReproducibility},
 	run:   (*runner).frozenClock,
 	cause: func(*runner, *Result) Cause { return ClockSeed },
-}
+})
 
 // frozenDevices is the most devices frozen-clock makes again.
 const frozenDevices = 10_000

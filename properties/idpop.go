@@ -18,15 +18,16 @@ import (
 // lockstep, leaves no population able to fail.
 const NameIDPopulations = "id-populations"
 
-var idPopulationsCheck = check{
-	name: NameIDPopulations,
-	why:  "Fleets are named by serials, MAC addresses and shared prefixes, and a seed taken from a weak function of the id puts similarly named devices in lockstep.",
+var _ = register(check{
+	name:     NameIDPopulations,
+	why:      "Fleets are named by serials, MAC addresses and shared prefixes, and a seed taken from a weak function of the id puts similarly named devices in lockstep.",
+	position: 30,
 	// It makes devices again: after reproducibility, whose devices must
 	// not depend on how many populations rapid drew.
 	after: []string{NameReproducibility},
 	run:   (*runner).idPopulations,
 	cause: func(*runner, *Result) Cause { return WeakSeed },
-}
+})
 
 // maxDrawn is the largest population rapid draws for id populations: large
 // enough for weak seeds to collide, small enough to shrink quickly.

@@ -13,12 +13,13 @@ import (
 // unless Config.RequireReproducible).
 const NameReproducibility = "reproducibility"
 
-var reproducibilityCheck = check{
-	name:  NameReproducibility,
-	why:   "A device whose delays cannot be replayed from its id cannot be debugged, or simulated before a rollout.",
-	run:   (*runner).reproducibility,
-	cause: func(*runner, *Result) Cause { return SharedGenerator },
-}
+var _ = register(check{
+	name:     NameReproducibility,
+	why:      "A device whose delays cannot be replayed from its id cannot be debugged, or simulated before a rollout.",
+	position: 50,
+	run:      (*runner).reproducibility,
+	cause:    func(*runner, *Result) Cause { return SharedGenerator },
+})
 
 // reproducibleSample is how many devices reproducibility makes again.
 const reproducibleSample = 100

@@ -13,12 +13,13 @@ import (
 // there, nor a clamp at the largest delay more than Thresholds.ClampShare.
 const NameSpread = "spread"
 
-var spreadCheck = check{
-	name:  NameSpread,
-	why:   "Devices that draw the same delay retry in the same instant, so a fleet that failed together hits the server together again.",
-	run:   (*runner).spread,
-	cause: (*runner).spreadCause,
-}
+var _ = register(check{
+	name:     NameSpread,
+	why:      "Devices that draw the same delay retry in the same instant, so a fleet that failed together hits the server together again.",
+	position: 10,
+	run:      (*runner).spread,
+	cause:    (*runner).spreadCause,
+})
 
 func (r *runner) spread() Result {
 	res := Result{Name: NameSpread, Threshold: r.cfg.Thresholds.MinCV, Unit: UnitCV, Want: "≥"}

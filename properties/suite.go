@@ -1,8 +1,10 @@
 package properties
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -10,13 +12,18 @@ import (
 )
 
 // A check is one property of the suite, as one row of it: its name, why it
-// matters to a fleet, how it is judged and what causes its findings. Each
-// check lives in a file of its own, beside the code that judges it.
+// matters to a fleet, where it stands in a report, how it is judged and
+// what causes its findings. Each check lives in a file of its own, beside
+// the code that judges it, and registers its row there (see register).
 type check struct {
 	// name is the check's short name, a Name constant.
 	name string
 	// why says in one sentence why the property matters to a fleet.
 	why string
+	// position places the check in a run's report and in Checks, lowest
+	// first; no two checks share one. The checks stand ten apart, so that
+	// a new one goes between two without moving the others.
+	position int
 	// applies reports whether the check runs under cfg; nil when it
 	// always does.
 	applies func(cfg Config) bool
@@ -30,16 +37,74 @@ type check struct {
 	cause func(r *runner, res *Result) Cause
 }
 
+// registered holds the rows of the checks, in the order their files
+// registered them, until init sorts them into suite.
+var registered []check
+
+// register adds c to the suite and returns true. A check's file calls it
+// in a package-level declaration,
+//
+//	var _ = register(check{name: NameSpread, position: 10, ...})
+//
+// which Go runs before any init function, so that init sees every row
+// whatever the files are named.
+func register(c check) bool {
+	registered = append(registered, c)
+	return true
+}
+
 // suite holds the checks in the order a run reports them.
-var suite = []check{
-	spreadCheck,
-	clustersCheck,
-	idPopulationsCheck,
-	frozenClockCheck,
-	reproducibilityCheck,
-	capPhaseCheck,
-	boundsCheck,
-	conformanceCheck,
+var suite []check
+
+func init() { suite = ordered(registered) }
+
+// ordered returns rows sorted by position. It panics, naming the check,
+// on a row without a name, a run or a cause, on two rows that share a
+// name or a position, and on an after that names no check, or that makes
+// a check run after itself.
+func ordered(rows []check) []check {
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b check) int { return cmp.Compare(a.position, b.position) })
+	byName := make(map[string]check, len(rows))
+	for i, c := range rows {
+		switch {
+		case c.name == "":
+			panic(fmt.Sprintf("properties: a check at position %d has no name", c.position))
+		case c.run == nil || c.cause == nil:
+			panic(fmt.Sprintf("properties: check %q has no run or no cause", c.name))
+		case i > 0 && rows[i-1].position == c.position:
+			panic(fmt.Sprintf("properties: checks %q and %q share position %d", rows[i-1].name, c.name, c.position))
+		}
+		if _, dup := byName[c.name]; dup {
+			panic(fmt.Sprintf("properties: check %q is registered twice", c.name))
+		}
+		byName[c.name] = c
+	}
+	for _, c := range rows {
+		for _, a := range c.after {
+			if _, ok := byName[a]; !ok {
+				panic(fmt.Sprintf("properties: check %q runs after %q, which is no check", c.name, a))
+			}
+		}
+		if runsAfter(byName, c.name, c.after, len(rows)) {
+			panic(fmt.Sprintf("properties: check %q runs after itself", c.name))
+		}
+	}
+	return rows
+}
+
+// runsAfter reports whether the checks named in after, or those they run
+// after in turn, within depth steps, include the check named name.
+func runsAfter(byName map[string]check, name string, after []string, depth int) bool {
+	if depth == 0 {
+		return false
+	}
+	for _, a := range after {
+		if a == name || runsAfter(byName, name, byName[a].after, depth-1) {
+			return true
+		}
+	}
+	return false
 }
 
 // An Info names one check of the suite and says why it matters to a

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,12 +17,18 @@ import (
 // A Format is one of the report's files, named by its file.
 type Format string
 
-// A format is one row of the table of WriteDir's formats: its file, how it
-// renders a report, and how its first bytes show that this package wrote
-// the file. Each lives in the file of its writer.
+// A format is one row of the table of WriteDir's formats: its file, where
+// it stands in that table, how it renders a report, and how its first
+// bytes show that this package wrote the file. Each lives in the file of
+// its writer, which registers it (see register).
 type format struct {
-	file   Format
-	render func(Report) ([]byte, error)
+	file Format
+	// position places the format in WriteDir's order and in Formats,
+	// lowest first; no two formats share one. The formats stand ten
+	// apart, so that a new one goes between two without moving the
+	// others.
+	position int
+	render   func(Report) ([]byte, error)
 	// written reports whether head, the first bytes of a file named as
 	// this format, is the start of a report that this package wrote.
 	// WriteDir replaces and removes only such files. The test is of the
@@ -31,8 +38,49 @@ type format struct {
 	written func(head []byte) bool
 }
 
+// registered holds the rows of the formats, in the order their files
+// registered them, until init sorts them into dirFormats.
+var registered []format
+
+// register adds f to WriteDir's formats and returns true. A format's file
+// calls it in a package-level declaration,
+//
+//	var _ = register(format{file: JSON, position: 10, ...})
+//
+// which Go runs before any init function, so that init sees every row
+// whatever the files are named.
+func register(f format) bool {
+	registered = append(registered, f)
+	return true
+}
+
 // dirFormats are WriteDir's formats, in the order it writes them.
-var dirFormats = []format{jsonFormat, markdownFormat, htmlFormat, junitFormat}
+var dirFormats []format
+
+func init() { dirFormats = ordered(registered) }
+
+// ordered returns rows sorted by position. It panics, naming the format,
+// on a row without a file, a render or a written, and on two rows that
+// share a file or a position.
+func ordered(rows []format) []format {
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b format) int { return cmp.Compare(a.position, b.position) })
+	seen := make(map[Format]bool, len(rows))
+	for i, f := range rows {
+		switch {
+		case f.file == "":
+			panic(fmt.Sprintf("reports: a format at position %d has no file", f.position))
+		case f.render == nil || f.written == nil:
+			panic(fmt.Sprintf("reports: format %q has no render or no written", f.file))
+		case i > 0 && rows[i-1].position == f.position:
+			panic(fmt.Sprintf("reports: formats %q and %q share position %d", rows[i-1].file, f.file, f.position))
+		case seen[f.file]:
+			panic(fmt.Sprintf("reports: format %q is registered twice", f.file))
+		}
+		seen[f.file] = true
+	}
+	return rows
+}
 
 // Formats returns the formats WriteDir writes, in the order it writes them.
 func Formats() []Format {

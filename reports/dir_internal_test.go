@@ -151,3 +151,30 @@ func TestClearSetFailsPartWay(t *testing.T) {
 		})
 	}
 }
+
+// TestOrderedRefusesBadRows feeds ordered the rows a format's file could
+// get wrong: each must panic with a message naming the format.
+func TestOrderedRefusesBadRows(t *testing.T) {
+	row := func(file Format, position int) format {
+		return format{file: file, position: position,
+			render:  func(Report) ([]byte, error) { return nil, nil },
+			written: func([]byte) bool { return false }}
+	}
+	tests := []struct {
+		name string
+		rows []format
+		want string
+	}{
+		{"a file twice", []format{row("a", 10), row("a", 20)}, `reports: format "a" is registered twice`},
+		{"a shared position", []format{row("a", 10), row("b", 10)}, `reports: formats "a" and "b" share position 10`},
+		{"no file", []format{row("", 10)}, "reports: a format at position 10 has no file"},
+		{"no written", []format{{file: "a", position: 10, render: row("", 0).render}}, `reports: format "a" has no render or no written`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.PanicsWithValue(t, tt.want, func() { ordered(tt.rows) })
+		})
+	}
+	got := ordered([]format{row("b", 20), row("a", 10)})
+	assert.Equal(t, []Format{"a", "b"}, []Format{got[0].file, got[1].file}, "rows by position, whatever order they were registered in")
+}

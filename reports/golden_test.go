@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,17 +14,23 @@ import (
 	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
-// writers are the five renderers, by the extension of their golden files.
-var writers = []struct {
+// A writer is one renderer, named by the extension of its golden files.
+type writer struct {
 	ext   string
 	write func(io.Writer, reports.Report) error
-}{
-	{"json", reports.WriteJSON},
-	{"md", reports.WriteMarkdown},
-	{"html", reports.WriteHTML},
-	{"junit.xml", reports.WriteJUnit},
-	{"txt", reports.WriteText},
 }
+
+// writers are the renderers: each of WriteDir's formats, in its order,
+// by its file name less "report.", then the text summary.
+var writers = func() []writer {
+	var ws []writer
+	for _, f := range reports.Formats() {
+		ws = append(ws, writer{strings.TrimPrefix(string(f), "report."), func(w io.Writer, r reports.Report) error {
+			return reports.WriteFormat(w, f, r)
+		}})
+	}
+	return append(ws, writer{"txt", reports.WriteText})
+}()
 
 type fixture struct {
 	name string

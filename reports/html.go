@@ -29,9 +29,9 @@ var htmlTemplate = sync.OnceValue(func() *template.Template {
 // [WriteHTML].
 const HTML Format = "report.html"
 
-var htmlFormat = format{file: HTML, render: renderHTML, written: func(head []byte) bool {
+var _ = register(format{file: HTML, position: 30, render: renderHTML, written: func(head []byte) bool {
 	return bytes.HasPrefix(head, []byte("<!DOCTYPE html>\n")) && bytes.Contains(head, []byte("<title>jitterkit "))
-}}
+}})
 
 // WriteHTML writes r as one self-contained HTML page for a reader in a
 // hurry. The first screen holds the verdict, its reason in one line and

@@ -12,9 +12,9 @@ import (
 // JSON is report.json, the report for programs: see [WriteJSON].
 const JSON Format = "report.json"
 
-var jsonFormat = format{file: JSON, render: renderJSON, written: func(head []byte) bool {
+var _ = register(format{file: JSON, position: 10, render: renderJSON, written: func(head []byte) bool {
 	return bytes.HasPrefix(head, []byte("{\n  \"schema\": \"")) && bytes.Contains(head, []byte("\n  \"verdict\": \""))
-}}
+}})
 
 // WriteJSON writes r as report.json: an indented object of the shape that
 // [Schema] names. It returns an error, and writes nothing, when r holds a

@@ -13,9 +13,9 @@ import (
 // JUnit is junit.xml, the report for CI systems: see [WriteJUnit].
 const JUnit Format = "junit.xml"
 
-var junitFormat = format{file: JUnit, render: renderJUnit, written: func(head []byte) bool {
+var _ = register(format{file: JUnit, position: 40, render: renderJUnit, written: func(head []byte) bool {
 	return bytes.HasPrefix(head, []byte(xml.Header)) && bytes.Contains(head, []byte(`<testsuites name="jitterkit"`))
-}}
+}})
 
 // WriteJUnit writes r as JUnit XML, so that CI systems list the checks: one
 // test case per check and one for the replay. A failed check or replay is a

@@ -15,9 +15,9 @@ import (
 // document: see [WriteMarkdown].
 const Markdown Format = "report.md"
 
-var markdownFormat = format{file: Markdown, render: renderMarkdown, written: func(head []byte) bool {
+var _ = register(format{file: Markdown, position: 20, render: renderMarkdown, written: func(head []byte) bool {
 	return bytes.HasPrefix(head, []byte("# jitterkit: "))
-}}
+}})
 
 // WriteMarkdown writes r as Markdown for a pull request comment or a design
 // document, in the order a reviewer reads it: the verdict and its reason

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
@@ -104,15 +105,16 @@ func TestConfig(t *testing.T) {
 	kittest.Golden(t, filepath.Join("testdata", "compare-config.txt"), []byte(r.stdout))
 }
 
-// TestReportDir writes the four reports of a gate, and the replay's JSON.
+// TestReportDir writes the reports of a gate, in every format, and the
+// replay's JSON.
 func TestReportDir(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	r := jitterkit(t, context.Background(), "gate", "--policy", "full:base=1s,cap=60s", "--clients", "200", "--accept-rate", "500", "--runs", "3", "--report", out)
 	require.Equal(t, 0, r.code, "exit code; stderr %q\n%s", r.stderr, r.stdout)
-	for _, name := range []string{"report.json", "report.md", "report.html", "junit.xml"} {
-		if fi, err := os.Stat(filepath.Join(out, name)); assert.NoError(t, err, name) {
-			assert.NotZero(t, fi.Size(), "%s's size", name)
+	for _, f := range reports.Formats() {
+		if fi, err := os.Stat(filepath.Join(out, string(f))); assert.NoError(t, err, string(f)) {
+			assert.NotZero(t, fi.Size(), "%s's size", f)
 		}
 	}
 	var rep struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/properties"
+	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -149,8 +150,18 @@ var flags = []flagDef{
 		o.noFix = !fix
 		return err
 	}},
-	{"report", "DIR", "Output", "write report.json, report.md, report.html and junit.xml to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
+	{"report", "DIR", "Output", "write " + reportFiles() + " to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
 	{"json", "FILE", "Output", "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, any other file refused", "", "r", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
+}
+
+// reportFiles lists the files --report writes, in the order WriteDir
+// writes them: "report.json, report.md, report.html and junit.xml".
+func reportFiles() string {
+	var names []string
+	for _, f := range reports.Formats() {
+		names = append(names, string(f))
+	}
+	return andList(names)
 }
 
 // appliesTo says, of the scenario flags that only some scenarios or

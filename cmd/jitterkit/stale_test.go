@@ -7,11 +7,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/reports"
 )
 
 // Programs that break the exec protocol or whose delays are a defect.
@@ -41,16 +44,16 @@ func TestNoStaleOutput(t *testing.T) {
 		reason string   // what report.md says of it
 	}{
 		{"replay, a protocol error", []string{"replay", "--exec", brokenProgram, "--runs", "3"}, exitUsage, []string{
-			"jitterkit: --report DIR: the previous report (report.json, report.md, report.html, junit.xml) was removed, as this run has none to replace it",
+			"jitterkit: --report DIR: the previous report (" + removedReport() + ") was removed, as this run has none to replace it",
 			"jitterkit: --json FILE: the previous replay's JSON was removed, as this run has no figures to replace it",
 			`jitterkit: exec "` + strings.ReplaceAll(brokenProgram, `"`, `\"`) + `": device "dev-00000001-0000000": the reply is not a JSON array of numbers: "hello"`,
 		}, "", ""},
 		{"gate, a protocol error", []string{"gate", "--exec", brokenProgram, "--runs", "3"}, exitUsage, []string{
-			"jitterkit: --report DIR: the previous report (report.json, report.md, report.html, junit.xml) was removed, as this run has none to replace it",
+			"jitterkit: --report DIR: the previous report (" + removedReport() + ") was removed, as this run has none to replace it",
 			`jitterkit: exec "` + strings.ReplaceAll(brokenProgram, `"`, `\"`) + `": device "02:1a:7f:01:09:53": the reply is not a JSON array of numbers: "hello"`,
 		}, "", ""},
 		{"check, a protocol error", []string{"check", "--exec", brokenProgram, "--cap", "10s"}, exitUsage, []string{
-			"jitterkit: --report DIR: the previous report (report.json, report.md, report.html, junit.xml) was removed, as this run has none to replace it",
+			"jitterkit: --report DIR: the previous report (" + removedReport() + ") was removed, as this run has none to replace it",
 			`jitterkit: exec "` + strings.ReplaceAll(brokenProgram, `"`, `\"`) + `": device "02:1a:7f:01:09:53": the reply is not a JSON array of numbers: "hello"`,
 		}, "", ""},
 		{"replay, a defect", []string{"replay", "--exec", nanProgram, "--runs", "3"}, exitFail, []string{
@@ -96,7 +99,7 @@ func TestNoStaleOutput(t *testing.T) {
 				assertFiles(t, out, "notes.txt")
 				return
 			}
-			assertFiles(t, out, "junit.xml", "notes.txt", "report.html", "report.json", "report.md")
+			assertFiles(t, out, reportFilesAnd("notes.txt")...)
 			assert.Equal(t, tt.report, verdictOf(t, filepath.Join(out, "report.json")), "report.json's verdict")
 			md, err := os.ReadFile(filepath.Join(out, "report.md"))
 			require.NoError(t, err)
@@ -118,7 +121,7 @@ func TestUnwritableOutputIsNotLeftStale(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(out, "report.md"), []byte("# my notes\n"), 0o644))
 	r = jitterkit(t, context.Background(), "gate", "--policy", "none:base=1s,cap=30s", "--runs", "3", "--fix=false", "--report", out)
 	assert.Equal(t, exitUsage, r.code, "exit code; stderr %q", r.stderr)
-	assert.Equal(t, "jitterkit: --report "+out+": the previous report (report.json, report.html, junit.xml) was removed, as this run has none to replace it\n"+
+	assert.Equal(t, "jitterkit: --report "+out+": the previous report ("+removedReport(reports.Markdown)+") was removed, as this run has none to replace it\n"+
 		"jitterkit: --report: replace "+filepath.Join(out, "report.md")+": not a report file: it is a file that is not a jitterkit report, which a report never replaces; nothing was written\n", r.stderr, "stderr")
 	assertFiles(t, out, "report.md")
 }
@@ -133,9 +136,32 @@ func TestCrashLeavesNoStaleReport(t *testing.T) {
 	var stdout, stderr strings.Builder
 	err := run(nil, []string{"replay", "--policy", "full", "--runs", "3", "--report", out}, strings.NewReader(""), &stdout, &stderr)
 	assert.Equal(t, exitKit, exitCode(err, &stderr), "exit code")
-	want := "jitterkit: --report " + out + ": the previous report (report.json, report.md, report.html, junit.xml) was removed, as this run has none to replace it\njitterkit: internal error: "
+	want := "jitterkit: --report " + out + ": the previous report (" + removedReport() + ") was removed, as this run has none to replace it\njitterkit: internal error: "
 	assert.True(t, strings.HasPrefix(stderr.String(), want), "stderr %q; want it to begin %q", stderr.String(), want)
 	assertFiles(t, out)
+}
+
+// removedReport lists the files of every report format but those kept, in
+// the order the CLI names a removed report: "report.json, report.md, ...".
+func removedReport(kept ...reports.Format) string {
+	var names []string
+	for _, f := range reports.Formats() {
+		if !slices.Contains(kept, f) {
+			names = append(names, string(f))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// reportFilesAnd returns the files of every report format and others, in
+// the order a directory lists them.
+func reportFilesAnd(others ...string) []string {
+	names := others
+	for _, f := range reports.Formats() {
+		names = append(names, string(f))
+	}
+	slices.Sort(names)
+	return names
 }
 
 // verdictOf returns the verdict of the report.json at path.
