@@ -30,7 +30,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`check`, `--policy`, `full`, `--trace`, `testdata/traces/full-jitter.csv`}, 2, `jitterkit: check checks one policy, got --policy and --trace (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `full`, `--policy`, `none`}, 2, `jitterkit: check checks one policy, got 2 specs (full:base=100ms,cap=10s; none:base=100ms,cap=10s); compare takes several (see "jitterkit help check")`},
 		{[]string{`frobnicate`}, 2, `jitterkit: unknown command "frobnicate": want demo, check, replay, gate, compare or help (see "jitterkit help")`},
-		{[]string{`help`, `frobnicate`}, 2, `jitterkit: no help on "frobnicate": want check, replay, gate, compare or policies`},
+		{[]string{`help`, `frobnicate`}, 2, `jitterkit: no help on "frobnicate": want demo, check, replay, gate, compare or policies`},
 		{[]string{`check`, `extra`}, 2, `jitterkit: check takes no arguments, got "extra" (see "jitterkit help check")`},
 		{[]string{`check`, `--dwon`}, 2, `jitterkit: check does not take --dwon (see "jitterkit help check")`},
 		{[]string{`replay`, `--policy`, `full`, `--down`}, 2, `jitterkit: --down needs a value: --down DURATION (see "jitterkit help replay")`},

@@ -79,10 +79,12 @@ func help(stdout io.Writer, args []string) error {
 	case len(args) == 0:
 	case args[0] == "policies":
 		text = helpPolicies
+	case args[0] == "demo":
+		text = helpDemo
 	case slices.Contains(commands, args[0]):
 		text = commandHelp(args[0])
 	default:
-		return usageError("no help on %q: want check, replay, gate, compare or policies", args[0])
+		return usageError("no help on %q: want demo, check, replay, gate, compare or policies", args[0])
 	}
 	_, err := io.WriteString(stdout, text)
 	return err
