@@ -83,6 +83,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`gate`, `--config`, `testdata/configs/unknown-key.yaml`}, 2, `jitterkit: testdata/configs/unknown-key.yaml:2: unknown key "dwon" (did you mean down?)`},
 		{[]string{`gate`, `--config`, `testdata/configs/bad-value.yaml`}, 2, `jitterkit: testdata/configs/bad-value.yaml:3: accept-rate: "lots" is not a number`},
 		{[]string{`gate`, `--config`, `testdata/configs/bad-yaml.yaml`}, 2, `jitterkit: testdata/configs/bad-yaml.yaml:1: did not find expected ',' or ']'`},
+		{[]string{`gate`, `--config`, `testdata/configs/two-documents.yaml`}, 2, `jitterkit: testdata/configs/two-documents.yaml:2: a second YAML document; a config is one mapping of flag names to values`},
 		{[]string{`gate`, `--config`, `testdata/configs/repeated-key.yaml`}, 2, `jitterkit: testdata/configs/repeated-key.yaml:2: policy: given again (first on line 1)`},
 		{[]string{`check`, `--policy`, `full:base=1s,,cap=30s`}, 2, `jitterkit: --policy: policy spec "full:base=1s,,cap=30s": "": want key=value (see "jitterkit help check")`},
 		{[]string{`check`, `--json`, `out.json`}, 2, `jitterkit: check does not take --json (replay does) (see "jitterkit help check")`},
