@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/jitterkit/jitterkit/sim"
@@ -61,14 +63,29 @@ type Input struct{ Name, Path string }
 
 // Check refuses, before any work, outputs that would destroy what they
 // are written over or cannot hold what they are given: an output that is
-// one of inputs, a block device, a Dir that is a file, a JSON file that
-// sim.CheckJSONPath refuses, or the JSON of a sampled replay, whose
-// figures are the sample's with nothing to say so. It returns an
-// *OutputError.
+// one of inputs, a block device, a Dir that is a file or holds a file
+// named as a format that is not this package's report (see [WriteDir]), a
+// JSON file that sim.CheckJSONPath refuses, the JSON of a sampled replay,
+// whose figures are the sample's with nothing to say so, or a directory
+// the files would be created in where the process may not create them. It
+// returns an *OutputError. What changes on the file system after Check
+// still shows when the files are written.
 func (o Outputs) Check(sampled bool, inputs ...Input) error {
 	if o.Dir != "" {
 		if fi, err := os.Stat(o.Dir); err == nil && !fi.IsDir() {
 			return &OutputError{OutputReport, fmt.Errorf("%s is not a directory", o.Dir)}
+		}
+		for _, f := range Formats() {
+			row, _ := f.lookup()
+			var pe *fs.PathError
+			if _, err := reportFile(filepath.Join(o.Dir, string(f)), row); errors.As(err, &pe) && errors.Is(err, errNotReport) {
+				return &OutputError{OutputReport, fmt.Errorf("%s: %w", pe.Path, pe.Err)}
+			} else if err != nil {
+				return &OutputError{OutputReport, err}
+			}
+		}
+		if err := canCreateIn(existingAncestor(o.Dir)); err != nil {
+			return &OutputError{OutputReport, err}
 		}
 	}
 	for _, out := range o.files() {
@@ -94,7 +111,36 @@ func (o Outputs) Check(sampled bool, inputs ...Input) error {
 	if err := sim.CheckJSONPath(o.JSON); err != nil {
 		return &OutputError{OutputJSON, err}
 	}
+	target := o.JSON
+	if fi, err := os.Stat(o.JSON); err == nil && !fi.Mode().IsRegular() {
+		return nil // a device or a FIFO is written through, in place
+	} else if err == nil {
+		if t, err := filepath.EvalSymlinks(o.JSON); err == nil {
+			target = t
+		}
+	}
+	// The JSON replaces its file through a new file beside it, in a
+	// directory that must exist.
+	if err := canCreateIn(filepath.Dir(target)); err != nil {
+		return &OutputError{OutputJSON, err}
+	}
 	return nil
+}
+
+// existingAncestor returns path, or its nearest ancestor that exists: the
+// directory a file under path would be created in, once the missing
+// directories between are.
+func existingAncestor(path string) string {
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return path
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return path
+		}
+		path = parent
+	}
 }
 
 // files lists every file o writes, with the output each belongs to.

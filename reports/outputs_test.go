@@ -16,6 +16,10 @@ func TestOutputsCheck(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "trace.csv")
 	require.NoError(t, os.WriteFile(file, []byte("device,attempt,delay_s\n"), 0o644))
+	user := filepath.Join(dir, "user")
+	require.NoError(t, os.Mkdir(user, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(user, "report.md"), []byte("# my notes\n"), 0o644))
+	missing := filepath.Join(dir, "missing", "r.json")
 	tests := []struct {
 		name    string
 		o       reports.Outputs
@@ -28,6 +32,9 @@ func TestOutputsCheck(t *testing.T) {
 		{"a report dir that is a file", reports.Outputs{Dir: file}, false, reports.OutputReport, file + " is not a directory"},
 		{"JSON over an input", reports.Outputs{JSON: file}, false, reports.OutputJSON, file + " would be written over --trace " + file + ", an input of this run; write it elsewhere"},
 		{"JSON at a directory", reports.Outputs{JSON: dir}, false, reports.OutputJSON, dir + " is a directory; name a file"},
+		{"a user's own report.md", reports.Outputs{Dir: user}, false, reports.OutputReport, filepath.Join(user, "report.md") + ": not a report file: it is a file that is not a jitterkit report, which a report never replaces; nothing was written"},
+		{"a report dir to be made", reports.Outputs{Dir: filepath.Join(dir, "a", "b")}, false, "", ""},
+		{"JSON in a directory that does not exist", reports.Outputs{JSON: missing}, false, reports.OutputJSON, "write " + filepath.Dir(missing) + ": no such file or directory"},
 		{"JSON of a sample", reports.Outputs{JSON: filepath.Join(dir, "r.json")}, true, reports.OutputJSON, "does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for"},
 	}
 	for _, tt := range tests {
@@ -75,6 +82,22 @@ func TestOutputsWriteAndRetire(t *testing.T) {
 		assert.NoFileExists(t, p)
 	}
 	assert.Empty(t, o.Retire(ctx), "nothing is left to retire")
+
+	// A report that cannot be written, here over a user's own file that
+	// appeared after Check, is retired whole, and the JSON is still
+	// written.
+	notes, err = o.Write(ctx, passingReport(), "full")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(o.Dir, "report.md"), []byte("# my notes\n"), 0o644))
+	notes, err = o.Write(ctx, passingReport(), "full")
+	var oe *reports.OutputError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, reports.OutputReport, oe.Output)
+	require.Len(t, notes, 1)
+	assert.Equal(t, "the previous report (report.json, report.html, junit.xml) was removed, as this run has none to replace it", notes[0].Text)
+	assert.FileExists(t, o.JSON)
+	assert.FileExists(t, filepath.Join(o.Dir, "report.md"))
+	assert.NoFileExists(t, filepath.Join(o.Dir, "report.json"))
 }
 
 // joinPaths lists the report's files in dir as the written note does.
