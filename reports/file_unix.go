@@ -65,3 +65,13 @@ func blocking(f *os.File) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// canCreateIn reports why no file can be created in the directory dir, or
+// nil: it asks the kernel (access(2)) whether the process may write and
+// search dir, which also fails on a read-only file system.
+func canCreateIn(dir string) error {
+	if err := syscall.Access(dir, 0x2|0x1); err != nil { // W_OK|X_OK
+		return &fs.PathError{Op: "write", Path: dir, Err: err}
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,8 +35,23 @@ func loadConfig(ctx context.Context, path, command string, o *options) error {
 
 // readConfig reads the config data, of the file path, into o.
 func readConfig(data []byte, path, command string, o *options) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	var doc, second yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) {
+		return nil // an empty file
+	}
+	if err == nil {
+		// A second document would be read by no one: refuse it rather
+		// than ignore the flags it sets.
+		if err = dec.Decode(&second); err == nil {
+			return inputError(fmt.Errorf("%s:%d: a second YAML document; a config is one mapping of flag names to values", path, max(second.Line, 1)))
+		}
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+	}
+	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		if m := yamlLine.FindStringSubmatch(msg); m != nil {
 			return inputError(fmt.Errorf("%s:%s: %s", path, m[1], m[2]))
@@ -43,7 +59,7 @@ func readConfig(data []byte, path, command string, o *options) error {
 		return inputError(fmt.Errorf("%s: %s", path, msg))
 	}
 	if len(doc.Content) == 0 {
-		return nil // an empty file
+		return nil
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {

@@ -9,7 +9,6 @@ import (
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/reports/gate/progress"
-	"github.com/jitterkit/jitterkit/sim"
 )
 
 // demoSpec is the default policy the demo gates: decorrelated jitter with a
@@ -33,7 +32,7 @@ func demo(e *env) error {
 		return kitError(err)
 	}
 	fmt.Fprintln(e.stdout)
-	reading(e.stdout, cs)
+	io.WriteString(e.stdout, reports.Reading(cs))
 
 	fmt.Fprintf(e.stdout, "\n2. A gate of %s: the property checks and the replay, one verdict.\n\n", demoSpec)
 	o := &options{command: "gate", given: map[string]bool{}, specs: []kit.Spec{demoSpec}}
@@ -55,60 +54,6 @@ turns devices away and they retry again. Each cell is the median of 20
 fleets, with its 95% interval.
 
 `
-
-// whyFullPeaks explains why full jitter can peak above no jitter at a short
-// base, which surprises a first reader of the table.
-const whyFullPeaks = `Full jitter even peaks above no jitter here. Its delays are drawn between 0
-and the window, so at a base of 100ms a device may retry several times
-within one second, and the early windows are too short to spread 400
-devices: more retries land in the busiest second, not fewer. Without jitter
-every device retries once per window, in one wave. Jitter spreads a fleet
-only over windows longer than the fleet needs to be served.
-`
-
-// reading says in words what the demo's comparison shows: how much sooner
-// the fastest strategy serves the fleet than no jitter, how many
-// strategies keep the peak within the threshold, and why full jitter peaks
-// above no jitter when it does.
-func reading(w io.Writer, cs []reports.Comparison) {
-	var ratio, served reports.Comparison
-	for _, c := range cs {
-		switch c.Figure {
-		case sim.PeakRatio:
-			ratio = c
-		case sim.AllServed:
-			served = c
-		}
-	}
-	none, ok := served.Strategy(0, kit.None)
-	if _, hasRatio := ratio.Strategy(0, kit.None); !ok || !hasRatio {
-		return
-	}
-	best, bestName := none, kit.None
-	threshold, within := ratio.Scenario.WithDefaults().Threshold, 0
-	for _, st := range kit.Strategies() {
-		if x, ok := served.Strategy(0, st); ok && x.Median < best.Median {
-			best, bestName = x, st
-		}
-		if x, ok := ratio.Strategy(0, st); ok && x.Median <= threshold {
-			within++
-		}
-	}
-	if bestName != kit.None {
-		fmt.Fprintf(w, "Jitter turns the waves into a stream the server can serve: the last device is\nserved after %.1fs with %s jitter, %.1fs without.\n", best.Median, bestName, none.Median)
-	}
-	if within == 0 {
-		fmt.Fprintf(w, "No strategy keeps the peak within %v of the accept budget at this backoff: the\nfirst retries of %d devices land within a fraction of a second, against %v a\nsecond. The fix is a longer base and cap with jitter, as the gate below shows.\n",
-			threshold, ratio.Rows[0].Clients, ratio.Scenario.WithDefaults().AcceptRate)
-	} else {
-		fmt.Fprintf(w, "%d of %d strategies keep the peak within %v of the accept budget.\n", within, len(kit.Strategies()), threshold)
-	}
-	full, okFull := ratio.Strategy(0, kit.Full)
-	noJitter, okNone := ratio.Strategy(0, kit.None)
-	if okFull && okNone && full.Low > noJitter.High {
-		fmt.Fprintf(w, "%s", whyFullPeaks)
-	}
-}
 
 // glossary explains the words of the checks' table.
 const glossary = `

@@ -66,6 +66,10 @@ Run "jitterkit help COMMAND" for a command's flags and an example, and
 "jitterkit help policies" for the four ways to give a policy.
 `
 
+// helpDemo is the text of "jitterkit help demo".
+var helpDemo = "Usage: jitterkit demo\n\n" + wrap(fmt.Sprintf(`Demo shows the main job on a built-in fleet, with no flags: %d devices lose their server at once, it is down for %s, then accepts %g requests a second. First the four built-in strategies are replayed side by side, then the policy %s is gated: the property checks and the replay, one verdict. Its exit code is the gate's, as for jitterkit gate.`,
+	sim.DefaultClients, kit.FormatDuration(sim.DefaultDown), sim.DefaultAcceptRate, demoSpec), 75, "") + "\n" + exitCodes
+
 // helpPolicies is the text of "jitterkit help policies".
 const helpPolicies = `A policy comes from one of four sources.
 

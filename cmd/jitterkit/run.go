@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,10 +79,12 @@ func help(stdout io.Writer, args []string) error {
 	case len(args) == 0:
 	case args[0] == "policies":
 		text = helpPolicies
+	case args[0] == "demo":
+		text = helpDemo
 	case slices.Contains(commands, args[0]):
 		text = commandHelp(args[0])
 	default:
-		return usageError("no help on %q: want check, replay, gate, compare or policies", args[0])
+		return usageError("no help on %q: want demo, check, replay, gate, compare or policies", args[0])
 	}
 	_, err := io.WriteString(stdout, text)
 	return err
@@ -167,8 +167,9 @@ func validate(o *options) error {
 	}
 	o.cfg.Checks.MemoryLimit, o.cfg.Scenario.MemoryLimit = o.memoryLimit, o.memoryLimit
 	o.cfg.Reproduce = reproduce(o)
-	if err := checkOutputs(o); err != nil {
-		return err
+	var oe *reports.OutputError
+	if err := outputs(o).Check(o.cfg.Sample > 1, reports.Input{Name: "--trace", Path: o.trace}, reports.Input{Name: "--config", Path: o.config}); errors.As(err, &oe) {
+		return usageError("--%s %v", oe.Output, oe.Err)
 	}
 	if err := o.cfg.Validate(src, o.clients...); err != nil {
 		return configError(err)
@@ -190,91 +191,29 @@ func configError(err error) error {
 	return usageError("%v", err)
 }
 
-// checkOutputs refuses an output that is one of the command's inputs, or a
-// block device: writing a report over the trace it judges would destroy the
-// evidence.
-func checkOutputs(o *options) error {
-	var outputs []string
-	if o.json != "" {
-		outputs = append(outputs, o.json)
-	}
-	if o.report != "" {
-		outputs = append(outputs, reports.Paths(o.report)...)
-		if fi, err := os.Stat(o.report); err == nil && !fi.IsDir() {
-			return usageError("--report %s is not a directory", o.report)
-		}
-	}
-	for _, out := range outputs {
-		fi, err := os.Stat(out)
-		if err != nil {
-			continue
-		}
-		if fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0 {
-			return usageError("%s is a block device; write the output to a file", out)
-		}
-		for _, in := range []struct{ flag, path string }{{"--trace", o.trace}, {"--config", o.config}} {
-			if inInfo, err := os.Stat(in.path); in.path != "" && err == nil && os.SameFile(inInfo, fi) {
-				return usageError("%s would be written over %s %s, an input of this run; write it elsewhere", out, in.flag, in.path)
-			}
-		}
-	}
-	if o.cfg.Sample > 1 && o.json != "" {
-		// The replay's JSON holds the sample's own figures, with
-		// nothing to say that they are a sample's.
-		return usageError("--json does not take a sampled replay, whose figures are the sample's; use --report, whose files say what the sample stands for")
-	}
-	if err := sim.CheckJSONPath(o.json); o.json != "" && err != nil {
-		return usageError("--json %v", err)
-	}
-	return nil
-}
+// outputs returns the files o writes.
+func outputs(o *options) reports.Outputs { return reports.Outputs{JSON: o.json, Dir: o.report} }
 
 // retire removes what the outputs o names hold of an earlier run, when
-// this run ends with err and nothing to write in their place: a program
-// that broke the protocol, bad input found once the work began, a failure
-// of the kit. Left there, the last run's report or figures would pass for
-// this run's. Only what jitterkit wrote is removed (reports.ClearDir,
-// sim.RemoveJSON), and stderr says what was. An interrupted run leaves
-// them as they were, as its error says. It returns err.
+// this run ends with err and nothing to write in their place (see
+// reports.Outputs.Retire), and says so on stderr. An interrupted run
+// leaves them as they were, as its error says. It returns err.
 func retire(e *env, o *options, err error) error {
-	if errors.As(err, new(*interruptedError)) {
-		return err
-	}
-	if o.report != "" {
-		retireReport(e, o.report)
-	}
-	if o.json != "" {
-		retireJSON(e, o.json, "this run has no figures to replace it")
+	if !errors.As(err, new(*interruptedError)) {
+		printNotes(e, outputs(o).Retire(e.ctx))
 	}
 	return err
 }
 
-// retireReport removes the report in dir, and says so on stderr.
-func retireReport(e *env, dir string) {
-	removed, err := reports.ClearDir(e.ctx, dir)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "jitterkit: --report %s: the previous report there is not this run's, and removing it failed: %s\n", dir, visibleLines(err.Error()))
-		return
-	}
-	if len(removed) > 0 {
-		var names []string
-		for _, f := range removed {
-			names = append(names, string(f))
+// printNotes writes what became of the outputs: the retired files on
+// stderr, the others on stdout.
+func printNotes(e *env, notes []reports.OutputNote) {
+	for _, n := range notes {
+		if n.Retired {
+			fmt.Fprintf(e.stderr, "jitterkit: --%s %s: %s\n", n.Output, visibleLines(n.Path), visibleLines(n.Text))
+		} else {
+			fmt.Fprintf(e.stdout, "\n%s\n", n.Text)
 		}
-		fmt.Fprintf(e.stderr, "jitterkit: --report %s: the previous report (%s) was removed, as this run has none to replace it\n", dir, strings.Join(names, ", "))
-	}
-}
-
-// retireJSON removes the replay's JSON at path, and says so on stderr with
-// why this run writes none.
-func retireJSON(e *env, path, why string) {
-	removed, err := sim.RemoveJSON(path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "jitterkit: --json %s: the previous replay's JSON there is not this run's, and removing it failed: %s\n", path, visibleLines(err.Error()))
-		return
-	}
-	if removed {
-		fmt.Fprintf(e.stderr, "jitterkit: --json %s: the previous replay's JSON was removed, as %s\n", path, why)
 	}
 }
 
@@ -314,39 +253,12 @@ func evaluate(e *env, o *options) error {
 	if err := reports.WriteText(e.stdout, rep); err != nil {
 		fmt.Fprintf(e.stderr, "jitterkit: the summary could not be written to standard output: %v\n", err)
 	}
-	var outErr error
-	var b bytes.Buffer
-	switch err := rep.Replay.WriteJSON(&b, policies[0].Name); {
-	case o.json == "":
-	case errors.Is(err, reports.ErrNoFigures):
-		// The last run's figures are removed rather than left to pass
-		// for this run's.
-		fmt.Fprintf(e.stdout, "\n%s: not written: %v\n", o.json, err)
-		retireJSON(e, o.json, err.Error())
-	case err != nil:
-		return retire(e, o, kitError(err))
-	default:
-		if err := reports.WriteFile(e.ctx, o.json, b.Bytes()); err != nil {
-			if outErr = outputError(e, "--json", err); errors.As(outErr, new(*interruptedError)) {
-				return outErr
-			}
-			// The report is this run's outcome all the same, and is
-			// still written.
-			retireJSON(e, o.json, "this run's could not be written")
-		}
-	}
-	if o.report != "" {
-		if err := reports.WriteDir(e.ctx, o.report, rep); err != nil {
-			if err = outputError(e, "--report", err); !errors.As(err, new(*interruptedError)) {
-				retireReport(e, o.report)
-			}
-			return cmp.Or(outErr, err)
-		}
-		fmt.Fprintf(e.stdout, "\nreport: %s\n", strings.Join(reports.Paths(o.report), ", "))
+	notes, outErr := outputs(o).Write(e.ctx, rep, policies[0].Name)
+	printNotes(e, notes)
+	if outErr != nil {
+		return outputError(e, outErr)
 	}
 	switch {
-	case outErr != nil:
-		return outErr
 	case rep.Verdict == verdict.Fail:
 		return &exitError{exitFail, fmt.Errorf("the policy failed %s", map[string]string{"check": "a check", "replay": "the replay", "gate": "the gate"}[o.command])}
 	case rep.Verdict == verdict.Inconclusive && len(rep.Inconclusive()) == 0:
@@ -439,16 +351,21 @@ func gateError(e *env, err error) error {
 	return kitError(err)
 }
 
-// outputError reports a failure to write flag's file: an interruption when
-// a signal ended the wait for it (a FIFO without a reader, another gate
-// writing the same directory), bad input (exit 2) when the path cannot be
-// written, a failure of the kit (exit 3) when the report could not be
-// rendered.
-func outputError(e *env, flag string, err error) error {
+// outputError returns the exit error of an output that could not be
+// written (see reports.Outputs.Write): an interruption when a signal ended
+// the wait for it (a FIFO without a reader, another gate writing the same
+// directory), bad input (exit 2) when the path cannot be written, a
+// failure of the kit (exit 3) when the report could not be rendered.
+func outputError(e *env, err error) error {
+	var oe *reports.OutputError
+	if !errors.As(err, &oe) {
+		return kitError(err)
+	}
+	flag := "--" + oe.Output
 	if e.ctx.Err() != nil && errors.Is(err, e.ctx.Err()) {
 		return &interruptedError{"while writing " + flag}
 	}
-	err = fmt.Errorf("%s: %w", flag, err)
+	err = fmt.Errorf("%s: %w", flag, oe.Err)
 	if errors.As(err, new(*fs.PathError)) || errors.As(err, new(*os.LinkError)) {
 		return inputError(err)
 	}

@@ -111,19 +111,20 @@ func TestNoStaleOutput(t *testing.T) {
 // TestUnwritableOutputIsNotLeftStale makes the report's directory one the
 // new report cannot be written into, as a full disk would: the previous
 // report is not left to pass for this run's.
-func TestUnwritableOutputIsNotLeftStale(t *testing.T) {
+func TestUnwritableOutputIsRefusedUpFront(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	r := jitterkit(t, context.Background(), "gate", "--policy", "decorrelated:base=15s,cap=5m", "--runs", "3", "--report", out)
 	require.Equal(t, exitPass, r.code, "the passing gate: stderr %q", r.stderr)
-	// A user's own report.md, which the report never replaces, makes the
-	// next report fail to be written, whole.
+	// A user's own report.md, which the report never replaces, would make
+	// the next report fail to be written: it is refused before any work,
+	// and bad usage leaves the files as they were.
 	require.NoError(t, os.WriteFile(filepath.Join(out, "report.md"), []byte("# my notes\n"), 0o644))
 	r = jitterkit(t, context.Background(), "gate", "--policy", "none:base=1s,cap=30s", "--runs", "3", "--fix=false", "--report", out)
 	assert.Equal(t, exitUsage, r.code, "exit code; stderr %q", r.stderr)
-	assert.Equal(t, "jitterkit: --report "+out+": the previous report ("+removedReport(reports.Markdown)+") was removed, as this run has none to replace it\n"+
-		"jitterkit: --report: replace "+filepath.Join(out, "report.md")+": not a report file: it is a file that is not a jitterkit report, which a report never replaces; nothing was written\n", r.stderr, "stderr")
-	assertFiles(t, out, "report.md")
+	assert.Equal(t, "jitterkit: --report "+filepath.Join(out, "report.md")+": not a report file: it is a file that is not a jitterkit report, which a report never replaces; nothing was written (see \"jitterkit help gate\")\n", r.stderr, "stderr")
+	assert.Empty(t, r.stdout, "no work was done")
+	assertFiles(t, out, reportFilesAnd()...)
 }
 
 // TestCrashLeavesNoStaleReport makes the kit panic in a run (a nil

@@ -1,0 +1,247 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jitterkit/jitterkit/sim"
+)
+
+// Outputs are the files one run writes: the replay's JSON and the report's
+// directory, each "" when the run writes none. Their rule is that they
+// hold this run's outcome or nothing: a run that ends without an outcome
+// retires what an earlier run left in them (see [Outputs.Retire]), and an
+// output that cannot be written is retired, so that the last run's PASS
+// never passes for this run's.
+type Outputs struct {
+	// JSON is the file of the replay's JSON, in the shape of
+	// sim.Result.WriteJSON.
+	JSON string
+	// Dir is the report's directory, written by [WriteDir].
+	Dir string
+}
+
+// The outputs, as an OutputError and an OutputNote name them.
+const (
+	OutputJSON   = "json"
+	OutputReport = "report"
+)
+
+// An OutputError is an output that is refused, or could not be written.
+type OutputError struct {
+	// Output is OutputJSON or OutputReport.
+	Output string
+	// Err says what is wrong, naming the path.
+	Err error
+}
+
+func (e *OutputError) Error() string { return "the " + e.Output + " output: " + e.Err.Error() }
+func (e *OutputError) Unwrap() error { return e.Err }
+
+// An OutputNote says what a run did with one of its outputs: that an
+// earlier run's file was removed, or could not be, that the output was not
+// written, and why, or which files the report was written to.
+type OutputNote struct {
+	// Output is OutputJSON or OutputReport, and Path its file.
+	Output, Path string
+	// Text says what happened, in a line; a note that is not Retired
+	// names the output itself.
+	Text string
+	// Retired is true when the note is about an earlier run's file.
+	Retired bool
+}
+
+// An Input is a file the run reads, named in the caller's words (a flag,
+// such as "--trace"), which no output may be written over.
+type Input struct{ Name, Path string }
+
+// Check refuses, before any work, outputs that would destroy what they
+// are written over or cannot hold what they are given: an output that is
+// one of inputs, a block device, a Dir that is a file or holds a file
+// named as a format that is not this package's report (see [WriteDir]), a
+// JSON file that sim.CheckJSONPath refuses, the JSON of a sampled replay,
+// whose figures are the sample's with nothing to say so, or a directory
+// the files would be created in where the process may not create them. It
+// returns an *OutputError. What changes on the file system after Check
+// still shows when the files are written.
+func (o Outputs) Check(sampled bool, inputs ...Input) error {
+	if o.Dir != "" {
+		if fi, err := os.Stat(o.Dir); err == nil && !fi.IsDir() {
+			return &OutputError{OutputReport, fmt.Errorf("%s is not a directory", o.Dir)}
+		}
+		for _, f := range Formats() {
+			row, _ := f.lookup()
+			var pe *fs.PathError
+			if _, err := reportFile(filepath.Join(o.Dir, string(f)), row); errors.As(err, &pe) && errors.Is(err, errNotReport) {
+				return &OutputError{OutputReport, fmt.Errorf("%s: %w", pe.Path, pe.Err)}
+			} else if err != nil {
+				return &OutputError{OutputReport, err}
+			}
+		}
+		if err := canCreateIn(existingAncestor(o.Dir)); err != nil {
+			return &OutputError{OutputReport, err}
+		}
+	}
+	for _, out := range o.files() {
+		fi, err := os.Stat(out.path)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0 {
+			return &OutputError{out.output, fmt.Errorf("%s is a block device; write the output to a file", out.path)}
+		}
+		for _, in := range inputs {
+			if inInfo, err := os.Stat(in.Path); in.Path != "" && err == nil && os.SameFile(inInfo, fi) {
+				return &OutputError{out.output, fmt.Errorf("%s would be written over %s %s, an input of this run; write it elsewhere", out.path, in.Name, in.Path)}
+			}
+		}
+	}
+	if o.JSON == "" {
+		return nil
+	}
+	if sampled {
+		return &OutputError{OutputJSON, errors.New("does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for")}
+	}
+	if err := sim.CheckJSONPath(o.JSON); err != nil {
+		return &OutputError{OutputJSON, err}
+	}
+	target := o.JSON
+	if fi, err := os.Stat(o.JSON); err == nil && !fi.Mode().IsRegular() {
+		return nil // a device or a FIFO is written through, in place
+	} else if err == nil {
+		if t, err := filepath.EvalSymlinks(o.JSON); err == nil {
+			target = t
+		}
+	}
+	// The JSON replaces its file through a new file beside it, in a
+	// directory that must exist.
+	if err := canCreateIn(filepath.Dir(target)); err != nil {
+		return &OutputError{OutputJSON, err}
+	}
+	return nil
+}
+
+// existingAncestor returns path, or its nearest ancestor that exists: the
+// directory a file under path would be created in, once the missing
+// directories between are.
+func existingAncestor(path string) string {
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return path
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return path
+		}
+		path = parent
+	}
+}
+
+// files lists every file o writes, with the output each belongs to.
+func (o Outputs) files() []struct{ output, path string } {
+	var out []struct{ output, path string }
+	if o.JSON != "" {
+		out = append(out, struct{ output, path string }{OutputJSON, o.JSON})
+	}
+	if o.Dir != "" {
+		for _, p := range Paths(o.Dir) {
+			out = append(out, struct{ output, path string }{OutputReport, p})
+		}
+	}
+	return out
+}
+
+// Retire removes what o's files hold of an earlier run, for a run that
+// ends without an outcome to write in their place: only what this package
+// and sim wrote is removed ([ClearDir], sim.RemoveJSON). The notes say
+// what was removed, or could not be.
+func (o Outputs) Retire(ctx context.Context) []OutputNote {
+	var notes []OutputNote
+	if o.Dir != "" {
+		notes = append(notes, o.retireDir(ctx)...)
+	}
+	if o.JSON != "" {
+		notes = append(notes, o.retireJSON("this run has no figures to replace it")...)
+	}
+	return notes
+}
+
+// retireDir removes the report in o.Dir.
+func (o Outputs) retireDir(ctx context.Context) []OutputNote {
+	removed, err := ClearDir(ctx, o.Dir)
+	if err != nil {
+		return []OutputNote{{OutputReport, o.Dir, "the previous report there is not this run's, and removing it failed: " + err.Error(), true}}
+	}
+	if len(removed) == 0 {
+		return nil
+	}
+	names := make([]string, len(removed))
+	for i, f := range removed {
+		names[i] = string(f)
+	}
+	return []OutputNote{{OutputReport, o.Dir, fmt.Sprintf("the previous report (%s) was removed, as this run has none to replace it", strings.Join(names, ", ")), true}}
+}
+
+// retireJSON removes the replay's JSON at o.JSON, saying why this run
+// writes none.
+func (o Outputs) retireJSON(why string) []OutputNote {
+	removed, err := sim.RemoveJSON(o.JSON)
+	switch {
+	case err != nil:
+		return []OutputNote{{OutputJSON, o.JSON, "the previous replay's JSON there is not this run's, and removing it failed: " + err.Error(), true}}
+	case removed:
+		return []OutputNote{{OutputJSON, o.JSON, "the previous replay's JSON was removed, as " + why, true}}
+	}
+	return nil
+}
+
+// Write writes rep to o's files: the replay's JSON, naming policy as the
+// replayed policy, then the report. A replay without figures (stopped by a
+// policy's defect, or none) writes no JSON and retires the last one, as a
+// note says. An output that cannot be written is retired and the other
+// still written: the report is this run's outcome all the same. A
+// rendering that fails retires both. Write returns the notes and the
+// first output's *OutputError; an error that is ctx's (a wait for another
+// writer, a FIFO without a reader, ended by ctx) returns at once and
+// retires nothing.
+func (o Outputs) Write(ctx context.Context, rep Report, policy string) ([]OutputNote, error) {
+	var notes []OutputNote
+	var first error
+	if o.JSON != "" {
+		var b bytes.Buffer
+		switch err := rep.Replay.WriteJSON(&b, policy); {
+		case errors.Is(err, ErrNoFigures):
+			notes = append(notes, OutputNote{OutputJSON, o.JSON, o.JSON + ": not written: " + err.Error(), false})
+			notes = append(notes, o.retireJSON(err.Error())...)
+		case err != nil:
+			return append(notes, o.Retire(ctx)...), &OutputError{OutputJSON, err}
+		default:
+			if err := WriteFile(ctx, o.JSON, b.Bytes()); err != nil {
+				if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+					return notes, &OutputError{OutputJSON, err}
+				}
+				first = &OutputError{OutputJSON, err}
+				notes = append(notes, o.retireJSON("this run's could not be written")...)
+			}
+		}
+	}
+	if o.Dir != "" {
+		if err := WriteDir(ctx, o.Dir, rep); err != nil {
+			if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+				notes = append(notes, o.retireDir(ctx)...)
+			}
+			if first == nil {
+				first = &OutputError{OutputReport, err}
+			}
+		} else {
+			notes = append(notes, OutputNote{OutputReport, o.Dir, "report: " + strings.Join(Paths(o.Dir), ", "), false})
+		}
+	}
+	return notes, first
+}
