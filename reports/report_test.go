@@ -44,10 +44,6 @@ func TestNotFinite(t *testing.T) {
 		spoil func(*reports.Report)
 		want  string
 	}{
-		{"a delay", func(r *reports.Report) {
-			checkNamed(t, r, properties.NameSpread).Counterexample.Devices[1].DelaysS[0] = math.Inf(1)
-		},
-			`checks[0] (spread): device "dev-000001": value 0 is +Inf`},
 		{"a figure", func(r *reports.Report) { checkNamed(t, r, properties.NameFrozenClock).Figure = math.NaN() }, `checks[2] (frozen-clock): value 0 is NaN`},
 		{"a summary", func(r *reports.Report) {
 			e := r.Replay.Summary[sim.PeakRatio]
