@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"maps"
 	"math"
 	"slices"
@@ -34,6 +35,28 @@ func TestJSONRoundTrip(t *testing.T) {
 	assert.Subset(t, slices.Collect(maps.Keys(raw)), []string{"schema", "verdict", "policy", "kit_version", "seed", "checks", "replay", "comparisons", "early_delays", "advice"},
 		"the keys of report.json")
 	assert.Equal(t, "jitterkit.report/v2", raw["schema"], `report.json "schema"`)
+}
+
+// TestJSONRoundTripStopped reads back the report of a replay that a
+// device stopped: the stopped device's counterexample beside the checks'.
+func TestJSONRoundTripStopped(t *testing.T) {
+	r := failingReport()
+	r.AddStopped(r.Replay.Scenario, r.Replay.Config, &sim.DeviceError{Run: 3, Seed: 42, Device: "dev-000017", Attempt: 3,
+		Cause: sim.StopBadDelay, Err: errors.New("delay -1s is negative")}, "jitterkit replay --seed 1")
+	var b bytes.Buffer
+	require.NoError(t, reports.WriteJSON(&b, r))
+	var got reports.Report
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	r.Schema = reports.Schema
+	r.Replay.Scenario.MemoryLimit = 0 // a setting of the machine, which sim's JSON leaves out
+	assert.Equal(t, r, got, "report.json read back")
+
+	var raw struct {
+		Replay struct{ Stopped json.RawMessage }
+	}
+	require.NoError(t, json.Unmarshal(b.Bytes(), &raw))
+	assert.JSONEq(t, `{"attempt": 2, "devices": [{"id": "dev-000017", "delays_s": [], "err": "delay -1s is negative"}],
+		"seed": 42, "replay": "jitterkit replay --seed 1"}`, string(raw.Replay.Stopped), `report.json "replay"."stopped"`)
 }
 
 // TestNotFinite refuses, in every format, a report holding a number JSON
