@@ -1,7 +1,9 @@
 package properties
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -9,35 +11,42 @@ import (
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
-// A Result is the outcome of one check.
+// A Result is the outcome of one check. Its JSON, a check of report.json,
+// is keyed by the fields' names in lower case and leaves out Unit, Want,
+// Counterexample, Cause and Remedy when they are empty.
 type Result struct {
-	// Name is the check's short name, such as "spread".
-	Name string
+	// Name is the check's short name, one of the Name* constants such as
+	// "spread".
+	Name string `json:"name"`
 	// Why says in one sentence why the property matters to a fleet.
-	Why string
+	Why string `json:"why"`
 	// Status is the outcome: Pass, Fail, Warn (a finding that fails only
 	// when the user asks, such as RequireReproducible), Inconclusive when
 	// the check could not gather the evidence it needs, or Skipped when it
 	// does not apply to the policy's source. The detail says why.
-	Status verdict.Status
+	Status verdict.Status `json:"status"`
 	// Detail states what was measured, got before want, for example
 	// `delays("dev-000017")[2] = 10s for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)`.
-	Detail string
+	Detail string `json:"detail"`
 	// Figure is the measured figure and Threshold the limit it is held to,
-	// for the checks that have one (both zero otherwise). Unit says what
-	// the figure counts ("CV", "p", "identical pairs", "of the fleet"), empty
-	// when there is no figure, and Want how it is held to the threshold:
-	// "≥", "≤" or "<".
-	Figure, Threshold float64
-	Unit, Want        string
+	// for the checks that have one (both zero otherwise): a coefficient of
+	// variation, a share of the fleet, a p-value, a count of bad delays.
+	Figure    float64 `json:"figure"`
+	Threshold float64 `json:"threshold"`
+	// Unit says what the figure counts ("CV", "p", "identical pairs", "of
+	// the fleet"), empty when there is no figure; a unit that begins with
+	// "of " is a share, which the reports show as a percentage. Want is how
+	// the figure is held to the threshold: "≥", "≤" or "<".
+	Unit string `json:"unit,omitempty"`
+	Want string `json:"want,omitempty"`
 	// Counterexample is the smallest set of devices that shows a failure or
 	// a warning, or nil.
-	Counterexample *Counterexample
+	Counterexample *Counterexample `json:"counterexample,omitempty"`
 	// Cause is the root cause of a finding (a failure or a warning), and
 	// Remedy what to change for it, in one sentence; both are empty for a
 	// check that passed, was inconclusive or was skipped.
-	Cause  Cause
-	Remedy string
+	Cause  Cause  `json:"cause,omitempty"`
+	Remedy string `json:"remedy,omitempty"`
 }
 
 // UnitCV is the unit of the spread figures: the coefficient of variation of
@@ -45,40 +54,108 @@ type Result struct {
 // every device waits the same, 0.577 for full jitter.
 const UnitCV = "CV"
 
-// A Counterexample is the smallest set of devices that shows a finding.
+// A Counterexample is the smallest set of devices that shows a finding,
+// and how to find it again. Its JSON leaves out SameSequence and Window,
+// which only shape the message of String, and Others and Replay when
+// empty.
 type Counterexample struct {
 	// Attempt is the 1-based attempt the finding is about, 0 for the whole
 	// sequence.
-	Attempt int
+	Attempt int `json:"attempt"`
 	// Devices are the devices that show it, sorted by id.
-	Devices []DeviceDelays
+	Devices []DeviceDelays `json:"devices"`
 	// Others counts the devices beyond Devices that share the finding,
 	// such as the rest of a fleet in lockstep: with Attempt 0 or
 	// SameSequence, their whole sequence of delays; with Window, a delay
 	// at Attempt within one window of that width; otherwise the delay at
 	// Attempt that Devices wait.
-	Others int
+	Others int `json:"others,omitempty"`
 	// SameSequence says that the Others wait the whole sequence of delays
 	// of Devices, not only the delay at Attempt.
-	SameSequence bool
+	SameSequence bool `json:"-"`
 	// Window, when set, is the width of the window that the delays at
 	// Attempt of Devices and of the Others lie in.
-	Window time.Duration
-	// Seed is the seed of the run that found it: Config.Seed, which draws
-	// the population and rapid's id populations.
-	Seed uint64
-	// Replay says how to run the same check again, in Go's terms:
-	// "Config.Seed = 7", and for id populations "-rapid.seed=7" as well.
-	Replay string
+	Window time.Duration `json:"-"`
+	// Seed is the seed that finds it again. The checks set it to
+	// Config.Seed, which draws the population and rapid's id populations;
+	// for a fleet replay that a device's defect stopped, it is the seed of
+	// that replication.
+	Seed uint64 `json:"seed"`
+	// Replay says how to find it again. The checks write it in Go's terms:
+	// "Config.Seed = 7", and for id populations "-rapid.seed=7" as well; a
+	// caller may rewrite it in the terms of where it runs, such as a
+	// jitterkit command line.
+	Replay string `json:"replay,omitempty"`
 }
 
 // DeviceDelays are the delays one device drew, and what went wrong with it.
+// Its JSON holds the delays in seconds (see MarshalJSON).
 type DeviceDelays struct {
-	ID     string
+	// ID is the device's id.
+	ID string
+	// Delays are the delays it drew, in order.
 	Delays []time.Duration
 	// Err describes the device's fault: a panic, a hang, a delay that is
 	// not a duration. It is empty for a sound device.
 	Err string
+}
+
+// deviceDelaysJSON is the JSON shape of DeviceDelays.
+type deviceDelaysJSON struct {
+	ID      string    `json:"id"`
+	DelaysS []float64 `json:"delays_s"`
+	Err     string    `json:"err,omitempty"`
+}
+
+// MarshalJSON writes d as {"id": ..., "delays_s": [...], "err": ...}: the
+// delays in seconds, [] when there are none, and err left out when empty.
+func (d DeviceDelays) MarshalJSON() ([]byte, error) {
+	s := make([]float64, len(d.Delays))
+	for i, x := range d.Delays {
+		s[i] = x.Seconds()
+	}
+	return json.Marshal(deviceDelaysJSON{ID: d.ID, DelaysS: s, Err: d.Err})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, rounding each delay to the
+// nearest nanosecond; no delays read as nil. A delay that a time.Duration
+// cannot hold is an error.
+func (d *DeviceDelays) UnmarshalJSON(b []byte) error {
+	var j deviceDelaysJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	var delays []time.Duration
+	for i, s := range j.DelaysS {
+		x, ok := fromSeconds(s)
+		if !ok {
+			return fmt.Errorf("properties: device %q: delay %d of %gs is out of range of time.Duration", j.ID, i, s)
+		}
+		delays = append(delays, x)
+	}
+	*d = DeviceDelays{ID: j.ID, Delays: delays, Err: j.Err}
+	return nil
+}
+
+// The longest delays, in seconds, as MarshalJSON writes them.
+var (
+	minSeconds = time.Duration(math.MinInt64).Seconds()
+	maxSeconds = time.Duration(math.MaxInt64).Seconds()
+)
+
+// fromSeconds returns the duration of s seconds, to the nanosecond, and
+// whether a time.Duration holds it. The ends of its range, which a float64
+// rounds to ±2⁶³ ns, are the longest durations.
+func fromSeconds(s float64) (time.Duration, bool) {
+	switch {
+	case !(s >= minSeconds && s <= maxSeconds):
+		return 0, false
+	case s == minSeconds:
+		return math.MinInt64, true
+	case s == maxSeconds:
+		return math.MaxInt64, true
+	}
+	return time.Duration(math.Round(s * float64(time.Second))), true
 }
 
 // An Outcome is the result of a whole run.

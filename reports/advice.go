@@ -111,11 +111,11 @@ func ownCodeFirst(r Report) bool {
 	if r.Policy.Spec != "" {
 		return false
 	}
-	if slices.ContainsFunc(r.Checks, func(c Check) bool { return c.Status == verdict.Fail }) {
+	if slices.ContainsFunc(r.Checks, func(c properties.Result) bool { return c.Status == verdict.Fail }) {
 		return true
 	}
 	storm := r.Replay != nil && r.Replay.Status == verdict.Fail
-	return !storm && slices.ContainsFunc(r.Checks, func(c Check) bool { return c.Status == verdict.Warn })
+	return !storm && slices.ContainsFunc(r.Checks, func(c properties.Result) bool { return c.Status == verdict.Warn })
 }
 
 // builtinSentence says, after the remedy of a policy's own code, that the

@@ -3,6 +3,7 @@ package reports_test
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,12 +17,12 @@ import (
 func TestAdvise(t *testing.T) {
 	// finding is a check as the property checks report it: a finding
 	// carries its root cause and that cause's remedy.
-	finding := func(name string, status verdict.Status, cause properties.Cause) reports.Check {
-		return reports.Check{Name: name, Status: status, Detail: "what was measured",
-			Cause: string(cause), Remedy: cause.Remedy()}
+	finding := func(name string, status verdict.Status, cause properties.Cause) properties.Result {
+		return properties.Result{Name: name, Status: status, Detail: "what was measured",
+			Cause: cause, Remedy: cause.Remedy()}
 	}
-	passed := func(name string) reports.Check {
-		return reports.Check{Name: name, Status: verdict.Pass, Detail: "what was measured"}
+	passed := func(name string) properties.Result {
+		return properties.Result{Name: name, Status: verdict.Pass, Detail: "what was measured"}
 	}
 	scenario := sim.Scenario{Kind: sim.Outage, Clients: 400, AcceptRate: 50, Threshold: 0.6}
 	replayOn := func(s sim.Scenario, status verdict.Status, ratio, gaveUp float64) *reports.Replay {
@@ -55,17 +56,17 @@ func TestAdvise(t *testing.T) {
 		{
 			name: "nothing fails",
 			r: reports.Report{Replay: replay(verdict.Pass, 0.47, 0),
-				Checks: []reports.Check{passed(properties.NameSpread), passed(properties.NameCapPhase)}},
+				Checks: []properties.Result{passed(properties.NameSpread), passed(properties.NameCapPhase)}},
 			want: nil,
 		},
 		{
 			name: "a finding gets its cause's remedy",
-			r:    reports.Report{Checks: []reports.Check{finding(properties.NameSpread, verdict.Fail, properties.NoJitter)}},
+			r:    reports.Report{Checks: []properties.Result{finding(properties.NameSpread, verdict.Fail, properties.NoJitter)}},
 			want: []string{properties.NoJitter.Remedy()},
 		},
 		{
 			name: "one cause behind several checks is one remedy",
-			r: reports.Report{Checks: []reports.Check{
+			r: reports.Report{Checks: []properties.Result{
 				finding(properties.NameSpread, verdict.Fail, properties.ClockSeed),
 				finding(properties.NameClusters, verdict.Fail, properties.ClockSeed),
 				finding(properties.NameFrozenClock, verdict.Fail, properties.ClockSeed),
@@ -75,7 +76,7 @@ func TestAdvise(t *testing.T) {
 		},
 		{
 			name: "two causes, in the order of the checks",
-			r: reports.Report{Checks: []reports.Check{
+			r: reports.Report{Checks: []properties.Result{
 				finding(properties.NameSpread, verdict.Fail, properties.SmallJitter),
 				finding(properties.NameCapPhase, verdict.Fail, properties.JitterLostAtCap),
 				finding(properties.NameClusters, verdict.Fail, properties.SmallJitter),
@@ -84,17 +85,17 @@ func TestAdvise(t *testing.T) {
 		},
 		{
 			name: "a warning advises too",
-			r:    reports.Report{Checks: []reports.Check{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
+			r:    reports.Report{Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
 			want: []string{properties.SharedGenerator.Remedy()},
 		},
 		{
 			name: "a check without a remedy is passed on with its detail",
-			r:    reports.Report{Checks: []reports.Check{{Name: "latency", Status: verdict.Fail, Detail: "what was measured."}, passed("jitter budget")}},
+			r:    reports.Report{Checks: []properties.Result{{Name: "latency", Status: verdict.Fail, Detail: "what was measured."}, passed("jitter budget")}},
 			want: []string{`Fix "latency": what was measured.`},
 		},
 		{
 			name: "inconclusive and skipped checks are no finding",
-			r: reports.Report{Replay: replay(verdict.Inconclusive, 3, 7), Checks: []reports.Check{
+			r: reports.Report{Replay: replay(verdict.Inconclusive, 3, 7), Checks: []properties.Result{
 				{Name: properties.NameSpread, Status: verdict.Inconclusive, Detail: "too few devices answered"},
 				{Name: properties.NameFrozenClock, Status: verdict.Skipped, Detail: "a recorded trace has no clock"}}},
 			want: nil,
@@ -102,7 +103,7 @@ func TestAdvise(t *testing.T) {
 		{
 			name: "the fix of a spec comes first, measured, and the others are alternatives",
 			r: reports.Report{Policy: reports.Policy{Spec: "full:base=10s,cap=2m"}, Replay: replay(verdict.Fail, 0.93, 0), Fixes: []reports.Fix{raise, slower},
-				Checks: []reports.Check{finding(properties.NameSpread, verdict.Fail, properties.SmallJitter)}},
+				Checks: []properties.Result{finding(properties.NameSpread, verdict.Fail, properties.SmallJitter)}},
 			want: []string{
 				"Raise the base from 10s to 50s: full:base=50s,cap=2m (replayed on the same scenario, its peak ratio is 0.546 [0.52, 0.57] and every device is served after 412s; it passes every check).",
 				"Or slow every delay down 3 times (replayed on the same scenario, its peak ratio is 0.5 [0.48, 0.53] and every device is served after 600s).",
@@ -114,7 +115,7 @@ func TestAdvise(t *testing.T) {
 			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0),
 				Fixes: []reports.Fix{{Change: "replace the policy with the built-in full:base=50s,cap=2m", Spec: "full:base=50s,cap=2m",
 					PeakRatio: raise.PeakRatio, AllServed: raise.AllServed, Checked: true}},
-				Checks: []reports.Check{
+				Checks: []properties.Result{
 					finding(properties.NameSpread, verdict.Fail, properties.SmallJitter),
 					finding(properties.NameCapPhase, verdict.Fail, properties.JitterLostAtCap),
 				}},
@@ -132,20 +133,20 @@ func TestAdvise(t *testing.T) {
 		{
 			name: "a policy of the user's own that storms and warns: the fix of the storm first, then the warning's remedy",
 			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0), Fixes: []reports.Fix{slower},
-				Checks: []reports.Check{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
 			want: []string{"Slow every delay down 3 times (replayed on the same scenario, its peak ratio is 0.5 [0.48, 0.53] and every device is served after 600s).",
 				properties.SharedGenerator.Remedy()},
 		},
 		{
 			name: "a policy of the user's own that warns alone: the warning's remedy",
 			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Pass, 0.4, 0),
-				Checks: []reports.Check{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
 			want: []string{properties.SharedGenerator.Remedy()},
 		},
 		{
 			name: "a failure's remedy comes before a warning's, whatever the order of the checks",
 			r: reports.Report{Policy: reports.Policy{Name: "client"},
-				Checks: []reports.Check{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator),
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator),
 					finding(properties.NameSpread, verdict.Fail, properties.NoJitter)}},
 			want: []string{properties.NoJitter.Remedy(), properties.SharedGenerator.Remedy()},
 		},
@@ -166,13 +167,13 @@ func TestAdvise(t *testing.T) {
 		},
 		{
 			name: "a replay stopped by a bad delay gives no crowd advice",
-			r: reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &reports.Counterexample{Attempt: 2, Devices: []reports.DeviceDelays{{ID: "dev-7", DelaysS: []float64{1}, Err: "a delay of -1s"}}}},
-				Checks: []reports.Check{finding(properties.NameBounds, verdict.Fail, properties.BadDelay)}},
+			r: reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &properties.Counterexample{Attempt: 2, Devices: []properties.DeviceDelays{{ID: "dev-7", Delays: []time.Duration{time.Second}, Err: "a delay of -1s"}}}},
+				Checks: []properties.Result{finding(properties.NameBounds, verdict.Fail, properties.BadDelay)}},
 			want: []string{properties.BadDelay.Remedy()},
 		},
 		{
 			name: "a replay stopped by a bad delay, without checks, still says what to change",
-			r:    reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &reports.Counterexample{Attempt: 2, Devices: []reports.DeviceDelays{{ID: "dev-7", DelaysS: []float64{1}, Err: "Next did not return within 2s"}}}}},
+			r:    reports.Report{Replay: &reports.Replay{Status: verdict.Fail, Scenario: scenario, Stopped: &properties.Counterexample{Attempt: 2, Devices: []properties.DeviceDelays{{ID: "dev-7", Delays: []time.Duration{time.Second}, Err: "Next did not return within 2s"}}}}},
 			want: []string{properties.BadDelay.Remedy()},
 		},
 		{

@@ -50,10 +50,10 @@ func TestWriteDirKeepsOldReport(t *testing.T) {
 	before := kittest.ReadFiles(t, dir)
 
 	bad := failingReport()
-	checkNamed(t, &bad, properties.NameSpread).Counterexample.Devices[0].DelaysS[1] = math.NaN()
+	checkNamed(t, &bad, properties.NameSpread).Figure = math.NaN()
 	err := reports.WriteDir(t.Context(), dir, bad)
 	require.Error(t, err, "WriteDir of a report holding NaN")
-	assert.ErrorContains(t, err, `device "dev-000000": value 1 is NaN`)
+	assert.ErrorContains(t, err, `checks[0] (spread): value 0 is NaN`)
 	assert.Equal(t, before, kittest.ReadFiles(t, dir), "the old report after a failed WriteDir")
 	assertOnly(t, dir, allFiles()...)
 

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
@@ -28,7 +29,7 @@ func writerReport(writer string) reports.Report {
 		Verdict:    verdict.Pass,
 		Policy:     reports.Policy{Name: writer, Spec: "full:base=1s,cap=30s", Source: "spec"},
 		KitVersion: "v0.1.0",
-		Checks:     []reports.Check{{Name: "spread", Status: verdict.Pass, Figure: 0.577, Threshold: 0.1, Detail: "written by " + writer}},
+		Checks:     []properties.Result{{Name: "spread", Status: verdict.Pass, Figure: 0.577, Threshold: 0.1, Detail: "written by " + writer}},
 	}
 }
 

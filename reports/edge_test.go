@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -22,11 +24,11 @@ func TestSparseReports(t *testing.T) {
 		want string // in the text summary
 	}{
 		{"empty", reports.Report{}, "nothing judged"},
-		{"checks only", reports.Report{Verdict: verdict.Pass, Checks: []reports.Check{{Name: "spread", Status: verdict.Pass, Figure: 0.577, Threshold: 0.1}}},
+		{"checks only", reports.Report{Verdict: verdict.Pass, Checks: []properties.Result{{Name: "spread", Status: verdict.Pass, Figure: 0.577, Threshold: 0.1}}},
 			"nothing: the policy passed every check\n"},
-		{"checks too short to judge", reports.Report{Verdict: verdict.Inconclusive, Checks: []reports.Check{{Name: "spread", Status: verdict.Inconclusive, Detail: "ran on 50 of 1,000 devices"}}},
+		{"checks too short to judge", reports.Report{Verdict: verdict.Inconclusive, Checks: []properties.Result{{Name: "spread", Status: verdict.Inconclusive, Detail: "ran on 50 of 1,000 devices"}}},
 			"nothing found to act on yet"},
-		{"a warning without advice", reports.Report{Verdict: verdict.Warn, Checks: []reports.Check{{Name: "reproducibility", Status: verdict.Warn, Detail: "two runs differ"}}},
+		{"a warning without advice", reports.Report{Verdict: verdict.Warn, Checks: []properties.Result{{Name: "reproducibility", Status: verdict.Warn, Detail: "two runs differ"}}},
 			"no advice: the findings above carry none"},
 		{"a storm replay with no runs", reports.Report{Verdict: verdict.Pass,
 			Replay: &reports.Replay{Status: verdict.Pass, Scenario: sim.Scenario{Kind: sim.Storm, Clients: 10}}},
@@ -49,8 +51,8 @@ func TestSparseReports(t *testing.T) {
 			"what to change"},
 		{"early delays that no device gave, as of a policy whose every delay was a defect", reports.Report{EarlyDelays: []reports.AttemptDelays{{Attempt: 1}, {Attempt: 2}, {Attempt: 3}}},
 			"what to change"},
-		{"a counterexample of many devices with long lists", reports.Report{Checks: []reports.Check{{Name: "clusters", Status: verdict.Fail,
-			Counterexample: &reports.Counterexample{Devices: manyDevices(25, 40)}}}},
+		{"a counterexample of many devices with long lists", reports.Report{Checks: []properties.Result{{Name: "clusters", Status: verdict.Fail,
+			Counterexample: &properties.Counterexample{Devices: manyDevices(25, 40)}}}},
 			"… and 15 more"},
 	}
 	for _, tt := range tests {
@@ -73,7 +75,7 @@ func TestSparseReports(t *testing.T) {
 // always there.)
 func TestChecksOnlyHasNoScenario(t *testing.T) {
 	r := reports.Report{Verdict: verdict.Pass, Policy: reports.Policy{Spec: "full:base=1s,cap=30s"},
-		Checks: []reports.Check{{Name: "spread", Status: verdict.Pass, Figure: 0.577, Threshold: 0.05}}}
+		Checks: []properties.Result{{Name: "spread", Status: verdict.Pass, Figure: 0.577, Threshold: 0.05}}}
 	for _, w := range writers {
 		if w.ext == "json" {
 			continue
@@ -85,12 +87,12 @@ func TestChecksOnlyHasNoScenario(t *testing.T) {
 	}
 }
 
-func manyDevices(n, delays int) []reports.DeviceDelays {
-	ds := make([]reports.DeviceDelays, n)
+func manyDevices(n, delays int) []properties.DeviceDelays {
+	ds := make([]properties.DeviceDelays, n)
 	for i := range ds {
 		ds[i].ID = "dev-" + strings.Repeat("x", i)
 		for j := range delays {
-			ds[i].DelaysS = append(ds[i].DelaysS, float64(j))
+			ds[i].Delays = append(ds[i].Delays, time.Duration(j)*time.Second)
 		}
 	}
 	return ds

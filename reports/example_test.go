@@ -27,14 +27,14 @@ func ExampleWriteMarkdown() {
 		Policy:     reports.Policy{Name: spec.String(), Spec: spec.String(), Source: "spec"},
 		KitVersion: "v0.1.0",
 		Seed:       1,
-		Checks: []reports.Check{{
+		Checks: []properties.Result{{
 			Name:      properties.NameSpread,
 			Why:       "devices that draw the same delays retry together.",
 			Status:    verdict.Fail,
 			Detail:    `delay 1 of "dev-000000" = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.05)`,
 			Figure:    0,
 			Threshold: 0.05,
-			Cause:     string(properties.NoJitter),
+			Cause:     properties.NoJitter,
 			Remedy:    properties.NoJitter.Remedy(),
 		}},
 	}

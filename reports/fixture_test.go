@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -115,17 +116,17 @@ func buildFailingReport() reports.Report {
 		Policy:     reports.Policy{Name: spec.String(), Spec: spec.String(), Source: "spec"},
 		KitVersion: "v0.1.0",
 		Seed:       1,
-		Checks: []reports.Check{
+		Checks: []properties.Result{
 			{
 				Name: properties.NameSpread, Why: "devices that draw the same delays retry together and arrive as one wave.",
 				Status: verdict.Fail, Figure: 0, Threshold: 0.1, Unit: "CV", Want: "≥",
-				Cause: string(properties.NoJitter), Remedy: properties.NoJitter.Remedy(),
+				Cause: properties.NoJitter, Remedy: properties.NoJitter.Remedy(),
 				Detail: `delay 1 of "dev-000000" = 100ms for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
-				Counterexample: &reports.Counterexample{
+				Counterexample: &properties.Counterexample{
 					Attempt: 1,
-					Devices: []reports.DeviceDelays{
-						{ID: "dev-000000", DelaysS: []float64{0.1, 0.2, 0.4}},
-						{ID: "dev-000001", DelaysS: []float64{0.1, 0.2, 0.4}},
+					Devices: []properties.DeviceDelays{
+						{ID: "dev-000000", Delays: seconds(0.1, 0.2, 0.4)},
+						{ID: "dev-000001", Delays: seconds(0.1, 0.2, 0.4)},
 					},
 					Replay: "jitterkit check --policy none:base=100ms,cap=10s --seed 1",
 				},
@@ -133,7 +134,7 @@ func buildFailingReport() reports.Report {
 			{
 				Name: properties.NameClusters, Why: "a group of devices in lockstep storms as one, however spread the rest are.",
 				Status: verdict.Fail, Figure: 1, Threshold: 0.01, Unit: "of the fleet", Want: "≤",
-				Cause: string(properties.NoJitter), Remedy: properties.NoJitter.Remedy(),
+				Cause: properties.NoJitter, Remedy: properties.NoJitter.Remedy(),
 				Detail: "1000 of 1000 devices share one sequence of delays; want at most 1% of the fleet",
 			},
 			{
@@ -149,11 +150,11 @@ func buildFailingReport() reports.Report {
 			{
 				Name: properties.NameCapPhase, Why: "after a long outage every device has reached its cap, and only jitter keeps them apart.",
 				Status: verdict.Fail, Figure: 0, Threshold: 0.1, Unit: "CV", Want: "≥",
-				Cause: string(properties.NoJitter), Remedy: properties.NoJitter.Remedy(),
+				Cause: properties.NoJitter, Remedy: properties.NoJitter.Remedy(),
 				Detail: `delay 12 of "dev-000000" = 10s for 1000 of 1000 devices; want spread (CV ≥ 0.1)`,
-				Counterexample: &reports.Counterexample{
+				Counterexample: &properties.Counterexample{
 					Attempt: 12,
-					Devices: []reports.DeviceDelays{{ID: "dev-000000", DelaysS: []float64{0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 10, 10, 10, 10, 10}}},
+					Devices: []properties.DeviceDelays{{ID: "dev-000000", Delays: seconds(0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4, 10, 10, 10, 10, 10)}},
 					Replay:  "jitterkit check --policy none:base=100ms,cap=10s --seed 1",
 				},
 			},
@@ -203,7 +204,7 @@ func buildPassingReport() reports.Report {
 		Policy:     reports.Policy{Name: "decorrelated", Spec: spec.String(), Source: "spec"},
 		KitVersion: "v0.1.0",
 		Seed:       7,
-		Checks: []reports.Check{
+		Checks: []properties.Result{
 			{Name: properties.NameSpread, Why: "devices that draw the same delays retry together and arrive as one wave.",
 				Status: verdict.Pass, Figure: 0.291, Threshold: 0.1, Unit: "CV", Want: "≥", Detail: "CV of delay 1 across 1000 devices = 0.291 ≥ 0.1"},
 			{Name: properties.NameReproducibility, Why: "a device that draws the same delays after a restart can be replayed.",
@@ -253,15 +254,15 @@ func hostileReport() reports.Report {
 		Policy:     reports.Policy{Name: "evil\u202egnp.exe", Command: "printf '\\033[2J'; python3 policy.py\n# PASS", Source: "exec"},
 		KitVersion: "v0.1.0",
 		Seed:       1,
-		Checks: []reports.Check{
+		Checks: []properties.Result{
 			{
 				Name: "spread\x1b[32m PASS\x1b[0m", Why: "why\tnot\u0085", Status: verdict.Fail, Figure: 0, Threshold: 0.1,
 				Detail: "got <b>|x|</b>\nPASS  spread  0.577  0.1  fine",
-				Counterexample: &reports.Counterexample{
+				Counterexample: &properties.Counterexample{
 					Attempt: 1,
-					Devices: []reports.DeviceDelays{
-						{ID: "dev-\x00\a\b\v\f\r\x7f", DelaysS: []float64{0.1}},
-						{ID: "dev-\xff\xfe\u2066\u200b\ufeff", DelaysS: []float64{0.2}, Err: "program said: \x1b]0;pwned\a" + strings.Repeat("x", 5000)},
+					Devices: []properties.DeviceDelays{
+						{ID: "dev-\x00\a\b\v\f\r\x7f", Delays: seconds(0.1)},
+						{ID: "dev-\xff\xfe\u2066\u200b\ufeff", Delays: seconds(0.2), Err: "program said: \x1b]0;pwned\a" + strings.Repeat("x", 5000)},
 					},
 					Replay: "jitterkit check --exec 'x\ny'",
 				},
@@ -273,7 +274,7 @@ func hostileReport() reports.Report {
 }
 
 // checkNamed returns the check of r named name, to read or change.
-func checkNamed(t testing.TB, r *reports.Report, name string) *reports.Check {
+func checkNamed(t testing.TB, r *reports.Report, name string) *properties.Result {
 	t.Helper()
 	for i := range r.Checks {
 		if r.Checks[i].Name == name {
@@ -282,4 +283,14 @@ func checkNamed(t testing.TB, r *reports.Report, name string) *reports.Check {
 	}
 	require.Failf(t, "no such check", "no %s in the report", name)
 	return nil
+}
+
+// seconds returns delays given in seconds as the durations a
+// counterexample holds.
+func seconds(s ...float64) []time.Duration {
+	ds := make([]time.Duration, len(s))
+	for i, x := range s {
+		ds[i] = time.Duration(math.Round(x * float64(time.Second)))
+	}
+	return ds
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -182,7 +183,7 @@ func seconds(s float64) string {
 // with the comparison it must meet: "CV 0.581" and "≥ 0.05", "100% of the
 // fleet" and "≤ 1%", "0 identical pairs" and "< 2". A check without a figure shows "–" for
 // both.
-func checkFigures(c Check) (figure, threshold string) {
+func checkFigures(c properties.Result) (figure, threshold string) {
 	if c.Unit == "" && c.Want == "" {
 		if c.Figure == 0 && c.Threshold == 0 {
 			return "–", "–"
@@ -205,15 +206,6 @@ func checkFigures(c Check) (figure, threshold string) {
 // digits: 1 → "100%", 0.01 → "1%", 0.0125 → "1.25%".
 func percent(x float64) string {
 	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
-}
-
-// delay formats a delay a device drew, given in seconds, as a reader reads
-// it: 71.99ms, 1m29.83s.
-func delay(s float64) string {
-	if math.IsNaN(s) || math.IsInf(s, 0) || math.Abs(s) > math.MaxInt64/1e9 {
-		return num(s) + "s"
-	}
-	return kit.FormatApprox(time.Duration(math.Round(s * 1e9)))
 }
 
 // perSecond formats an accept rate.

@@ -10,32 +10,17 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// AddChecks adds the results of the property checks to r: one Check per
-// result, with its counterexample, and the early delays for the spread
-// chart.
+// AddChecks adds the results of the property checks to r, and the early
+// delays for the spread chart. Each result's counterexample is copied, so
+// that r's may be changed (its Replay rewritten, say) without changing
+// out's.
 func (r *Report) AddChecks(out properties.Outcome) {
 	for _, res := range out.Results {
-		c := Check{
-			Name:      res.Name,
-			Why:       res.Why,
-			Status:    res.Status,
-			Detail:    res.Detail,
-			Figure:    res.Figure,
-			Threshold: res.Threshold,
-			Unit:      res.Unit,
-			Want:      res.Want,
-			Cause:     string(res.Cause),
-			Remedy:    res.Remedy,
-		}
 		if x := res.Counterexample; x != nil {
-			c.Counterexample = &Counterexample{Attempt: x.Attempt, Others: x.Others, Seed: x.Seed, Replay: x.Replay}
-			for _, d := range x.Devices {
-				c.Counterexample.Devices = append(c.Counterexample.Devices, DeviceDelays{
-					ID: d.ID, DelaysS: inSeconds(d.Delays), Err: d.Err,
-				})
-			}
+			y := *x
+			res.Counterexample = &y
 		}
-		r.Checks = append(r.Checks, c)
+		r.Checks = append(r.Checks, res)
 	}
 	for a, ds := range out.EarlyDelays {
 		r.EarlyDelays = append(r.EarlyDelays, AttemptDelays{Attempt: a + 1, DelaysS: inSeconds(ds)})
@@ -66,16 +51,16 @@ func (r *Report) AddReplay(res sim.Result) {
 
 // AddStopped sets r's replay to one that a policy's defect stopped: a
 // failure naming the device and the attempt, on scenario s replayed with
-// cfg. replay says how to find it again, as AddChecks's does.
+// cfg. replay, the stopped device's Replay, says how to find it again.
 func (r *Report) AddStopped(s sim.Scenario, cfg sim.Config, e *sim.DeviceError, replay string) {
 	r.Replay = &Replay{
 		Status:   verdict.Fail,
 		Detail:   fmt.Sprintf("the replay stopped at device %q, delay %d: %v (%s); want every delay finite and ≥ 0", e.Device, max(e.Attempt-1, 0), e.Err, e.Cause),
 		Scenario: s.WithDefaults(),
 		Config:   cfg,
-		Stopped: &Counterexample{
+		Stopped: &properties.Counterexample{
 			Attempt: max(e.Attempt-1, 0), // the delay before attempt n is delay n-1
-			Devices: []DeviceDelays{{ID: e.Device, DelaysS: []float64{}, Err: e.Err.Error()}},
+			Devices: []properties.DeviceDelays{{ID: e.Device, Err: e.Err.Error()}},
 			Seed:    e.Seed,
 			Replay:  replay,
 		},

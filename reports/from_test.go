@@ -29,7 +29,7 @@ func TestAddChecks(t *testing.T) {
 	assert.Equal(t, verdict.Fail, spread.Status, "spread")
 	assert.Zero(t, spread.Figure, "spread's figure")
 	if x := spread.Counterexample; assert.NotNil(t, x, "spread's counterexample") && assert.NotEmpty(t, x.Devices, "spread's counterexample") {
-		assert.Equal(t, 1.0, x.Devices[0].DelaysS[0], "spread's counterexample: the first delay of its first device, in seconds")
+		assert.Equal(t, time.Second, x.Devices[0].Delays[0], "spread's counterexample: the first delay of its first device")
 	}
 	if assert.Len(t, r.EarlyDelays, 3, "early delays: attempts") {
 		assert.Equal(t, 3, r.EarlyDelays[2].Attempt, "the third early delays' attempt")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -141,7 +142,7 @@ func checkJSON(t *testing.T, out, s string) {
 	want := perByte(s)
 	// Every check's name is s too: the checks with a counterexample are
 	// read by what they hold, not by name.
-	var shown []reports.Check
+	var shown []properties.Result
 	for _, c := range r.Checks {
 		if c.Counterexample != nil {
 			shown = append(shown, c)

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 )
 
 //go:embed report.html.tmpl
@@ -115,14 +117,14 @@ type (
 )
 
 // htmlCounterexampleOf formats a counterexample's devices for the page.
-func htmlCounterexampleOf(x *Counterexample) *htmlCounterexample {
+func htmlCounterexampleOf(x *properties.Counterexample) *htmlCounterexample {
 	n, more := cut(len(x.Devices))
 	hx := &htmlCounterexample{Head: counterexampleHead(x), More: more, Replay: x.Replay}
 	for _, d := range x.Devices[:n] {
 		var delays []string
-		m, dmore := cut(len(d.DelaysS))
-		for _, s := range d.DelaysS[:m] {
-			delays = append(delays, delay(s))
+		m, dmore := cut(len(d.Delays))
+		for _, x := range d.Delays[:m] {
+			delays = append(delays, kit.FormatApprox(x))
 		}
 		if dmore != "" {
 			delays = append(delays, dmore)
@@ -133,10 +135,10 @@ func htmlCounterexampleOf(x *Counterexample) *htmlCounterexample {
 }
 
 // htmlChecks formats checks for the page.
-func htmlChecks(cs []Check) []htmlCheck {
+func htmlChecks(cs []properties.Result) []htmlCheck {
 	var out []htmlCheck
 	for _, c := range cs {
-		hc := htmlCheck{Name: c.Name, Why: c.Why, Detail: c.Detail, Cause: c.Cause, Status: c.Status}
+		hc := htmlCheck{Name: c.Name, Why: c.Why, Detail: c.Detail, Cause: string(c.Cause), Status: c.Status}
 		hc.Figure, hc.Threshold = checkFigures(c)
 		if x := c.Counterexample; x != nil {
 			hc.Counterexample = htmlCounterexampleOf(x)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -93,8 +94,8 @@ func FuzzHTMLEscapes(f *testing.F) {
 		r := reports.Report{
 			Verdict: verdict.Fail,
 			Policy:  reports.Policy{Name: name, Command: command, Source: "exec"},
-			Checks: []reports.Check{{Name: name, Status: verdict.Fail, Detail: id,
-				Counterexample: &reports.Counterexample{Devices: []reports.DeviceDelays{{ID: id, DelaysS: []float64{1}, Err: command}}}}},
+			Checks: []properties.Result{{Name: name, Status: verdict.Fail, Detail: id,
+				Counterexample: &properties.Counterexample{Devices: []properties.DeviceDelays{{ID: id, Delays: []time.Duration{time.Second}, Err: command}}}}},
 			Comparisons: []reports.Comparison{{Figure: sim.PeakRatio, Policies: []string{name},
 				Rows: []reports.ComparisonRow{{Clients: 10, Cells: []sim.Estimate{{Median: 1, Low: 0.5, High: 2}}}}}},
 			Advice: []string{id},

@@ -102,7 +102,7 @@ func renderJUnit(r Report) ([]byte, error) {
 		message := c.Detail
 		if c.Status.Finding() && c.Remedy != "" {
 			if c.Cause != "" {
-				text += "\ncause: " + c.Cause
+				text += "\ncause: " + string(c.Cause)
 			}
 			text += "\nwhat to change: " + c.Remedy
 			message += "; what to change: " + c.Remedy

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -19,10 +20,10 @@ func TestInconclusive(t *testing.T) {
 		rep  reports.Report
 		want []string
 	}{
-		{"every part judged", reports.Report{Checks: []reports.Check{{Name: "spread", Status: verdict.Pass}}, Replay: &reports.Replay{Status: verdict.Fail}}, nil},
-		{"a check", reports.Report{Checks: []reports.Check{{Name: "spread", Status: verdict.Pass}, {Name: "frozen-clock", Status: verdict.Inconclusive}}}, []string{"frozen-clock"}},
-		{"checks and the replay", reports.Report{Checks: []reports.Check{{Name: "spread", Status: verdict.Inconclusive}, {Name: "bounds", Status: verdict.Inconclusive}}, Replay: &reports.Replay{Status: verdict.Inconclusive}}, []string{"spread", "bounds", "replay"}},
-		{"a skipped check is judged not to apply", reports.Report{Checks: []reports.Check{{Name: "frozen-clock", Status: verdict.Skipped}}}, nil},
+		{"every part judged", reports.Report{Checks: []properties.Result{{Name: "spread", Status: verdict.Pass}}, Replay: &reports.Replay{Status: verdict.Fail}}, nil},
+		{"a check", reports.Report{Checks: []properties.Result{{Name: "spread", Status: verdict.Pass}, {Name: "frozen-clock", Status: verdict.Inconclusive}}}, []string{"frozen-clock"}},
+		{"checks and the replay", reports.Report{Checks: []properties.Result{{Name: "spread", Status: verdict.Inconclusive}, {Name: "bounds", Status: verdict.Inconclusive}}, Replay: &reports.Replay{Status: verdict.Inconclusive}}, []string{"spread", "bounds", "replay"}},
+		{"a skipped check is judged not to apply", reports.Report{Checks: []properties.Result{{Name: "frozen-clock", Status: verdict.Skipped}}}, nil},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.rep.Inconclusive(), tt.name)
@@ -43,7 +44,7 @@ func TestReplayWriteJSON(t *testing.T) {
 	require.NoError(t, res.WriteJSON(&want, s.String()))
 	assert.Equal(t, want.String(), got.String())
 
-	stopped := &reports.Replay{Stopped: &reports.Counterexample{}}
+	stopped := &reports.Replay{Stopped: &properties.Counterexample{}}
 	assert.ErrorIs(t, stopped.WriteJSON(&got, "p"), reports.ErrNoFigures)
 }
 

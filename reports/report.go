@@ -3,6 +3,7 @@ package reports
 import (
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -19,8 +20,9 @@ const Schema = "jitterkit.report/v2"
 // the gate, and the Write functions render it. The same Report always
 // renders to the same bytes.
 //
-// Delays are in seconds. Every number must be finite: a delay that is NaN
-// or infinite belongs in a device's Err, as text.
+// The delays of the counterexamples are durations, which the JSON holds in
+// seconds; the early delays are in seconds. Every number must be finite: a
+// delay that is NaN or infinite belongs in a device's Err, as text.
 type Report struct {
 	// Schema is the version of this shape; the Write functions set it to
 	// [Schema] when it is empty.
@@ -36,8 +38,9 @@ type Report struct {
 	// Seed is the seed the checks and the replay derived theirs from; the
 	// same seed gives the same report.
 	Seed uint64 `json:"seed"`
-	// Checks are the property checks, in the order they ran.
-	Checks []Check `json:"checks"`
+	// Checks are the results of the property checks, in the order they
+	// ran.
+	Checks []properties.Result `json:"checks"`
 	// Replay is the fleet replay, or nil when none ran.
 	Replay *Replay `json:"replay,omitempty"`
 	// Comparisons set the policy, or several, beside others on one
@@ -95,71 +98,6 @@ type Policy struct {
 	Source kit.Source `json:"source"`
 }
 
-// A Check is the result of one property check.
-type Check struct {
-	// Name is the check's short name, one of the properties.Name*
-	// constants such as "spread" or "cap-phase".
-	Name string `json:"name"`
-	// Why says in one sentence why the property matters to a fleet.
-	Why string `json:"why"`
-	// Status is the outcome: pass, fail, warn (a finding that fails only
-	// when asked), inconclusive (not enough evidence, never a pass) or
-	// skipped (the check does not apply to the source).
-	Status verdict.Status `json:"status"`
-	// Detail says what was measured, got before want, for a reader who
-	// does not open the source.
-	Detail string `json:"detail"`
-	// Figure is the number the check measured and Threshold the bound it
-	// is held to, in the check's own terms: a coefficient of variation, a
-	// share of the fleet, a p-value, a count of bad delays.
-	Figure    float64 `json:"figure"`
-	Threshold float64 `json:"threshold"`
-	// Unit says what the figure counts, such as "CV", "p" or "identical
-	// pairs"; a unit that begins with "of " is a share, shown as a
-	// percentage. Want is how the figure is held to the threshold: "≥",
-	// "≤" or "<". Both are empty for a check without a figure.
-	Unit string `json:"unit,omitempty"`
-	Want string `json:"want,omitempty"`
-	// Counterexample is the smallest evidence of a finding, or nil.
-	Counterexample *Counterexample `json:"counterexample,omitempty"`
-	// Cause is the root cause of a finding, one of the properties.Cause
-	// constants, and Remedy what to change for it; both are empty when the
-	// check found nothing.
-	Cause  string `json:"cause,omitempty"`
-	Remedy string `json:"remedy,omitempty"`
-}
-
-// A Counterexample is the smallest set of devices that shows a finding,
-// and how to find it again.
-type Counterexample struct {
-	// Attempt is the delay, counting from 1, at which the property broke;
-	// 0 when the finding is not about one attempt.
-	Attempt int `json:"attempt"`
-	// Devices are the devices involved, with the delays they drew.
-	Devices []DeviceDelays `json:"devices"`
-	// Others counts the devices beyond Devices that share the finding,
-	// such as the rest of a fleet in lockstep.
-	Others int `json:"others,omitempty"`
-	// Seed is the seed that finds it again: the run's seed for the checks,
-	// the replication's own for a replay.
-	Seed uint64 `json:"seed"`
-	// Replay says how to find it again, in the words of where the report
-	// was made: a jitterkit command line, or a go test setting.
-	Replay string `json:"replay,omitempty"`
-}
-
-// DeviceDelays are the delays one device drew, and the error that ended
-// them, if any.
-type DeviceDelays struct {
-	// ID is the device's id.
-	ID string `json:"id"`
-	// DelaysS are the delays it drew, in seconds, in order.
-	DelaysS []float64 `json:"delays_s"`
-	// Err is the error that ended the device's delays, as text: a panic, a
-	// delay that is not a number, a program that stopped answering.
-	Err string `json:"err,omitempty"`
-}
-
 // A Replay holds the fleet replay: its scenario, every run's figures, their
 // summary, and which run's histograms the charts draw. Its scenario,
 // configuration and runs are sim's own types, written as jitterkit replay
@@ -185,7 +123,7 @@ type Replay struct {
 	// Stopped is the device whose policy's defect (a panic, a bad delay, a
 	// call that never returned) stopped the replay, or nil; a stopped
 	// replay has no runs and no summary.
-	Stopped *Counterexample `json:"stopped,omitempty"`
+	Stopped *properties.Counterexample `json:"stopped,omitempty"`
 	// Sample, when set, says the replay was of a sample of the fleet.
 	Sample *Sample `json:"sample,omitempty"`
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -362,10 +363,10 @@ func statusRank(s verdict.Status) int {
 // findingsFirst splits the checks into those a reader must look at (a
 // failure, an inconclusive check, a warning), most serious first, and the
 // rest (passed and skipped), each group in the order the checks ran.
-func findingsFirst(cs []Check) (findings, rest []Check) {
+func findingsFirst(cs []properties.Result) (findings, rest []properties.Result) {
 	sorted := slices.Clone(cs)
-	slices.SortStableFunc(sorted, func(a, b Check) int { return cmp.Compare(statusRank(a.Status), statusRank(b.Status)) })
-	i := slices.IndexFunc(sorted, func(c Check) bool { return statusRank(c.Status) >= statusRank(verdict.Pass) })
+	slices.SortStableFunc(sorted, func(a, b properties.Result) int { return cmp.Compare(statusRank(a.Status), statusRank(b.Status)) })
+	i := slices.IndexFunc(sorted, func(c properties.Result) bool { return statusRank(c.Status) >= statusRank(verdict.Pass) })
 	if i < 0 {
 		return sorted, nil
 	}
@@ -374,7 +375,7 @@ func findingsFirst(cs []Check) (findings, rest []Check) {
 
 // checkCounts says how many checks had each status, most serious first:
 // "3 failed, 1 inconclusive, 4 passed".
-func checkCounts(cs []Check) string {
+func checkCounts(cs []properties.Result) string {
 	counts := map[int]int{}
 	for _, c := range cs {
 		counts[statusRank(c.Status)]++

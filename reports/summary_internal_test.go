@@ -7,13 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
 // TestVerdictReason says why a report has its verdict, from the parts
 // that decided it, for every verdict and the reports that have none.
 func TestVerdictReason(t *testing.T) {
-	check := func(name string, s verdict.Status) Check { return Check{Name: name, Status: s} }
+	check := func(name string, s verdict.Status) properties.Result { return properties.Result{Name: name, Status: s} }
 	replay := func(s verdict.Status, ratio, high float64) *Replay {
 		return &Replay{Status: s, Scenario: sim.Scenario{Kind: sim.Outage, Clients: 5000, AcceptRate: 300, Threshold: 0.6}, Runs: make([]sim.Run, 3),
 			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: ratio, Low: ratio, High: high}}}
@@ -23,26 +24,26 @@ func TestVerdictReason(t *testing.T) {
 		r    Report
 		want string
 	}{
-		{"the replay failed", Report{Verdict: verdict.Fail, Checks: []Check{check("spread", verdict.Pass)}, Replay: replay(verdict.Fail, 2.5566, 2.57)},
+		{"the replay failed", Report{Verdict: verdict.Fail, Checks: []properties.Result{check("spread", verdict.Pass)}, Replay: replay(verdict.Fail, 2.5566, 2.57)},
 			"the replay's peak ratio 2.56 is over the 0.6 threshold"},
-		{"checks failed", Report{Verdict: verdict.Fail, Checks: []Check{check("spread", verdict.Fail), check("bounds", verdict.Pass), check("cap-phase", verdict.Fail)}},
+		{"checks failed", Report{Verdict: verdict.Fail, Checks: []properties.Result{check("spread", verdict.Fail), check("bounds", verdict.Pass), check("cap-phase", verdict.Fail)}},
 			"2 checks failed: spread, cap-phase"},
-		{"one check failed", Report{Verdict: verdict.Fail, Checks: []Check{check("spread", verdict.Fail)}, Replay: replay(verdict.Pass, 0.5, 0.55)},
+		{"one check failed", Report{Verdict: verdict.Fail, Checks: []properties.Result{check("spread", verdict.Fail)}, Replay: replay(verdict.Pass, 0.5, 0.55)},
 			"the spread check failed"},
-		{"both failed", Report{Verdict: verdict.Fail, Checks: []Check{check("spread", verdict.Fail)}, Replay: replay(verdict.Fail, 24, 24)},
+		{"both failed", Report{Verdict: verdict.Fail, Checks: []properties.Result{check("spread", verdict.Fail)}, Replay: replay(verdict.Fail, 24, 24)},
 			"the replay's peak ratio 24 is over the 0.6 threshold, and the spread check failed"},
 		{"a defect stopped the replay", Report{Verdict: verdict.Fail, Replay: &Replay{Status: verdict.Fail,
-			Stopped: &Counterexample{Attempt: 3, Devices: []DeviceDelays{{ID: "dev-7"}}}}},
+			Stopped: &properties.Counterexample{Attempt: 3, Devices: []properties.DeviceDelays{{ID: "dev-7"}}}}},
 			`a defect of the policy stopped the replay at device "dev-7", delay 3`},
-		{"an inconclusive check", Report{Verdict: verdict.Inconclusive, Checks: []Check{check("frozen-clock", verdict.Inconclusive), check("spread", verdict.Pass)}},
+		{"an inconclusive check", Report{Verdict: verdict.Inconclusive, Checks: []properties.Result{check("frozen-clock", verdict.Inconclusive), check("spread", verdict.Pass)}},
 			"no verdict: the frozen-clock check was inconclusive"},
-		{"an inconclusive replay and checks", Report{Verdict: verdict.Inconclusive, Checks: []Check{check("a", verdict.Inconclusive), check("b", verdict.Inconclusive)},
+		{"an inconclusive replay and checks", Report{Verdict: verdict.Inconclusive, Checks: []properties.Result{check("a", verdict.Inconclusive), check("b", verdict.Inconclusive)},
 			Replay: &Replay{Status: verdict.Inconclusive}},
 			"no verdict: the replay was inconclusive, and 2 checks were inconclusive: a, b"},
-		{"every check skipped", Report{Verdict: verdict.Inconclusive, Checks: []Check{check("a", verdict.Skipped)}},
+		{"every check skipped", Report{Verdict: verdict.Inconclusive, Checks: []properties.Result{check("a", verdict.Skipped)}},
 			"no verdict: every check was skipped"},
 		{"nothing", Report{Verdict: verdict.Inconclusive}, "no verdict: the report holds no checks and no replay"},
-		{"a pass with checks that did not apply", Report{Verdict: verdict.Pass, Checks: []Check{check("spread", verdict.Pass), check("bounds", verdict.Pass), check("frozen-clock", verdict.Skipped)}},
+		{"a pass with checks that did not apply", Report{Verdict: verdict.Pass, Checks: []properties.Result{check("spread", verdict.Pass), check("bounds", verdict.Pass), check("frozen-clock", verdict.Skipped)}},
 			"2 checks passed and 1 did not apply: frozen-clock"},
 		{"a replay whose devices gave up", Report{Verdict: verdict.Pass, Replay: &Replay{Status: verdict.Warn, Scenario: sim.Scenario{Kind: sim.Outage, Clients: 400, Down: time.Minute, Threshold: 0.6}, Runs: make([]sim.Run, 3),
 			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: 0.42, Low: 0.38, High: 0.42}, sim.GaveUp: {Median: 400, Low: 400, High: 400}}}},
@@ -63,13 +64,13 @@ func TestVerdictReason(t *testing.T) {
 		{"one run within the threshold", Report{Verdict: verdict.Inconclusive, Replay: &Replay{Status: verdict.Inconclusive, Scenario: sim.Scenario{Kind: sim.Outage}, Runs: make([]sim.Run, 1),
 			Summary: map[sim.Figure]sim.Estimate{sim.PeakRatio: {Median: 0.06}, sim.PeakRetryArrivals: {Median: 3, High: 3}}}},
 			"no verdict: 1 run cannot pass the replay: one fleet's peak is no interval; want at least 3 runs"},
-		{"a warning", Report{Verdict: verdict.Warn, Checks: []Check{check("reproducibility", verdict.Warn), check("spread", verdict.Pass)}},
+		{"a warning", Report{Verdict: verdict.Warn, Checks: []properties.Result{check("reproducibility", verdict.Warn), check("spread", verdict.Pass)}},
 			"the reproducibility check warned"},
-		{"warnings", Report{Verdict: verdict.Warn, Checks: []Check{check("a", verdict.Warn), check("b", verdict.Warn)}},
+		{"warnings", Report{Verdict: verdict.Warn, Checks: []properties.Result{check("a", verdict.Warn), check("b", verdict.Warn)}},
 			"2 checks warned: a, b"},
-		{"a pass", Report{Verdict: verdict.Pass, Checks: []Check{check("a", verdict.Pass), check("b", verdict.Pass)}, Replay: replay(verdict.Pass, 0.546, 0.55)},
+		{"a pass", Report{Verdict: verdict.Pass, Checks: []properties.Result{check("a", verdict.Pass), check("b", verdict.Pass)}, Replay: replay(verdict.Pass, 0.546, 0.55)},
 			"the replay's peak ratio 0.546 is within the 0.6 threshold, and all 2 checks passed"},
-		{"a pass with warnings", Report{Verdict: verdict.Pass, Checks: []Check{check("a", verdict.Pass), check("b", verdict.Warn)}, Replay: replay(verdict.Warn, 0.58, 0.62)},
+		{"a pass with warnings", Report{Verdict: verdict.Pass, Checks: []properties.Result{check("a", verdict.Pass), check("b", verdict.Warn)}, Replay: replay(verdict.Warn, 0.58, 0.62)},
 			"the replay's peak ratio 0.58 is within the 0.6 threshold, but its interval reaches 0.62, and 1 check passed and 1 warned: b"},
 		{"a replay of the default fleet", Report{Verdict: verdict.Fail, Replay: onFleet(sim.Scenario{}, 31.9)},
 			"the replay's peak ratio 31.9 on the default fleet is over the 0.6 threshold"},
@@ -126,10 +127,10 @@ func TestWhatToChange(t *testing.T) {
 // inconclusive checks and warnings, then the rest, each in the order they
 // ran.
 func TestFindingsFirst(t *testing.T) {
-	cs := []Check{{Name: "a", Status: verdict.Pass}, {Name: "b", Status: verdict.Warn}, {Name: "c", Status: verdict.Fail},
+	cs := []properties.Result{{Name: "a", Status: verdict.Pass}, {Name: "b", Status: verdict.Warn}, {Name: "c", Status: verdict.Fail},
 		{Name: "d", Status: verdict.Skipped}, {Name: "e", Status: verdict.Inconclusive}, {Name: "f", Status: verdict.Fail}}
 	findings, rest := findingsFirst(cs)
-	names := func(cs []Check) (out []string) {
+	names := func(cs []properties.Result) (out []string) {
 		for _, c := range cs {
 			out = append(out, c.Name)
 		}

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 )
 
 // WriteText writes the terminal summary of r: the verdict and its reason
@@ -94,7 +96,7 @@ func renderText(r Report) ([]byte, error) {
 // counterexampleHead introduces a counterexample: how many devices it
 // shows of how many share the finding, and the delay it is about, counting
 // from 1 as the checks do: "2 of 1,000 devices, at delay 4".
-func counterexampleHead(x *Counterexample) string {
+func counterexampleHead(x *properties.Counterexample) string {
 	var parts []string
 	switch n := len(x.Devices); {
 	case n > 0 && x.Others > 0:
@@ -110,16 +112,16 @@ func counterexampleHead(x *Counterexample) string {
 
 // deviceLine writes a device's id, in quotes, and its delays:
 // "dev-000017": 0.1s 0.2s 0.4s. The id is shown as Visible shows it.
-func deviceLine(d DeviceDelays) string {
+func deviceLine(d properties.DeviceDelays) string {
 	return `"` + d.ID + `": ` + delayList(d)
 }
 
 // delayList writes a device's delays, cut at ten, and its error.
-func delayList(d DeviceDelays) string {
-	n, more := cut(len(d.DelaysS))
+func delayList(d properties.DeviceDelays) string {
+	n, more := cut(len(d.Delays))
 	var parts []string
-	for _, s := range d.DelaysS[:n] {
-		parts = append(parts, delay(s))
+	for _, x := range d.Delays[:n] {
+		parts = append(parts, kit.FormatApprox(x))
 	}
 	if more != "" {
 		parts = append(parts, more)

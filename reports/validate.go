@@ -30,11 +30,6 @@ func (r Report) validate() error {
 	for i, c := range r.Checks {
 		name := Visible(c.Name, nameMax)
 		v.nums(fmt.Sprintf("checks[%d] (%s)", i, name), c.Figure, c.Threshold)
-		if c.Counterexample != nil {
-			for _, d := range c.Counterexample.Devices {
-				v.nums(fmt.Sprintf(`checks[%d] (%s): device "%s"`, i, name, Visible(d.ID, nameMax)), d.DelaysS...)
-			}
-		}
 	}
 	if p := r.Replay; p != nil {
 		scenario("replay.scenario", p.Scenario)
@@ -52,11 +47,6 @@ func (r Report) validate() error {
 			v.nums("replay.summary."+string(f.key), f.iv.Median, f.iv.Low, f.iv.High)
 		}
 		v.nums("replay.budget", p.Budget(), p.Budget()*p.Scenario.WithDefaults().Threshold)
-		if x := p.Stopped; x != nil {
-			for _, d := range x.Devices {
-				v.nums(fmt.Sprintf(`replay.stopped: device "%s"`, Visible(d.ID, nameMax)), d.DelaysS...)
-			}
-		}
 	}
 	for k, c := range r.Comparisons {
 		scenario(fmt.Sprintf("comparisons[%d].scenario", k), c.Scenario)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -187,7 +188,7 @@ func shown(r Report) Report {
 // with r, the rest is copied.
 func mapStrings(r Report, name, text func(string) string) Report {
 	status := func(s verdict.Status) verdict.Status { return verdict.Status(name(string(s))) }
-	counterexample := func(x *Counterexample) *Counterexample {
+	counterexample := func(x *properties.Counterexample) *properties.Counterexample {
 		if x == nil {
 			return nil
 		}
@@ -214,7 +215,7 @@ func mapStrings(r Report, name, text func(string) string) Report {
 	for i := range r.Checks {
 		c := &r.Checks[i]
 		c.Name, c.Why, c.Status, c.Detail = name(c.Name), text(c.Why), status(c.Status), text(c.Detail)
-		c.Cause, c.Remedy = name(c.Cause), text(c.Remedy)
+		c.Cause, c.Remedy = properties.Cause(name(string(c.Cause))), text(c.Remedy)
 		c.Counterexample = counterexample(c.Counterexample)
 	}
 	if p := r.Replay; p != nil {

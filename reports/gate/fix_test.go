@@ -72,7 +72,7 @@ func TestFirstFixPasses(t *testing.T) {
 				// A policy of the user's own: what to change in its code
 				// first, then the built-in that does it, measured.
 				require.GreaterOrEqual(t, len(rep.Advice), 2, "%q", rep.Advice)
-				assert.Equal(t, rep.Checks[slices.IndexFunc(rep.Checks, func(c reports.Check) bool { return c.Status == verdict.Fail })].Remedy, rep.Advice[0])
+				assert.Equal(t, rep.Checks[slices.IndexFunc(rep.Checks, func(c properties.Result) bool { return c.Status == verdict.Fail })].Remedy, rep.Advice[0])
 				assert.Contains(t, rep.Advice[1], "The built-in "+fix.Spec+" does that and passes")
 			}
 			t.Log(rep.Advice)

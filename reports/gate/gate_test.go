@@ -314,7 +314,7 @@ func TestRunFrozen(t *testing.T) {
 	for _, rep := range []struct {
 		name string
 		want verdict.Status
-		got  []reports.Check
+		got  []properties.Result
 	}{{"RunFrozen", verdict.Fail, frozen.Checks}, {"Run", verdict.Pass, running.Checks}} {
 		for _, c := range rep.got {
 			if c.Name == properties.NameFrozenClock {

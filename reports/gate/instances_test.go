@@ -150,7 +150,7 @@ func TestCheckNamesAHangWhateverTheTimeout(t *testing.T) {
 }
 
 // checkNamed returns the check of the report named name.
-func checkNamed(t *testing.T, rep reports.Report, name string) reports.Check {
+func checkNamed(t *testing.T, rep reports.Report, name string) properties.Result {
 	t.Helper()
 	for _, c := range rep.Checks {
 		if c.Name == name {
@@ -158,5 +158,5 @@ func checkNamed(t *testing.T, rep reports.Report, name string) reports.Check {
 		}
 	}
 	require.Failf(t, "no such check", "no %s in the report", name)
-	return reports.Check{}
+	return properties.Result{}
 }

@@ -69,7 +69,7 @@ func number(x float64) string {
 // threshold it is held to: "pass · CV 0.29 (want ≥ 0.05)", "fail · 100%
 // of the fleet (want ≤ 1%)", "pass · 0 identical pairs (want < 2)". A
 // check without a figure shows its status.
-func checkCell(c reports.Check) string {
+func checkCell(c properties.Result) string {
 	if c.Unit == "" && c.Want == "" {
 		return string(c.Status)
 	}
@@ -231,13 +231,13 @@ func rowNumber(i int, r judged) string {
 }
 
 // findCheck returns the check of rep named name.
-func findCheck(rep reports.Report, name string) (reports.Check, bool) {
+func findCheck(rep reports.Report, name string) (properties.Result, bool) {
 	for _, c := range rep.Checks {
 		if c.Name == name {
 			return c, true
 		}
 	}
-	return reports.Check{}, false
+	return properties.Result{}, false
 }
 
 // whyLine says in one line why the row got its verdict and what to change:
