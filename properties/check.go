@@ -22,11 +22,15 @@ import (
 //	warn          t.Log (Config.RequireReproducible makes the
 //	              reproducibility warning a fail)
 //	inconclusive  t.Error when no check failed: too little evidence is
-//	              never a pass; t.Log beside a failure, which fails t
+//	              never a pass; t.Skip beside a failure, which fails t
 //	              already and is often why the check had nothing to judge
 //	              (frozen-clock has no spread to collapse when spread
 //	              failed)
-//	skipped       t.Log with why the check does not apply
+//	skipped       t.Skip with why the check does not apply
+//
+// so that go test -v shows a check that judged nothing as SKIP, never as
+// PASS. Inside a bubble, where the checks are no subtests, t.Log stands
+// for t.Skip.
 //
 // A config that Validate refuses is t.Fatal, and a failure of the policy's
 // source (Outcome.Err) t.Error. go test -short changes nothing: the checks
@@ -62,26 +66,27 @@ func Check(t *testing.T, f kit.Factory, cfg Config) {
 	}
 	for _, c := range r.suite {
 		if b.nested {
-			r.report(t, c.name)
+			r.report(t, c.name, false)
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
 			t.Helper()
 			b.t = t
-			r.report(t, c.name)
+			r.report(t, c.name, true)
 		})
 	}
 }
 
-// report judges the check named name and reports it to tb. Only the checks
+// report judges the check named name and reports it to tb, the check's
+// own subtest when sub is set. Only the checks
 // tb's subtests run are judged, with the checks they read: a check's
 // cause may read others' results, and an inconclusive check fails tb only
 // when no check failed, which judges the others, in the suite's order,
 // until one has.
-func (r *runner) report(tb testing.TB, name string) {
+func (r *runner) report(tb testing.TB, name string, sub bool) {
 	tb.Helper()
 	res := r.diagnosed(name)
-	report(tb, res, res.Status == verdict.Inconclusive && r.anyFailed())
+	report(tb, res, res.Status == verdict.Inconclusive && r.anyFailed(), sub)
 }
 
 // RunFrozen is Run as Check runs it: the frozen-clock check makes its
@@ -129,15 +134,19 @@ func (b *testBubble) run(fn func()) {
 }
 
 // report fails tb with r when r failed, or was inconclusive while no check
-// failed (too little evidence is never a pass), and logs it otherwise when
-// it did not pass.
-func report(tb testing.TB, r Result, failed bool) {
+// failed (too little evidence is never a pass). A check that judged
+// nothing otherwise (skipped, or inconclusive beside a failure) skips tb
+// when skip is set, tb being the check's own subtest; a warning, and those
+// when skip is not set, are logged.
+func report(tb testing.TB, r Result, failed, skip bool) {
 	tb.Helper()
 	switch {
 	case r.Status == verdict.Fail:
 		tb.Error(message(r))
 	case r.Status == verdict.Inconclusive && !failed:
 		tb.Error(message(r))
+	case skip && (r.Status == verdict.Skipped || r.Status == verdict.Inconclusive):
+		tb.Skip(message(r))
 	case r.Status != verdict.Pass:
 		// A warning, a skipped check, or a check left inconclusive by
 		// another's failure (frozen-clock has no spread to collapse when

@@ -120,7 +120,7 @@ func TestConcentrationMessage(t *testing.T) {
 	rec := &kittest.Recorder{TB: t}
 	for _, r := range out.Results {
 		if r.Name == NameCapPhase {
-			report(rec, r, true)
+			report(rec, r, true, false)
 		}
 	}
 	want := `cap-phase: delay 12 of 976 of 1000 devices is exactly 10s, the largest delay of any device there, CV 0.0952: a clamp holds them together; want spread at the later delays: fewer than 744 at one clamp (independent devices clamped with probability 0.667, the most decorrelated jitter's clamp holds, reach 744 with probability below 1e-07)

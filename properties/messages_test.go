@@ -17,17 +17,22 @@ import (
 
 func TestReportFailsOnlyOnFailure(t *testing.T) {
 	for _, tt := range []struct {
-		status       verdict.Status
-		failed       bool // another check failed
-		errors, logs int
+		status              verdict.Status
+		failed              bool // another check failed
+		sub                 bool // reported to the check's own subtest
+		errors, logs, skips int
 	}{
-		{verdict.Pass, false, 0, 0}, {verdict.Warn, false, 0, 1}, {verdict.Fail, false, 1, 0},
-		{verdict.Inconclusive, false, 1, 0}, {verdict.Inconclusive, true, 0, 1}, {verdict.Skipped, false, 0, 1},
+		{verdict.Pass, false, true, 0, 0, 0}, {verdict.Warn, false, true, 0, 1, 0}, {verdict.Fail, false, true, 1, 0, 0},
+		{verdict.Inconclusive, false, true, 1, 0, 0}, {verdict.Inconclusive, true, true, 0, 0, 1}, {verdict.Skipped, false, true, 0, 0, 1},
+		// Inside a bubble the checks are no subtests: a skip would end the
+		// test, and is logged.
+		{verdict.Inconclusive, true, false, 0, 1, 0}, {verdict.Skipped, false, false, 0, 1, 0},
 	} {
 		rec := &kittest.Recorder{TB: t}
-		report(rec, Result{Name: NameSpread, Status: tt.status, Detail: "d"}, tt.failed)
-		assert.Len(t, rec.Errors, tt.errors, "%s, another failed %v: errors", tt.status, tt.failed)
-		assert.Len(t, rec.Logs, tt.logs, "%s, another failed %v: logs", tt.status, tt.failed)
+		report(rec, Result{Name: NameSpread, Status: tt.status, Detail: "d"}, tt.failed, tt.sub)
+		assert.Len(t, rec.Errors, tt.errors, "%s, another failed %v, subtest %v: errors", tt.status, tt.failed, tt.sub)
+		assert.Len(t, rec.Logs, tt.logs, "%s, another failed %v, subtest %v: logs", tt.status, tt.failed, tt.sub)
+		assert.Len(t, rec.Skips, tt.skips, "%s, another failed %v, subtest %v: skips", tt.status, tt.failed, tt.sub)
 	}
 }
 
@@ -41,7 +46,7 @@ func TestMessageWordForWord(t *testing.T) {
 			{ID: "dev-000017", Delays: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}},
 			{ID: "dev-000018", Delays: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}, Err: "Next panicked: boom"},
 		}},
-	}, true)
+	}, true, false)
 	want := `spread: delays("dev-000017")[2] = 400ms for 1000 of 1000 devices, CV 0; want spread (CV ≥ 0.05)
 	"dev-000017": [100ms 200ms 400ms]
 	"dev-000018": [100ms 200ms 400ms] (Next panicked: boom)
@@ -86,7 +91,7 @@ func TestMessagesGolden(t *testing.T) {
 		rec := &kittest.Recorder{TB: t}
 		out := mustRun(t, context.Background(), c.f, c.cfg)
 		for _, r := range out.Results {
-			report(rec, r, out.Status() == verdict.Fail)
+			report(rec, r, out.Status() == verdict.Fail, false)
 		}
 		fmt.Fprintf(&b, "== %s\n", c.name)
 		for _, e := range rec.Errors {

@@ -70,11 +70,12 @@ func ReadFiles(t testing.TB, dir string) map[string]string {
 
 // A Recorder is a testing.TB that records what is reported to it, for
 // tests of the kit's own failure messages word for word. Errors and Fatals
-// are recorded as errors, Logs as logs; Fatal does not stop the goroutine.
+// are recorded as errors, Logs as logs, Skips as skips; neither Fatal nor
+// Skip stops the goroutine.
 type Recorder struct {
 	testing.TB
-	mu           sync.Mutex
-	Errors, Logs []string
+	mu                  sync.Mutex
+	Errors, Logs, Skips []string
 }
 
 func (r *Recorder) Helper() {}
@@ -91,6 +92,8 @@ func (r *Recorder) Fatal(args ...any)                 { r.add(&r.Errors, fmt.Spr
 func (r *Recorder) Fatalf(format string, args ...any) { r.add(&r.Errors, fmt.Sprintf(format, args...)) }
 func (r *Recorder) Log(args ...any)                   { r.add(&r.Logs, fmt.Sprint(args...)) }
 func (r *Recorder) Logf(format string, args ...any)   { r.add(&r.Logs, fmt.Sprintf(format, args...)) }
+func (r *Recorder) Skip(args ...any)                  { r.add(&r.Skips, fmt.Sprint(args...)) }
+func (r *Recorder) Skipf(format string, args ...any)  { r.add(&r.Skips, fmt.Sprintf(format, args...)) }
 
 // A PolicyFunc is a retry policy made of a function: each call to Next
 // calls it. It has the method set of kit.Policy without importing kit, so
