@@ -226,7 +226,7 @@ type swapStep struct {
 	placed   bool // the new file, or the removal, is in place
 }
 
-// ClearDir removes from dir the report that WriteDir wrote there, so that
+// clearDir removes from dir the report that WriteDir wrote there, so that
 // an earlier run's report is not taken for the outcome of a run that has
 // none, and returns the formats it removed, in the order of Formats. It
 // removes only what WriteDir would replace: a regular file named as a
@@ -240,7 +240,7 @@ type swapStep struct {
 // So dir holds the whole previous report or none of it, never a part,
 // and a reader that holds a shared flock(2) on dir sees one or the other.
 // ctx stops it while it waits for another writer of dir.
-func ClearDir(ctx context.Context, dir string) ([]Format, error) {
+func clearDir(ctx context.Context, dir string) ([]Format, error) {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -14,7 +14,7 @@
 // to change first, the measured fix when the gate found one.
 //
 // [WriteDir] writes the four files as one set, which a failure or a second
-// writer cannot mix with another; [WriteFile] writes any one file, replacing
+// writer cannot mix with another; writeFile writes any one file, replacing
 // a regular file atomically and writing through a device or a pipe.
 // [Advise] derives what to change from the failed and warned checks and
 // from the replay.

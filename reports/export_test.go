@@ -14,3 +14,10 @@ func WriteFormat(w io.Writer, f Format, r Report) error {
 	}
 	return write(w, r, row.render)
 }
+
+// The file helpers, for the tests of the reports_test package.
+var (
+	WriteFile = writeFile
+	ClearDir  = clearDir
+	Paths     = paths
+)

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// WriteFile writes data to path. What it does depends on what path names:
+// writeFile writes data to path. What it does depends on what path names:
 //
 //   - nothing yet, or a regular file: data goes to a temporary file beside
 //     path, is synced, and the temporary file is renamed over path, so that
@@ -26,19 +26,19 @@ import (
 //     in place. It is opened for writing as it is, never created, truncated,
 //     renamed or changed in mode: /dev/null discards the data, a pipe's
 //     reader reads it, and /dev/full returns its write error. While a pipe
-//     has no reader, WriteFile waits for one until ctx is done. A socket
+//     has no reader, writeFile waits for one until ctx is done. A socket
 //     cannot be opened as a file and gives an error.
 //   - a directory: an error naming it, and nothing is written.
 //
 // Every error names the file written (the end of the links): an
 // *fs.PathError, or the *os.LinkError of a failed rename, so that a caller
-// can tell a path that does not work from a failure of the kit. When ctx is done first, WriteFile stops
+// can tell a path that does not work from a failure of the kit. When ctx is done first, writeFile stops
 // waiting or writing, the error wraps ctx.Err(), and a file that was to be
 // replaced is left as it was; a pipe's reader may have read part of data.
 //
-// WriteFile does not check whether path is also one of the caller's inputs:
+// writeFile does not check whether path is also one of the caller's inputs:
 // that is the caller's to refuse.
-func WriteFile(ctx context.Context, path string, data []byte) error {
+func writeFile(ctx context.Context, path string, data []byte) error {
 	target, fi, err := followLinks(path)
 	if err != nil {
 		return err
@@ -49,7 +49,7 @@ func WriteFile(ctx context.Context, path string, data []byte) error {
 	case fi.Mode().IsRegular():
 		return replaceFile(ctx, target, data, fi.Mode().Perm())
 	case fi.IsDir():
-		return &fs.PathError{Op: "write", Path: target, Err: fmt.Errorf("%w; WriteFile writes a file", syscall.EISDIR)}
+		return &fs.PathError{Op: "write", Path: target, Err: fmt.Errorf("%w; name a file", syscall.EISDIR)}
 	}
 	return writeInPlace(ctx, target, fi.Mode(), data)
 }

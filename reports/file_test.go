@@ -189,7 +189,7 @@ func TestWriteFileRefuses(t *testing.T) {
 	tests := []struct {
 		name, path, want string
 	}{
-		{"a directory", sub, "write " + sub + ": is a directory; WriteFile writes a file"},
+		{"a directory", sub, "write " + sub + ": is a directory; name a file"},
 		{"a missing directory", filepath.Join(dir, "missing", "r.json"), "create " + filepath.Join(dir, "missing", "r.json") + ": no such file or directory"},
 		{"a socket", sock, "open " + sock + ": no such device or address"},
 		{"a loop of links", loop, "open " + loop + ": too many levels of symbolic links"},

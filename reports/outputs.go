@@ -150,7 +150,7 @@ func (o Outputs) files() []struct{ output, path string } {
 		out = append(out, struct{ output, path string }{OutputJSON, o.JSON})
 	}
 	if o.Dir != "" {
-		for _, p := range Paths(o.Dir) {
+		for _, p := range paths(o.Dir) {
 			out = append(out, struct{ output, path string }{OutputReport, p})
 		}
 	}
@@ -159,7 +159,7 @@ func (o Outputs) files() []struct{ output, path string } {
 
 // Retire removes what o's files hold of an earlier run, for a run that
 // ends without an outcome to write in their place: only what this package
-// and sim wrote is removed ([ClearDir], sim.RemoveJSON). The notes say
+// and sim wrote is removed (clearDir, sim.RemoveJSON). The notes say
 // what was removed, or could not be.
 func (o Outputs) Retire(ctx context.Context) []OutputNote {
 	var notes []OutputNote
@@ -174,7 +174,7 @@ func (o Outputs) Retire(ctx context.Context) []OutputNote {
 
 // retireDir removes the report in o.Dir.
 func (o Outputs) retireDir(ctx context.Context) []OutputNote {
-	removed, err := ClearDir(ctx, o.Dir)
+	removed, err := clearDir(ctx, o.Dir)
 	if err != nil {
 		return []OutputNote{{OutputReport, o.Dir, "the previous report there is not this run's, and removing it failed: " + err.Error(), true}}
 	}
@@ -222,7 +222,7 @@ func (o Outputs) Write(ctx context.Context, rep Report, policy string) ([]Output
 		case err != nil:
 			return append(notes, o.Retire(ctx)...), &OutputError{OutputJSON, err}
 		default:
-			if err := WriteFile(ctx, o.JSON, b.Bytes()); err != nil {
+			if err := writeFile(ctx, o.JSON, b.Bytes()); err != nil {
 				if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 					return notes, &OutputError{OutputJSON, err}
 				}
@@ -240,7 +240,7 @@ func (o Outputs) Write(ctx context.Context, rep Report, policy string) ([]Output
 				first = &OutputError{OutputReport, err}
 			}
 		} else {
-			notes = append(notes, OutputNote{OutputReport, o.Dir, "report: " + strings.Join(Paths(o.Dir), ", "), false})
+			notes = append(notes, OutputNote{OutputReport, o.Dir, "report: " + strings.Join(paths(o.Dir), ", "), false})
 		}
 	}
 	return notes, first

@@ -2,9 +2,9 @@ package reports
 
 import "path/filepath"
 
-// Paths returns the files WriteDir writes in dir, in the order it writes
+// paths returns the files WriteDir writes in dir, in the order it writes
 // them.
-func Paths(dir string) []string {
+func paths(dir string) []string {
 	var out []string
 	for _, f := range Formats() {
 		out = append(out, filepath.Join(dir, string(f)))

@@ -16,7 +16,7 @@ type TooLargeError struct{ Max int64 }
 func (e *TooLargeError) Error() string { return "larger than " + kit.FormatBytes(e.Max) }
 
 // ReadFile opens the file at path and hands read its bytes, at most max of
-// them, the input counterpart of WriteFile. Opening a FIFO waits for a writer and reading
+// them, the input counterpart of writeFile. Opening a FIFO waits for a writer and reading
 // one waits for its data: when ctx ends either wait, the error is an
 // *fs.PathError whose Op is "open" or "read" and whose Err is ctx.Err().
 // A read that goes past max bytes gives a *TooLargeError. Otherwise the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,11 +24,12 @@ import (
 // summary is logged. The frozen-clock check makes its devices inside a
 // testing/synctest bubble (see properties.RunFrozen), so a policy seeded
 // from time.Now is caught. When cfg.ReportDir is set, Check writes the
-// report's files there. A configuration out of range or a failure of the
-// policy's source fails t at once, and so does a call inside a
-// testing/synctest bubble (see RunFrozen); a report an earlier run wrote
-// to cfg.ReportDir is then removed, as reports.ClearDir removes it, so
-// that it is not taken for this run's. A gate without a seed takes go
+// report's files there, as reports.Outputs writes them; a directory they
+// cannot be written to fails t before any work. A configuration out of
+// range or a failure of the policy's source fails t at once, and so does
+// a call inside a testing/synctest bubble (see RunFrozen); a report an
+// earlier run wrote to cfg.ReportDir is then removed
+// (reports.Outputs.Retire), so that it is not taken for this run's. A gate without a seed takes go
 // test's -rapid.seed when it is set, so that the seed a counterexample
 // names, gate.Config{Seed: 7}, is also -rapid.seed=7. Check returns the
 // report.
@@ -47,21 +47,17 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	if cfg.Seed == 0 {
 		cfg.Seed = rapidSeed()
 	}
+	if err := (reports.Outputs{Dir: cfg.ReportDir}).Check(false); err != nil {
+		t.Fatalf("gate: %v", err)
+	}
 	rep, err := RunFrozen(t, p, cfg)
 	if err != nil {
 		if !strings.HasPrefix(err.Error(), "gate: ") {
 			err = fmt.Errorf("gate: %w", err)
 		}
-		if cfg.ReportDir != "" {
-			// A run without a report must not leave the last run's
-			// looking like its own.
-			switch gone, cerr := reports.ClearDir(t.Context(), cfg.ReportDir); {
-			case cerr != nil:
-				t.Errorf("gate: %v", cerr)
-			case len(gone) > 0:
-				t.Logf("gate: %s: the previous report was removed, as this run has none to replace it", cfg.ReportDir)
-			}
-		}
+		// A run without a report must not leave the last run's looking
+		// like its own.
+		logNotes(t, reports.Outputs{Dir: cfg.ReportDir}.Retire(t.Context()))
 		t.Fatal(err)
 	}
 	var b strings.Builder
@@ -73,18 +69,24 @@ func Check(t *testing.T, p Policy, cfg Config) reports.Report {
 	} else {
 		t.Error("\n" + b.String())
 	}
-	if cfg.ReportDir != "" {
-		if err := reports.WriteDir(t.Context(), cfg.ReportDir, rep); err != nil {
-			t.Errorf("gate: %v", err)
-		} else {
-			var files []string
-			for _, f := range reports.Formats() {
-				files = append(files, filepath.Join(cfg.ReportDir, string(f)))
-			}
-			t.Logf("report: %s", strings.Join(files, ", "))
-		}
+	notes, err := reports.Outputs{Dir: cfg.ReportDir}.Write(t.Context(), rep, p.Name)
+	logNotes(t, notes)
+	if err != nil {
+		t.Errorf("gate: %v", err)
 	}
 	return rep
+}
+
+// logNotes logs what became of the report's files.
+func logNotes(t *testing.T, notes []reports.OutputNote) {
+	t.Helper()
+	for _, n := range notes {
+		if n.Retired {
+			t.Logf("gate: %s: %s", n.Path, n.Text)
+		} else {
+			t.Log(n.Text)
+		}
+	}
 }
 
 // RunFrozen is Run as Check runs it: the frozen-clock check makes its

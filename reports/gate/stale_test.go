@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
@@ -58,11 +60,37 @@ func TestCheckWithoutAReportClearsTheLast(t *testing.T) {
 			require.True(t, failed, out)
 			assert.Contains(t, out, tt.why)
 			assert.NotContains(t, out, "panic:")
-			assert.Contains(t, out, dir+": the previous report was removed, as this run has none to replace it")
+			var names []string
+			for _, f := range reports.Formats() {
+				names = append(names, string(f))
+			}
+			assert.Contains(t, out, "gate: "+dir+": the previous report ("+strings.Join(names, ", ")+") was removed, as this run has none to replace it")
 			for _, f := range reports.Formats() {
 				assert.NoFileExists(t, filepath.Join(dir, string(f)), "the earlier run's report")
 			}
 			assert.FileExists(t, mine, "a file of the user's own")
 		})
 	}
+}
+
+// TestCheckRefusesAReportDirFirst runs gate.Check, in a process of its
+// own, with a ReportDir that is a file: the test fails before any work,
+// naming it, and the file stays as it was.
+func TestCheckRefusesAReportDirFirst(t *testing.T) {
+	if kittest.InChild(t) {
+		gate.Check(t, gate.GoPolicy("mine", func(kit.Device) kit.Policy {
+			panic("the policy was made: the work began")
+		}), gate.Config{Steps: gate.Checks, ReportDir: os.Getenv(reportDirEnv)})
+		return
+	}
+	file := filepath.Join(t.TempDir(), "report")
+	require.NoError(t, os.WriteFile(file, []byte("the user's own\n"), 0o644))
+	t.Setenv(reportDirEnv, file)
+	out, failed := kittest.RunChild(t)
+	require.True(t, failed, out)
+	assert.Contains(t, out, "gate: the report output: "+file+" is not a directory")
+	assert.NotContains(t, out, "the work began")
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, "the user's own\n", string(b))
 }
