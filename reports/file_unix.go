@@ -71,7 +71,7 @@ func blocking(f *os.File) (*os.File, error) {
 // search dir, which also fails on a read-only file system.
 func canCreateIn(dir string) error {
 	if err := syscall.Access(dir, 0x2|0x1); err != nil { // W_OK|X_OK
-		return &fs.PathError{Op: "write", Path: dir, Err: err}
+		return fmt.Errorf("cannot create a file in %s: %w", dir, err)
 	}
 	return nil
 }
