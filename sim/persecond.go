@@ -11,11 +11,12 @@ import (
 const PerSecond Server = "per-second"
 
 // perSecond is the PerSecond server. Whole second k, from k·1s to (k+1)·1s,
-// has a quota of ⌊(k+1)·AcceptRate⌋ − ⌊k·AcceptRate⌋ requests, so that a
-// rate below one a second, or not a whole number, still accepts AcceptRate
-// requests a second on average. While the server is down, until Down, it
-// accepts nothing; in a second it comes up during, the quota counts the
-// requests accepted from Down on.
+// has a quota of ⌊(k+1)·AcceptRate⌋ − ⌊k·AcceptRate⌋ requests, so that
+// the first k seconds together allow ⌊k·AcceptRate⌋, a rate below one a
+// second or not a whole number included. It accepts the first arrivals of
+// each second, in time order, until the quota is used. While the server
+// is down, until Down, it accepts nothing; in the second it comes up
+// during, the quota counts the requests accepted from Down on.
 type perSecond struct {
 	rate     float64
 	down     int64
