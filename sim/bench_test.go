@@ -88,6 +88,35 @@ func BenchmarkReplayLongOutage(b *testing.B) {
 	}
 }
 
+// BenchmarkReplayServers replays each server model under full jitter's
+// default spec, 100,000 devices against 12,500 accepted a second, one run
+// per iteration: the default outage, and the periodic-aligned timers,
+// whose every second the engine decides arrival by arrival, in time order,
+// asking the server about each. The per-second server's outage takes the
+// fast path of BenchmarkReplay; the token bucket's every second is asked
+// arrival by arrival.
+//
+//	go test -run='^$' -bench=ReplayServers -benchtime=3x -count=5 ./sim
+func BenchmarkReplayServers(b *testing.B) {
+	f := kit.Spec{Strategy: kit.Full}.Factory()
+	const n = 100_000
+	for _, kind := range []Kind{Outage, PeriodicAligned} {
+		for _, server := range Servers() {
+			b.Run(fmt.Sprintf("%s/%s/devices=%d", kind, server, n), func(b *testing.B) {
+				s := outageAt(n)
+				s.Kind, s.Server = kind, server
+				benchReplay(b, f, s, func(ctx context.Context, s Scenario) (Run, error) {
+					r, err := Replay(ctx, f, s, Config{Runs: 1, Workers: 1})
+					if err != nil {
+						return Run{}, err
+					}
+					return r.Runs[0], nil
+				})
+			})
+		}
+	}
+}
+
 // BenchmarkHeap replays the same experiment with the obvious design, one
 // priority queue of every pending arrival, for comparison with the
 // calendar of seconds that Replay uses: "plain" is heapReplay, the test

@@ -66,8 +66,10 @@
 // The per-second server ([PerSecond]) only needs, in each whole second, the
 // arrivals that come first; so the replay keeps pending arrivals in a
 // calendar of one bucket per second, and picks each second's first arrivals
-// by selection rather than keeping every arrival in order. The other
-// servers sort a second's bucket when they reach it. Each worker replays
+// by selection rather than keeping every arrival in order. Each server
+// model says, as a second starts, whether it decides the second so; the
+// token bucket's seconds, whose tokens carry over, and the periodic kinds'
+// are sorted when reached and decided arrival by arrival. Each worker replays
 // its runs one after the other on one engine, whose arrays and histograms
 // are sized once, for the whole horizon.
 //

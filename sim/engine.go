@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -29,10 +28,13 @@ type engine struct {
 	rng      rand.PCG
 	n        int
 	horizon  int64
-	down     int64
 	win      int64
 	periodic bool
-	hinted   bool // rejections carry a Retry-After hint
+	// srv decides which arrivals are accepted; a rejected device retries
+	// after hint when hinted, after its policy's delay otherwise.
+	srv    server
+	hint   int64
+	hinted bool
 
 	pol []kit.Policy
 	bi  *builtin // the policies of a kit.Spec's factory, kept compact; pol is then nil
@@ -62,13 +64,7 @@ type engine struct {
 	firing []uint32
 	flags  []uint8
 
-	// The server.
-	inline   bool  // the current bucket rejects every arrival after its first pass
-	accepted int64 // accepted in the current second
-	quota    int64 // accepted allowed in the current second
-	tokens   float64
-	tokensAt int64
-	bucketUp bool // the token bucket has been filled
+	inline bool // the current bucket rejects every arrival after its first pass
 
 	// Figures. The histograms cover every window an arrival can fall in
 	// (Scenario.windows), so that they never grow during a run; their
@@ -97,17 +93,20 @@ type engine struct {
 // policies f makes. Call reset before each run.
 func newEngine(f kit.Factory, s Scenario) *engine {
 	windows := s.windows()
+	srv := newServer(s)
+	hint, hinted := srv.hint()
 	e := &engine{
 		s:        s,
 		f:        f,
 		ids:      s.IDs,
 		n:        s.Clients,
 		horizon:  int64(s.Horizon),
-		down:     int64(s.Down),
 		win:      int64(s.Window),
 		periodic: s.Kind.periodic(),
 		fine:     s.Kind != Storm && s.Window > DefaultWindow,
-		hinted:   s.Server == RetryAfter,
+		srv:      srv,
+		hint:     int64(hint),
+		hinted:   hinted,
 		hist:     make([]int64, windows),
 		rhist:    make([]int64, windows),
 	}
@@ -133,8 +132,8 @@ func (e *engine) reset(run int, seed uint64) {
 		// A call of the last run panicked before it was counted out.
 		e.calls.Add(1)
 	}
-	e.inline, e.accepted, e.quota = false, 0, 0
-	e.tokens, e.tokensAt, e.bucketUp = 0, 0, false
+	e.inline = false
+	e.srv.reset()
 	touched := e.touched()
 	clear(e.hist[:touched])
 	clear(e.rhist[:touched])
@@ -383,16 +382,17 @@ func (e *engine) protected(sec int64, chunks [][]uint64) {
 // bucket processes the arrivals of one second, given as chunks.
 func (e *engine) bucket(sec int64, chunks [][]uint64) {
 	start, end := sec*nsPerSec, (sec+1)*nsPerSec
-	e.accepted, e.secRetries = 0, 0
-	e.quota = int64(math.Floor(float64(sec+1)*e.s.AcceptRate) - math.Floor(float64(sec)*e.s.AcceptRate))
-	// Outside the periodic kinds, the per-second server, and the
-	// retry-after server that accepts as it does, take a second's first
-	// quota arrivals.
-	perSecond := e.s.Server != TokenBucket && !e.periodic
-	switch {
-	case perSecond && end <= e.down:
-		// The server is down all second: every arrival is rejected, and
-		// so is every retry that comes back within the second.
+	e.secRetries = 0
+	cut, quota := e.srv.second(sec)
+	if e.periodic {
+		// A device served in this second may fire again within it, and
+		// its firing must then be decided in time order too.
+		cut = askEach
+	}
+	switch cut {
+	case rejectEvery:
+		// Every arrival is rejected, and so is every retry that comes
+		// back within the second.
 		e.inline = true
 		if e.bi != nil && !e.hinted && e.win%nsPerSec == 0 {
 			e.builtinSecond(start, end, chunks, false, false, 0)
@@ -408,31 +408,30 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 				}
 			}
 		}
-	case perSecond && start >= e.down:
-		// The server is up all second: the first quota arrivals are
-		// accepted, found by selection rather than by sorting. Once the
-		// quota is used, every retry that comes back within the second is
-		// rejected too. The chunks keep the order they were filled in,
-		// close to the order of the devices, whose state is then read
-		// almost sequentially.
+	case acceptFirst:
+		// The first quota arrivals are accepted, found by selection
+		// rather than by sorting. Once the quota is used, every retry
+		// that comes back within the second is rejected too. The chunks
+		// keep the order they were filled in, close to the order of the
+		// devices, whose state is then read almost sequentially.
 		e.inline = true
 		n := 0
 		for _, ch := range chunks {
 			n += len(ch)
 		}
-		all, last := int64(n) <= e.quota, uint64(0)
-		if !all && e.quota > 0 {
-			last = e.quotaLast(chunks)
+		all, last := int64(n) <= quota, uint64(0)
+		if !all && quota > 0 {
+			last = e.quotaLast(chunks, quota)
 		}
 		if e.bi != nil && !e.hinted && e.win%nsPerSec == 0 {
-			e.builtinSecond(start, end, chunks, all, e.quota > 0, last)
+			e.builtinSecond(start, end, chunks, all, quota > 0, last)
 			return
 		}
 		for _, ch := range chunks {
 			for _, ev := range ch {
 				t, dev := start+int64(ev>>32), uint32(ev)
 				e.arrive(dev, t)
-				if all || e.quota > 0 && ev <= last {
+				if all || quota > 0 && ev <= last {
 					e.serve(dev, t, end)
 					continue
 				}
@@ -455,7 +454,7 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 // must hold more than quota ≥ 1 events: the last one accepted. It counts
 // the events by the top bits of their time within the second, and selects
 // only among those of the slice of the second where the quota runs out.
-func (e *engine) quotaLast(chunks [][]uint64) uint64 {
+func (e *engine) quotaLast(chunks [][]uint64, quota int64) uint64 {
 	const shift = 32 + 20 // about a millisecond
 	var count [1 << (62 - shift)]int64
 	for _, ch := range chunks {
@@ -463,7 +462,7 @@ func (e *engine) quotaLast(chunks [][]uint64) uint64 {
 			count[ev>>shift]++
 		}
 	}
-	k, slice := e.quota, 0
+	k, slice := quota, 0
 	for ; k > count[slice]; slice++ {
 		k -= count[slice]
 	}
@@ -496,36 +495,12 @@ func (e *engine) ordered(start, end int64, b []uint64) {
 		}
 		t, dev := start+int64(ev>>32), uint32(ev)
 		e.arrive(dev, t)
-		if e.accept(t) {
+		if e.srv.accept(t) {
 			e.serve(dev, t, end)
 		} else {
 			e.retry(dev, t, end)
 		}
 	}
-}
-
-// accept says whether the server accepts an arrival at t, in time order.
-func (e *engine) accept(t int64) bool {
-	if t < e.down {
-		return false
-	}
-	if e.s.Server == TokenBucket {
-		if !e.bucketUp {
-			e.tokens, e.tokensAt, e.bucketUp = e.s.Burst, e.down, true
-		}
-		e.tokens = min(e.s.Burst, e.tokens+float64(t-e.tokensAt)*e.s.AcceptRate/1e9)
-		e.tokensAt = t
-		if e.tokens >= 1 {
-			e.tokens--
-			return true
-		}
-		return false
-	}
-	if e.accepted < e.quota {
-		e.accepted++
-		return true
-	}
-	return false
 }
 
 // arrive counts dev's attempt at t.
@@ -609,7 +584,7 @@ func (e *engine) next(dev uint32, t int64) (int64, bool) {
 	var d int64
 	switch {
 	case e.hinted:
-		d = int64(e.s.RetryAfter)
+		d = e.hint
 	case e.bi != nil:
 		d = e.bi.next(&e.bi.dev[dev])
 	default:

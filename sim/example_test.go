@@ -67,6 +67,17 @@ func ExampleScenario_retryAfter() {
 	// 400
 }
 
+// Each server model says in one line what it accepts.
+func ExampleServers() {
+	for _, s := range sim.Servers() {
+		fmt.Printf("%s: %s\n", s, s.Description())
+	}
+	// Output:
+	// per-second: at most the accept rate in each whole second, the first requests to arrive, and none while down
+	// token-bucket: a token a request, refilled continuously at the accept rate up to the burst, full when the server comes up, and none while down
+	// retry-after: per-second, answering every rejection with a fixed Retry-After hint that the devices obey instead of their policy
+}
+
 // Validate refuses a scenario whose run would not fit in memory, saying
 // how much it would need.
 func ExampleScenario_Validate() {

@@ -88,30 +88,6 @@ func (k Kind) periodic() bool { return k == Periodic || k == PeriodicAligned }
 // Kinds returns the scenarios, in the order of their constants.
 func Kinds() []Kind { return []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned} }
 
-// A Server is the model of the server the fleet retries against.
-type Server string
-
-// The server models.
-const (
-	// PerSecond accepts at most AcceptRate requests in each whole second
-	// (the first ones to arrive) and none while it is down. A request that
-	// is not accepted is rejected at once.
-	PerSecond Server = "per-second"
-	// TokenBucket accepts a request when a token is free. Tokens refill
-	// continuously at AcceptRate per second up to Burst; the bucket is full
-	// when the server comes up, and accepts nothing while it is down.
-	TokenBucket Server = "token-bucket"
-	// RetryAfter accepts as PerSecond does, but answers every rejection,
-	// while down too, with a fixed Retry-After hint of RetryAfter that the
-	// clients obey exactly instead of asking their policy, as
-	// cenkalti/backoff v5's RetryAfterError and gRPC's pushback do. It shows
-	// how a constant hint puts a jittered fleet back in lockstep.
-	RetryAfter Server = "retry-after"
-)
-
-// Servers returns the server models, in the order of their constants.
-func Servers() []Server { return []Server{PerSecond, TokenBucket, RetryAfter} }
-
 // Limits beyond which a scenario is refused.
 const (
 	// maxClients is the largest fleet a replay holds: devices are numbered
@@ -348,8 +324,8 @@ func (s Scenario) validateFields() error {
 	switch {
 	case s.Kind != Outage && s.Kind != LongOutage && s.Kind != Storm && s.Kind != Periodic && s.Kind != PeriodicAligned:
 		return invalid("unknown scenario %q (want outage, long-outage, storm, periodic or periodic-aligned)", string(s.Kind))
-	case s.Server != PerSecond && s.Server != TokenBucket && s.Server != RetryAfter:
-		return invalid("unknown server %q (want per-second, token-bucket or retry-after)", string(s.Server))
+	case s.Server.model() == nil:
+		return invalid("unknown server %q (want %s)", string(s.Server), serverNames())
 	case s.TimerOffset != "" && s.TimerOffset != OffsetScenario && s.TimerOffset != OffsetPolicy:
 		return invalid("unknown timer offset %q (want scenario or policy)", string(s.TimerOffset))
 	case s.TimerOffset == OffsetPolicy && !s.Kind.periodic():
