@@ -99,7 +99,7 @@ var flags = []flagDef{
 		}
 		return nil
 	}},
-	{"server", "MODEL", "Scenario", "per-second (at most --accept-rate in each whole second), token-bucket (a token a request, refilled at --accept-rate up to --burst) or retry-after (per-second, answering every rejection with --retry-after)", string(sim.PerSecond), "rgC",
+	{"server", "MODEL", "Scenario", "the server the fleet retries against: " + serverModels(), string(sim.PerSecond), "rgC",
 		choice(sim.Servers, "server model", func(o *options) *sim.Server { return &o.cfg.Scenario.Server })},
 	{"accept-rate", "N", "Scenario", "requests the server accepts per second", fmt.Sprint(sim.DefaultAcceptRate), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
 	{"burst", "N", "Scenario", "the token bucket's capacity", "the accept rate", "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Burst })},
@@ -162,6 +162,16 @@ func reportFiles() string {
 		names = append(names, string(f))
 	}
 	return andList(names)
+}
+
+// serverModels lists sim's server models with what each accepts:
+// "per-second (...), token-bucket (...) or retry-after (...)".
+func serverModels() string {
+	var items []string
+	for _, s := range sim.Servers() {
+		items = append(items, fmt.Sprintf("%s (%s)", s, s.Description()))
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 // appliesTo says, of the scenario flags that only some scenarios or
