@@ -63,7 +63,7 @@ type Input struct{ Name, Path string }
 
 // Check refuses, before any work, outputs that would destroy what they
 // are written over or cannot hold what they are given: an output that is
-// one of inputs, a block device, a Dir that is a file or holds a file
+// one of inputs, a JSON file that is one of the report's, a block device, a Dir that is a file or holds a file
 // named as a format that is not this package's report (see [WriteDir]), a
 // JSON file that sim.CheckJSONPath refuses, the JSON of a sampled replay,
 // whose figures are the sample's with nothing to say so, or a directory
@@ -86,6 +86,15 @@ func (o Outputs) Check(sampled bool, inputs ...Input) error {
 		}
 		if err := canCreateIn(existingAncestor(o.Dir)); err != nil {
 			return &OutputError{OutputReport, err}
+		}
+	}
+	if o.JSON != "" && o.Dir != "" {
+		ji, jerr := os.Stat(o.JSON)
+		for _, p := range paths(o.Dir) {
+			pi, perr := os.Stat(p)
+			if filepath.Clean(p) == filepath.Clean(o.JSON) || jerr == nil && perr == nil && os.SameFile(ji, pi) {
+				return &OutputError{OutputJSON, fmt.Errorf("%s is a file of the report in %s too; write it elsewhere", o.JSON, o.Dir)}
+			}
 		}
 	}
 	for _, out := range o.files() {

@@ -35,6 +35,7 @@ func TestOutputsCheck(t *testing.T) {
 		{"a user's own report.md", reports.Outputs{Dir: user}, false, reports.OutputReport, filepath.Join(user, "report.md") + ": not a report file: it is a file that is not a jitterkit report, which a report never replaces; nothing was written"},
 		{"a report dir to be made", reports.Outputs{Dir: filepath.Join(dir, "a", "b")}, false, "", ""},
 		{"JSON in a directory that does not exist", reports.Outputs{JSON: missing}, false, reports.OutputJSON, "cannot create a file in " + filepath.Dir(missing) + ": no such file or directory"},
+		{"JSON over the report's", reports.Outputs{JSON: filepath.Join(dir, "both", "report.json"), Dir: filepath.Join(dir, "both") + "/"}, false, reports.OutputJSON, filepath.Join(dir, "both", "report.json") + " is a file of the report in " + filepath.Join(dir, "both") + "/ too; write it elsewhere"},
 		{"JSON of a sample", reports.Outputs{JSON: filepath.Join(dir, "r.json")}, true, reports.OutputJSON, "does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for"},
 	}
 	for _, tt := range tests {
