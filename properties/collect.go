@@ -87,6 +87,16 @@ func collect(ctx context.Context, f kit.Factory, ids []string, boot boots, n int
 				}
 				from = len(ids)
 				break watch
+			case <-w.exited:
+				gone := w.abandon(&s)
+				attempt := int(w.attempt.Load())
+				s.devices = append(s.devices, device{index: gone, id: ids[gone], delays: w.partial(gone), fault: &fault{
+					attempt: attempt,
+					msg:     fmt.Sprintf("%s ended its goroutine instead of returning (runtime.Goexit, which t.FailNow and t.SkipNow call)", callName(attempt)),
+					defect:  true,
+				}})
+				from = gone + 1
+				break watch
 			case <-tick:
 				if p := w.progress.Load(); p != last {
 					last, idle = p, 0
@@ -151,6 +161,7 @@ const workerBuffer = 1024
 type worker struct {
 	out       chan device
 	done      chan struct{}
+	exited    chan struct{} // closed when a call ended the goroutine (runtime.Goexit)
 	progress  atomic.Int64 // calls started so far
 	current   atomic.Int64 // index of the device being read
 	attempt   atomic.Int64 // attempt being read, 0 for the factory
@@ -160,20 +171,30 @@ type worker struct {
 }
 
 func startWorker(f kit.Factory, ids []string, from int, boot boots, n int) *worker {
-	w := &worker{out: make(chan device, min(len(ids)-from, workerBuffer)), done: make(chan struct{})}
+	w := &worker{out: make(chan device, min(len(ids)-from, workerBuffer)), done: make(chan struct{}), exited: make(chan struct{})}
 	w.current.Store(int64(from))
 	go func() {
+		returned := false
+		defer func() {
+			if !returned {
+				// Only runtime.Goexit ends the goroutine without a
+				// return: readDevice recovers every panic.
+				close(w.exited)
+			}
+		}()
 		var buf []time.Duration
 		for i := from; i < len(ids); i++ {
 			w.current.Store(int64(i))
 			d := readDevice(f, kit.Device{ID: ids[i], Boot: boot.of(i)}, n, w, &w.instances, &buf)
 			if w.abandoned.Load() {
+				returned = true
 				return
 			}
 			d.index = i
 			w.out <- d
 		}
 		close(w.done)
+		returned = true
 	}()
 	return w
 }

@@ -3,6 +3,7 @@ package properties
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -129,4 +130,19 @@ func TestHangInDrawnPopulation(t *testing.T) {
 	assert.Equal(t, verdict.Fail, r.Status, "%s: %s", r.Name, r.Detail)
 	assert.Contains(t, r.Detail, `attempt 1: Next did not return within 1s, in a population drawn by rapid`, r.Name)
 	assert.Equal(t, verdict.Pass, statuses(out)[NameSpread], NameSpread)
+}
+
+// TestGoexitIsNotAHang has one device's Next end its goroutine, as
+// t.FailNow does: it is named at once as that device's defect, not after a
+// call timeout as a hang, and the other devices are read.
+func TestGoexitIsNotAHang(t *testing.T) {
+	f := faulty("dev-100017", 2, func() (time.Duration, error) { runtime.Goexit(); return 0, nil })
+	// A call timeout far longer than the test could wait: a Goexit
+	// mistaken for a hang would show as a test timeout.
+	out := mustRun(t, context.Background(), f, Config{IDs: serials(1000), CallTimeout: time.Hour})
+	assert.False(t, out.Hung, "Outcome.Hung")
+	b := resultNamed(t, out, NameBounds)
+	require.Equal(t, verdict.Fail, b.Status, NameBounds)
+	assert.Contains(t, b.Detail, `device "dev-100017" attempt 2: Next ended its goroutine instead of returning (runtime.Goexit, which t.FailNow and t.SkipNow call)`, "bounds detail")
+	assert.Len(t, out.EarlyDelays[0], 999, "EarlyDelays[0]: the other devices were read")
 }
