@@ -162,9 +162,9 @@ type worker struct {
 	out       chan device
 	done      chan struct{}
 	exited    chan struct{} // closed when a call ended the goroutine (runtime.Goexit)
-	progress  atomic.Int64 // calls started so far
-	current   atomic.Int64 // index of the device being read
-	attempt   atomic.Int64 // attempt being read, 0 for the factory
+	progress  atomic.Int64  // calls started so far
+	current   atomic.Int64  // index of the device being read
+	attempt   atomic.Int64  // attempt being read, 0 for the factory
 	abandoned atomic.Bool
 	delays    atomic.Pointer[[]time.Duration] // delays of the current device so far
 	instances instances                       // used by the worker's goroutine alone
