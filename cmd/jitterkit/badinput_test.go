@@ -60,6 +60,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`replay`, `--policy`, `full`, `--clients`, `100000`, `--sample`, `1/100`}, 2, `jitterkit: a sample of 1/100 of 100000 devices holds 1000, fewer than the 10000 whose sampling error was measured: sample less, or replay the whole fleet (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--clients`, `1000000`, `--sample`, `1/10`, `--json`, `r.json`}, 2, `jitterkit: --json does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for (see "jitterkit help replay")`},
 		{[]string{`replay`, `--trace`, `testdata/traces/full-jitter.csv`, `--sample`, `1/10`}, 2, `jitterkit: a sample does not apply to a recording, which is replayed whole (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--json`, `-`}, 2, `jitterkit: --json: "-" is no file: name a file, or /dev/stdout for standard output (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--json`, `testdata`}, 2, `jitterkit: --json testdata is a directory; name a file (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--threshold`, `0`}, 2, `jitterkit: --threshold: 0 is not a positive number (see "jitterkit help replay")`},
 		{[]string{`check`, `--trace`, `testdata/traces/full-jitter.csv`, `--devices`, `5000`}, 2, `jitterkit: --devices does not apply to --trace: the trace's own devices are checked (see "jitterkit help check")`},

@@ -151,7 +151,12 @@ var flags = []flagDef{
 		return err
 	}},
 	{"report", "DIR", "Output", "write " + reportFiles() + " to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
-	{"json", "FILE", "Output", "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, any other file refused", "", "r", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
+	{"json", "FILE", "Output", "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, /dev/stdout written after the summary, any other file refused", "", "r", func(o *options, v string) error {
+		if v == "-" {
+			return errors.New(`"-" is no file: name a file, or /dev/stdout for standard output`)
+		}
+		return nonEmpty(&o.json, v, "a file name")
+	}},
 }
 
 // reportFiles lists the files --report writes, in the order WriteDir
