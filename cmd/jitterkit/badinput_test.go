@@ -60,6 +60,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{`replay`, `--policy`, `full`, `--clients`, `100000`, `--sample`, `1/100`}, 2, `jitterkit: a sample of 1/100 of 100000 devices holds 1000, fewer than the 10000 whose sampling error was measured: sample less, or replay the whole fleet (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--clients`, `1000000`, `--sample`, `1/10`, `--json`, `r.json`}, 2, `jitterkit: --json does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for (see "jitterkit help replay")`},
 		{[]string{`replay`, `--trace`, `testdata/traces/full-jitter.csv`, `--sample`, `1/10`}, 2, `jitterkit: a sample does not apply to a recording, which is replayed whole (see "jitterkit help replay")`},
+		{[]string{`compare`, `--runs`, `2`}, 2, `jitterkit: --runs 2 makes no interval: compare shows each cell's median with its interval over the runs, and fewer than 3 runs make none; give --runs 3 or more (see "jitterkit help compare")`},
+		{[]string{`compare`, `--threshold`, `0.1`}, 2, `jitterkit: compare does not take --threshold (replay and gate do) (see "jitterkit help compare")`},
 		{[]string{`replay`, `--policy`, `full`, `--json`, `-`}, 2, `jitterkit: --json: "-" is no file: name a file, or /dev/stdout for standard output (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--json`, `testdata`}, 2, `jitterkit: --json testdata is a directory; name a file (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--threshold`, `0`}, 2, `jitterkit: --threshold: 0 is not a positive number (see "jitterkit help replay")`},
