@@ -29,6 +29,11 @@ import (
 //     has no reader, writeFile waits for one until ctx is done. A socket
 //     cannot be opened as a file and gives an error.
 //   - a directory: an error naming it, and nothing is written.
+//   - a stream the process holds open, named /dev/stdout, /dev/stderr,
+//     /dev/fd/N or /proc/self/fd/N (on unix): data is written to it
+//     through a duplicate of its descriptor, after what the process wrote
+//     there, whatever it is: a pipe, a terminal, or a file the shell
+//     redirected it to, which is not replaced.
 //
 // Every error names the file written (the end of the links): an
 // *fs.PathError, or the *os.LinkError of a failed rename, so that a caller
@@ -39,6 +44,9 @@ import (
 // writeFile does not check whether path is also one of the caller's inputs:
 // that is the caller's to refuse.
 func writeFile(ctx context.Context, path string, data []byte) error {
+	if fd, ok := descriptor(path); ok {
+		return writeDescriptor(ctx, path, fd, data)
+	}
 	target, fi, err := followLinks(path)
 	if err != nil {
 		return err

@@ -21,3 +21,12 @@ func openInPlace(ctx context.Context, path string, mode fs.FileMode) (*os.File, 
 // Without access(2) it cannot tell, and says nothing: a write that fails
 // shows it.
 func canCreateIn(dir string) error { return nil }
+
+// descriptor reports no path as naming an open file descriptor: without
+// dup(2), such a path is written as any other.
+func descriptor(path string) (int, bool) { return 0, false }
+
+// writeDescriptor is never called without descriptor.
+func writeDescriptor(ctx context.Context, path string, fd int, data []byte) error {
+	panic("reports: no file descriptors to write")
+}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -74,4 +76,44 @@ func canCreateIn(dir string) error {
 		return fmt.Errorf("cannot create a file in %s: %w", dir, err)
 	}
 	return nil
+}
+
+// descriptor returns the file descriptor a path such as /dev/stdout,
+// /dev/fd/3 or /proc/self/fd/1 names, a file this process holds open
+// already, and whether path is one.
+func descriptor(path string) (int, bool) {
+	switch path {
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if n, ok := strings.CutPrefix(path, dir); ok {
+			fd, err := strconv.Atoi(n)
+			return fd, err == nil && fd >= 0 && strconv.Itoa(fd) == n
+		}
+	}
+	return 0, false
+}
+
+// writeDescriptor writes data to the file descriptor fd names, through a
+// duplicate of it: the write goes where the stream's next write would,
+// after what the process wrote there, whether it is a pipe, a terminal or
+// a file the shell redirected it to.
+func writeDescriptor(ctx context.Context, path string, fd int, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	dup, err := syscall.Dup(fd)
+	if err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	syscall.CloseOnExec(dup)
+	f := os.NewFile(uintptr(dup), path)
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		return &fs.PathError{Op: "close", Path: path, Err: cerr}
+	}
+	return err
 }

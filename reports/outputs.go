@@ -114,6 +114,9 @@ func (o Outputs) Check(sampled bool, inputs ...Input) error {
 	if o.JSON == "" {
 		return nil
 	}
+	if _, ok := descriptor(o.JSON); ok {
+		return nil // a stream the process holds open, written as it is
+	}
 	if sampled {
 		return &OutputError{OutputJSON, errors.New("does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for")}
 	}
@@ -198,8 +201,12 @@ func (o Outputs) retireDir(ctx context.Context) []OutputNote {
 }
 
 // retireJSON removes the replay's JSON at o.JSON, saying why this run
-// writes none.
+// writes none. A stream the process holds open (/dev/stdout) is not this
+// run's to remove.
 func (o Outputs) retireJSON(why string) []OutputNote {
+	if _, ok := descriptor(o.JSON); ok {
+		return nil
+	}
 	removed, err := sim.RemoveJSON(o.JSON)
 	switch {
 	case err != nil:

@@ -36,6 +36,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"gate", "--policy", "full", "-h"}, "help/gate.txt"},
 		{[]string{"help", "compare"}, "help/compare.txt"},
 		{[]string{"help", "policies"}, "help/policies.txt"},
+		{[]string{"help", "help"}, "help/main.txt"},
 		{[]string{"help", "demo"}, "help/demo.txt"},
 	}
 	for _, tt := range tests {

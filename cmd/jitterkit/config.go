@@ -44,8 +44,12 @@ func readConfig(data []byte, path, command string, o *options) error {
 	if err == nil {
 		// A second document would be read by no one: refuse it rather
 		// than ignore the flags it sets.
-		if err = dec.Decode(&second); err == nil {
-			return inputError(fmt.Errorf("%s:%d: a second YAML document; a config is one mapping of flag names to values", path, max(second.Line, 1)))
+		// An empty document, as after a trailing "---", sets nothing.
+		for err = dec.Decode(&second); err == nil; err = dec.Decode(&second) {
+			if len(second.Content) > 0 && second.Content[0].Tag != "!!null" {
+				return inputError(fmt.Errorf("%s:%d: a second YAML document; a config is one mapping of flag names to values", path, max(second.Line, 1)))
+			}
+			second = yaml.Node{}
 		}
 		if errors.Is(err, io.EOF) {
 			err = nil

@@ -117,7 +117,7 @@ var flags = []flagDef{
 	{"window", "DURATION", "Scenario", "width of the histogram's windows and of the peak; a window wider than 1s warns when it averages a storm away", fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
 	{"start-spread", "DURATION", "Scenario", "spread of the devices' first attempts", kit.FormatDuration(sim.DefaultStartSpread), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
 	{"horizon", "DURATION", "Scenario", "when the replay stops", kit.FormatDuration(sim.DefaultHorizon) + "; 5 periods for the periodic scenarios", "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
-	{"threshold", "RATIO", "Scenario", "highest peak ratio that passes", fmt.Sprint(sim.DefaultThreshold), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
+	{"threshold", "RATIO", "Scenario", "highest peak ratio that passes", fmt.Sprint(sim.DefaultThreshold), "rg", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
 
 	{"seed", "N", "Run", "seed of everything drawn at random; the same seed gives the same report", strconv.Itoa(gate.DefaultSeed), "crgC", func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
@@ -151,7 +151,12 @@ var flags = []flagDef{
 		return err
 	}},
 	{"report", "DIR", "Output", "write " + reportFiles() + " to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
-	{"json", "FILE", "Output", "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, any other file refused", "", "r", func(o *options, v string) error { return nonEmpty(&o.json, v, "a file name") }},
+	{"json", "FILE", "Output", "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, /dev/stdout written after the summary, any other file refused", "", "r", func(o *options, v string) error {
+		if v == "-" {
+			return errors.New(`"-" is no file: name a file, or /dev/stdout for standard output`)
+		}
+		return nonEmpty(&o.json, v, "a file name")
+	}},
 }
 
 // reportFiles lists the files --report writes, in the order WriteDir

@@ -62,6 +62,30 @@ func TestConfigOverride(t *testing.T) {
 	assert.EqualError(t, err, "ci.yaml:3: scenario: want a single value")
 }
 
+// TestConfigDocuments reads configs of one YAML document, empty documents
+// around it included, and refuses a second document that sets anything.
+func TestConfigDocuments(t *testing.T) {
+	for _, tt := range []struct{ name, data, err string }{
+		{"one", "policy: full\n", ""},
+		{"a leading marker", "---\npolicy: full\n", ""},
+		{"a trailing marker", "policy: full\n---\n", ""},
+		{"empty documents after", "policy: full\n---\n---\n", ""},
+		{"a second mapping", "policy: full\n---\nclients: 3\n", "ci.yaml:2: a second YAML document; a config is one mapping of flag names to values"},
+		{"a second after an empty one", "policy: full\n---\n---\nclients: 3\n", "ci.yaml:3: a second YAML document; a config is one mapping of flag names to values"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &options{command: "check"}
+			err := readConfig([]byte(tt.data), "ci.yaml", "check", o)
+			if tt.err != "" {
+				assert.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, []string{"full:base=100ms,cap=10s"}, specTexts(o))
+		})
+	}
+}
+
 // TestConfigCoversFlags sets every flag from a config file, with the
 // values a command line would give.
 func TestConfigCoversFlags(t *testing.T) {

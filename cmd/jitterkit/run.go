@@ -76,7 +76,7 @@ func help(stdout io.Writer, args []string) error {
 	switch {
 	case len(args) > 1:
 		return usageError("help takes one topic, got %q", strings.Join(args, " "))
-	case len(args) == 0:
+	case len(args) == 0 || args[0] == "help":
 	case args[0] == "policies":
 		text = helpPolicies
 	case args[0] == "demo":
@@ -151,9 +151,12 @@ func validate(o *options) error {
 		if o.trace != "" && o.given["devices"] {
 			return usageError("--devices does not apply to --trace: the trace's own devices are checked")
 		}
-		if runs := o.cfg.Replay.Runs; runs > 0 && runs < sim.MinRunsToPass {
-			return usageError("--runs %d cannot pass: %s judges the interval of the runs' peaks, and fewer than %d runs make none; give --runs %d or more", runs, o.command, sim.MinRunsToPass, sim.MinRunsToPass)
+	}
+	if runs := o.cfg.Replay.Runs; runs > 0 && runs < sim.MinRunsToPass {
+		if o.command == "compare" {
+			return usageError("--runs %d makes no interval: compare shows each cell's median with its interval over the runs, and fewer than %d runs make none; give --runs %d or more", runs, sim.MinRunsToPass, sim.MinRunsToPass)
 		}
+		return usageError("--runs %d cannot pass: %s judges the interval of the runs' peaks, and fewer than %d runs make none; give --runs %d or more", runs, o.command, sim.MinRunsToPass, sim.MinRunsToPass)
 	}
 	s := o.cfg.Scenario.WithDefaults()
 	for _, a := range appliesTo {
