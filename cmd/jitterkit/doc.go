@@ -122,8 +122,8 @@ var commandHeads = map[string][2]string{
 	"check": {`Check runs the property checks, listed below, on one policy. Warnings do not fail the check. A check that could not gather the evidence it needs (a program that stopped answering, too few devices) is inconclusive, never a pass; one that does not apply to the source (a trace cannot be made again at a frozen instant) is skipped.`,
 		`jitterkit check --policy equal:base=1s,cap=60s --devices 5000`},
 	"replay": {`Replay simulates a fleet of devices that fail together and retry against a server that accepts a limited number of requests per second, and judges the peak retry arrivals in one window against the window's accept budget.`,
-		`jitterkit replay --policy full:base=100ms,cap=10s --clients 400 \
-      --accept-rate 50 --down 2s --json replay.json`},
+		`jitterkit replay --policy full:base=10s,cap=120s --clients 5000 \
+      --accept-rate 500 --down 30s --json replay.json`},
 	"gate": {`Gate runs the property checks and the fleet replay on one policy, compares it with the four built-in strategies on the same scenario, prints one verdict with what to change, and writes the reports. Add it to CI to stop a rollout on a policy that would storm.`,
 		`jitterkit gate --policy full:base=10s,cap=120s --clients 50000 \
       --accept-rate 3000 --down 60s --report out/`},
