@@ -37,6 +37,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"help", "compare"}, "help/compare.txt"},
 		{[]string{"help", "policies"}, "help/policies.txt"},
 		{[]string{"help", "help"}, "help/main.txt"},
+		{[]string{"version"}, "version.txt"},
 		{[]string{"help", "demo"}, "help/demo.txt"},
 	}
 	for _, tt := range tests {

@@ -55,6 +55,7 @@ Usage:
   jitterkit gate    [flags]  both, one verdict, and the reports
   jitterkit compare [flags]  policies side by side on one scenario
   jitterkit help [topic]     help on a command, or on policies
+  jitterkit version          the version of jitterkit
 
 Example, in CI:
 

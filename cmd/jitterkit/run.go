@@ -43,12 +43,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch {
 	case command == "help" || command == "-h" || command == "-help" || command == "--help":
 		return help(stdout, rest)
+	case command == "version" || command == "--version":
+		if len(rest) > 0 {
+			return usageError("version takes no arguments, got %q", rest[0])
+		}
+		_, err := fmt.Fprintf(stdout, "jitterkit %s\n", gate.Version())
+		return err
 	case command == "demo" && len(rest) > 0:
 		return usageError("demo takes no arguments, got %q (see \"jitterkit help\")", rest[0])
 	case command == "demo":
 		return demo(e)
 	case !slices.Contains(commands, command):
-		return usageError("unknown command %q: want demo, check, replay, gate, compare or help (see \"jitterkit help\")", command)
+		return usageError("unknown command %q%s: want demo, check, replay, gate, compare, help or version (see \"jitterkit help\")", command, suggestCommand(command))
 	}
 	o, err := parseCommand(ctx, command, rest)
 	if errors.Is(err, errHelp) {
@@ -62,6 +68,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return compare(e, o)
 	}
 	return evaluate(e, o)
+}
+
+// suggestCommand returns " (did you mean gate?)" for the command closest
+// to name, when one is within two edits of it.
+func suggestCommand(name string) string {
+	best, bestDist := "", 3
+	for _, c := range append([]string{"demo", "help", "version"}, commands...) {
+		if d := editDistance(name, c); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
 }
 
 // An env is where a command writes, and the context it runs in.
