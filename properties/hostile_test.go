@@ -146,3 +146,18 @@ func TestGoexitIsNotAHang(t *testing.T) {
 	assert.Contains(t, b.Detail, `device "dev-100017" attempt 2: Next ended its goroutine instead of returning (runtime.Goexit, which t.FailNow and t.SkipNow call)`, "bounds detail")
 	assert.Len(t, out.EarlyDelays[0], 999, "EarlyDelays[0]: the other devices were read")
 }
+
+// TestNilFactory is an error of Run, and fails Check's test rather than
+// panicking the test binary.
+func TestNilFactory(t *testing.T) {
+	if kittest.InChild(t) {
+		Check(t, nil, Config{})
+		return
+	}
+	_, err := Run(context.Background(), nil, Config{})
+	require.ErrorIs(t, err, errNilFactory)
+	out, failed := kittest.RunChild(t)
+	require.True(t, failed, out)
+	assert.Contains(t, out, errNilFactory.Error())
+	assert.NotContains(t, out, "panic:")
+}

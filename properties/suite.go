@@ -3,6 +3,7 @@ package properties
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -125,8 +126,8 @@ func Checks() []Info {
 
 // Run runs the whole suite on the policy f makes, over the population cfg
 // describes, and returns every check's result. It returns an error, and
-// runs nothing, when cfg is out of range or the run would need more memory
-// than cfg.MemoryLimit (see [Config.Validate]).
+// runs nothing, when f is nil, cfg is out of range or the run would need
+// more memory than cfg.MemoryLimit (see [Config.Validate]).
 //
 // Run never panics on a policy that panics. A call that makes no progress
 // for cfg.CallTimeout is reported by the bounds check as a hang, with the
@@ -161,12 +162,15 @@ func run(ctx context.Context, f kit.Factory, cfg Config, frozen inBubble) (Outco
 	return r.outcome(frozen), nil
 }
 
+// errNilFactory is the error of a run without a factory to make policies.
+var errNilFactory = errors.New("properties: nil factory: want a kit.Factory that makes each device's policy")
+
 // start validates cfg and reads the population's delays, or returns the
 // error of a config that Validate refuses. The caller calls r.cancel when
 // the run is over.
 func start(ctx context.Context, f kit.Factory, cfg Config) (*runner, error) {
 	if f == nil {
-		panic("properties: nil factory")
+		return nil, errNilFactory
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -117,3 +117,27 @@ func writeDescriptor(ctx context.Context, path string, fd int, data []byte) erro
 	}
 	return err
 }
+
+// canReplace reports why the file at path, in the directory dir, cannot
+// be renamed over or away, or nil: in a sticky directory, such as /tmp,
+// only the file's owner, the directory's owner or root may.
+func canReplace(dir, path string) error {
+	di, derr := os.Stat(dir)
+	fi, ferr := os.Lstat(path)
+	if derr != nil || ferr != nil || di.Mode()&os.ModeSticky == 0 {
+		return nil
+	}
+	ds, dok := di.Sys().(*syscall.Stat_t)
+	fs, fok := fi.Sys().(*syscall.Stat_t)
+	if !dok || !fok || !stickyRefuses(int(ds.Uid), int(fs.Uid), os.Geteuid()) {
+		return nil
+	}
+	return fmt.Errorf("%s belongs to another user in a sticky directory, where only its owner may replace it", path)
+}
+
+// stickyRefuses reports whether a sticky directory owned by dirUID keeps
+// the process of effective user euid from renaming or removing a file of
+// fileUID in it.
+func stickyRefuses(dirUID, fileUID, euid int) bool {
+	return euid != 0 && dirUID != euid && fileUID != euid
+}

@@ -87,6 +87,11 @@ func (o Outputs) Check(sampled bool, inputs ...Input) error {
 		if err := canCreateIn(existingAncestor(o.Dir)); err != nil {
 			return &OutputError{OutputReport, err}
 		}
+		for _, p := range paths(o.Dir) {
+			if err := canReplace(o.Dir, p); err != nil {
+				return &OutputError{OutputReport, err}
+			}
+		}
 	}
 	if o.JSON != "" && o.Dir != "" {
 		ji, jerr := os.Stat(o.JSON)
@@ -123,17 +128,21 @@ func (o Outputs) Check(sampled bool, inputs ...Input) error {
 	if err := sim.CheckJSONPath(o.JSON); err != nil {
 		return &OutputError{OutputJSON, err}
 	}
-	target := o.JSON
-	if fi, err := os.Stat(o.JSON); err == nil && !fi.Mode().IsRegular() {
-		return nil // a device or a FIFO is written through, in place
-	} else if err == nil {
-		if t, err := filepath.EvalSymlinks(o.JSON); err == nil {
-			target = t
-		}
+	// The JSON goes where writeFile takes it: through every link, to a
+	// device or FIFO written in place, or to a regular file replaced
+	// through a new file beside it, in a directory that must exist.
+	target, fi, err := followLinks(o.JSON)
+	switch {
+	case err != nil:
+		return &OutputError{OutputJSON, err}
+	case fi != nil && !fi.Mode().IsRegular():
+		return nil
 	}
-	// The JSON replaces its file through a new file beside it, in a
-	// directory that must exist.
-	if err := canCreateIn(filepath.Dir(target)); err != nil {
+	dir, _ := splitPath(target)
+	if err := canCreateIn(dir); err != nil {
+		return &OutputError{OutputJSON, err}
+	}
+	if err := canReplace(dir, target); err != nil {
 		return &OutputError{OutputJSON, err}
 	}
 	return nil

@@ -20,6 +20,11 @@ func TestOutputsCheck(t *testing.T) {
 	require.NoError(t, os.Mkdir(user, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(user, "report.md"), []byte("# my notes\n"), 0o644))
 	missing := filepath.Join(dir, "missing", "r.json")
+	loop := filepath.Join(dir, "loop-a")
+	require.NoError(t, os.Symlink("loop-b", loop))
+	require.NoError(t, os.Symlink("loop-a", filepath.Join(dir, "loop-b")))
+	dangling := filepath.Join(dir, "dangling")
+	require.NoError(t, os.Symlink("nodir/r.json", dangling))
 	tests := []struct {
 		name    string
 		o       reports.Outputs
@@ -36,6 +41,9 @@ func TestOutputsCheck(t *testing.T) {
 		{"a report dir to be made", reports.Outputs{Dir: filepath.Join(dir, "a", "b")}, false, "", ""},
 		{"JSON in a directory that does not exist", reports.Outputs{JSON: missing}, false, reports.OutputJSON, "cannot create a file in " + filepath.Dir(missing) + ": no such file or directory"},
 		{"JSON over the report's", reports.Outputs{JSON: filepath.Join(dir, "both", "report.json"), Dir: filepath.Join(dir, "both") + "/"}, false, reports.OutputJSON, filepath.Join(dir, "both", "report.json") + " is a file of the report in " + filepath.Join(dir, "both") + "/ too; write it elsewhere"},
+		{"JSON through a loop of links", reports.Outputs{JSON: loop}, false, reports.OutputJSON, "open " + loop + ": too many levels of symbolic links"},
+		{"JSON through a link into a missing directory", reports.Outputs{JSON: dangling}, false, reports.OutputJSON, "cannot create a file in " + filepath.Join(dir, "nodir") + ": no such file or directory"},
+		{"JSON under a file", reports.Outputs{JSON: filepath.Join(file, "r.json")}, false, reports.OutputJSON, "lstat " + filepath.Join(file, "r.json") + ": not a directory"},
 		{"JSON of a sample", reports.Outputs{JSON: filepath.Join(dir, "r.json")}, true, reports.OutputJSON, "does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for"},
 	}
 	for _, tt := range tests {

@@ -75,6 +75,11 @@ func readConfig(data []byte, path, command string, o *options) error {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, value := root.Content[i], root.Content[i+1]
+		if key.Kind != yaml.ScalarNode || key.Tag != "!!str" {
+			// An alias, a tag or a collection as a key names no flag
+			// by its text.
+			return inputError(fmt.Errorf("%s:%d: a key must be a flag's name, written plainly", path, key.Line))
+		}
 		name := key.Value
 		at := func(line int, format string, args ...any) error {
 			return inputError(fmt.Errorf("%s:%d: %s: %s", path, line, name, fmt.Sprintf(format, args...)))

@@ -71,6 +71,8 @@ func TestConfigDocuments(t *testing.T) {
 		{"a trailing marker", "policy: full\n---\n", ""},
 		{"empty documents after", "policy: full\n---\n---\n", ""},
 		{"a second mapping", "policy: full\n---\nclients: 3\n", "ci.yaml:2: a second YAML document; a config is one mapping of flag names to values"},
+		{"an alias as a key", "policy: &clients full\n*clients : 250\n", "ci.yaml:2: a key must be a flag's name, written plainly"},
+		{"a tagged key", "!!binary cG9saWN5: full\n", "ci.yaml:1: a key must be a flag's name, written plainly"},
 		{"a second after an empty one", "policy: full\n---\n---\nclients: 3\n", "ci.yaml:3: a second YAML document; a config is one mapping of flag names to values"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
