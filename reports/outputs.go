@@ -57,20 +57,24 @@ type OutputNote struct {
 	Retired bool
 }
 
-// An Input is a file the run reads, named in the caller's words (a flag,
-// such as "--trace"), which no output may be written over.
-type Input struct{ Name, Path string }
-
 // Check refuses, before any work, outputs that would destroy what they
-// are written over or cannot hold what they are given: an output that is
-// one of inputs, a JSON file that is one of the report's, a block device, a Dir that is a file or holds a file
-// named as a format that is not this package's report (see [WriteDir]), a
-// JSON file that sim.CheckJSONPath refuses, the JSON of a sampled replay,
-// whose figures are the sample's with nothing to say so, or a directory
-// the files would be created in where the process may not create them. It
-// returns an *OutputError. What changes on the file system after Check
-// still shows when the files are written.
-func (o Outputs) Check(sampled bool, inputs ...Input) error {
+// are written over or cannot hold what they are given:
+//
+//   - an output that is one of inputs, the files the run reads ("" for
+//     none), or a JSON file that is one of the report's;
+//   - a block device, a Dir that is a file, or that holds a file named as
+//     a format that is not this package's report (see [WriteDir]);
+//   - a JSON file that sim.CheckJSONPath refuses, or that its links lead
+//     nowhere a file can be written;
+//   - the JSON of a sampled replay, whose figures are the sample's with
+//     nothing to say so;
+//   - a directory the files would be created in where the process may
+//     not create them, or a file there it may not replace (another user's
+//     in a sticky directory).
+//
+// It returns an *OutputError. What changes on the file system after
+// Check still shows when the files are written.
+func (o Outputs) Check(sampled bool, inputs ...string) error {
 	if o.Dir != "" {
 		if fi, err := os.Stat(o.Dir); err == nil && !fi.IsDir() {
 			return &OutputError{OutputReport, fmt.Errorf("%s is not a directory", o.Dir)}
@@ -111,8 +115,8 @@ func (o Outputs) Check(sampled bool, inputs ...Input) error {
 			return &OutputError{out.output, fmt.Errorf("%s is a block device; write the output to a file", out.path)}
 		}
 		for _, in := range inputs {
-			if inInfo, err := os.Stat(in.Path); in.Path != "" && err == nil && os.SameFile(inInfo, fi) {
-				return &OutputError{out.output, fmt.Errorf("%s would be written over %s %s, an input of this run; write it elsewhere", out.path, in.Name, in.Path)}
+			if inInfo, err := os.Stat(in); in != "" && err == nil && os.SameFile(inInfo, fi) {
+				return &OutputError{out.output, fmt.Errorf("%s would be written over %s, an input of this run; write it elsewhere", out.path, in)}
 			}
 		}
 	}

@@ -35,7 +35,7 @@ func TestOutputsCheck(t *testing.T) {
 		{"nothing", reports.Outputs{}, false, "", ""},
 		{"a new JSON file", reports.Outputs{JSON: filepath.Join(dir, "r.json")}, false, "", ""},
 		{"a report dir that is a file", reports.Outputs{Dir: file}, false, reports.OutputReport, file + " is not a directory"},
-		{"JSON over an input", reports.Outputs{JSON: file}, false, reports.OutputJSON, file + " would be written over --trace " + file + ", an input of this run; write it elsewhere"},
+		{"JSON over an input", reports.Outputs{JSON: file}, false, reports.OutputJSON, file + " would be written over " + file + ", an input of this run; write it elsewhere"},
 		{"JSON at a directory", reports.Outputs{JSON: dir}, false, reports.OutputJSON, dir + " is a directory; name a file"},
 		{"a user's own report.md", reports.Outputs{Dir: user}, false, reports.OutputReport, filepath.Join(user, "report.md") + ": not a report file: it is a file that is not a jitterkit report, which a report never replaces; nothing was written"},
 		{"a report dir to be made", reports.Outputs{Dir: filepath.Join(dir, "a", "b")}, false, "", ""},
@@ -48,7 +48,7 @@ func TestOutputsCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.o.Check(tt.sampled, reports.Input{Name: "--trace", Path: file})
+			err := tt.o.Check(tt.sampled, file)
 			if tt.output == "" {
 				require.NoError(t, err)
 				return

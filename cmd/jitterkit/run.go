@@ -192,7 +192,7 @@ func validate(o *options) error {
 	o.cfg.Checks.MemoryLimit, o.cfg.Scenario.MemoryLimit = o.memoryLimit, o.memoryLimit
 	o.cfg.Reproduce = reproduce(o)
 	var oe *reports.OutputError
-	if err := outputs(o).Check(o.cfg.Sample > 1, reports.Input{Name: "--trace", Path: o.trace}, reports.Input{Name: "--config", Path: o.config}); errors.As(err, &oe) {
+	if err := outputs(o).Check(o.cfg.Sample > 1, o.trace, o.config); errors.As(err, &oe) {
 		return usageError("--%s %v", oe.Output, oe.Err)
 	}
 	if err := o.cfg.Validate(src, o.clients...); err != nil {
