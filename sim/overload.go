@@ -27,8 +27,8 @@ import (
 // requests at Rate per second over the whole fleet, from t=0. Request k's
 // first attempt is sent at t_k = t_{k-1} + round(−ln(1−u)·1e9/Rate) ns
 // (t_0 = 0 before the first request), by device v mod Devices, where u is
-// the 53 high bits of a draw of the run's PCG generator over 2⁵³ and v the
-// next draw; the generator is seeded as a [Scenario]'s run is (seed and
+// the 53 high bits of a draw of the run's PCG generator over 2⁵³ (so that
+// 1−u is exact) and v the next draw; the generator is seeded as a [Scenario]'s run is (seed and
 // splitmix64(seed)). Device ids and boot times are the outage engine's
 // (deviceID, bootTime).
 //
@@ -450,8 +450,11 @@ func (ev olEvent) before(o olEvent) bool { return ev.t < o.t || ev.t == o.t && e
 
 var olNone = olEvent{math.MaxInt64, olNever << 60}
 
-// An olRing is a FIFO of events, which grows by doubling.
+// An olRing is a FIFO of events, which grows by doubling. Its first event
+// is kept apart, olNone when it is empty, for the engine to compare
+// without a branch.
 type olRing struct {
+	first   olEvent
 	buf     []olEvent // its length is a power of two
 	head, n int
 }
@@ -464,26 +467,25 @@ func (r *olRing) push(ev olEvent) {
 		}
 		r.buf, r.head = buf, 0
 	}
+	if r.n == 0 {
+		r.first = ev
+	}
 	r.buf[(r.head+r.n)&(len(r.buf)-1)] = ev
 	r.n++
 }
 
-// peek returns the first event, or olNone.
-func (r *olRing) peek() olEvent {
-	if r.n == 0 {
-		return olNone
-	}
-	return r.buf[r.head]
-}
-
 func (r *olRing) pop() olEvent {
-	ev := r.buf[r.head]
+	ev := r.first
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
+	r.first = olNone
+	if r.n > 0 {
+		r.first = r.buf[r.head]
+	}
 	return ev
 }
 
-func (r *olRing) reset() { r.head, r.n = 0, 0 }
+func (r *olRing) reset() { r.first, r.head, r.n = olNone, 0, 0 }
 
 // An overloadEngine replays runs of an overload, one after the other,
 // keeping its arrays from run to run.
@@ -548,9 +550,10 @@ type overloadEngine struct {
 	devHave  []uint16
 	devDelay []int64 // device i's are at i·Retries; -1 for a stop
 
-	r       overloadRun
-	sampled int // the whole seconds sampled so far
-	err     error
+	r          overloadRun
+	sampled    int   // the whole seconds sampled so far
+	nextSample int64 // when the next one is due, or never
+	err        error
 }
 
 func newOverloadEngine(o overload, f kit.Factory) (*overloadEngine, error) {
@@ -613,7 +616,7 @@ func (e *overloadEngine) reset(run int, seed uint64) {
 	for i := range n {
 		e.r.Series.Capacity[i] = e.prof.at(int64(i) * nsPerSec)
 	}
-	e.sampled = 0
+	e.sampled, e.nextSample = 0, 0
 	e.err = nil
 	e.draw()
 }
@@ -632,7 +635,7 @@ func (e *overloadEngine) draw() {
 		t, dev = int64(e.o.schedule[k]), uint32(k%e.o.Devices)
 	} else {
 		u := float64(e.rng.Uint64()>>11) / (1 << 53)
-		t = e.genAt + int64(math.Round(-math.Log1p(-u)*1e9/e.o.Rate))
+		t = e.genAt + int64(math.Round(-math.Log(1-u)*1e9/e.o.Rate))
 		dev = uint32(e.rng.Uint64() % uint64(e.o.Devices))
 	}
 	e.genAt = t
@@ -654,17 +657,23 @@ const (
 // replay replays run number run, of seed seed.
 func (e *overloadEngine) replay(run int, seed uint64) (overloadRun, error) {
 	e.reset(run, seed)
-	rings := [...]*olRing{&e.arrive, &e.answer, &e.reject, &e.dead}
 	for e.err == nil {
 		ev, from := e.gen, fromFirst
 		if e.busy && e.done <= ev.t {
 			ev, from = olEvent{e.done, olDone << 60}, fromWorker
 		}
 		var ring *olRing
-		for _, q := range rings {
-			if h := q.peek(); h.before(ev) {
-				ev, from, ring = h, fromRing, q
-			}
+		if h := e.arrive.first; h.before(ev) {
+			ev, from, ring = h, fromRing, &e.arrive
+		}
+		if h := e.answer.first; h.before(ev) {
+			ev, from, ring = h, fromRing, &e.answer
+		}
+		if h := e.reject.first; h.before(ev) {
+			ev, from, ring = h, fromRing, &e.reject
+		}
+		if h := e.dead.first; h.before(ev) {
+			ev, from, ring = h, fromRing, &e.dead
 		}
 		if len(e.retries) > 0 && e.retries[0].before(ev) {
 			ev, from = e.retries[0], fromRetries
@@ -708,8 +717,13 @@ func (e *overloadEngine) replay(run int, seed uint64) (overloadRun, error) {
 
 // sample counts the jobs in the system at every whole second before t.
 func (e *overloadEngine) sample(t int64) {
-	for ; e.sampled < len(e.r.Series.Jobs) && int64(e.sampled)*nsPerSec < t; e.sampled++ {
+	for e.nextSample < t {
 		e.r.Series.Jobs[e.sampled] = e.nSystem
+		e.sampled++
+		e.nextSample = int64(e.sampled) * nsPerSec
+		if e.sampled == len(e.r.Series.Jobs) {
+			e.nextSample = math.MaxInt64
+		}
 	}
 }
 

@@ -56,7 +56,7 @@ func oracleOverload(o overload, f kit.Factory, run int, seed uint64) (overloadRu
 			t, device = int64(o.schedule[k]), k%o.Devices
 		} else {
 			u := float64(rng.Uint64()>>11) / (1 << 53)
-			t += int64(math.Round(-math.Log1p(-u) * 1e9 / o.Rate))
+			t += int64(math.Round(-math.Log(1-u) * 1e9 / o.Rate))
 			device = int(rng.Uint64() % uint64(o.Devices))
 		}
 		if t >= horizon {
