@@ -28,9 +28,9 @@ import (
 // first attempt is sent at t_k = t_{k-1} + round(−ln(1−u)·1e9/Rate) ns
 // (t_0 = 0 before the first request), by device v mod Devices, where u is
 // the 53 high bits of a draw of the run's PCG generator over 2⁵³ (so that
-// 1−u is exact) and v the next draw; the generator is seeded as a [Scenario]'s run is (seed and
-// splitmix64(seed)). Device ids and boot times are the outage engine's
-// (deviceID, bootTime).
+// 1−u is exact) and v the next draw; the generator is seeded as a
+// [Scenario]'s run is (seed and splitmix64(seed)). Device ids and boot
+// times are the outage engine's (deviceID, bootTime).
 //
 // Every attempt waits at most Timeout for its answer, from its send time s:
 // its deadline is s+Timeout. The attempt reaches the server at s+RTT/2
@@ -46,7 +46,10 @@ import (
 // attempt at t+d, unless that is at or after the horizon. Each request
 // has its own policy, made from the factory when its first attempt is
 // sent, for the device that sends it (kit.Device{ID, Boot}), so that its
-// first retry waits the policy's first delay. [kit.ErrStop] ends the
+// first retry waits the policy's first delay: a device's requests retry on
+// the same schedule when its policy is a function of the device, as a
+// [kit.Spec]'s are (the engine then makes one policy per device and keeps
+// its delays, which changes nothing else). [kit.ErrStop] ends the
 // request's retries; a policy or factory that panics or fails, or a
 // negative delay, stops the run with a [*DeviceError] naming the device
 // and the attempt whose delay was asked for.
@@ -83,8 +86,8 @@ type overload struct {
 	Rate float64
 	// RTT is the network's round trip, half each way; default 10ms.
 	RTT time.Duration
-	// Capacity is the server's nominal capacity in jobs per second;
-	// default 100.
+	// Capacity is the server's nominal capacity in jobs per second, from
+	// 1e-6 to 1e6; default 100.
 	Capacity float64
 	// DipStart is when the capacity dips, the trigger; default 30s.
 	DipStart time.Duration
@@ -132,7 +135,8 @@ const (
 
 // Limits of the overload model.
 const (
-	maxOverloadCapacity = 1e6 // jobs per second: a job takes at least a microsecond
+	minOverloadCapacity = 1e-6 // jobs per second: a job takes at most 11.6 days
+	maxOverloadCapacity = 1e6  // jobs per second: a job takes at least a microsecond
 	maxOverloadRetries  = 1000
 	maxOverloadRate     = 1e6 // requests per second
 	// maxOverloadRequests bounds the requests a run expects (Rate·Horizon),
@@ -167,8 +171,8 @@ func (o overload) validate() error {
 		return invalid("devices %d is not between 1 and %d", o.Devices, maxClients)
 	case !(o.Rate > 0) || o.Rate > maxOverloadRate:
 		return invalid("rate %v per second is not a number in (0, 1e6]", o.Rate)
-	case !(o.Capacity > 0) || o.Capacity > maxOverloadCapacity:
-		return invalid("capacity %v per second is not a number in (0, 1e6]", o.Capacity)
+	case !(o.Capacity >= minOverloadCapacity && o.Capacity <= maxOverloadCapacity):
+		return invalid("capacity %v per second is not a number in [1e-6, 1e6]", o.Capacity)
 	case !(o.DipFraction >= 0 && o.DipFraction <= 1):
 		return invalid("dip fraction %v is not between 0 and 1", o.DipFraction)
 	case o.RTT < 0 || o.RTT > maxH:
@@ -240,7 +244,7 @@ type overloadRun struct {
 	Series overloadSeries
 
 	// Recovery says whether the service recovered after the dip: Pass, from
-	// RecoveredAt on; Fail when it still failed in the last whole window
+	// RecoveredAt (measured from t=0) on; Fail when it still failed in the last whole window
 	// before the horizon; Inconclusive when no whole window follows the
 	// dip (see recovery).
 	Recovery    verdict.Status
@@ -265,6 +269,18 @@ type overloadSeries struct {
 	Jobs     []int
 }
 
+// newOverloadSeries returns the series of a run of n seconds, zero.
+func newOverloadSeries(n int) overloadSeries {
+	return overloadSeries{
+		FirstSent:   make([]int, n),
+		RetriesSent: make([]int, n),
+		Successes:   make([]int, n),
+		Failures:    make([]int, n),
+		Capacity:    make([]float64, n),
+		Jobs:        make([]int, n),
+	}
+}
+
 // Recovery windows.
 const (
 	recoveryWindow = 5 // seconds
@@ -274,8 +290,8 @@ const (
 )
 
 // recovery judges whether the service recovered after a dip that ended at
-// end, from the per-second failures and attempts sent, the horizon being
-// seconds long. It cuts the time from end, rounded up to a whole second,
+// end, from the per-second failures and attempts sent of a run that ended
+// at horizon. It cuts the time from end, rounded up to a whole second,
 // into whole windows of 5s before the horizon, and the service has
 // recovered from the start of the first window from which on every
 // window's failures are at most 1% of the attempts sent in it. It returns
@@ -284,7 +300,7 @@ const (
 func recovery(end, horizon time.Duration, failures, sent []int) (verdict.Status, time.Duration) {
 	first := int((int64(end) + nsPerSec - 1) / nsPerSec)
 	windows := int((horizon - time.Duration(first)*time.Second) / (recoveryWindow * time.Second))
-	if end > horizon || windows <= 0 {
+	if windows <= 0 {
 		return verdict.Inconclusive, 0
 	}
 	from := -1 // the first window of the last run of windows that pass
@@ -605,14 +621,7 @@ func (e *overloadEngine) reset(run int, seed uint64) {
 	clear(e.pol)
 	e.pol = e.pol[:0]
 	n := e.o.seconds()
-	e.r = overloadRun{Seed: seed, Series: overloadSeries{
-		FirstSent:   make([]int, n),
-		RetriesSent: make([]int, n),
-		Successes:   make([]int, n),
-		Failures:    make([]int, n),
-		Capacity:    make([]float64, n),
-		Jobs:        make([]int, n),
-	}}
+	e.r = overloadRun{Seed: seed, Series: newOverloadSeries(n)}
 	for i := range n {
 		e.r.Series.Capacity[i] = e.prof.at(int64(i) * nsPerSec)
 	}

@@ -70,14 +70,7 @@ func oracleOverload(o overload, f kit.Factory, run int, seed uint64) (overloadRu
 		heap.Push(&q, oracleEvent{int64(i) * nsPerSec, oracleSample, 0, 0})
 	}
 
-	r := overloadRun{Seed: seed, Series: overloadSeries{
-		FirstSent:   make([]int, seconds),
-		RetriesSent: make([]int, seconds),
-		Successes:   make([]int, seconds),
-		Failures:    make([]int, seconds),
-		Capacity:    make([]float64, seconds),
-		Jobs:        make([]int, seconds),
-	}}
+	r := overloadRun{Seed: seed, Series: newOverloadSeries(seconds)}
 	for i := range seconds {
 		r.Series.Capacity[i] = oracleCapacity(o, float64(i))
 	}

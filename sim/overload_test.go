@@ -47,6 +47,13 @@ func steady(horizon time.Duration, schedule ...time.Duration) overload {
 		Timeout: time.Second, Retries: 3, Horizon: horizon, schedule: schedule}
 }
 
+// stalled is steady with the worker stalled all run.
+func stalled(horizon time.Duration, schedule ...time.Duration) overload {
+	o := steady(horizon, schedule...)
+	o.DipLength, o.DipFraction = time.Hour, 0
+	return o
+}
+
 func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
 // TestOverloadHandChecked pins the model's semantics on small cases whose
@@ -80,11 +87,7 @@ func TestOverloadHandChecked(t *testing.T) {
 		// between the timeout and the retry), time out at 1s, 3s, 6s
 		// and 11s, and every job is still in the system at the end.
 		name: "one request that times out",
-		o: func() overload {
-			o := steady(12*time.Second, 0)
-			o.DipLength, o.DipFraction = time.Hour, 0
-			return o
-		}(),
+		o:    stalled(12*time.Second, 0),
 		f:    noJitter1s,
 		want: overloadCounts{Requests: 1, Attempts: 4, Arrived: 4, Timeouts: 4, Exhausted: 1, JobsAtEnd: 4},
 		series: func(t *testing.T, s overloadSeries) {
@@ -97,11 +100,7 @@ func TestOverloadHandChecked(t *testing.T) {
 		// As above, but the run ends at 10s, the instant the last retry
 		// would be sent: nothing happens at the horizon.
 		name: "nothing at the horizon",
-		o: func() overload {
-			o := steady(10*time.Second, 0)
-			o.DipLength, o.DipFraction = time.Hour, 0
-			return o
-		}(),
+		o:    stalled(10*time.Second, 0),
 		f:    noJitter1s,
 		want: overloadCounts{Requests: 1, Attempts: 3, Arrived: 3, Timeouts: 3, JobsAtEnd: 3},
 	}, {
@@ -205,19 +204,15 @@ func TestOverloadHandChecked(t *testing.T) {
 	}, {
 		// A policy that stops ends the request's retries.
 		name: "kit.ErrStop ends the retries",
-		o: func() overload {
-			o := steady(5*time.Second, 0)
-			o.DipLength, o.DipFraction = time.Hour, 0
-			return o
-		}(),
+		o:    stalled(5*time.Second, 0),
 		f:    failingFactory(2, func() (time.Duration, error) { return 0, kit.ErrStop }),
 		want: overloadCounts{Requests: 1, Attempts: 2, Arrived: 2, Timeouts: 2, Stopped: 1, JobsAtEnd: 2},
 	}, {
 		// Without retries, each failed request is exhausted at once.
 		name: "no retries",
 		o: func() overload {
-			o := steady(5*time.Second, 0, ms(1))
-			o.DipLength, o.DipFraction, o.Retries = time.Hour, 0, 0
+			o := stalled(5*time.Second, 0, ms(1))
+			o.Retries = 0
 			return o
 		}(),
 		f:    noJitter1s,
@@ -240,8 +235,8 @@ func TestOverloadHandChecked(t *testing.T) {
 // its own from the factory, for its device, and asks it for the delays of
 // its own retries only.
 func TestOverloadPolicyPerRequest(t *testing.T) {
-	o := steady(20*time.Second, 0, ms(1), ms(2))
-	o.Devices, o.DipLength, o.DipFraction = 2, time.Hour, 0 // requests 0 and 2 from device 0
+	o := stalled(20*time.Second, 0, ms(1), ms(2))
+	o.Devices = 2 // requests 0 and 2 from device 0
 	var made []string
 	calls := map[int]int{} // policy number: calls of Next
 	f := func(d kit.Device) kit.Policy {
@@ -287,8 +282,7 @@ func TestOverloadBuiltinCache(t *testing.T) {
 // TestOverloadPolicyErrors checks that a failing policy stops the run with
 // a DeviceError naming the device and the attempt.
 func TestOverloadPolicyErrors(t *testing.T) {
-	o := steady(10*time.Second, 0, ms(1))
-	o.DipLength, o.DipFraction = time.Hour, 0
+	o := stalled(10*time.Second, 0, ms(1))
 	for _, c := range []struct {
 		name    string
 		f       kit.Factory
@@ -416,6 +410,7 @@ func TestOverloadValidate(t *testing.T) {
 		{func(o *overload) { o.Devices = 0 }, "devices 0 is not between 1"},
 		{func(o *overload) { o.Rate = 0 }, "rate 0 per second"},
 		{func(o *overload) { o.Capacity = -1 }, "capacity -1 per second"},
+		{func(o *overload) { o.Capacity = 1e-7 }, "capacity 1e-07 per second is not a number in [1e-6, 1e6]"},
 		{func(o *overload) { o.DipFraction = 1.5 }, "dip fraction 1.5"},
 		{func(o *overload) { o.Timeout = 0 }, "timeout 0s"},
 		{func(o *overload) { o.Retries = -1 }, "retries -1"},
