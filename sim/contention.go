@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -396,9 +395,10 @@ func awsBackoff(s awsStrategy, base, cap time.Duration) kit.Factory {
 		return nil
 	}
 	return func(d kit.Device) kit.Policy {
-		h := fnv.New64a()
-		h.Write([]byte(d.ID))
-		seed := h.Sum64()
+		seed := uint64(14695981039346656037) // FNV-1a, without a hash.Hash to allocate
+		for i := 0; i < len(d.ID); i++ {
+			seed = (seed ^ uint64(d.ID[i])) * 1099511628211
+		}
 		p := &awsPolicy{s: s, base: float64(base), cap: float64(cap), sleep: float64(base)}
 		p.pcg.Seed(seed, splitmix64(seed))
 		return p

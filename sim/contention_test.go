@@ -3,6 +3,7 @@ package sim
 import (
 	"container/heap"
 	"errors"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -390,4 +391,15 @@ func TestContentionPublishedShape(t *testing.T) {
 		assert.Less(t, times[s], times[awsExponential], s)
 	}
 	assert.Greater(t, calls[awsNone], calls[awsExponential])
+}
+
+// TestAWSBackoffSeed checks that a policy's generator is seeded with the
+// FNV-1a hash of the device's id.
+func TestAWSBackoffSeed(t *testing.T) {
+	h := fnv.New64a()
+	h.Write([]byte("dev-5f0e2a91-0000017"))
+	seed := h.Sum64()
+	p := awsBackoff(awsFullJitter, time.Millisecond, time.Second)(kit.Device{ID: "dev-5f0e2a91-0000017"}).(*awsPolicy)
+	want := rand.NewPCG(seed, splitmix64(seed))
+	assert.Equal(t, *want, p.pcg)
 }
