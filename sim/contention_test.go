@@ -284,8 +284,9 @@ func TestContentionPolicyErrors(t *testing.T) {
 	}{
 		{"nil policy", func(kit.Device) kit.Policy { return nil }, 0, StopSourceError},
 		{"factory panics", func(kit.Device) kit.Policy { panic("no") }, 0, StopPanic},
-		{"negative", fixedFactory(-1), 2, StopBadDelay},
-		{"panics", func(kit.Device) kit.Policy { return panicking{} }, 2, StopPanic},
+		{"negative", failingFactory(1, func() (time.Duration, error) { return -1, nil }), 2, StopBadDelay},
+		{"panics", failingFactory(1, func() (time.Duration, error) { panic("boom") }), 2, StopPanic},
+		{"fails", failingFactory(1, func() (time.Duration, error) { return 0, errors.New("source") }), 2, StopSourceError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, err := newContentionEngine(c, tc.f)
@@ -305,10 +306,6 @@ func TestContentionPolicyErrors(t *testing.T) {
 		})
 	}
 }
-
-type panicking struct{}
-
-func (panicking) Next() (time.Duration, error) { panic("policy") }
 
 func TestContentionValidate(t *testing.T) {
 	assert.NoError(t, defaultContention().validate())
@@ -363,7 +360,14 @@ func TestAWSBackoff(t *testing.T) {
 // the simulator's strategies and checks the shape the blog published:
 // without backoff the clients make the most calls; jitter roughly halves
 // the calls of exponential backoff without jitter, and full jitter makes
-// the fewest; exponential backoff without jitter takes the longest.
+// the fewest; exponential backoff without jitter takes the longest. The
+// means over runSeed(1, 0..29), calls and time to the last success:
+//
+//	None         2427.2   2.016s
+//	Exponential  1870.8  64.061s
+//	FullJitter    796.7   4.947s
+//	EqualJitter   812.0   6.642s
+//	Decorr        996.5   4.586s
 func TestContentionPublishedShape(t *testing.T) {
 	const runs = 30
 	c := defaultContention()
