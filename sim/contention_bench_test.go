@@ -1,0 +1,64 @@
+package sim
+
+import "testing"
+
+// BenchmarkContention replays 30 runs of the default contention (100
+// clients) per iteration, for each of the simulator's strategies, as one
+// worker would: "engine" on one contentionEngine, "oracle" the reference
+// replay. ns/event is the time per event of the model (a message's
+// arrival: reads and writes at the server, replies at the clients; the
+// same count for both), and runs/s the runs replayed a second; their cpu-
+// forms count the process's CPU time instead of the elapsed time, which
+// on a shared machine includes the time other processes held the core.
+//
+//	go test -run='^$' -bench=Contention -benchtime=5x -count=3 -cpu=1 ./sim
+func BenchmarkContention(b *testing.B) {
+	const runs = 30
+	c := defaultContention()
+	for s := awsNone; s <= awsDecorrelated; s++ {
+		f := awsBackoff(s, defaultContentionBase, defaultContentionCap)
+		for _, impl := range []struct {
+			name   string
+			replay func(b *testing.B) func(int, uint64) (contentionRun, error)
+		}{
+			{"engine", func(b *testing.B) func(int, uint64) (contentionRun, error) {
+				e, err := newContentionEngine(c, f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return e.replay
+			}},
+			{"oracle", func(*testing.B) func(int, uint64) (contentionRun, error) {
+				return func(run int, seed uint64) (contentionRun, error) { return oracleContention(c, f, run, seed) }
+			}},
+		} {
+			b.Run(s.String()+"/"+impl.name, func(b *testing.B) {
+				benchContention(b, runs, impl.replay(b))
+			})
+		}
+	}
+}
+
+func benchContention(b *testing.B, runs int, replay func(int, uint64) (contentionRun, error)) {
+	events := 0
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for range b.N {
+		for run := range runs {
+			r, err := replay(run, runSeed(1, run))
+			if err != nil {
+				b.Fatal(err)
+			}
+			events += r.Events
+		}
+	}
+	cpu = cpuTime() - cpu
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(s*1e9/float64(events), "ns/event")
+	b.ReportMetric(float64(runs*b.N)/s, "runs/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(events), "cpu-ns/event")
+		b.ReportMetric(float64(runs*b.N)/cpu.Seconds(), "cpu-runs/s")
+	}
+	b.ReportMetric(float64(events)/float64(runs*b.N), "events/run")
+}
