@@ -2,13 +2,28 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"time"
 )
 
-// seconds converts a time in seconds, as the JSON holds it, to a
-// duration, rounded to the nanosecond.
-func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+// A secondsReader converts the times in seconds of one JSON object to
+// durations, rounded to the nanosecond, and keeps the first time that a
+// time.Duration cannot hold, so that a hand-edited file is refused rather
+// than read as a duration that wrapped around.
+type secondsReader struct{ err error }
+
+// at returns s seconds, the value of key, as a duration.
+func (r *secondsReader) at(key string, s float64) time.Duration {
+	ns := math.Round(s * 1e9)
+	if !(ns >= math.MinInt64 && ns < math.MaxInt64) {
+		if r.err == nil {
+			r.err = fmt.Errorf("sim: %s of %gs is out of range of time.Duration", key, s)
+		}
+		return 0
+	}
+	return time.Duration(ns)
+}
 
 // UnmarshalJSON reads a scenario as MarshalJSON writes it, times in
 // seconds; a key that is missing leaves its field zero.
@@ -17,24 +32,25 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
+	var sec secondsReader
 	*s = Scenario{
 		Kind:        j.Kind,
 		Server:      j.Server,
 		Clients:     j.Clients,
 		AcceptRate:  j.AcceptRate,
 		Burst:       j.Burst,
-		Down:        seconds(j.DownS),
-		Window:      seconds(j.WindowS),
-		StartSpread: seconds(j.StartSpreadS),
-		Horizon:     seconds(j.HorizonS),
-		RetryAfter:  seconds(j.RetryAfterS),
+		Down:        sec.at("down_s", j.DownS),
+		Window:      sec.at("window_s", j.WindowS),
+		StartSpread: sec.at("start_spread_s", j.StartSpreadS),
+		Horizon:     sec.at("horizon_s", j.HorizonS),
+		RetryAfter:  sec.at("retry_after_s", j.RetryAfterS),
 		Retries:     j.Retries,
-		Period:      seconds(j.PeriodS),
+		Period:      sec.at("period_s", j.PeriodS),
 		TimerOffset: j.TimerOffset,
 		Threshold:   j.Threshold,
 		MaxAttempts: j.MaxAttempts,
 	}
-	return nil
+	return sec.err
 }
 
 // UnmarshalJSON reads a configuration as MarshalJSON writes it.
@@ -54,9 +70,10 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
+	var sec secondsReader
 	*r = Run{
 		Seed:                  j.Seed,
-		AllServed:             seconds(j.AllServedS),
+		AllServed:             sec.at("all_served_s", j.AllServedS),
 		BusiestWindowArrivals: j.BusiestWindowArrivals,
 		PeakRetryArrivals:     j.PeakRetryArrivals,
 		PeakRatio:             j.PeakRatio,
@@ -70,10 +87,10 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 		FiringsMissed:         j.FiringsMissed,
 		PeakRetryArrivals1s:   j.PeakRetryArrivals1s,
 		PeakRatio1s:           j.PeakRatio1s,
-		P50:                   seconds(j.P50ServedS),
-		P99:                   seconds(j.P99ServedS),
+		P50:                   sec.at("p50_served_s", j.P50ServedS),
+		P99:                   sec.at("p99_served_s", j.P99ServedS),
 		Arrivals:              j.Arrivals,
 		RetryArrivals:         j.RetryArrivals,
 	}
-	return nil
+	return sec.err
 }
