@@ -395,10 +395,7 @@ func awsBackoff(s awsStrategy, base, cap time.Duration) kit.Factory {
 		return nil
 	}
 	return func(d kit.Device) kit.Policy {
-		seed := uint64(14695981039346656037) // FNV-1a, without a hash.Hash to allocate
-		for i := 0; i < len(d.ID); i++ {
-			seed = (seed ^ uint64(d.ID[i])) * 1099511628211
-		}
+		seed := kit.HashID(d.ID)
 		p := &awsPolicy{s: s, base: float64(base), cap: float64(cap), sleep: float64(base)}
 		p.pcg.Seed(seed, splitmix64(seed))
 		return p
