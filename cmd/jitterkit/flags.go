@@ -176,7 +176,7 @@ func serverModels() string {
 	for _, s := range sim.Servers() {
 		items = append(items, fmt.Sprintf("%s (%s)", s, s.Description()))
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+	return orList(items)
 }
 
 // appliesTo says, of the scenario flags that only some scenarios or
@@ -282,16 +282,28 @@ func takenBy(f *flagDef) string {
 // suggest returns " (did you mean --x?)" for the flag of command closest to
 // name, when one is within two edits of it.
 func suggest(name, command string) string {
-	best, bestDist := "", 3
+	var names []string
 	for _, f := range flags {
-		if d := editDistance(name, f.name); (command == "" || f.takes(command)) && d < bestDist {
-			best, bestDist = f.name, d
+		if command == "" || f.takes(command) {
+			names = append(names, f.name)
 		}
 	}
-	if best == "" {
-		return ""
+	if best := closest(name, names); best != "" {
+		return " (did you mean --" + best + "?)"
 	}
-	return " (did you mean --" + best + "?)"
+	return ""
+}
+
+// closest returns the word of words closest to name, when one is within
+// two edits of it, or "".
+func closest(name string, words []string) string {
+	best, bestDist := "", 3
+	for _, w := range words {
+		if d := editDistance(name, w); d < bestDist {
+			best, bestDist = w, d
+		}
+	}
+	return best
 }
 
 // editDistance is the Levenshtein distance between a and b.

@@ -73,16 +73,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // suggestCommand returns " (did you mean gate?)" for the command closest
 // to name, when one is within two edits of it.
 func suggestCommand(name string) string {
-	best, bestDist := "", 3
-	for _, c := range append([]string{"demo", "help", "version"}, commands...) {
-		if d := editDistance(name, c); d < bestDist {
-			best, bestDist = c, d
-		}
+	if best := closest(name, append([]string{"demo", "help", "version"}, commands...)); best != "" {
+		return " (did you mean " + best + "?)"
 	}
-	if best == "" {
-		return ""
-	}
-	return " (did you mean " + best + "?)"
+	return ""
 }
 
 // An env is where a command writes, and the context it runs in.
@@ -322,11 +316,16 @@ func defaultedFleet(o *options, s sim.Scenario) string {
 }
 
 // andList joins items as a sentence does: "a", "a and b", "a, b and c".
-func andList(items []string) string {
+func andList(items []string) string { return joinList(items, "and") }
+
+// orList joins items as andList does, with "or".
+func orList(items []string) string { return joinList(items, "or") }
+
+func joinList(items []string, conj string) string {
 	if len(items) == 1 {
 		return items[0]
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // compare replays every policy o names, or the four built-in strategies,
