@@ -168,15 +168,18 @@ func existingAncestor(path string) string {
 	}
 }
 
+// An outputFile is one file of the outputs, with the output it belongs to.
+type outputFile struct{ output, path string }
+
 // files lists every file o writes, with the output each belongs to.
-func (o Outputs) files() []struct{ output, path string } {
-	var out []struct{ output, path string }
+func (o Outputs) files() []outputFile {
+	var out []outputFile
 	if o.JSON != "" {
-		out = append(out, struct{ output, path string }{OutputJSON, o.JSON})
+		out = append(out, outputFile{OutputJSON, o.JSON})
 	}
 	if o.Dir != "" {
 		for _, p := range paths(o.Dir) {
-			out = append(out, struct{ output, path string }{OutputReport, p})
+			out = append(out, outputFile{OutputReport, p})
 		}
 	}
 	return out
