@@ -1,0 +1,698 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
+)
+
+// A reconnect describes a replay of a broker that a fleet of devices
+// reconnects to after losing their sessions together, as an MQTT broker's
+// clients do after it restarts: the broker comes back cold, accepts more
+// sessions than it can keep while it warms up, drops them, and the
+// devices' reconnects may keep it from ever warming up.
+//
+// As in an [overload], a zero field means zero: start from
+// [defaultReconnect] and change what the replay is about. Times are
+// measured from t=0, the start of the run, in nanoseconds; nothing happens
+// at or after the horizon. CPU is counted in whole units.
+//
+// # Clients
+//
+// At t=0, in device order, each device i gets its policy, made from the
+// factory for kit.Device{ID: deviceID(seed, i), Boot: bootTime(seed)} (the
+// outage engine's ids and boot times), and the offset at which it sends
+// its first connect: the next draw v of the run's PCG generator, seeded as
+// a [Scenario]'s run is (seed and splitmix64(seed)), taken mod Spread (as
+// the outage engine draws its start offsets; no draw when Spread is 0,
+// and every offset is then 0).
+//
+// A connect sent at s reaches the broker at s+RTT/2 (RTT/2 rounded down
+// to the nanosecond); the broker's reply, or its drop of a session, at
+// instant a reaches the device at a+(RTT−RTT/2). A device has at most one
+// connect under way. It learns of a refusal, of a session accepted warm,
+// which serves it for the rest of the run, and of the drop of a session
+// accepted cold; learning of a cold accept changes nothing it does.
+//
+// After a refusal learned at t (and, with OnDrop continue, a drop), a
+// failure, the device asks its policy for its next delay d and sends its
+// next connect at t+d, unless that is at or after the horizon. With OnDrop
+// reset, a drop learned at t makes the device a new policy from the
+// factory, for the same kit.Device, and reconnect at t; with reset-jitter
+// it makes a new policy, asks it for its first delay d, and reconnects at
+// t+u, u the next draw of the run's generator mod d (no draw, and u=0,
+// when d is 0), unless that is at or after the horizon; its failures then
+// take that policy's next delays. The draws are made in the order of the
+// events. A device that has sent MaxAttempts connects gives up at its next
+// failure or drop, before asking or making a policy. [kit.ErrStop] makes
+// the device give up, unserved; a factory that panics or returns nil, or
+// a policy that panics, fails or gives a negative delay, stops the run
+// with a [*DeviceError] naming the device and the attempt whose delay was
+// asked for (0 when making its policy).
+//
+// # Broker
+//
+// The broker is down until DownEnd, the first whole second at or after
+// Down: a connect that reaches it before then is refused at no cost. From
+// DownEnd on, it has CPU units for each whole second [k, k+1), and handles
+// the connects in the order they reach it. A connect is accepted when at
+// least Handshake units are left in the current second, and, with
+// RefuseCold, the broker is warm; it takes Handshake units. Any other is
+// refused and takes min(Refusal, the units left). The units left at the
+// end of each second go to the warm-up, and the broker is warm from the
+// end of the second at whose end the warm-up has had WarmUp units: a
+// second that completes it is itself still cold (with WarmUp 0 the broker
+// is warm from DownEnd). A session accepted warm stays open; a session
+// accepted while cold is dropped ColdDrop after its accept, whether or not
+// the broker has warmed since.
+//
+// # Simultaneous events
+//
+// The events form one queue ordered by time, then kind, then device;
+// within an instant the kinds go in this order: the broker's end of a
+// second and start of the next, its drops of sessions, connects reaching
+// it (so, in order of their send time, then device), devices learning of
+// drops, devices learning of replies (refusals and warm accepts), devices
+// sending connects. An event made at an instant for that same instant
+// (with zero round trips, zero ColdDrop or zero delays) takes its place
+// among the events of the instant still to come. The sessions open at a
+// whole second are counted after everything at that instant.
+type reconnect struct {
+	// Devices is the fleet, from 1 to 1,000,000; default 2000.
+	Devices int
+	// Spread is the range of the devices' first connects, from 0 to the
+	// horizon: each is sent at a uniform offset in [0, Spread); default
+	// 10ms.
+	Spread time.Duration
+	// RTT is the network's round trip, half each way; default 50ms.
+	RTT time.Duration
+	// Down is how long the broker is down, from 0 to the horizon: it has
+	// CPU from the first whole second at or after it; default 5s.
+	Down time.Duration
+	// CPU is the broker's units per whole second, from 1 to 1e12; default
+	// 2000.
+	CPU int64
+	// Handshake is the units an accepted connect takes, from 1 to 1e12;
+	// default 10.
+	Handshake int64
+	// Refusal is the most units a refused connect takes, from 0 to 1e12;
+	// default 1.
+	Refusal int64
+	// WarmUp is the units the broker needs to warm up, from 0 to 1e12;
+	// default 4000.
+	WarmUp int64
+	// ColdDrop is how long a session accepted cold lasts, from 0 to the
+	// longest horizon; default 100ms.
+	ColdDrop time.Duration
+	// RefuseCold refuses every connect while the broker is cold; default
+	// false.
+	RefuseCold bool
+	// OnDrop is what a device does when its session is dropped; default
+	// reset.
+	OnDrop onDrop
+	// MaxAttempts is the most connects a device sends, from 1 to
+	// 1,000,000, so that a policy of zero delays cannot spin forever;
+	// default 1,000,000.
+	MaxAttempts int
+	// Horizon is when the run ends; default 300s.
+	Horizon time.Duration
+}
+
+// An onDrop is what a device does when the broker drops its session.
+type onDrop int
+
+const (
+	// dropReset resets the backoff and reconnects at once.
+	dropReset onDrop = iota
+	// dropResetJitter resets the backoff and reconnects after a uniform
+	// draw below the new policy's first delay.
+	dropResetJitter
+	// dropContinue counts the drop as a failure, as a refusal is.
+	dropContinue
+	onDrops
+)
+
+var onDropNames = [onDrops]string{"reset", "reset-jitter", "continue"}
+
+func (d onDrop) String() string {
+	if d >= 0 && d < onDrops {
+		return onDropNames[d]
+	}
+	return fmt.Sprintf("onDrop(%d)", int(d))
+}
+
+// Defaults of the reconnect model.
+const (
+	defaultReconnectDevices     = 2000
+	defaultReconnectSpread      = 10 * time.Millisecond
+	defaultReconnectRTT         = 50 * time.Millisecond
+	defaultReconnectDown        = 5 * time.Second
+	defaultReconnectCPU         = 2000
+	defaultReconnectHandshake   = 10
+	defaultReconnectRefusal     = 1
+	defaultReconnectWarmUp      = 4000
+	defaultReconnectColdDrop    = 100 * time.Millisecond
+	defaultReconnectMaxAttempts = 1_000_000
+	defaultReconnectHorizon     = 300 * time.Second
+)
+
+// Limits of the reconnect model.
+const (
+	maxReconnectDevices  = 1_000_000
+	maxReconnectUnits    = 1e12
+	maxReconnectAttempts = 1_000_000
+	// maxReconnectConnects bounds Devices·MaxAttempts, the connects a run
+	// can send, and so its time.
+	maxReconnectConnects = 10_000_000_000
+)
+
+// defaultReconnect returns the default reconnect: 2000 devices that lose
+// their sessions together and reconnect within 10ms over 50ms round trips
+// to a broker down for 5s, with 2000 units a second, 10 a handshake, 1 a
+// refusal and 4000 to warm up, which drops the sessions it accepts cold
+// after 100ms; the devices reset their backoff on a drop; 300s.
+func defaultReconnect() reconnect {
+	return reconnect{
+		Devices:     defaultReconnectDevices,
+		Spread:      defaultReconnectSpread,
+		RTT:         defaultReconnectRTT,
+		Down:        defaultReconnectDown,
+		CPU:         defaultReconnectCPU,
+		Handshake:   defaultReconnectHandshake,
+		Refusal:     defaultReconnectRefusal,
+		WarmUp:      defaultReconnectWarmUp,
+		ColdDrop:    defaultReconnectColdDrop,
+		OnDrop:      dropReset,
+		MaxAttempts: defaultReconnectMaxAttempts,
+		Horizon:     defaultReconnectHorizon,
+	}
+}
+
+// validate reports the first field of c that is out of range.
+func (c reconnect) validate() error {
+	maxH := maxHorizon
+	units := func(v int64) bool { return v >= 0 && v <= maxReconnectUnits }
+	switch {
+	case c.Devices < 1 || c.Devices > maxReconnectDevices:
+		return invalid("devices %d is not between 1 and %s", c.Devices, thousands(maxReconnectDevices))
+	case c.Horizon <= 0 || c.Horizon > maxH:
+		return invalid("horizon %v is not in (0, %v]", c.Horizon, maxH)
+	case c.Spread < 0 || c.Spread > c.Horizon:
+		return invalid("spread %v is not between 0 and the horizon %v", c.Spread, c.Horizon)
+	case c.RTT < 0 || c.RTT > maxH:
+		return invalid("round trip %v is not between 0 and %v", c.RTT, maxH)
+	case c.Down < 0 || c.Down > c.Horizon:
+		return invalid("down %v is not between 0 and the horizon %v", c.Down, c.Horizon)
+	case c.CPU < 1 || !units(c.CPU):
+		return invalid("cpu %d units a second is not between 1 and 1e12", c.CPU)
+	case c.Handshake < 1 || !units(c.Handshake):
+		return invalid("handshake %d units is not between 1 and 1e12", c.Handshake)
+	case !units(c.Refusal):
+		return invalid("refusal %d units is not between 0 and 1e12", c.Refusal)
+	case !units(c.WarmUp):
+		return invalid("warm-up %d units is not between 0 and 1e12", c.WarmUp)
+	case c.ColdDrop < 0 || c.ColdDrop > maxH:
+		return invalid("cold drop %v is not between 0 and %v", c.ColdDrop, maxH)
+	case c.OnDrop < 0 || c.OnDrop >= onDrops:
+		return invalid("on drop %v is not reset, reset-jitter or continue", c.OnDrop)
+	case c.MaxAttempts < 1 || c.MaxAttempts > maxReconnectAttempts:
+		return invalid("max attempts %d is not between 1 and %s", c.MaxAttempts, thousands(maxReconnectAttempts))
+	case int64(c.Devices)*int64(c.MaxAttempts) > maxReconnectConnects:
+		return invalid("devices %d times max attempts %d is more than %s connects", c.Devices, c.MaxAttempts, thousands(maxReconnectConnects))
+	}
+	return nil
+}
+
+// seconds returns the number of whole or partial seconds of the horizon:
+// the length of the per-second series.
+func (c reconnect) seconds() int {
+	return int((int64(c.Horizon) + nsPerSec - 1) / nsPerSec)
+}
+
+// downEnd returns DownEnd, the first whole second at or after Down.
+func (c reconnect) downEnd() int64 {
+	return (int64(c.Down) + nsPerSec - 1) / nsPerSec * nsPerSec
+}
+
+// A reconnectRun holds the figures of one run of a reconnect. The
+// broker's decisions (Accepted, AcceptedCold, Refused, Dropped) are
+// counted when the broker makes them; what the devices learn (Served, the
+// series' Successes and Failures), when they learn it.
+type reconnectRun struct {
+	Seed    uint64
+	Devices int
+	// Attempts counts the connects sent, FirstAttempts the first ones.
+	Attempts, FirstAttempts int
+	// Served counts the devices that learned by the horizon that a warm
+	// broker accepted them; AllServed is when the last one learned it,
+	// when all did (Served == Devices), and 0 otherwise.
+	Served    int
+	AllServed time.Duration
+	// Accepted counts the connects accepted, AcceptedCold those of them
+	// accepted while the broker was cold; Dropped the sessions dropped and
+	// Refused the connects refused.
+	Accepted, AcceptedCold, Dropped, Refused int
+	// GaveUp counts the devices that gave up unserved: their policy
+	// stopped, or they sent MaxAttempts connects (AtLimit of them).
+	GaveUp, AtLimit int
+	// WarmAt is when the broker became warm, or -1 when it did not by the
+	// horizon.
+	WarmAt time.Duration
+	// Series holds the per-second figures: the first connects and the
+	// others sent, the devices that learned they were served, the
+	// refusals and drops learned (Failures), the broker's capacity in
+	// connects accepted a second, CPU/Handshake (0 while down), and the
+	// sessions open at each whole second (Jobs).
+	Series overloadSeries
+
+	// Recovery and RecoveredAt judge, from DownEnd on, whether the
+	// failures fell to at most 1% of the connects sent (see recovery).
+	Recovery    verdict.Status
+	RecoveredAt time.Duration
+	// Amplification is Attempts over Devices; GoodputAfterTrigger the
+	// devices that learned they were served from DownEnd on, over Devices.
+	Amplification, GoodputAfterTrigger float64
+
+	servedAfter int // the devices served from DownEnd on
+}
+
+// summarize sets the figures of r that derive from its counts.
+func (r *reconnectRun) summarize(c reconnect) {
+	r.Amplification = float64(r.Attempts) / float64(c.Devices)
+	r.GoodputAfterTrigger = float64(r.servedAfter) / float64(c.Devices)
+	if r.Served < c.Devices {
+		r.AllServed = 0
+	}
+	sent := make([]int, len(r.Series.FirstSent))
+	for i := range sent {
+		sent[i] = r.Series.FirstSent[i] + r.Series.RetriesSent[i]
+	}
+	r.Recovery, r.RecoveredAt = recovery(time.Duration(c.downEnd()), c.Horizon, r.Series.Failures, sent)
+}
+
+// events returns the number of the model's events in the run: connects
+// sent and handled, sessions dropped, refusals, drops and warm accepts
+// learned. It is what the benchmarks count a cost per.
+func (r *reconnectRun) events() int {
+	n := r.Attempts + r.Accepted + r.Refused + r.Dropped + r.Served
+	for _, f := range r.Series.Failures {
+		n += f
+	}
+	return n
+}
+
+// The kinds of the reconnect engine's events, in their order within an
+// instant, as the kinds of olKey: the broker's end of a second comes
+// before them all, and is not queued.
+const (
+	rcDrop    uint64 = iota + 1 // the broker drops a cold session
+	rcArrive                    // a connect reaches the broker
+	rcDropped                   // a device learns of its drop
+	rcReply                     // a device learns of its refusal or warm accept
+	rcSend                      // a device sends a connect
+)
+
+// The low bits of an rcReply's key: what the device learns.
+const (
+	rcRefused = 0
+	rcServed  = 1
+)
+
+// A reconnectEngine replays runs of a reconnect, one after the other,
+// keeping its arrays from run to run.
+//
+// Its events are merged from a few queues, each in the order of the
+// events' time and key. Connects reach the broker a fixed time after they
+// are sent, sessions are dropped a fixed time after their accept, and
+// devices learn of replies and drops a fixed time after the broker's
+// event: those are FIFOs (olRings). Only the sends, after delays the
+// policies choose, go through a binary heap. The broker's seconds are
+// ticked over before the first event at or after them.
+type reconnectEngine struct {
+	c       reconnect
+	f       kit.Factory
+	out     int64
+	back    int64
+	horizon int64
+	downEnd int64
+
+	run  int
+	seed uint64
+	rng  rand.PCG
+	ids  []string
+	boot time.Time
+
+	sends   []olEvent // a heap
+	arrive  olRing
+	drop    olRing
+	dropped olRing
+	reply   olRing
+
+	// The broker: the units left in the current second, the units the
+	// warm-up has had, whether it is warm, the next whole second to tick
+	// over, and the sessions open.
+	left     int64
+	warmed   int64
+	warm     bool
+	nextTick int64
+	sessions int
+
+	pol []kit.Policy
+	att []uint32 // the connects each device has sent
+
+	r          reconnectRun
+	sampled    int
+	nextSample int64
+	err        error
+}
+
+func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
+	if f == nil {
+		panic("sim: reconnect replay with a nil factory")
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	e := &reconnectEngine{
+		c:       c,
+		f:       f,
+		out:     int64(c.RTT / 2),
+		horizon: int64(c.Horizon),
+		downEnd: c.downEnd(),
+		ids:     make([]string, c.Devices),
+		pol:     make([]kit.Policy, c.Devices),
+		att:     make([]uint32, c.Devices),
+	}
+	e.back = int64(c.RTT) - e.out
+	return e, nil
+}
+
+// reset prepares the engine for run number run, of seed seed.
+func (e *reconnectEngine) reset(run int, seed uint64) {
+	e.run, e.seed = run, seed
+	e.rng.Seed(seed, splitmix64(seed))
+	e.boot = bootTime(seed)
+	clear(e.ids)
+	clear(e.pol)
+	clear(e.att)
+	e.sends = e.sends[:0]
+	e.arrive.reset()
+	e.drop.reset()
+	e.dropped.reset()
+	e.reply.reset()
+	e.left, e.warmed, e.warm, e.sessions = 0, 0, false, 0
+	e.nextTick = e.downEnd
+	n := e.c.seconds()
+	e.r = reconnectRun{Seed: seed, Devices: e.c.Devices, WarmAt: -1, Series: newOverloadSeries(n)}
+	capacity := float64(e.c.CPU) / float64(e.c.Handshake)
+	for i := range n {
+		if int64(i)*nsPerSec >= e.downEnd {
+			e.r.Series.Capacity[i] = capacity
+		}
+	}
+	e.sampled, e.nextSample = 0, 0
+	e.err = nil
+}
+
+// replay replays run number run, of seed seed.
+func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
+	e.reset(run, seed)
+	for i := range e.c.Devices {
+		p, cause, err := makePolicy(e.f, kit.Device{ID: e.id(uint32(i)), Boot: e.boot})
+		if err != nil {
+			e.fail(uint32(i), 0, 0, cause, err)
+			return reconnectRun{}, e.err
+		}
+		e.pol[i] = p
+		var t int64
+		if e.c.Spread > 0 {
+			t = int64(e.rng.Uint64() % uint64(e.c.Spread))
+		}
+		e.pushSend(olEvent{t, olKey(rcSend, i, 0)})
+	}
+	for e.err == nil {
+		ev := olNone
+		var ring *olRing
+		if len(e.sends) > 0 {
+			ev = e.sends[0]
+		}
+		if h := e.reply.first; h.before(ev) {
+			ev, ring = h, &e.reply
+		}
+		if h := e.dropped.first; h.before(ev) {
+			ev, ring = h, &e.dropped
+		}
+		if h := e.arrive.first; h.before(ev) {
+			ev, ring = h, &e.arrive
+		}
+		if h := e.drop.first; h.before(ev) {
+			ev, ring = h, &e.drop
+		}
+		if ev.t >= e.horizon {
+			break
+		}
+		e.sample(ev.t)
+		e.tick(ev.t)
+		if ring == nil {
+			e.popSend()
+		} else {
+			ring.pop()
+		}
+		dev := uint32(ev.req())
+		switch ev.kind() {
+		case rcSend:
+			e.send(ev.t, dev)
+		case rcArrive:
+			e.arrival(ev.t, dev)
+		case rcDrop:
+			e.r.Dropped++
+			e.sessions--
+			e.dropped.push(olEvent{ev.t + e.back, olKey(rcDropped, int(dev), 0)})
+		case rcDropped:
+			e.r.Series.Failures[ev.t/nsPerSec]++
+			e.onDrop(ev.t, dev)
+		case rcReply:
+			if ev.attempt() == rcServed {
+				e.served(ev.t, dev)
+			} else {
+				e.r.Series.Failures[ev.t/nsPerSec]++
+				e.failure(ev.t, dev)
+			}
+		}
+	}
+	if e.err != nil {
+		return reconnectRun{}, e.err
+	}
+	e.sample(e.horizon)
+	e.tick(e.horizon - 1)
+	e.r.summarize(e.c)
+	return e.r, nil
+}
+
+// sample counts the sessions open at every whole second before t.
+func (e *reconnectEngine) sample(t int64) {
+	for e.nextSample < t {
+		e.r.Series.Jobs[e.sampled] = e.sessions
+		e.sampled++
+		e.nextSample = int64(e.sampled) * nsPerSec
+		if e.sampled == len(e.r.Series.Jobs) {
+			e.nextSample = math.MaxInt64
+		}
+	}
+}
+
+// tick ends the broker's seconds that end at or before t, giving their
+// units left to the warm-up, and starts the next.
+func (e *reconnectEngine) tick(t int64) {
+	for ; e.nextTick <= t; e.nextTick += nsPerSec {
+		if !e.warm {
+			if e.nextTick > e.downEnd {
+				e.warmed += e.left
+			}
+			if e.warmed >= e.c.WarmUp {
+				e.warm, e.r.WarmAt = true, time.Duration(e.nextTick)
+			}
+		}
+		e.left = e.c.CPU
+	}
+}
+
+// send sends device dev's next connect at t.
+func (e *reconnectEngine) send(t int64, dev uint32) {
+	if e.att[dev] == 0 {
+		e.r.FirstAttempts++
+		e.r.Series.FirstSent[t/nsPerSec]++
+	} else {
+		e.r.Series.RetriesSent[t/nsPerSec]++
+	}
+	e.att[dev]++
+	e.r.Attempts++
+	e.arrive.push(olEvent{t + e.out, olKey(rcArrive, int(dev), 0)})
+}
+
+// arrival handles device dev's connect reaching the broker at t.
+func (e *reconnectEngine) arrival(t int64, dev uint32) {
+	switch {
+	case t < e.downEnd:
+	case e.left >= e.c.Handshake && (e.warm || !e.c.RefuseCold):
+		e.left -= e.c.Handshake
+		e.r.Accepted++
+		e.sessions++
+		if e.warm {
+			e.reply.push(olEvent{t + e.back, olKey(rcReply, int(dev), rcServed)})
+			return
+		}
+		e.r.AcceptedCold++
+		e.drop.push(olEvent{t + int64(e.c.ColdDrop), olKey(rcDrop, int(dev), 0)})
+		return
+	default:
+		e.left -= min(e.c.Refusal, e.left)
+	}
+	e.r.Refused++
+	e.reply.push(olEvent{t + e.back, olKey(rcReply, int(dev), rcRefused)})
+}
+
+// served handles device dev learning at t that it is served.
+func (e *reconnectEngine) served(t int64, dev uint32) {
+	e.r.Served++
+	e.r.Series.Successes[t/nsPerSec]++
+	e.r.AllServed = time.Duration(t)
+	if t >= e.downEnd {
+		e.r.servedAfter++
+	}
+	e.pol[dev] = nil
+}
+
+// atLimit reports whether device dev has sent its last connect, and if
+// so gives it up.
+func (e *reconnectEngine) atLimit(dev uint32) bool {
+	if int(e.att[dev]) < e.c.MaxAttempts {
+		return false
+	}
+	e.r.GaveUp++
+	e.r.AtLimit++
+	e.pol[dev] = nil
+	return true
+}
+
+// failure handles a refusal (or, with continue, a drop) that device dev
+// learns of at t, and schedules its next connect.
+func (e *reconnectEngine) failure(t int64, dev uint32) {
+	if e.atLimit(dev) {
+		return
+	}
+	if d, ok := e.delay(t, dev); ok && d < e.horizon-t {
+		e.pushSend(olEvent{t + d, olKey(rcSend, int(dev), 0)})
+	}
+}
+
+// onDrop handles the drop of device dev's session, learned at t.
+func (e *reconnectEngine) onDrop(t int64, dev uint32) {
+	if e.c.OnDrop == dropContinue {
+		e.failure(t, dev)
+		return
+	}
+	if e.atLimit(dev) {
+		return
+	}
+	p, cause, err := makePolicy(e.f, kit.Device{ID: e.id(dev), Boot: e.boot})
+	if err != nil {
+		e.fail(dev, 0, t, cause, err)
+		return
+	}
+	e.pol[dev] = p
+	var u int64
+	if e.c.OnDrop == dropResetJitter {
+		d, ok := e.delay(t, dev)
+		if !ok {
+			return
+		}
+		if d > 0 {
+			u = int64(e.rng.Uint64() % uint64(d))
+		}
+		if u >= e.horizon-t {
+			return
+		}
+	}
+	e.pushSend(olEvent{t + u, olKey(rcSend, int(dev), 0)})
+}
+
+// delay asks device dev's policy at t for its next delay, and returns
+// false when it stops (the device gives up) or fails (e.err).
+func (e *reconnectEngine) delay(t int64, dev uint32) (int64, bool) {
+	d, err := nextDelay(e.pol[dev])
+	switch {
+	case err == nil:
+		return d, true
+	case errors.Is(err, kit.ErrStop):
+		e.r.GaveUp++
+		e.pol[dev] = nil
+	default:
+		e.fail(dev, int(e.att[dev])+1, t, causeOf(err), err)
+	}
+	return 0, false
+}
+
+// id returns the id of device dev.
+func (e *reconnectEngine) id(dev uint32) string {
+	if e.ids[dev] == "" {
+		e.ids[dev] = deviceID(e.seed, int(dev))
+	}
+	return e.ids[dev]
+}
+
+// fail records the error of device dev's policy at t, asked for the delay
+// before attempt (0 when making it).
+func (e *reconnectEngine) fail(dev uint32, attempt int, t int64, cause StopCause, err error) {
+	if e.err == nil {
+		e.err = reconnectError(e.run, e.seed, e.id(dev), attempt, int(e.att[dev]), t, cause, err)
+	}
+}
+
+// reconnectError is the error of a device's policy: a DeviceError whose
+// Err says how many connects the device had sent, and when.
+func reconnectError(run int, seed uint64, id string, attempt, sent int, t int64, cause StopCause, err error) error {
+	return &DeviceError{Run: run, Seed: seed, Device: id, Attempt: attempt, Cause: cause,
+		Err: fmt.Errorf("after %d connects, at %v: %w", sent, time.Duration(t), err)}
+}
+
+// pushSend and popSend keep the sends in a binary heap.
+func (e *reconnectEngine) pushSend(ev olEvent) {
+	e.sends = append(e.sends, ev)
+	h := e.sends
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h[i].before(h[p]) {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func (e *reconnectEngine) popSend() {
+	h := e.sends
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if r := l + 1; r < n && h[r].before(h[l]) {
+			l = r
+		}
+		if !h[l].before(h[i]) {
+			break
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+	e.sends = h
+}
