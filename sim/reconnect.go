@@ -275,16 +275,15 @@ type reconnectRun struct {
 	Recovery    verdict.Status
 	RecoveredAt time.Duration
 	// Amplification is Attempts over Devices; GoodputAfterTrigger the
-	// devices that learned they were served from DownEnd on, over Devices.
+	// devices that learned they were served from DownEnd on over Devices,
+	// which is Served over Devices: no device is served before DownEnd.
 	Amplification, GoodputAfterTrigger float64
-
-	servedAfter int // the devices served from DownEnd on
 }
 
 // summarize sets the figures of r that derive from its counts.
 func (r *reconnectRun) summarize(c reconnect) {
 	r.Amplification = float64(r.Attempts) / float64(c.Devices)
-	r.GoodputAfterTrigger = float64(r.servedAfter) / float64(c.Devices)
+	r.GoodputAfterTrigger = float64(r.Served) / float64(c.Devices)
 	if r.Served < c.Devices {
 		r.AllServed = 0
 	}
@@ -562,9 +561,6 @@ func (e *reconnectEngine) served(t int64, dev uint32) {
 	e.r.Served++
 	e.r.Series.Successes[t/nsPerSec]++
 	e.r.AllServed = time.Duration(t)
-	if t >= e.downEnd {
-		e.r.servedAfter++
-	}
 	e.pol[dev] = nil
 }
 
