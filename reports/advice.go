@@ -55,6 +55,12 @@ func Advise(r Report) []string {
 		}
 		return advice
 	}
+	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Skipped && p.Status != verdict.Inconclusive && serverModel(p.Scenario) {
+		for _, a := range modelAdvice(r, remedies) {
+			add("%s", a)
+		}
+		return advice
+	}
 	if ownCodeFirst(r) {
 		add("%s", remedies[0])
 		if len(r.Fixes) > 0 {
@@ -280,4 +286,91 @@ func timerAdvice(r Report, remedies []string) []string {
 			num(g), num(float64(s.Clients)), num(p.Summary[sim.FiringsMissed].Median), duration(s.Period)))
 	}
 	return out
+}
+
+// serverModel reports whether the scenario is one of sim's server models,
+// judged by their own rules.
+func serverModel(s sim.Scenario) bool {
+	k := s.WithDefaults().Kind
+	return k.Recovers() || k == sim.Contention
+}
+
+// modelAdvice says what to change on a server model's replay: what keeps
+// the service down, the server-side changes replayed that end it (the fix
+// belongs to the server, or to the devices' reset rule, not to the
+// backoff), and the checks' remedies.
+func modelAdvice(r Report, remedies []string) []string {
+	p := r.Replay
+	s := p.Scenario.WithDefaults()
+	res := p.result()
+	var out []string
+	w := res.Warnings()
+	var noRetries *sim.Baseline
+	for i := range p.Baselines {
+		if p.Baselines[i].Name == sim.BaselineNoRetries {
+			noRetries = &p.Baselines[i]
+		}
+	}
+	switch {
+	case s.Kind == sim.Overload && (p.Status == verdict.Fail || slices.Contains(w, sim.SlowRecovery)):
+		head := fmt.Sprintf("Jitter alone does not end this storm: each attempt that times out leaves its work in the queue, and the retries (%s attempts per request from the dip on) keep the server over its capacity of %s after the dip",
+			num(p.Summary[sim.AmplificationFromTrigger].Median), perSecond(s.AcceptRate))
+		if noRetries != nil && 2*noRetries.Recovered > len(p.Runs) {
+			head += fmt.Sprintf("; without retries the same fleet recovers %s after the dip", seconds(noRetries.Summary[sim.RecoveryTime].Median))
+		}
+		out = append(out, head+".")
+	case s.Kind == sim.Reconnect && p.Status == verdict.Fail && s.OnDrop != sim.DropContinue && !s.RefuseCold:
+		out = append(out, fmt.Sprintf("The devices keep the broker cold: it drops every session it accepts until it has warmed up on CPU left over, and devices that reset their backoff on a connect (--on-drop %s) reconnect at once, so that handshakes take the CPU the warm-up needs (%s sessions accepted and dropped, median over the runs).",
+			s.OnDrop, num(p.Summary[sim.SessionsDropped].Median)))
+	case s.Kind == sim.Reconnect && p.Status == verdict.Fail:
+		out = append(out, fmt.Sprintf("%s of %s devices were not connected by the %s horizon: the broker's %s CPU units a second, %s a handshake, connect at most %s a second; lengthen the backoff or give the broker more capacity.",
+			num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon), num(s.CPU), num(s.Handshake), perSecond(s.CPU/s.Handshake)))
+	case s.Kind == sim.Contention && p.Status == verdict.Fail:
+		out = append(out, fmt.Sprintf("%s of %s clients did not succeed by the %s horizon: back off longer after a conflict, with jitter, so that fewer writes collide.",
+			num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon)))
+	case s.Kind == sim.Contention && slices.Contains(w, sim.MoreWork):
+		out = append(out, fmt.Sprintf("Back off with more jitter: the policy makes %s writes, more than the %s of no backoff at all; on the same row, full jitter makes %s.",
+			num(p.Summary[sim.Attempts].Median), num(baselineFigure(p, sim.BaselineNoBackoff, sim.Attempts)), num(baselineFigure(p, "full jitter", sim.Attempts))))
+	}
+	for i, f := range r.Fixes {
+		out = append(out, serverFixSentence(f, i == 0))
+	}
+	if len(r.Fixes) == 0 && p.Status == verdict.Fail && s.Kind.Recovers() && !r.FixesNotSearched {
+		out = append(out, "None of the server-side changes replayed (a bounded queue, dropped expired work; for a broker, counting a drop as a failure and refusing until warm) recovers on this scenario: limit the retries the fleet makes as a whole, with a retry budget shared by every device, or give the server more capacity.")
+	}
+	if len(r.Fixes) == 0 && p.Status == verdict.Fail && r.FixesNotSearched {
+		out = append(out, "The server-side changes were not replayed (--fix=false, or a gate without its Fix step).")
+	}
+	return append(out, remedies...)
+}
+
+// baselineFigure returns the median of figure f of the named baseline, or
+// 0.
+func baselineFigure(p *Replay, name string, f sim.Figure) float64 {
+	for _, b := range p.Baselines {
+		if b.Name == name {
+			return b.Summary[f].Median
+		}
+	}
+	return 0
+}
+
+// serverFixSentence says what a server model's fix changes, with its flags,
+// and what it was seen to do.
+func serverFixSentence(f Fix, first bool) string {
+	change := upperFirst(f.Change)
+	if !first {
+		change = "Or " + f.Change
+	}
+	if f.Server == "" {
+		return fixSentence(f, first)
+	}
+	seen := "replayed on the same fleet"
+	switch {
+	case f.Recovery != nil:
+		seen += fmt.Sprintf(", the service recovers %s after the trigger in %d of %d runs", seconds(f.Recovery.Median), f.Recovered, f.Runs)
+	case f.AllServed != (sim.Estimate{}):
+		seen += fmt.Sprintf(", every device is connected after %s", seconds(f.AllServed.Median))
+	}
+	return fmt.Sprintf("%s (%s; %s).", change, f.Server, seen)
 }

@@ -65,6 +65,9 @@ func writeComparisons(b *bytes.Buffer, cs []Comparison, indent string) {
 			cells := make([]string, len(row.Cells))
 			for i := range row.Cells {
 				cells[i] = rowCell(c.Figure, row, i)
+				if neverRecovered(c.Scenario, c.Figure, row.Cells[i]) {
+					cells[i] = "never"
+				}
 			}
 			fmt.Fprintf(tw, "%s  %s\t%s\t\n", indent, num(float64(row.Clients)), strings.Join(cells, "\t"))
 		}
@@ -117,6 +120,14 @@ func rowCell(f sim.Figure, row ComparisonRow, i int) string {
 		return "– (none served)"
 	}
 	return cell(f, row.Cells[i])
+}
+
+// neverRecovered reports whether e, an estimate of figure f on scenario s,
+// is of runs whose median never recovered: a time to recover at the
+// horizon.
+func neverRecovered(s sim.Scenario, f sim.Figure, e sim.Estimate) bool {
+	s = s.WithDefaults()
+	return f == sim.RecoveryTime && e.Median >= (s.Horizon-s.RecoveryFrom()).Seconds()
 }
 
 // cell formats one estimate of a comparison.

@@ -62,6 +62,36 @@ var tableFigures = []sim.Figure{
 	sim.Attempts, sim.Served, sim.GaveUp, sim.FiringsMissed, sim.P50Served, sim.P99Served,
 }
 
+// modelFigures are the figures of the server models' replays, in the order
+// the tables show them: recovery first, what it judges by.
+var modelFigures = []sim.Figure{
+	sim.RecoveryTime, sim.Amplification, sim.AmplificationFromTrigger, sim.Goodput, sim.JobsAtEnd, sim.Timeouts,
+	sim.Served, sim.AllServed, sim.GaveUp, sim.Pending, sim.SessionsAccepted, sim.SessionsDropped, sim.WarmUpTime,
+	sim.Attempts, sim.Reads, sim.AttemptsPerDevice, sim.PeakRetryArrivals, sim.PeakRatio, sim.BusiestWindowArrivals,
+}
+
+// modelLabels are what the server models call the figures whose label
+// names devices or attempts.
+var modelLabels = map[sim.Kind]map[sim.Figure]string{
+	sim.Overload: {
+		sim.Served:   "requests answered in time",
+		sim.GaveUp:   "requests that failed every attempt",
+		sim.Attempts: "attempts sent",
+	},
+	sim.Reconnect: {
+		sim.Served:    "devices connected",
+		sim.AllServed: "last device connected after",
+		sim.Pending:   "devices still reconnecting at the horizon",
+		sim.Attempts:  "connects sent",
+	},
+	sim.Contention: {
+		sim.Served:    "clients that succeeded",
+		sim.AllServed: "last client succeeded after",
+		sim.Pending:   "clients unfinished at the horizon",
+		sim.Attempts:  "writes (the work)",
+	},
+}
+
 // scenarioFigures are the figures of the periodic kinds and of windows
 // wider than a second, which a replay's summary holds only there.
 var scenarioFigures = []sim.Figure{sim.PeakRetryArrivals1s, sim.PeakRatio1s, sim.PeakFirings, sim.TimerLoadRatio, sim.FiringsMissed}
@@ -98,6 +128,24 @@ func servingTime(f sim.Figure) bool {
 func summaryFigures(p *Replay) []figure {
 	out := make([]figure, 0, len(tableFigures))
 	s := p.Scenario.WithDefaults()
+	if s.Kind.Recovers() || s.Kind == sim.Contention {
+		res := p.result()
+		for _, f := range modelFigures {
+			iv, ok := p.Summary[f]
+			if !ok {
+				continue
+			}
+			fig := figure{key: f, label: f.Label(), unit: f.Unit(), iv: iv}
+			if l, ok := modelLabels[s.Kind][f]; ok {
+				fig.label = l
+			}
+			if f == sim.RecoveryTime && 2*res.Recovered() <= len(p.Runs) {
+				fig.none = "never, in the median run"
+			}
+			out = append(out, fig)
+		}
+		return out
+	}
 	outage := s.Kind == sim.Outage || s.Kind == sim.LongOutage
 	noneServed := ServedNone(s, p.Summary)
 	for _, f := range tableFigures {
@@ -225,7 +273,9 @@ func replayLine(p *Replay) string {
 	if runs := p.Config.Runs; runs > 0 {
 		tail = append(tail, plural(runs, "run"))
 	}
-	tail = append(tail, "threshold "+num(p.Scenario.WithDefaults().Threshold))
+	if !serverModel(p.Scenario) {
+		tail = append(tail, "threshold "+num(p.Scenario.WithDefaults().Threshold))
+	}
 	line := scenarioLine(p.Scenario, "", tail...)
 	if x := p.Sample; x != nil {
 		line += fmt.Sprintf("; a sample: 1/%s of %s against 1/%s of %s, whose peak ratio is not %s%% under the whole fleet's and may be over it when its budget a window is small (the whole fleet serves its last device later)",

@@ -40,6 +40,8 @@ func (r *Report) AddReplay(res sim.Result) {
 		Representative: res.Representative,
 		Summary:        res.Summary,
 		Runs:           slices.Clone(res.Runs),
+		Baselines:      res.Baselines,
+		TippingPoint:   res.TippingPoint,
 	}
 	for i := range p.Runs {
 		if i != p.Representative {

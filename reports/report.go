@@ -82,6 +82,16 @@ type Fix struct {
 	// passed; a scaled policy keeps the checks' verdicts, which do not
 	// depend on scale.
 	Checked bool `json:"checked"`
+	// Server, in a server model's replay, is the change of the server or of
+	// the devices' reaction to it rather than of the policy, as the flags
+	// that make it, such as "--queue-limit 100"; Spec and Scale are then
+	// empty.
+	Server string `json:"server,omitempty"`
+	// Recovery and Recovered are the changed replay's time to recover
+	// after the trigger, in seconds, and the runs that recovered, of Runs.
+	Recovery  *sim.Estimate `json:"recovery_s,omitempty"`
+	Recovered int           `json:"recovered_runs,omitempty"`
+	Runs      int           `json:"runs,omitempty"`
 }
 
 // A Policy identifies the checked policy. Only Source and one of Spec or
@@ -126,6 +136,11 @@ type Replay struct {
 	Stopped *properties.Counterexample `json:"stopped,omitempty"`
 	// Sample, when set, says the replay was of a sample of the fleet.
 	Sample *Sample `json:"sample,omitempty"`
+	// Baselines are the scenario replayed with the kit's own policies for
+	// comparison (see sim.Result.Baselines), in the server models only.
+	Baselines []sim.Baseline `json:"baselines,omitempty"`
+	// TippingPoint is an overload's tipping point, when it was searched.
+	TippingPoint *sim.TippingPoint `json:"tipping_point,omitempty"`
 }
 
 // A Sample is a replay of 1/Of of a fleet against 1/Of of its accept rate,

@@ -23,6 +23,11 @@ func scenarioLine(s sim.Scenario, fleet string, tail ...string) string {
 		fleet = plural(s.Clients, "client")
 	}
 	parts := []string{fleet}
+	if line := modelLine(s); line != nil {
+		parts = append(parts, line...)
+		parts = append(parts, tail...)
+		return string(s.Kind) + ": " + strings.Join(parts, ", ")
+	}
 	if s.Kind != sim.Storm {
 		parts = append(parts, "accept rate "+perSecond(s.AcceptRate))
 		if s.Server == sim.TokenBucket {
@@ -57,4 +62,50 @@ func scenarioLine(s sim.Scenario, fleet string, tail ...string) string {
 	}
 	parts = append(parts, tail...)
 	return string(s.Kind) + ": " + strings.Join(parts, ", ")
+}
+
+// modelLine describes a server model's scenario after its fleet, or
+// returns nil for the other kinds:
+//
+//	overload: 200 clients, 70 requests/s into 100 jobs/s, timeout 1s, 3 retries, a dip to 10% for 5s at 30s, horizon 5m, …
+func modelLine(s sim.Scenario) []string {
+	var parts []string
+	switch s.Kind {
+	case sim.Overload:
+		parts = append(parts, fmt.Sprintf("%s requests/s into %s jobs/s", num(s.Rate), num(s.AcceptRate)), "timeout "+duration(s.Timeout))
+		if s.Retries == sim.NoRetries {
+			parts = append(parts, "no retries")
+		} else {
+			parts = append(parts, strings.Replace(plural(s.Retries, "retrie"), "1 retrie", "1 retry", 1))
+		}
+		dip := "a dip to " + num(100*max(s.Dip, 0)) + "%"
+		if s.Dip == sim.DipStall {
+			dip = "a stall"
+		}
+		dip += " for " + duration(s.DipFor) + " at " + duration(s.DipAt)
+		if s.Ramp > 0 {
+			dip += ", back over " + duration(s.Ramp)
+		}
+		parts = append(parts, dip)
+		if s.QueueLimit > 0 {
+			parts = append(parts, fmt.Sprintf("queue limit %s", num(float64(s.QueueLimit))))
+		}
+		if s.DropExpired {
+			parts = append(parts, "expired work dropped")
+		}
+		parts = append(parts, "round trip "+duration(s.RTT))
+	case sim.Reconnect:
+		parts = append(parts, "down "+duration(s.Down), fmt.Sprintf("%s CPU units/s, handshakes of %s, warm-up %s", num(s.CPU), num(s.Handshake), num(s.WarmUp)))
+		if s.RefuseCold {
+			parts = append(parts, "refuses until warm")
+		} else {
+			parts = append(parts, "drops cold sessions after "+duration(s.ColdDrop))
+		}
+		parts = append(parts, "on a drop: "+string(s.OnDrop), "round trip "+duration(s.RTT))
+	case sim.Contention:
+		parts = append(parts, fmt.Sprintf("one row, network |N(%s, %s)|", duration(s.Latency), duration(s.LatencySD)))
+	default:
+		return nil
+	}
+	return append(parts, "horizon "+duration(s.Horizon))
 }

@@ -146,6 +146,9 @@ func replayReason(p *Replay) string {
 		return "the replay has no runs"
 	}
 	s := p.Scenario.WithDefaults()
+	if s.Kind.Recovers() || s.Kind == sim.Contention {
+		return modelReason(p)
+	}
 	ratio := p.Summary[sim.PeakRatio]
 	head := fmt.Sprintf("the replay's peak ratio %s%s is", num(ratio.Median), onDefaultFleet(p))
 	if ratio.Median > s.Threshold {
@@ -169,6 +172,49 @@ func replayReason(p *Replay) string {
 		head += ", but " + sim.AveragedAway(s, p.Summary)
 	case p.Sample != nil && ratio.Median*(1+p.Sample.Error) > s.Threshold:
 		head += fmt.Sprintf(", but the whole fleet's may be over it: a sample's error is %s%%", num(100*p.Sample.Error))
+	}
+	return head
+}
+
+// modelReason says what a server model's replay found, in the terms of its
+// verdict: recovery, and the devices served.
+func modelReason(p *Replay) string {
+	s := p.Scenario.WithDefaults()
+	res := p.result()
+	runs := len(p.Runs)
+	if s.Kind == sim.Contention {
+		head := fmt.Sprintf("the replay's %s clients made %s writes", num(float64(s.Clients)), num(p.Summary[sim.Attempts].Median))
+		if served := p.Summary[sim.Served].Median; served < float64(s.Clients) {
+			return fmt.Sprintf("%s, and %s of them did not succeed by the %s horizon", head, num(float64(s.Clients)-served), duration(s.Horizon))
+		}
+		head += fmt.Sprintf(" and all succeeded after %s", seconds(p.Summary[sim.AllServed].Median))
+		if slices.Contains(res.Warnings(), sim.MoreWork) {
+			for _, b := range p.Baselines {
+				if b.Name == sim.BaselineNoBackoff {
+					head += fmt.Sprintf(", but that is more work than no backoff at all (%s writes)", num(b.Summary[sim.Attempts].Median))
+				}
+			}
+		}
+		return head
+	}
+	recovered := res.Recovered()
+	if 2*recovered <= runs {
+		return fmt.Sprintf("the service never recovered from the trigger within the replay's %s horizon (%d of %d runs recovered)", duration(s.Horizon), recovered, runs)
+	}
+	if s.Kind == sim.Reconnect && p.Summary[sim.Served].Median < float64(s.Clients) {
+		return fmt.Sprintf("%s of %s devices were not connected by the replay's %s horizon", num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon))
+	}
+	head := fmt.Sprintf("the service recovered %s after the trigger (%d of %d runs)", seconds(p.Summary[sim.RecoveryTime].Median), recovered, runs)
+	w := res.Warnings()
+	switch {
+	case slices.Contains(w, sim.SlowRecovery):
+		for _, b := range p.Baselines {
+			if b.Name == sim.BaselineNoRetries {
+				head += fmt.Sprintf(", but without retries it recovers after %s", seconds(b.Summary[sim.RecoveryTime].Median))
+			}
+		}
+	case slices.Contains(w, sim.RecoveryUncertain):
+		head += fmt.Sprintf(", but %d runs did not recover", runs-recovered)
 	}
 	return head
 }
@@ -199,7 +245,8 @@ func onDefaultFleet(p *Replay) string {
 // result returns the replay as sim's result, for the rules sim judges it
 // by (see sim.Result.Warnings).
 func (p *Replay) result() sim.Result {
-	return sim.Result{Scenario: p.Scenario, Config: p.Config, Runs: p.Runs, Representative: p.Representative, Summary: p.Summary}
+	return sim.Result{Scenario: p.Scenario, Config: p.Config, Runs: p.Runs, Representative: p.Representative, Summary: p.Summary,
+		Baselines: p.Baselines, TippingPoint: p.TippingPoint}
 }
 
 // allPassed says that n checks passed.

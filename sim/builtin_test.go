@@ -127,7 +127,7 @@ func TestBuiltinReplayMatchesGeneral(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		spec := drawSpec(t)
 		s := Scenario{
-			Kind:        rapid.SampledFrom(Kinds()).Draw(t, "kind"),
+			Kind:        rapid.SampledFrom(fleetKinds).Draw(t, "kind"),
 			Server:      rapid.SampledFrom(Servers()).Draw(t, "server"),
 			Clients:     rapid.SampledFrom([]int{1, 7, 300, 2500}).Draw(t, "clients"),
 			Down:        time.Duration(rapid.SampledFrom([]int64{0, 1, 5e8, 2e9, 3e9, 25e8}).Draw(t, "down")),

@@ -92,6 +92,17 @@ type contention struct {
 	NetMean, NetSD time.Duration
 	// Horizon is when the run ends; default 1h.
 	Horizon time.Duration
+	// ids, when set, are the clients' device ids, the same in every run,
+	// in place of the outage engine's (a Scenario's IDs).
+	ids []string
+}
+
+// id returns the device id of client i in a run of seed seed.
+func (c *contention) id(seed uint64, i int) string {
+	if c.ids != nil {
+		return c.ids[i]
+	}
+	return deviceID(seed, i)
 }
 
 // Defaults of the contention model, those of the simulator: Net(10, 2),
@@ -248,9 +259,9 @@ func (e *contentionEngine) replay(run int, seed uint64) (contentionRun, error) {
 	e.heap = e.heap[:0]
 	if e.f != nil {
 		for i := range n {
-			p, cause, err := makePolicy(e.f, kit.Device{ID: deviceID(seed, i), Boot: e.boot})
+			p, cause, err := makePolicy(e.f, kit.Device{ID: e.c.id(seed, i), Boot: e.boot})
 			if err != nil {
-				return contentionRun{}, contentionError(run, seed, i, 0, 0, cause, err)
+				return contentionRun{}, contentionError(run, seed, e.c.id(seed, i), i, 0, 0, cause, err)
 			}
 			e.pol[i] = p
 		}
@@ -302,7 +313,7 @@ func (e *contentionEngine) replay(run int, seed uint64) (contentionRun, error) {
 					e.pop(c)
 					continue
 				case err != nil:
-					return contentionRun{}, contentionError(run, seed, c, int(e.tries[c])+1, t, causeOf(err), err)
+					return contentionRun{}, contentionError(run, seed, e.c.id(seed, c), c, int(e.tries[c])+1, t, causeOf(err), err)
 				}
 			}
 			if next >= e.horizon || d >= e.horizon-next {
@@ -360,8 +371,8 @@ func (e *contentionEngine) down(i int) {
 
 // contentionError is the error of client i's policy: a DeviceError naming
 // its device, whose Err says which client, and when.
-func contentionError(run int, seed uint64, i, attempt int, t int64, cause StopCause, err error) error {
-	return &DeviceError{Run: run, Seed: seed, Device: deviceID(seed, i), Attempt: attempt, Cause: cause,
+func contentionError(run int, seed uint64, id string, i, attempt int, t int64, cause StopCause, err error) error {
+	return &DeviceError{Run: run, Seed: seed, Device: id, Attempt: attempt, Cause: cause,
 		Err: fmt.Errorf("client %d at %v: %w", i, time.Duration(t), err)}
 }
 

@@ -42,7 +42,7 @@ func oracleContention(c contention, f kit.Factory, run int, seed uint64) (conten
 		for i := range clients {
 			p, cause, err := makePolicy(f, kit.Device{ID: deviceID(seed, i), Boot: boot})
 			if err != nil {
-				return contentionRun{}, contentionError(run, seed, i, 0, 0, cause, err)
+				return contentionRun{}, contentionError(run, seed, deviceID(seed, i), i, 0, 0, cause, err)
 			}
 			clients[i].policy = p
 		}
@@ -94,7 +94,7 @@ func oracleContention(c contention, f kit.Factory, run int, seed uint64) (conten
 				r.Stopped++
 				return
 			case err != nil:
-				fail = contentionError(run, seed, i, cl.attempts+1, t, causeOf(err), err)
+				fail = contentionError(run, seed, deviceID(seed, i), i, cl.attempts+1, t, causeOf(err), err)
 				return
 			}
 		}

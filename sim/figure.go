@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/jitterkit/jitterkit/kit"
 )
@@ -54,6 +55,33 @@ const (
 	// PeakRatio1s is PeakRetryArrivals1s over one second's accept budget,
 	// where PeakRetryArrivals1s is measured (see [AveragedAway]).
 	PeakRatio1s Figure = "peak_ratio_1s"
+	// RecoveryTime is, in the recovery kinds, how long after the trigger's
+	// end (rounded up to a whole second) the service recovered, in
+	// seconds; a run that did not recover counts as the whole time to the
+	// horizon, a lower bound (see [Run.Recovered]).
+	RecoveryTime Figure = "recovery_s"
+	// Amplification is the attempts over the first attempts, in the
+	// recovery kinds.
+	Amplification Figure = "amplification"
+	// AmplificationFromTrigger is the same of the attempts sent from the
+	// trigger's start, in an Overload.
+	AmplificationFromTrigger Figure = "amplification_from_trigger"
+	// Goodput is the successes after the trigger over what was offered
+	// then, in the recovery kinds.
+	Goodput Figure = "goodput_after_trigger"
+	// JobsAtEnd is the jobs in an Overload's system at the horizon.
+	JobsAtEnd Figure = "jobs_at_end"
+	// Timeouts counts an Overload's attempts that timed out.
+	Timeouts Figure = "timeouts"
+	// SessionsAccepted and SessionsDropped count a Reconnect broker's
+	// accepted and dropped sessions.
+	SessionsAccepted Figure = "sessions_accepted"
+	SessionsDropped  Figure = "sessions_dropped"
+	// WarmUpTime is when a Reconnect broker became warm, in seconds; a run
+	// whose broker never did counts as the horizon, a lower bound.
+	WarmUpTime Figure = "warm_s"
+	// Reads counts a Contention's reads.
+	Reads Figure = "reads"
 )
 
 // figureInfo is what the package knows of each figure: how to read it
@@ -67,23 +95,65 @@ var figureInfo = []struct {
 	value   func(Run, Scenario) float64
 	applies func(Scenario) bool
 }{
-	{AllServed, "all served after", "s", func(r Run, _ Scenario) float64 { return r.AllServed.Seconds() }, nil},
-	{BusiestWindowArrivals, "busiest window (all arrivals)", "", func(r Run, _ Scenario) float64 { return float64(r.BusiestWindowArrivals) }, nil},
-	{PeakRetryArrivals, "peak retry arrivals per window", "", func(r Run, _ Scenario) float64 { return float64(r.PeakRetryArrivals) }, nil},
-	{PeakRatio, "peak ratio (retries / accept budget)", "", func(r Run, _ Scenario) float64 { return r.PeakRatio }, nil},
+	{AllServed, "all served after", "s", func(r Run, _ Scenario) float64 { return r.AllServed.Seconds() }, notIn(Overload)},
+	{BusiestWindowArrivals, "busiest window (all arrivals)", "", func(r Run, _ Scenario) float64 { return float64(r.BusiestWindowArrivals) }, notIn(Contention)},
+	{PeakRetryArrivals, "peak retry arrivals per window", "", func(r Run, _ Scenario) float64 { return float64(r.PeakRetryArrivals) }, notIn(Contention)},
+	{PeakRatio, "peak ratio (retries / accept budget)", "", func(r Run, _ Scenario) float64 { return r.PeakRatio }, notIn(Contention)},
 	{Attempts, "attempts", "", func(r Run, _ Scenario) float64 { return float64(r.Attempts) }, nil},
 	{AttemptsPerDevice, "attempts per device", "", func(r Run, s Scenario) float64 { return float64(r.Attempts) / float64(s.Clients) }, nil},
 	{Served, "served", "", func(r Run, _ Scenario) float64 { return float64(r.Served) }, nil},
 	{GaveUp, "gave up", "", func(r Run, _ Scenario) float64 { return float64(r.GaveUp) }, nil},
-	{Pending, "still retrying at the horizon", "", func(r Run, _ Scenario) float64 { return float64(r.Pending) }, nil},
-	{P50Served, "time to success, p50", "s", func(r Run, _ Scenario) float64 { return r.P50.Seconds() }, nil},
-	{P99Served, "time to success, p99", "s", func(r Run, _ Scenario) float64 { return r.P99.Seconds() }, nil},
+	{Pending, "still retrying at the horizon", "", func(r Run, _ Scenario) float64 { return float64(r.Pending) }, notIn(Overload)},
+	{P50Served, "time to success, p50", "s", func(r Run, _ Scenario) float64 { return r.P50.Seconds() }, fleetOnly},
+	{P99Served, "time to success, p99", "s", func(r Run, _ Scenario) float64 { return r.P99.Seconds() }, fleetOnly},
 	{PeakFirings, "peak timer firings per window", "", func(r Run, _ Scenario) float64 { return float64(r.PeakFirings) }, periodicOnly},
 	{TimerLoadRatio, "timer load (firings / accept budget)", "", func(r Run, _ Scenario) float64 { return r.TimerLoadRatio }, periodicOnly},
 	{FiringsMissed, "firings missed", "", func(r Run, _ Scenario) float64 { return float64(r.FiringsMissed) }, periodicOnly},
 	{PeakRetryArrivals1s, "peak retry arrivals per 1s", "", func(r Run, _ Scenario) float64 { return float64(r.PeakRetryArrivals1s) }, wideWindow},
 	{PeakRatio1s, "peak ratio at 1s (retries / budget)", "", func(r Run, _ Scenario) float64 { return r.PeakRatio1s }, wideWindow},
+	{RecoveryTime, "recovered after the trigger", "s", recoveryValue, recovers},
+	{Amplification, "retry amplification (attempts / first attempts)", "", func(r Run, _ Scenario) float64 { return r.Amplification }, recovers},
+	{AmplificationFromTrigger, "retry amplification from the trigger on", "", func(r Run, _ Scenario) float64 { return r.AmplificationFromTrigger }, is(Overload)},
+	{Goodput, "goodput after the trigger (of offered)", "", func(r Run, _ Scenario) float64 { return r.Goodput }, recovers},
+	{JobsAtEnd, "jobs in the system at the horizon", "", func(r Run, _ Scenario) float64 { return float64(r.JobsAtEnd) }, is(Overload)},
+	{Timeouts, "timed-out attempts", "", func(r Run, _ Scenario) float64 { return float64(r.Timeouts) }, is(Overload)},
+	{SessionsAccepted, "sessions accepted", "", func(r Run, _ Scenario) float64 { return float64(r.Accepted) }, is(Reconnect)},
+	{SessionsDropped, "sessions dropped cold", "", func(r Run, _ Scenario) float64 { return float64(r.Dropped) }, is(Reconnect)},
+	{WarmUpTime, "broker warm after", "s", warmValue, is(Reconnect)},
+	{Reads, "reads", "", func(r Run, _ Scenario) float64 { return float64(r.Reads) }, is(Contention)},
 }
+
+// recovers reports whether s is judged on recovery.
+func recovers(s Scenario) bool { return s.Kind.Recovers() }
+
+// is returns whether a scenario is of kind k.
+func is(k Kind) func(Scenario) bool { return func(s Scenario) bool { return s.Kind == k } }
+
+// notIn returns whether a scenario is of none of the kinds ks.
+func notIn(ks ...Kind) func(Scenario) bool {
+	return func(s Scenario) bool { return !slices.Contains(ks, s.Kind) }
+}
+
+// recoveryValue is the time to recover of a run, the whole time from the
+// trigger's end to the horizon when it did not.
+func recoveryValue(r Run, s Scenario) float64 {
+	if !r.Recovered {
+		return (s.Horizon - s.recoveryStart()).Seconds()
+	}
+	return r.RecoveredAfter.Seconds()
+}
+
+// warmValue is when a broker became warm, the horizon when it did not.
+func warmValue(r Run, s Scenario) float64 {
+	if !r.Warm {
+		return s.Horizon.Seconds()
+	}
+	return r.WarmAt.Seconds()
+}
+
+// fleetOnly reports whether s is replayed by the fleet engine, not by a
+// server model.
+func fleetOnly(s Scenario) bool { return !s.Kind.model() }
 
 // periodicOnly reports whether s, after defaults, fires timers.
 func periodicOnly(s Scenario) bool { return s.Kind.periodic() }

@@ -69,7 +69,7 @@ func TestHostilePolicies(t *testing.T) {
 			return kit.FromFunc(func(int) time.Duration { return time.Second })
 		}, StopSourceError, false, "sim: run 0 (seed 5): device " + id + ": making its policy: the factory returned a nil policy"},
 	} {
-		for _, kind := range Kinds() {
+		for _, kind := range fleetKinds {
 			t.Run(c.name+"/"+string(kind), func(t *testing.T) {
 				s := Scenario{Kind: kind, Clients: 40, AcceptRate: 1, Period: 10 * time.Second}
 				if kind == PeriodicAligned || kind == Periodic {

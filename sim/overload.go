@@ -113,6 +113,10 @@ type overload struct {
 	// Horizon is when the run ends; default 300s.
 	Horizon time.Duration
 
+	// ids, when set, are the devices' ids, the same in every run, in
+	// place of the outage engine's (a Scenario's IDs).
+	ids []string
+
 	// schedule, when set, replaces the Poisson stream: request k's first
 	// attempt is sent at schedule[k], by device k mod Devices. The times
 	// must be in order; those at or after the horizon are left out.
@@ -241,7 +245,7 @@ type overloadRun struct {
 	AttemptsFromTrigger, RequestsFromTrigger    int
 	RequestsAfterTrigger, SuccessesAfterTrigger int
 	// Series holds the per-second figures.
-	Series overloadSeries
+	Series Series
 
 	// Recovery says whether the service recovered after the dip: Pass, from
 	// RecoveredAt (measured from t=0) on; Fail when it still failed in the last whole window
@@ -256,28 +260,41 @@ type overloadRun struct {
 	Amplification, AmplificationFromTrigger, GoodputAfterTrigger float64
 }
 
-// overloadSeries holds the per-second figures of a run: entry i covers the
+// A Series holds the per-second figures of a run of a server model
+// (Overload and Reconnect), drawn as its time series: entry i covers the
 // second [i, i+1), cut at the horizon.
-type overloadSeries struct {
+type Series struct {
 	// FirstSent and RetriesSent count the first attempts and the retries
 	// sent in each second; Successes and Failures the successes and the
-	// failures (timeouts and rejections) the clients learned of in it.
-	FirstSent, RetriesSent, Successes, Failures []int
-	// Capacity is the server's capacity at each whole second, in jobs per
-	// second, and Jobs the jobs in the system then.
-	Capacity []float64
-	Jobs     []int
+	// failures (timeouts, rejections and drops) the clients learned of in
+	// it.
+	FirstSent   []int `json:"first_sent"`
+	RetriesSent []int `json:"retries_sent"`
+	Successes   []int `json:"successes"`
+	Failures    []int `json:"failures"`
+	// Arrivals and RetryArrivals count the attempts, and the retries, that
+	// reached the server in each second.
+	Arrivals      []int `json:"arrivals"`
+	RetryArrivals []int `json:"retry_arrivals"`
+	// Capacity is the server's capacity at each whole second: jobs a
+	// second in an Overload, handshakes a second in a Reconnect. Jobs is
+	// what the server holds then: the jobs waiting or in service in an
+	// Overload, the sessions open in a Reconnect.
+	Capacity []float64 `json:"capacity"`
+	Jobs     []int     `json:"jobs"`
 }
 
-// newOverloadSeries returns the series of a run of n seconds, zero.
-func newOverloadSeries(n int) overloadSeries {
-	return overloadSeries{
-		FirstSent:   make([]int, n),
-		RetriesSent: make([]int, n),
-		Successes:   make([]int, n),
-		Failures:    make([]int, n),
-		Capacity:    make([]float64, n),
-		Jobs:        make([]int, n),
+// newSeries returns the series of a run of n seconds, zero.
+func newSeries(n int) Series {
+	return Series{
+		FirstSent:     make([]int, n),
+		RetriesSent:   make([]int, n),
+		Successes:     make([]int, n),
+		Failures:      make([]int, n),
+		Arrivals:      make([]int, n),
+		RetryArrivals: make([]int, n),
+		Capacity:      make([]float64, n),
+		Jobs:          make([]int, n),
 	}
 }
 
@@ -621,7 +638,7 @@ func (e *overloadEngine) reset(run int, seed uint64) {
 	clear(e.pol)
 	e.pol = e.pol[:0]
 	n := e.o.seconds()
-	e.r = overloadRun{Seed: seed, Series: newOverloadSeries(n)}
+	e.r = overloadRun{Seed: seed, Series: newSeries(n)}
 	for i := range n {
 		e.r.Series.Capacity[i] = e.prof.at(int64(i) * nsPerSec)
 	}
@@ -780,6 +797,10 @@ func (e *overloadEngine) send(t int64, k int) {
 // arrival handles an attempt that reaches the server.
 func (e *overloadEngine) arrival(ev olEvent) {
 	e.r.Arrived++
+	e.r.Series.Arrivals[ev.t/nsPerSec]++
+	if ev.attempt() > 1 {
+		e.r.Series.RetryArrivals[ev.t/nsPerSec]++
+	}
 	deadline := ev.t - e.out + int64(e.o.Timeout)
 	if e.o.QueueLimit > 0 && e.nSystem >= e.o.QueueLimit {
 		if at := ev.t + e.back; at <= deadline {
@@ -934,6 +955,9 @@ func nextDelay(p kit.Policy) (int64, error) {
 
 // id returns the id of device dev.
 func (e *overloadEngine) id(dev uint32) string {
+	if e.o.ids != nil {
+		return e.o.ids[dev]
+	}
 	if e.ids[dev] == "" {
 		e.ids[dev] = deviceID(e.seed, int(dev))
 	}

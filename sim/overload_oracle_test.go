@@ -70,7 +70,7 @@ func oracleOverload(o overload, f kit.Factory, run int, seed uint64) (overloadRu
 		heap.Push(&q, oracleEvent{int64(i) * nsPerSec, oracleSample, 0, 0})
 	}
 
-	r := overloadRun{Seed: seed, Series: newOverloadSeries(seconds)}
+	r := overloadRun{Seed: seed, Series: newSeries(seconds)}
 	for i := range seconds {
 		r.Series.Capacity[i] = oracleCapacity(o, float64(i))
 	}
@@ -167,6 +167,10 @@ func oracleOverload(o overload, f kit.Factory, run int, seed uint64) (overloadRu
 			heap.Push(&q, oracleEvent{t + timeout, oracleDeadline, k, ev.attempt})
 		case oracleArrive:
 			r.Arrived++
+			r.Series.Arrivals[t/1e9]++
+			if ev.attempt > 1 {
+				r.Series.RetryArrivals[t/1e9]++
+			}
 			deadline := t - out + timeout
 			if o.QueueLimit > 0 && inSystem() >= o.QueueLimit {
 				heap.Push(&q, oracleEvent{t + back, oracleReject, k, ev.attempt})

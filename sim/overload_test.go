@@ -66,7 +66,7 @@ func TestOverloadHandChecked(t *testing.T) {
 		f    kit.Factory
 		want overloadCounts
 		// series, when set, checks the per-second series.
-		series func(t *testing.T, s overloadSeries)
+		series func(t *testing.T, s Series)
 	}{{
 		// Request k is sent at k·100ms, reaches the server 5ms later,
 		// is served in 10ms and answered 5ms after: in 20ms, and the
@@ -75,7 +75,7 @@ func TestOverloadHandChecked(t *testing.T) {
 		o:    steady(2*time.Second, ms(0), ms(100), ms(200), ms(300), ms(400), ms(500), ms(600), ms(700), ms(800), ms(900)),
 		f:    noJitter1s,
 		want: overloadCounts{Requests: 10, Attempts: 10, Arrived: 10, Successes: 10, Served: 10},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{10, 0}, s.FirstSent)
 			assert.Equal(t, []int{10, 0}, s.Successes)
 			assert.Equal(t, []int{0, 0}, s.Jobs)
@@ -90,7 +90,7 @@ func TestOverloadHandChecked(t *testing.T) {
 		o:    stalled(12*time.Second, 0),
 		f:    noJitter1s,
 		want: overloadCounts{Requests: 1, Attempts: 4, Arrived: 4, Timeouts: 4, Exhausted: 1, JobsAtEnd: 4},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0}, s.RetriesSent)
 			assert.Equal(t, []int{0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1}, s.Failures)
 			assert.Equal(t, []int{0, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 4}, s.Jobs)
@@ -116,7 +116,7 @@ func TestOverloadHandChecked(t *testing.T) {
 		}(),
 		f:    constantFactory(100 * time.Millisecond),
 		want: overloadCounts{Requests: 2, Attempts: 3, Arrived: 3, Successes: 2, Rejections: 1, Served: 2},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{1}, s.Failures)
 			assert.Equal(t, []int{1}, s.RetriesSent)
 		},
@@ -147,7 +147,7 @@ func TestOverloadHandChecked(t *testing.T) {
 		}(),
 		f:    noJitter1s,
 		want: overloadCounts{Requests: 3, Attempts: 3, Arrived: 3, Successes: 2, Timeouts: 1, Served: 2, Skipped: 1, Exhausted: 1},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{1, 1, 0}, s.Successes)
 			assert.Equal(t, []int{0, 1, 0}, s.Failures)
 		},
@@ -163,7 +163,7 @@ func TestOverloadHandChecked(t *testing.T) {
 		}(),
 		f:    noJitter1s,
 		want: overloadCounts{Requests: 3, Attempts: 3, Arrived: 3, Successes: 1, Timeouts: 2, Served: 3, Late: 2, Exhausted: 2},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{0, 2, 0}, s.Jobs, "B is in service at 1s, C waiting")
 		},
 	}, {
@@ -179,7 +179,7 @@ func TestOverloadHandChecked(t *testing.T) {
 		}(),
 		f:    constantFactory(0),
 		want: overloadCounts{Requests: 1, Attempts: 2, Arrived: 2, Timeouts: 2, Served: 2, Late: 2, Exhausted: 1},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{1, 1, 0}, s.Failures)
 			assert.Equal(t, []int{0, 2, 1}, s.Jobs)
 		},
@@ -196,7 +196,7 @@ func TestOverloadHandChecked(t *testing.T) {
 		}(),
 		f:    noJitter1s,
 		want: overloadCounts{Requests: 1, Attempts: 1, Arrived: 1, Successes: 1, Served: 1},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{0, 0, 1}, s.Successes)
 			assert.Equal(t, []int{0, 1, 1}, s.Jobs)
 			assert.Equal(t, []float64{100, 0, 100}, s.Capacity)

@@ -130,7 +130,7 @@ func TestOffsetFromPolicyFails(t *testing.T) {
 func TestGaveUpAtMostTheFleet(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := Scenario{
-			Kind:        rapid.SampledFrom(Kinds()).Draw(t, "kind"),
+			Kind:        rapid.SampledFrom(fleetKinds).Draw(t, "kind"),
 			Server:      rapid.SampledFrom(Servers()).Draw(t, "server"),
 			Clients:     rapid.IntRange(1, 200).Draw(t, "clients"),
 			AcceptRate:  rapid.Float64Range(0.5, 100).Draw(t, "acceptRate"),

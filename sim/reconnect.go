@@ -121,6 +121,10 @@ type reconnect struct {
 	MaxAttempts int
 	// Horizon is when the run ends; default 300s.
 	Horizon time.Duration
+
+	// ids, when set, are the devices' ids, the same in every run, in
+	// place of the outage engine's (a Scenario's IDs).
+	ids []string
 }
 
 // An onDrop is what a device does when the broker drops its session.
@@ -268,7 +272,7 @@ type reconnectRun struct {
 	// refusals and drops learned (Failures), the broker's capacity in
 	// connects accepted a second, CPU/Handshake (0 while down), and the
 	// sessions open at each whole second (Jobs).
-	Series overloadSeries
+	Series Series
 
 	// Recovery and RecoveredAt judge, from DownEnd on, whether the
 	// failures fell to at most 1% of the connects sent (see recovery).
@@ -407,7 +411,7 @@ func (e *reconnectEngine) reset(run int, seed uint64) {
 	e.left, e.warmed, e.warm, e.sessions = 0, 0, false, 0
 	e.nextTick = e.downEnd
 	n := e.c.seconds()
-	e.r = reconnectRun{Seed: seed, Devices: e.c.Devices, WarmAt: -1, Series: newOverloadSeries(n)}
+	e.r = reconnectRun{Seed: seed, Devices: e.c.Devices, WarmAt: -1, Series: newSeries(n)}
 	capacity := float64(e.c.CPU) / float64(e.c.Handshake)
 	for i := range n {
 		if int64(i)*nsPerSec >= e.downEnd {
@@ -536,6 +540,10 @@ func (e *reconnectEngine) send(t int64, dev uint32) {
 
 // arrival handles device dev's connect reaching the broker at t.
 func (e *reconnectEngine) arrival(t int64, dev uint32) {
+	e.r.Series.Arrivals[t/nsPerSec]++
+	if e.att[dev] > 1 {
+		e.r.Series.RetryArrivals[t/nsPerSec]++
+	}
 	switch {
 	case t < e.downEnd:
 	case e.left >= e.c.Handshake && (e.warm || !e.c.RefuseCold):
@@ -636,6 +644,9 @@ func (e *reconnectEngine) delay(t int64, dev uint32) (int64, bool) {
 
 // id returns the id of device dev.
 func (e *reconnectEngine) id(dev uint32) string {
+	if e.c.ids != nil {
+		return e.c.ids[dev]
+	}
 	if e.ids[dev] == "" {
 		e.ids[dev] = deviceID(e.seed, int(dev))
 	}

@@ -64,7 +64,7 @@ func oracleReconnect(c reconnect, f kit.Factory, run int, seed uint64) (reconnec
 		heap.Push(&q, rcOracleEvent{t: int64(s) * sec, kind: rcoSample})
 	}
 
-	r := reconnectRun{Seed: seed, Devices: c.Devices, WarmAt: -1, Series: newOverloadSeries(seconds)}
+	r := reconnectRun{Seed: seed, Devices: c.Devices, WarmAt: -1, Series: newSeries(seconds)}
 	for s := range seconds {
 		if int64(s)*sec >= downEnd {
 			r.Series.Capacity[s] = float64(c.CPU) / float64(c.Handshake)
@@ -145,6 +145,10 @@ func oracleReconnect(c reconnect, f kit.Factory, run int, seed uint64) (reconnec
 			r.Attempts++
 			heap.Push(&q, rcOracleEvent{t: t + out, kind: rcoArrive, sent: t, dev: i})
 		case rcoArrive:
+			r.Series.Arrivals[t/sec]++
+			if devs[i].sent > 1 {
+				r.Series.RetryArrivals[t/sec]++
+			}
 			accept := t >= downEnd && left >= c.Handshake && (warm || !c.RefuseCold)
 			switch {
 			case accept && warm:

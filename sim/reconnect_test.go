@@ -59,7 +59,7 @@ func TestReconnectHandChecked(t *testing.T) {
 		f    kit.Factory
 		want reconnectCounts
 		// series, when set, checks the per-second series.
-		series func(t *testing.T, s overloadSeries)
+		series func(t *testing.T, s Series)
 	}{{
 		// Down for 1s, without a warm-up: warm from 1s. The connect sent
 		// at 0 reaches the broker at 5ms, is refused at no cost and
@@ -75,7 +75,7 @@ func TestReconnectHandChecked(t *testing.T) {
 		f: wait(2 * time.Second),
 		want: reconnectCounts{Attempts: 2, FirstAttempts: 1, Served: 1, Accepted: 1, Refused: 1,
 			WarmAt: time.Second, AllServed: ms(2020)},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{1, 0, 0}, s.FirstSent)
 			assert.Equal(t, []int{0, 0, 1}, s.RetriesSent)
 			assert.Equal(t, []int{1, 0, 0}, s.Failures)
@@ -92,7 +92,7 @@ func TestReconnectHandChecked(t *testing.T) {
 		c:    tinyBroker(115 * time.Millisecond),
 		f:    wait(time.Second),
 		want: reconnectCounts{Attempts: 2, FirstAttempts: 1, Accepted: 1, AcceptedCold: 1, Dropped: 1, WarmAt: -1},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{1}, s.Failures, "the drop learned")
 			assert.Equal(t, []int{1}, s.RetriesSent)
 		},
@@ -112,7 +112,7 @@ func TestReconnectHandChecked(t *testing.T) {
 		c:    tinyBroker(time.Second),
 		f:    wait(time.Second),
 		want: reconnectCounts{Attempts: 10, FirstAttempts: 1, Accepted: 10, AcceptedCold: 10, Dropped: 9, WarmAt: -1},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{9}, s.Failures)
 			assert.Equal(t, []int{0}, s.Jobs, "no session is open at 0")
 		},
@@ -130,7 +130,7 @@ func TestReconnectHandChecked(t *testing.T) {
 		}(),
 		f:    wait(300 * time.Millisecond),
 		want: reconnectCounts{Attempts: 3, FirstAttempts: 1, Accepted: 3, AcceptedCold: 3, Dropped: 3, WarmAt: -1},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{3}, s.Failures)
 		},
 	}, {
@@ -150,7 +150,7 @@ func TestReconnectHandChecked(t *testing.T) {
 		f: wait(500 * time.Millisecond),
 		want: reconnectCounts{Attempts: 13, FirstAttempts: 5, Served: 1, Accepted: 5, AcceptedCold: 4, Refused: 8,
 			WarmAt: 2 * time.Second},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []int{5, 0, 0}, s.FirstSent)
 			assert.Equal(t, []int{3, 4, 1}, s.RetriesSent)
 			assert.Equal(t, []int{6, 2, 0}, s.Failures)
@@ -175,7 +175,7 @@ func TestReconnectHandChecked(t *testing.T) {
 		f: wait(4980 * time.Millisecond),
 		want: reconnectCounts{Attempts: 3, FirstAttempts: 1, Served: 1, Accepted: 2, AcceptedCold: 1, Dropped: 1, Refused: 1,
 			WarmAt: 5 * time.Second, AllServed: ms(5110)},
-		series: func(t *testing.T, s overloadSeries) {
+		series: func(t *testing.T, s Series) {
 			assert.Equal(t, []float64{0, 0, 10, 10, 10, 10}, s.Capacity)
 			assert.Equal(t, []int{0, 0, 0, 0, 0, 1}, s.Jobs, "the cold session is open at 5s")
 		},

@@ -56,6 +56,10 @@ type Config struct {
 	// changes no figure; set it well above what a call can take on a
 	// loaded machine.
 	CallTimeout time.Duration
+	// TippingPoint asks an Overload's replay for its tipping point
+	// ([Result.TippingPoint]): about 16 replays more, of the fleet and of
+	// its baseline.
+	TippingPoint bool
 }
 
 // Defaults of Config.
@@ -191,6 +195,51 @@ type Run struct {
 	Arrivals []int
 	// RetryArrivals counts the retry arrivals per window, as Arrivals.
 	RetryArrivals []int
+
+	// The figures of the server models (Overload, Reconnect, Contention),
+	// zero in the other kinds. In an Overload, Served counts the requests
+	// answered in time, GaveUp those that failed their last attempt or
+	// whose policy stopped; in a Reconnect, Served counts the devices
+	// connected at the horizon and Pending those still reconnecting; in a
+	// Contention, Attempts counts the writes (the work), Served the
+	// clients that succeeded, AllServed when the last of them learned it,
+	// and Pending those unfinished at the horizon.
+
+	// Recovered says whether the service recovered after the trigger (the
+	// dip's end in an Overload, the broker's return in a Reconnect): from
+	// the trigger's end, rounded up to a whole second, time is cut into 5s
+	// windows, and the service has recovered from the start of the first
+	// window from which on every window's failed attempts (timeouts,
+	// rejections and drops, counted when the client learns of them) are at
+	// most 1% of the attempts sent in it. It has not when the last whole
+	// window before the horizon still fails. RecoveredAfter is that start,
+	// measured from the trigger's end rounded up; zero when it did not.
+	Recovered      bool
+	RecoveredAfter time.Duration
+	// Amplification is the attempts over the first attempts (the requests
+	// offered, or the devices), and AmplificationFromTrigger the same of
+	// those sent from the trigger's start on, in an Overload.
+	Amplification, AmplificationFromTrigger float64
+	// Goodput is, after the trigger's end, the successes over the first
+	// attempts offered in an Overload, and the devices connected over the
+	// fleet in a Reconnect.
+	Goodput float64
+	// Timeouts and Rejections count an Overload's failed attempts as the
+	// clients learned of them; JobsAtEnd the jobs in its system at the
+	// horizon.
+	Timeouts, Rejections, JobsAtEnd int
+	// Accepted counts the sessions a Reconnect broker accepted, Dropped
+	// those it dropped while cold and Refused the connects it refused;
+	// WarmAt is when it became warm, and Warm whether it did.
+	Accepted, Dropped, Refused int
+	WarmAt                     time.Duration
+	Warm                       bool
+	// Reads counts a Contention's reads that reached the server.
+	Reads int
+	// Series is the time series of an Overload's or a Reconnect's
+	// representative run (see [Result.Representative]); nil in the other
+	// runs and kinds.
+	Series *Series
 }
 
 // A StopCause says why a replay stopped at a device: what went wrong with
@@ -280,6 +329,9 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 		return Result{}, err
 	}
 	s, cfg = s.WithDefaults(), cfg.WithDefaults()
+	if s.Kind.model() {
+		return replayModel(ctx, f, s, cfg)
+	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := &replay{
@@ -442,11 +494,18 @@ func (r *replay) finish(w *slot, i int, run Run, err error) {
 // whose peak of retry arrivals is the median run's, the lower median
 // between two, and the lowest-numbered of the runs with that peak.
 func representative(runs []Run) int {
+	return representativeBy(runs, func(r Run) float64 { return float64(r.PeakRetryArrivals) })
+}
+
+// representativeBy returns the number of the run whose key is the median
+// run's, the lower median between two, and the lowest-numbered of the runs
+// with that key.
+func representativeBy(runs []Run, key func(Run) float64) int {
 	order := make([]int, len(runs))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(runs[a].PeakRetryArrivals, runs[b].PeakRetryArrivals) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(key(runs[a]), key(runs[b])) })
 	return order[(len(order)-1)/2]
 }
 

@@ -31,7 +31,7 @@ func traceIDs(n int) []string {
 // their number.
 func TestReplayIDs(t *testing.T) {
 	ids := traceIDs(50)
-	for _, kind := range Kinds() {
+	for _, kind := range fleetKinds {
 		t.Run(string(kind), func(t *testing.T) {
 			var mu sync.Mutex
 			var made []string
@@ -58,7 +58,7 @@ func TestReplayIDs(t *testing.T) {
 func TestReplayIDsError(t *testing.T) {
 	ids := traceIDs(40)
 	bad := ids[17]
-	for _, kind := range Kinds() {
+	for _, kind := range fleetKinds {
 		t.Run(string(kind), func(t *testing.T) {
 			f := func(d kit.Device) kit.Policy {
 				calls := 0

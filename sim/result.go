@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -35,6 +36,35 @@ type Result struct {
 	// Policy names the replayed policy in the JSON, such as a spec; Replay
 	// leaves it empty.
 	Policy string
+	// Baselines are the same scenario replayed by the kit with other
+	// policies, with the same runs, for comparison: an Overload's without
+	// retries, and a Contention's with no backoff and the simulator's own
+	// strategies. The other kinds have none.
+	Baselines []Baseline
+	// TippingPoint is an Overload's tipping point, when Config.TippingPoint
+	// asked for it.
+	TippingPoint *TippingPoint
+}
+
+// A Baseline is a scenario replayed with a policy of the kit's, beside the
+// policy under test.
+type Baseline struct {
+	// Name says what the policy is, such as "no retries" or "full jitter".
+	Name string `json:"name"`
+	// Recovered counts the runs that recovered, in the recovery kinds.
+	Recovered int `json:"recovered_runs"`
+	// Summary is the median of each figure over the runs, with its
+	// interval.
+	Summary map[Figure]Estimate `json:"summary"`
+}
+
+// A TippingPoint is the shortest dip, in whole seconds, that an Overload's
+// fleet fails to recover from (the median run does not recover), beside
+// the same fleet's without retries, searched by bisection between 1s and
+// Longest with every other field of the scenario kept. A zero Dip, or
+// BaselineDip, means that none up to Longest failed: it is longer.
+type TippingPoint struct {
+	Dip, BaselineDip, Longest time.Duration
 }
 
 // MinRunsToPass is the fewest runs whose peak ratios can pass a replay: the
@@ -55,6 +85,9 @@ const MinRunsToPass = 3
 // threshold ([OffsetsCrowd]); a storm that a wide window averages away is
 // a warning ([WideWindow]).
 func (r Result) Status() verdict.Status {
+	if r.Scenario.Kind.model() {
+		return r.modelStatus()
+	}
 	switch {
 	case r.Summary[PeakRatio].Median > r.Scenario.Threshold || r.policyTimersCrowd():
 		return verdict.Fail
@@ -112,6 +145,19 @@ const (
 	// threshold, in the median run or at its interval's high end (see
 	// [AveragedAway]), the statistics IntervalOver and the failure judge.
 	WideWindow
+	// SlowRecovery: a recovery kind's fleet takes much longer to recover
+	// than the same scenario without retries, the baseline the replay runs
+	// itself: its median time to recover is at least twice the
+	// baseline's, and 10s (two recovery windows) longer. The retries, not
+	// the trigger, keep the service down.
+	SlowRecovery
+	// RecoveryUncertain: the median run recovered, but the interval of the
+	// time to recover reaches the horizon: enough runs did not recover
+	// that another seed may not.
+	RecoveryUncertain
+	// MoreWork: a Contention's policy makes more writes than no backoff
+	// at all, in the median run.
+	MoreWork
 )
 
 func (w Warning) String() string {
@@ -124,6 +170,12 @@ func (w Warning) String() string {
 		return "gave up unserved"
 	case WideWindow:
 		return "a wide window averages the storm away"
+	case SlowRecovery:
+		return "recovery much slower than without retries"
+	case RecoveryUncertain:
+		return "some runs did not recover"
+	case MoreWork:
+		return "more work than no backoff"
 	}
 	return fmt.Sprintf("Warning(%d)", int(w))
 }
@@ -133,6 +185,9 @@ func (w Warning) String() string {
 // a median over the runs with a limit: the scenario's threshold, or a
 // share of its fleet (Config.Thresholds, with their defaults).
 func (r Result) Warnings() []Warning {
+	if r.Scenario.Kind.model() {
+		return r.modelWarnings()
+	}
 	var out []Warning
 	th := r.Config.Thresholds.WithDefaults()
 	clients := float64(r.Scenario.WithDefaults().Clients)
@@ -225,6 +280,9 @@ func (r Result) Passed() bool { return r.Status() != verdict.Fail }
 //
 //	peak ratio 39.62 [38.10, 40.70] > threshold 0.6: up to 1,981 retries in one 1s window against a budget of 50 (median of 20 runs, 95% CI); busiest window 1,981 arrivals; all served after 14.8s; 3,103 attempts; 400 of 400 served
 func (r Result) Detail() string {
+	if r.Scenario.Kind.model() {
+		return r.modelDetail()
+	}
 	s, sum := r.Scenario, r.Summary
 	p := sum[PeakRatio]
 	op := "≤"

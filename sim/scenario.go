@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -54,6 +55,44 @@ const (
 	// OffsetPolicy, each device's policy's first delay is added to its
 	// start within StartSpread.
 	PeriodicAligned Kind = "periodic-aligned"
+	// Overload: an open-loop Poisson stream of Rate requests a second,
+	// each sent by a device chosen at random, into a server with one FIFO
+	// queue served at AcceptRate jobs a second that never cancels work. A
+	// client waits at most Timeout for each attempt and retries up to
+	// Retries times on its policy, each request starting the policy
+	// afresh. The trigger is a dip of the capacity to Dip of AcceptRate
+	// for DipFor from DipAt, after which it returns at once or over Ramp;
+	// QueueLimit and DropExpired are the server-side fixes. Retries of
+	// timed-out work can keep the queue full of work nobody waits for long
+	// after the capacity is back, a metastable storm. It is judged on
+	// recovery (see [Result.Status]), and its defaults show the storm: 200
+	// devices, 100 jobs a second, 70 requests a second, a 10ms round
+	// trip, 1s timeouts, 3 retries and a dip to 10% for 5s from 30s, over
+	// 300s. The model's semantics, event by event, are those of the
+	// package's overload engine, documented in its source (overload.go).
+	Overload Kind = "overload"
+	// Reconnect: every device loses its session at t0 and reconnects to a
+	// broker that is down for Down, then has CPU units a second. A
+	// handshake costs Handshake units, a refusal 1; the units left at the
+	// end of each second warm the broker up, and until WarmUp units have
+	// done so it drops each session ColdDrop after accepting it (or, with
+	// RefuseCold, refuses it). OnDrop is how a device reacts to a drop. It
+	// is judged on recovery and on the devices served by the horizon.
+	// Defaults: 2,000 devices over 10ms, a 50ms round trip, 5s down, 2,000
+	// units a second, handshakes of 10, a warm-up of 4,000, drops after
+	// 100ms, OnDrop reset, over 300s.
+	Reconnect Kind = "reconnect"
+	// Contention: optimistic concurrency on one row, the model of the AWS
+	// Architecture Blog's backoff simulator. Clients each read the row and
+	// write it conditionally on its version; a client whose write failed
+	// backs off on its policy and reads again, until it succeeds. Each
+	// message takes |Normal(Latency, LatencySD)|. The figures are the
+	// writes (the work, Run.Attempts) and the time until the last client
+	// succeeds (Run.AllServed), beside the simulator's own strategies and
+	// no backoff at all (Result.Baselines). Defaults: 100 clients, 10ms
+	// and 2ms, a horizon of 1h; the simulator's strategies use a base of
+	// 5ms and a cap of 2s, and its first backoff is twice the base.
+	Contention Kind = "contention"
 )
 
 // An Offset says where the offset of a periodic device's timer within the
@@ -85,8 +124,45 @@ func Offsets() []Offset { return []Offset{OffsetScenario, OffsetPolicy} }
 // periodic reports whether the kind fires timers.
 func (k Kind) periodic() bool { return k == Periodic || k == PeriodicAligned }
 
+// Recovers reports whether the kind is judged on recovery after a
+// trigger, Overload and Reconnect, rather than on its peak ratio.
+func (k Kind) Recovers() bool { return k == Overload || k == Reconnect }
+
+// model reports whether the kind is replayed by one of the server models
+// of their own engines (Overload, Reconnect, Contention) rather than by
+// the fleet engine.
+func (k Kind) model() bool { return k.Recovers() || k == Contention }
+
 // Kinds returns the scenarios, in the order of their constants.
-func Kinds() []Kind { return []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned} }
+func Kinds() []Kind {
+	return []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Overload, Reconnect, Contention}
+}
+
+// A DropRule is how a Reconnect device reacts when the broker drops the
+// session it has just accepted.
+type DropRule string
+
+// The drop rules.
+const (
+	// DropReset resets the backoff and reconnects at once, as several
+	// MQTT clients do after a successful connect: the default.
+	DropReset DropRule = "reset"
+	// DropResetJitter resets the backoff and reconnects after a uniform
+	// draw from zero to the reset policy's first delay, which the next
+	// failure's delay follows.
+	DropResetJitter DropRule = "reset-jitter"
+	// DropContinue counts the drop as a failure, as a refusal is: the
+	// backoff goes on growing.
+	DropContinue DropRule = "continue"
+)
+
+// DropRules returns the drop rules, in the order of their constants.
+func DropRules() []DropRule { return []DropRule{DropReset, DropResetJitter, DropContinue} }
+
+// DipStall is the Dip of an Overload whose capacity dips to nothing: the
+// worker stalls, and the work in progress resumes when the capacity
+// returns. The zero Dip is the default, a dip to 10%.
+const DipStall = -1.0
 
 // Limits beyond which a scenario is refused.
 const (
@@ -189,6 +265,65 @@ type Scenario struct {
 	// [Scenario.Validate] refuses a replay that does not fit even one run
 	// at a time.
 	MemoryLimit int64
+
+	// The fields below are the server models' (Overload, Reconnect and
+	// Contention); the other kinds refuse them.
+
+	// Rate is an Overload's offered load: requests a second over the
+	// whole fleet, a Poisson stream; default 70. AcceptRate is then the
+	// server's capacity, jobs a second (default 100), and Clients the
+	// devices that send the requests (default 200).
+	Rate float64
+	// RTT is the network's round trip in an Overload or a Reconnect, half
+	// each way; default 10ms and 50ms.
+	RTT time.Duration
+	// Timeout is how long an Overload's client waits for each attempt's
+	// answer; default 1s. An answer later than that is ignored, though the
+	// server still does the work. Retries is then the most retries of one
+	// request, default 3.
+	Timeout time.Duration
+	// Dip is an Overload's capacity during the dip, as a fraction of
+	// AcceptRate, in (0, 1); default 0.1. DipStall stalls the worker.
+	Dip float64
+	// DipFor is how long the dip lasts, the trigger; default 5s.
+	DipFor time.Duration
+	// DipAt is when the dip starts; default 30s.
+	DipAt time.Duration
+	// Ramp is how long the capacity takes after the dip to return,
+	// linearly, to AcceptRate; default none, at once.
+	Ramp time.Duration
+	// QueueLimit, when positive, bounds an Overload's queue: an attempt
+	// that arrives while as many jobs are waiting or in service is
+	// rejected at once. Default none.
+	QueueLimit int
+	// DropExpired makes an Overload's server skip, at no cost, a job whose
+	// answer could no longer reach its client before the deadline.
+	DropExpired bool
+	// OnDrop is how a Reconnect device reacts to a dropped session;
+	// default DropReset.
+	OnDrop DropRule
+	// RefuseCold makes a Reconnect broker refuse connects until it is
+	// warm, instead of accepting and dropping them.
+	RefuseCold bool
+	// CPU is a Reconnect broker's CPU units a second once it is up;
+	// default 2,000. AcceptRate is then its handshakes a second, the
+	// budget of the peak ratio: CPU over Handshake, which it must equal
+	// when set.
+	CPU float64
+	// Handshake is what a Reconnect's accepted connect costs, in CPU
+	// units; default 10. A refusal costs 1.
+	Handshake float64
+	// WarmUp is the CPU units a Reconnect broker must spend on warming up,
+	// from the units left at the end of each second, before it keeps the
+	// sessions it accepts; default 4,000.
+	WarmUp float64
+	// ColdDrop is how long after accepting a session a cold Reconnect
+	// broker drops it; default 100ms.
+	ColdDrop time.Duration
+	// Latency and LatencySD are the mean and the standard deviation of the
+	// normal distribution whose absolute value is a Contention message's
+	// network delay; default 10ms and 2ms.
+	Latency, LatencySD time.Duration
 }
 
 // Defaults of the Scenario fields left zero.
@@ -215,6 +350,31 @@ const (
 	DefaultMaxAttempts = 10000
 )
 
+// Defaults of the server models' fields, and of the shared fields where
+// the models' differ.
+const (
+	DefaultOverloadClients    = 200
+	DefaultOverloadAcceptRate = 100.0
+	DefaultRate               = 70.0
+	DefaultOverloadRTT        = 10 * time.Millisecond
+	DefaultTimeout            = time.Second
+	DefaultOverloadRetries    = 3
+	DefaultDip                = 0.1
+	DefaultDipFor             = 5 * time.Second
+	DefaultDipAt              = 30 * time.Second
+	DefaultModelHorizon       = 300 * time.Second
+	DefaultReconnectClients   = 2000
+	DefaultReconnectRTT       = 50 * time.Millisecond
+	DefaultReconnectDown      = 5 * time.Second
+	DefaultCPU                = 2000.0
+	DefaultHandshake          = 10.0
+	DefaultWarmUp             = 4000.0
+	DefaultColdDrop           = 100 * time.Millisecond
+	DefaultContentionClients  = 100
+	DefaultLatency            = 10 * time.Millisecond
+	DefaultLatencySD          = 2 * time.Millisecond
+)
+
 // WithDefaults returns s with every zero field set to its default.
 func (s Scenario) WithDefaults() Scenario {
 	if s.Kind == "" {
@@ -223,6 +383,7 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Server == "" {
 		s.Server = PerSecond
 	}
+	s = s.modelDefaults()
 	if s.Clients == 0 {
 		s.Clients = DefaultClients
 		if len(s.IDs) > 0 {
@@ -249,7 +410,7 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Window == 0 {
 		s.Window = DefaultWindow
 	}
-	if s.StartSpread == 0 && s.Kind != Storm {
+	if s.StartSpread == 0 && s.Kind != Storm && s.Kind != Overload && s.Kind != Contention {
 		s.StartSpread = DefaultStartSpread
 	}
 	if s.Period == 0 {
@@ -293,6 +454,59 @@ func (s Scenario) WithDefaults() Scenario {
 	return s
 }
 
+// modelDefaults sets the zero fields of a server model's scenario whose
+// defaults are the model's own, and leaves the other kinds as they are.
+func (s Scenario) modelDefaults() Scenario {
+	setD := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	setF := func(x *float64, v float64) {
+		if *x == 0 {
+			*x = v
+		}
+	}
+	setI := func(n *int, v int) {
+		if *n == 0 && len(s.IDs) == 0 {
+			*n = v
+		}
+	}
+	switch s.Kind {
+	case Overload:
+		setI(&s.Clients, DefaultOverloadClients)
+		setF(&s.AcceptRate, DefaultOverloadAcceptRate)
+		setF(&s.Rate, DefaultRate)
+		setD(&s.RTT, DefaultOverloadRTT)
+		setD(&s.Timeout, DefaultTimeout)
+		if s.Retries == 0 {
+			s.Retries = DefaultOverloadRetries
+		}
+		setF(&s.Dip, DefaultDip)
+		setD(&s.DipFor, DefaultDipFor)
+		setD(&s.DipAt, DefaultDipAt)
+		setD(&s.Horizon, DefaultModelHorizon)
+	case Reconnect:
+		setI(&s.Clients, DefaultReconnectClients)
+		setD(&s.RTT, DefaultReconnectRTT)
+		setD(&s.Down, DefaultReconnectDown)
+		setF(&s.CPU, DefaultCPU)
+		setF(&s.Handshake, DefaultHandshake)
+		setF(&s.WarmUp, DefaultWarmUp)
+		setD(&s.ColdDrop, DefaultColdDrop)
+		setD(&s.Horizon, DefaultModelHorizon)
+		setF(&s.AcceptRate, s.CPU/s.Handshake)
+		if s.OnDrop == "" {
+			s.OnDrop = DropReset
+		}
+	case Contention:
+		setI(&s.Clients, DefaultContentionClients)
+		setD(&s.Latency, DefaultLatency)
+		setD(&s.LatencySD, DefaultLatencySD)
+	}
+	return s
+}
+
 // Validate reports the first field of s or cfg, after defaults, that is
 // out of range, saying which and what range it must be in, and refuses a
 // replay that would need more memory than s.MemoryLimit even one run at a
@@ -320,10 +534,17 @@ func (s Scenario) validateFields() error {
 	if len(s.IDs) > 0 && s.Clients != 0 && s.Clients != len(s.IDs) {
 		return invalid("clients %d but %d ids: leave clients zero when the ids set the fleet", s.Clients, len(s.IDs))
 	}
+	if s.Kind != "" && !slices.Contains(Kinds(), s.Kind) {
+		return invalid("unknown scenario %q (want %s)", string(s.Kind), kindNames())
+	}
+	if err := s.modelFieldsApply(); err != nil {
+		return err
+	}
 	s = s.WithDefaults()
+	if s.Kind.model() {
+		return s.validateModel()
+	}
 	switch {
-	case s.Kind != Outage && s.Kind != LongOutage && s.Kind != Storm && s.Kind != Periodic && s.Kind != PeriodicAligned:
-		return invalid("unknown scenario %q (want outage, long-outage, storm, periodic or periodic-aligned)", string(s.Kind))
 	case s.Server.model() == nil:
 		return invalid("unknown server %q (want %s)", string(s.Server), serverNames())
 	case s.TimerOffset != "" && s.TimerOffset != OffsetScenario && s.TimerOffset != OffsetPolicy:

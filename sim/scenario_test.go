@@ -31,7 +31,7 @@ func TestValidate(t *testing.T) {
 		{"horizon of years", Scenario{Horizon: 3 * 365 * 24 * time.Hour}, "sim: horizon 26280h0m0s is beyond the longest replay, 744h0m0s (31 days)"},
 		{"nanosecond windows over a month", Scenario{Window: time.Nanosecond, Horizon: maxHorizon},
 			"sim: 1ns windows over 744h0m0s make 2,678,400,000,000,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
-		{"unknown kind", Scenario{Kind: "flood"}, `sim: unknown scenario "flood" (want outage, long-outage, storm, periodic or periodic-aligned)`},
+		{"unknown kind", Scenario{Kind: "flood"}, `sim: unknown scenario "flood" (want outage, long-outage, storm, periodic, periodic-aligned, overload, reconnect or contention)`},
 		{"unknown server", Scenario{Server: "queue"}, `sim: unknown server "queue" (want per-second, token-bucket or retry-after)`},
 		{"negative down", Scenario{Down: -time.Second}, "sim: down -1s is negative"},
 		{"negative threshold", Scenario{Threshold: -0.5}, "sim: threshold -0.5 is not a positive number"},
@@ -171,7 +171,7 @@ func FuzzScenario(f *testing.F) {
 	f.Add(uint8(4), uint8(2), int64(-1), math.NaN(), -1.0, int64(-5), int64(-1), int64(-1), int64(-1), int64(-1), int64(-1), int64(-1), -1.0, int64(-1))
 	f.Fuzz(func(t *testing.T, kind, server uint8, clients int64, rate, burst float64, down, window, spread, horizon, retryAfter, retries, period int64, threshold float64, maxAttempts int64) {
 		s := Scenario{
-			Kind: Kinds()[int(kind)%len(Kinds())], Server: Servers()[int(server)%len(Servers())],
+			Kind: fleetKinds[int(kind)%len(fleetKinds)], Server: Servers()[int(server)%len(Servers())],
 			Clients: int(clients), AcceptRate: rate, Burst: burst,
 			Down: time.Duration(down), Window: time.Duration(window), StartSpread: time.Duration(spread),
 			Horizon: time.Duration(horizon), RetryAfter: time.Duration(retryAfter), Retries: int(retries),

@@ -87,9 +87,9 @@ var flags = []flagDef{
 	{"min-cv", "CV", "Checks", "least coefficient of variation of the delays across devices", fmt.Sprint(properties.DefaultThresholds().MinCV), "cg", floatInto(func(o *options) *float64 { return &o.cfg.Checks.Thresholds.MinCV })},
 	{"require-reproducible", "", "Checks", "fail, not warn, a policy whose delays a device cannot reproduce", "false", "cg", boolInto(func(o *options) *bool { return &o.cfg.Checks.RequireReproducible })},
 
-	{"scenario", "NAME", "Scenario", "how the fleet's attempts begin: outage, long-outage, storm (every device fails at once and keeps failing: the peak of its retries is judged), periodic or periodic-aligned (every device fires a timer each --period, offset by a hash of its id or on the boundary; the policy times the re-sends of rejected firings)", string(sim.Outage), "rgC",
+	{"scenario", "NAME", "Scenario", "how the fleet's attempts begin: outage, long-outage, storm (every device fails at once and keeps failing: the peak of its retries is judged), periodic or periodic-aligned (every device fires a timer each --period, offset by a hash of its id or on the boundary; the policy times the re-sends of rejected firings); or a server model judged on recovery, overload (a queue with timeouts) or reconnect (a broker that drops sessions until warm), or contention (optimistic concurrency on one row): see the notes above", string(sim.Outage), "rgC",
 		choice(sim.Kinds, "scenario", func(o *options) *sim.Kind { return &o.cfg.Scenario.Kind })},
-	{"clients", "N", "Scenario", "devices in the replayed fleet (a trace: as many of its devices)", strconv.Itoa(sim.DefaultClients), "rgC", func(o *options, v string) error {
+	{"clients", "N", "Scenario", "devices in the replayed fleet (a trace: as many of its devices)", fmt.Sprintf("%d; %d for overload, %d for reconnect, %d for contention", sim.DefaultClients, sim.DefaultOverloadClients, sim.DefaultReconnectClients, sim.DefaultContentionClients), "rgC", func(o *options, v string) error {
 		for _, part := range strings.Split(v, ",") {
 			n, err := positiveInt(strings.TrimSpace(part))
 			if err != nil {
@@ -101,7 +101,7 @@ var flags = []flagDef{
 	}},
 	{"server", "MODEL", "Scenario", "the server the fleet retries against: " + serverModels(), string(sim.PerSecond), "rgC",
 		choice(sim.Servers, "server model", func(o *options) *sim.Server { return &o.cfg.Scenario.Server })},
-	{"accept-rate", "N", "Scenario", "requests the server accepts per second", fmt.Sprint(sim.DefaultAcceptRate), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
+	{"accept-rate", "N", "Scenario", "requests the server accepts per second; in overload, the jobs its queue serves per second", fmt.Sprintf("%g; %g for overload; --cpu over --handshake for reconnect", sim.DefaultAcceptRate, sim.DefaultOverloadAcceptRate), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
 	{"burst", "N", "Scenario", "the token bucket's capacity", "the accept rate", "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Burst })},
 	{"retry-after", "DURATION", "Scenario", "the retry-after server's hint, which the devices obey; giving it picks that server", kit.FormatDuration(sim.DefaultRetryAfter), "rgC", func(o *options, v string) error {
 		if !o.given["server"] {
@@ -109,15 +109,46 @@ var flags = []flagDef{
 		}
 		return durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.RetryAfter })(o, v)
 	}},
-	{"down", "DURATION", "Scenario", "how long the server is down at first", fmt.Sprintf("%s; %s for long-outage", kit.FormatDuration(sim.DefaultDown), kit.FormatDuration(sim.DefaultLongDown)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
-	{"retries", "N", "Scenario", "the retries of each device in a storm", strconv.Itoa(sim.DefaultRetries), "rgC", intInto(func(o *options) *int { return &o.cfg.Scenario.Retries })},
+	{"down", "DURATION", "Scenario", "how long the server (in reconnect, the broker) is down at first", fmt.Sprintf("%s; %s for long-outage, %s for reconnect", kit.FormatDuration(sim.DefaultDown), kit.FormatDuration(sim.DefaultLongDown), kit.FormatDuration(sim.DefaultReconnectDown)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
+	{"retries", "N", "Scenario", "the retries of each device in a storm; in overload, the most retries of one request, 0 for none", fmt.Sprintf("%d; %d for overload", sim.DefaultRetries, sim.DefaultOverloadRetries), "rgC", func(o *options, v string) error {
+		if strings.TrimSpace(v) == "0" {
+			o.cfg.Scenario.Retries = sim.NoRetries
+			return nil
+		}
+		return intInto(func(o *options) *int { return &o.cfg.Scenario.Retries })(o, v)
+	}},
+	{"rate", "N", "Scenario", "overload: the requests a second the whole fleet sends, a Poisson stream, each from a device chosen at random", fmt.Sprint(sim.DefaultRate), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Rate })},
+	{"timeout", "DURATION", "Scenario", "overload: how long a client waits for each attempt; a later answer is ignored, though the server still does the work", kit.FormatDuration(sim.DefaultTimeout), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Timeout })},
+	{"rtt", "DURATION", "Scenario", "overload and reconnect: the network's round trip, half each way", fmt.Sprintf("%s; %s for reconnect", kit.FormatDuration(sim.DefaultOverloadRTT), kit.FormatDuration(sim.DefaultReconnectRTT)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.RTT })},
+	{"dip", "FRACTION", "Scenario", "overload: the capacity during the dip, the trigger, as a fraction of --accept-rate, such as 10% or 0.1; 0% stalls the server", "10%", "rgC", func(o *options, v string) error {
+		x, err := fraction(v)
+		if x == 0 {
+			x = sim.DipStall
+		}
+		o.cfg.Scenario.Dip = x
+		return err
+	}},
+	{"dip-for", "DURATION", "Scenario", "overload: how long the dip lasts", kit.FormatDuration(sim.DefaultDipFor), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.DipFor })},
+	{"dip-at", "DURATION", "Scenario", "overload: when the dip starts", kit.FormatDuration(sim.DefaultDipAt), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.DipAt })},
+	{"ramp", "DURATION", "Scenario", "overload: how long the capacity takes after the dip to return, linearly", "at once", "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Ramp })},
+	{"queue-limit", "N", "Scenario", "overload, a server-side fix: reject an attempt at once while N jobs are waiting or in service", "no limit", "rgC", intInto(func(o *options) *int { return &o.cfg.Scenario.QueueLimit })},
+	{"drop-expired", "", "Scenario", "overload, a server-side fix: skip, at no cost, work whose client's deadline has passed", "false", "rgC", boolInto(func(o *options) *bool { return &o.cfg.Scenario.DropExpired })},
+	{"on-drop", "RULE", "Scenario", "reconnect: what a device does when the broker drops its new session: reset (reset its backoff and reconnect at once), reset-jitter (reset, and wait up to its first delay) or continue (count the drop as a failure)", string(sim.DropReset), "rgC",
+		choice(sim.DropRules, "drop rule", func(o *options) *sim.DropRule { return &o.cfg.Scenario.OnDrop })},
+	{"refuse-cold", "", "Scenario", "reconnect, a server-side fix: the broker refuses connects until it is warm, instead of accepting and dropping them", "false", "rgC", boolInto(func(o *options) *bool { return &o.cfg.Scenario.RefuseCold })},
+	{"cpu", "N", "Scenario", "reconnect: the broker's CPU units a second once it is up", fmt.Sprint(sim.DefaultCPU), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.CPU })},
+	{"handshake", "N", "Scenario", "reconnect: the CPU units of an accepted connect (a refusal costs 1)", fmt.Sprint(sim.DefaultHandshake), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Handshake })},
+	{"warm-up", "N", "Scenario", "reconnect: the CPU units, left over at the end of each second, the broker needs before it keeps sessions", fmt.Sprint(sim.DefaultWarmUp), "rgC", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.WarmUp })},
+	{"cold-drop", "DURATION", "Scenario", "reconnect: how long after accepting a session a cold broker drops it", kit.FormatDuration(sim.DefaultColdDrop), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.ColdDrop })},
+	{"latency", "DURATION", "Scenario", "contention: the mean network delay of each message, |Normal(mean, --latency-sd)|", kit.FormatDuration(sim.DefaultLatency), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Latency })},
+	{"latency-sd", "DURATION", "Scenario", "contention: the standard deviation of the network delay", kit.FormatDuration(sim.DefaultLatencySD), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.LatencySD })},
 	{"period", "DURATION", "Scenario", "the timer period of the periodic scenarios", kit.FormatDuration(sim.DefaultPeriod), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Period })},
 	{"timer-offset", "FROM", "Scenario", "where the periodic timers' offsets come from: scenario (their load is reported, not judged) or policy (each device's offset is its policy's first delay, modulo the period; timers that crowd the server fail)", string(sim.OffsetScenario), "rgC",
 		choice(sim.Offsets, "timer offset", func(o *options) *sim.Offset { return &o.cfg.Scenario.TimerOffset })},
 	{"window", "DURATION", "Scenario", "width of the histogram's windows and of the peak; a window wider than 1s warns when it averages a storm away", fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
 	{"start-spread", "DURATION", "Scenario", "spread of the devices' first attempts", kit.FormatDuration(sim.DefaultStartSpread), "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
-	{"horizon", "DURATION", "Scenario", "when the replay stops", kit.FormatDuration(sim.DefaultHorizon) + "; 5 periods for the periodic scenarios", "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
-	{"threshold", "RATIO", "Scenario", "highest peak ratio that passes", fmt.Sprint(sim.DefaultThreshold), "rg", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
+	{"horizon", "DURATION", "Scenario", "when the replay stops", kit.FormatDuration(sim.DefaultHorizon) + "; 5 periods for the periodic scenarios; " + kit.FormatDuration(sim.DefaultModelHorizon) + " for overload and reconnect", "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
+	{"threshold", "RATIO", "Scenario", "highest peak ratio that passes (in overload and reconnect the peak ratio is reported, and recovery judged)", fmt.Sprint(sim.DefaultThreshold), "rg", floatInto(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
 
 	{"seed", "N", "Run", "seed of everything drawn at random; the same seed gives the same report", strconv.Itoa(gate.DefaultSeed), "crgC", func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
@@ -137,6 +168,7 @@ var flags = []flagDef{
 		o.cfg.Sample = k
 		return nil
 	}},
+	{"tipping-point", "", "Run", "overload: search the shortest dip, in whole seconds, the fleet does not recover from, and the same without retries (about 16 replays more)", "false", "rg", boolInto(func(o *options) *bool { return &o.cfg.Replay.TippingPoint })},
 	{"memory-limit", "SIZE", "Run", "the most memory a run may need, such as 8GiB; a larger run is refused up front", kit.FormatBytes(properties.DefaultMemoryLimit), "crgC", func(o *options, v string) error {
 		n, err := kit.ParseBytes(v)
 		o.memoryLimit = n
@@ -188,7 +220,8 @@ var appliesTo = []struct {
 }{
 	{"burst", "--server token-bucket", func(s sim.Scenario) bool { return s.Server == sim.TokenBucket }},
 	{"retry-after", "--server retry-after", func(s sim.Scenario) bool { return s.Server == sim.RetryAfter }},
-	{"retries", "--scenario storm", func(s sim.Scenario) bool { return s.Kind == sim.Storm }},
+	{"retries", "--scenario storm and overload", func(s sim.Scenario) bool { return s.Kind == sim.Storm || s.Kind == sim.Overload }},
+	{"tipping-point", "--scenario overload", func(s sim.Scenario) bool { return s.Kind == sim.Overload }},
 	{"period", "the periodic scenarios", func(s sim.Scenario) bool { return s.Kind == sim.Periodic || s.Kind == sim.PeriodicAligned }},
 }
 
@@ -392,6 +425,21 @@ func positiveInt(v string) (int, error) {
 		return 0, fmt.Errorf("%d is not a positive number", n)
 	}
 	return int(n), nil
+}
+
+// fraction reads a fraction from 0 to 1, as a percentage (10%) or a
+// number (0.1).
+func fraction(v string) (float64, error) {
+	t := strings.TrimSpace(v)
+	scale := 1.0
+	if p, ok := strings.CutSuffix(t, "%"); ok {
+		t, scale = p, 100
+	}
+	x, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(x >= 0) || x/scale >= 1 {
+		return 0, fmt.Errorf("%q is not a fraction of at least 0 and below 1 (such as 10%% or 0.1)", v)
+	}
+	return x / scale, nil
 }
 
 func floatInto(field func(*options) *float64) func(*options, string) error {

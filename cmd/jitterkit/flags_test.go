@@ -96,6 +96,9 @@ func TestConfigCoversFlags(t *testing.T) {
 		"cap": "10s", "devices": "2000", "min-cv": "0.1", "require-reproducible": "true", "scenario": "storm",
 		"clients": "500", "accept-rate": "10", "down": "1s", "window": "1s", "start-spread": "1s", "horizon": "1h",
 		"period": "1m", "timer-offset": "scenario", "retry-after": "1s", "server": "token-bucket", "burst": "100", "retries": "20", "runs": "3", "seed": "7", "threshold": "0.5", "report": "out", "json": "r.json", "fix": "true", "sample": "1/10",
+		"rate": "50", "timeout": "2s", "rtt": "20ms", "dip": "5%", "dip-for": "10s", "dip-at": "20s", "ramp": "30s",
+		"queue-limit": "50", "drop-expired": "true", "on-drop": "continue", "refuse-cold": "true", "cpu": "1000",
+		"handshake": "5", "warm-up": "2000", "cold-drop": "50ms", "latency": "5ms", "latency-sd": "1ms", "tipping-point": "true",
 	}
 	var yaml strings.Builder
 	for _, f := range flags {
@@ -131,7 +134,7 @@ func TestReproduceKeepsSwitches(t *testing.T) {
 			switches = append(switches, f.name)
 		}
 	}
-	require.ElementsMatch(t, []string{"fix", "require-reproducible"}, switches, "the switches; a new one needs its rows here")
+	require.ElementsMatch(t, []string{"fix", "require-reproducible", "drop-expired", "refuse-cold", "tipping-point"}, switches, "the switches; a new one needs its rows here")
 	tests := []struct {
 		args []string
 		want string
@@ -148,6 +151,18 @@ func TestReproduceKeepsSwitches(t *testing.T) {
 		o := &options{command: "gate"}
 		require.NoError(t, parseFlags("gate", append([]string{"--policy", "full"}, tt.args...), o))
 		assert.Equal(t, tt.want, reproduce(o)(gate.Checks, 7), "%v", tt.args)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scenario", "overload", "--drop-expired=false"}, "jitterkit replay --policy full --scenario overload --drop-expired=false --runs 3 --seed 7"},
+		{[]string{"--scenario", "overload", "--drop-expired", "--tipping-point"}, "jitterkit replay --policy full --scenario overload --drop-expired --tipping-point --runs 3 --seed 7"},
+		{[]string{"--scenario", "reconnect", "--refuse-cold=false"}, "jitterkit replay --policy full --scenario reconnect --refuse-cold=false --runs 3 --seed 7"},
+	} {
+		o := &options{command: "gate"}
+		require.NoError(t, parseFlags("gate", append([]string{"--policy", "full"}, tt.args...), o))
+		assert.Equal(t, tt.want, reproduce(o)(gate.Replay, 7), "%v", tt.args)
 	}
 	o := &options{command: "gate"}
 	require.NoError(t, parseFlags("gate", []string{"--policy", "full", "--fix=false", "--clients", "50", "--runs", "5"}, o))

@@ -50,11 +50,19 @@ func Builtins(spec *kit.Spec, kind sim.Kind, capAt time.Duration) []kit.Spec {
 }
 
 // Headlines returns the figures a comparison on scenarios of kind shows:
-// the peak of retry arrivals in a storm, where nothing is served; the peak
+// the peak of retry arrivals in a storm, where nothing is served; the time
+// to recover and the retry amplification in the recovery kinds; the writes
+// and the time until the last client succeeds in a contention; the peak
 // ratio and the time until all are served otherwise.
 func Headlines(kind sim.Kind) []sim.Figure {
-	if kind == sim.Storm {
+	switch {
+	case kind == sim.Storm:
 		return []sim.Figure{sim.PeakRetryArrivals}
+	case kind.Recovers():
+		// Judged on recovery: the peak ratio does not predict it.
+		return []sim.Figure{sim.RecoveryTime, sim.Amplification}
+	case kind == sim.Contention:
+		return []sim.Figure{sim.Attempts, sim.AllServed}
 	}
 	return []sim.Figure{sim.PeakRatio, sim.AllServed}
 }

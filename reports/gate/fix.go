@@ -67,6 +67,14 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	if p := rep.Replay; p != nil && p.Status == verdict.Fail && p.Scenario.Server == sim.RetryAfter {
 		return nil, nil
 	}
+	if p := rep.Replay; p != nil && (p.Scenario.Kind.Recovers() || p.Scenario.Kind == sim.Contention) {
+		// A server model: the changes that end its storm are the server's,
+		// or the devices' reaction to it (see serverChanges).
+		if p.Status != verdict.Fail {
+			return nil, nil
+		}
+		return g.serverFixes()
+	}
 	families := g.families(rep)
 	// The families are searched side by side when their replays leave
 	// cores idle; each search is a sequence of replays of one policy.

@@ -1,0 +1,98 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
+)
+
+// A serverChange is a change of a server model's scenario that the gate
+// replays when the policy fails it: what it changes, in words and as the
+// flags that make it, and how.
+type serverChange struct {
+	change, flags string
+	apply         func(*sim.Scenario)
+}
+
+// serverChanges returns the changes of the scenario s (after defaults)
+// that may end its storm without touching the policy. In an Overload, no
+// backoff ends a storm of timed-out work, and the fixes belong to the
+// server: a queue bounded at half the jobs it serves within one timeout,
+// so that an attempt it could not answer in time is rejected at once, and
+// the skipping of work whose client stopped waiting. In a Reconnect the
+// fix is the devices' reset rule (a drop after the connect counted as a
+// failure, or a reset followed by a jittered wait) or the broker's
+// refusing until it is warm. Changes already made are left out.
+func serverChanges(s sim.Scenario) []serverChange {
+	var out []serverChange
+	switch s.Kind {
+	case sim.Overload:
+		limit := max(1, int(math.Floor(s.AcceptRate*s.Timeout.Seconds()/2)))
+		if s.QueueLimit == 0 || s.QueueLimit > limit {
+			out = append(out, serverChange{
+				fmt.Sprintf("bound the server's queue at %d jobs, half of what it serves in one %s timeout, so that it rejects at once what it could not answer in time", limit, s.Timeout),
+				fmt.Sprintf("--queue-limit %d", limit),
+				func(s *sim.Scenario) { s.QueueLimit = limit }})
+		}
+		if !s.DropExpired {
+			out = append(out, serverChange{
+				"have the server skip the work whose client has stopped waiting for it",
+				"--drop-expired",
+				func(s *sim.Scenario) { s.DropExpired = true }})
+		}
+	case sim.Reconnect:
+		if s.OnDrop != sim.DropContinue {
+			out = append(out, serverChange{
+				"count a session the broker drops right after accepting it as a failed connect, so that the devices' backoff goes on growing instead of resetting: the fix is the reset rule",
+				"--on-drop continue",
+				func(s *sim.Scenario) { s.OnDrop = sim.DropContinue }})
+		}
+		if s.OnDrop == sim.DropReset {
+			out = append(out, serverChange{
+				"after a drop, reset the backoff but wait a random share of its first delay before reconnecting",
+				"--on-drop reset-jitter",
+				func(s *sim.Scenario) { s.OnDrop = sim.DropResetJitter }})
+		}
+		if !s.RefuseCold {
+			out = append(out, serverChange{
+				"have the broker refuse connects until it is warm instead of accepting and dropping them",
+				"--refuse-cold",
+				func(s *sim.Scenario) { s.RefuseCold = true }})
+		}
+	}
+	return out
+}
+
+// serverFixes replays each server change of a failing server model's
+// replay on the same fleet and policy, and returns those that pass, in the
+// order of serverChanges: the replay, not a rule, says which end the storm.
+func (g *gate) serverFixes() ([]reports.Fix, error) {
+	s, err := g.scenario(0)
+	if err != nil {
+		return nil, err
+	}
+	var out []reports.Fix
+	for _, c := range serverChanges(s.WithDefaults()) {
+		h := *g
+		c.apply(&h.cfg.Scenario)
+		res, stopped, err := h.replayWith(g.p, 0)
+		if err != nil || stopped != nil {
+			return out, err
+		}
+		if st := res.Status(); st != verdict.Pass && st != verdict.Warn {
+			continue
+		}
+		fix := reports.Fix{Change: c.change, Server: c.flags, PeakRatio: res.Summary[sim.PeakRatio], Runs: len(res.Runs), Recovered: res.Recovered()}
+		if est, ok := res.Summary[sim.RecoveryTime]; ok {
+			fix.Recovery = &est
+		}
+		if est, ok := res.Summary[sim.AllServed]; ok && s.Kind == sim.Reconnect {
+			fix.AllServed = est
+		}
+		out = append(out, fix)
+	}
+	return out, nil
+}

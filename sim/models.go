@@ -1,0 +1,511 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
+)
+
+// NoRetries is the Retries of an Overload whose clients never retry: the
+// baseline a fleet's recovery is compared with. The zero Retries is the
+// default, 3.
+const NoRetries = -1
+
+// kindNames lists the scenarios for a refusal.
+func kindNames() string {
+	names := make([]string, 0, len(Kinds()))
+	for _, k := range Kinds() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// modelField is a field that only some kinds have: its name as a reader
+// (and the CLI's flag) calls it, whether a scenario sets it, and the kinds
+// it applies to.
+type modelField struct {
+	name  string
+	set   func(Scenario) bool
+	kinds []Kind
+}
+
+var (
+	onlyOverload  = []Kind{Overload}
+	onlyReconnect = []Kind{Reconnect}
+	fleetKinds    = []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned}
+)
+
+// modelFields are the fields that apply to some kinds only, before
+// defaults: a scenario of another kind that sets one is refused, naming
+// it, rather than replayed as if it did not.
+var modelFields = []modelField{
+	{"rate", func(s Scenario) bool { return s.Rate != 0 }, onlyOverload},
+	{"rtt", func(s Scenario) bool { return s.RTT != 0 }, []Kind{Overload, Reconnect}},
+	{"timeout", func(s Scenario) bool { return s.Timeout != 0 }, onlyOverload},
+	{"dip", func(s Scenario) bool { return s.Dip != 0 }, onlyOverload},
+	{"dip-for", func(s Scenario) bool { return s.DipFor != 0 }, onlyOverload},
+	{"dip-at", func(s Scenario) bool { return s.DipAt != 0 }, onlyOverload},
+	{"ramp", func(s Scenario) bool { return s.Ramp != 0 }, onlyOverload},
+	{"queue-limit", func(s Scenario) bool { return s.QueueLimit != 0 }, onlyOverload},
+	{"drop-expired", func(s Scenario) bool { return s.DropExpired }, onlyOverload},
+	{"on-drop", func(s Scenario) bool { return s.OnDrop != "" }, onlyReconnect},
+	{"refuse-cold", func(s Scenario) bool { return s.RefuseCold }, onlyReconnect},
+	{"cpu", func(s Scenario) bool { return s.CPU != 0 }, onlyReconnect},
+	{"handshake", func(s Scenario) bool { return s.Handshake != 0 }, onlyReconnect},
+	{"warm-up", func(s Scenario) bool { return s.WarmUp != 0 }, onlyReconnect},
+	{"cold-drop", func(s Scenario) bool { return s.ColdDrop != 0 }, onlyReconnect},
+	{"latency", func(s Scenario) bool { return s.Latency != 0 || s.LatencySD != 0 }, []Kind{Contention}},
+	{"server", func(s Scenario) bool { return s.Server != "" && s.Server != PerSecond }, fleetKinds},
+	{"window", func(s Scenario) bool { return s.Window != 0 && s.Window != DefaultWindow }, fleetKinds},
+	{"burst", func(s Scenario) bool { return s.Burst != 0 }, fleetKinds},
+	{"retry-after", func(s Scenario) bool { return s.RetryAfter != 0 }, fleetKinds},
+	{"period", func(s Scenario) bool { return s.Period != 0 }, fleetKinds},
+	{"timer-offset", func(s Scenario) bool { return s.TimerOffset != "" && s.TimerOffset != OffsetScenario }, fleetKinds},
+	{"down", func(s Scenario) bool { return s.Down != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Reconnect}},
+	{"start-spread", func(s Scenario) bool { return s.StartSpread != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Reconnect}},
+	{"accept-rate", func(s Scenario) bool { return s.AcceptRate != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Overload, Reconnect}},
+	{"retries", func(s Scenario) bool { return s.Retries != 0 }, []Kind{Storm, Overload}},
+	{"threshold", func(s Scenario) bool { return s.Threshold != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Overload, Reconnect}},
+}
+
+// modelFieldsApply refuses a field, set before defaults, that s's kind
+// does not have.
+func (s Scenario) modelFieldsApply() error {
+	kind := s.Kind
+	if kind == "" {
+		kind = Outage
+	}
+	for _, f := range modelFields {
+		if !f.set(s) || slices.Contains(f.kinds, kind) {
+			continue
+		}
+		if len(f.kinds) == 1 {
+			return invalid("%s is a field of the %s scenario, not of %s", f.name, f.kinds[0], kind)
+		}
+		return invalid("%s does not apply to the %s scenario", f.name, kind)
+	}
+	return nil
+}
+
+// validateModel reports the first field of a server model's scenario,
+// after defaults, that is out of range, naming it as the CLI's flag does.
+func (s Scenario) validateModel() error {
+	if s.Clients < 0 {
+		return invalid("clients %d is negative", s.Clients)
+	}
+	if s.Threshold < 0 || math.IsNaN(s.Threshold) || math.IsInf(s.Threshold, 0) || s.Threshold > maxThreshold {
+		return invalid("threshold %v is not a positive number up to 1e12", s.Threshold)
+	}
+	if s.Horizon < 0 || s.Horizon > maxHorizon {
+		return invalid("horizon %v is not between 0 and %v", s.Horizon, maxHorizon)
+	}
+	switch s.Kind {
+	case Overload:
+		return s.validateOverload()
+	case Reconnect:
+		return s.validateReconnect()
+	}
+	return s.contention().validate()
+}
+
+func (s Scenario) validateOverload() error {
+	window := recoveryWindow * time.Second
+	end := s.DipAt + s.DipFor + s.Ramp
+	switch {
+	case !(s.Rate > 0) || math.IsInf(s.Rate, 0):
+		return invalid("rate %v requests a second is not a positive number", s.Rate)
+	case !(s.AcceptRate >= minOverloadCapacity && s.AcceptRate <= maxOverloadCapacity):
+		return invalid("accept-rate %v jobs a second is not between 1e-6 and 1e6", s.AcceptRate)
+	case s.Rate >= s.AcceptRate:
+		return invalid("rate %v requests a second is at or over the accept-rate of %v jobs a second: the server is overloaded without a dip, and no fleet recovers from that", s.Rate, s.AcceptRate)
+	case s.Timeout <= 0:
+		return invalid("timeout %v is not positive", s.Timeout)
+	case s.RTT < 0:
+		return invalid("rtt %v is negative", s.RTT)
+	case s.RTT >= s.Timeout:
+		return invalid("rtt %v is not shorter than the %v timeout: every attempt would time out", s.RTT, s.Timeout)
+	case s.Retries < NoRetries || s.Retries > maxOverloadRetries:
+		return invalid("retries %d is not between 0 and %d", max(s.Retries, 0), maxOverloadRetries)
+	case s.Dip != DipStall && !(s.Dip > 0 && s.Dip < 1):
+		return invalid("dip %v is not a fraction of the capacity above 0 and below 1 (a dip to 0 stalls the server)", s.Dip)
+	case s.DipFor <= 0:
+		return invalid("dip-for %v is not positive: without a dip there is nothing to recover from", s.DipFor)
+	case s.DipAt < 0:
+		return invalid("dip-at %v is negative", s.DipAt)
+	case s.Ramp < 0:
+		return invalid("ramp %v is negative", s.Ramp)
+	case s.QueueLimit < 0:
+		return invalid("queue-limit %d is negative", s.QueueLimit)
+	case end > s.Horizon-window:
+		return invalid("the dip ends at %v (dip-at %v, dip-for %v, ramp %v), less than %v before the %v horizon: recovery could not be judged", end, s.DipAt, s.DipFor, s.Ramp, window, s.Horizon)
+	}
+	return s.overload().validate()
+}
+
+func (s Scenario) validateReconnect() error {
+	window := recoveryWindow * time.Second
+	switch {
+	case !(s.CPU >= 1 && s.CPU <= maxReconnectUnits) || s.CPU != math.Trunc(s.CPU):
+		return invalid("cpu %v units a second is not a whole number from 1 to 1e12", s.CPU)
+	case !(s.Handshake >= 1 && s.Handshake <= maxReconnectUnits) || s.Handshake != math.Trunc(s.Handshake):
+		return invalid("handshake %v units is not a whole number from 1 to 1e12", s.Handshake)
+	case !(s.WarmUp >= 0 && s.WarmUp <= maxReconnectUnits) || s.WarmUp != math.Trunc(s.WarmUp):
+		return invalid("warm-up %v units is not a whole number from 0 to 1e12", s.WarmUp)
+	case s.ColdDrop < 0:
+		return invalid("cold-drop %v is negative", s.ColdDrop)
+	case s.RTT < 0:
+		return invalid("rtt %v is negative", s.RTT)
+	case s.Down < 0:
+		return invalid("down %v is negative", s.Down)
+	case s.StartSpread < 0:
+		return invalid("start-spread %v is negative", s.StartSpread)
+	case s.AcceptRate != s.CPU/s.Handshake:
+		return invalid("accept-rate %v is not the broker's handshakes a second, cpu over handshake (%v): set cpu and handshake instead", s.AcceptRate, s.CPU/s.Handshake)
+	case !slices.Contains(DropRules(), s.OnDrop):
+		return invalid("unknown on-drop %q (want reset, reset-jitter or continue)", string(s.OnDrop))
+	case s.Down > s.Horizon-window:
+		return invalid("down %v ends less than %v before the %v horizon: recovery could not be judged", s.Down, window, s.Horizon)
+	}
+	return s.reconnect().validate()
+}
+
+// overload returns the overload model of s, after defaults.
+func (s Scenario) overload() overload {
+	o := overload{
+		Devices:     s.Clients,
+		Rate:        s.Rate,
+		RTT:         s.RTT,
+		Capacity:    s.AcceptRate,
+		DipStart:    s.DipAt,
+		DipLength:   s.DipFor,
+		DipFraction: max(s.Dip, 0),
+		Ramp:        s.Ramp,
+		Timeout:     s.Timeout,
+		Retries:     max(s.Retries, 0),
+		QueueLimit:  s.QueueLimit,
+		DropExpired: s.DropExpired,
+		Horizon:     s.Horizon,
+		ids:         s.IDs,
+	}
+	return o
+}
+
+// reconnect returns the reconnect model of s, after defaults.
+func (s Scenario) reconnect() reconnect {
+	rule := dropReset
+	switch s.OnDrop {
+	case DropResetJitter:
+		rule = dropResetJitter
+	case DropContinue:
+		rule = dropContinue
+	}
+	return reconnect{
+		Devices:     s.Clients,
+		Spread:      s.StartSpread,
+		RTT:         s.RTT,
+		Down:        s.Down,
+		CPU:         int64(s.CPU),
+		Handshake:   int64(s.Handshake),
+		Refusal:     1,
+		WarmUp:      int64(s.WarmUp),
+		ColdDrop:    s.ColdDrop,
+		RefuseCold:  s.RefuseCold,
+		OnDrop:      rule,
+		MaxAttempts: s.MaxAttempts,
+		Horizon:     s.Horizon,
+		ids:         s.IDs,
+	}
+}
+
+// contention returns the contention model of s, after defaults.
+func (s Scenario) contention() contention {
+	return contention{Clients: s.Clients, NetMean: s.Latency, NetSD: s.LatencySD, Horizon: s.Horizon, ids: s.IDs}
+}
+
+// trigger returns when the trigger of a recovery kind ends: the dip's end
+// (before its ramp) in an Overload, the end of the broker's downtime in a
+// Reconnect.
+func (s Scenario) triggerEnd() time.Duration {
+	if s.Kind == Overload {
+		return s.DipAt + s.DipFor
+	}
+	return s.Down
+}
+
+// RecoveryFrom returns, for a recovery kind after defaults, the instant
+// from which recovery is judged: the trigger's end, rounded up to a whole
+// second. A run that did not recover counts as recovering after
+// Horizon−RecoveryFrom (see [RecoveryTime]).
+func (s Scenario) RecoveryFrom() time.Duration { return s.recoveryStart() }
+
+// recoveryStart returns the instant from which recovery is judged: the
+// trigger's end, rounded up to a whole second.
+func (s Scenario) recoveryStart() time.Duration {
+	return (s.triggerEnd() + time.Second - 1).Truncate(time.Second)
+}
+
+// A modelEngine replays runs of one of the server models.
+type modelEngine interface {
+	run(run int, seed uint64) (Run, error)
+}
+
+// newModelEngine returns the engine of s, after defaults, for policies
+// of f; f is nil for a Contention's NoBackoff.
+func newModelEngine(s Scenario, f kit.Factory) (modelEngine, error) {
+	switch s.Kind {
+	case Overload:
+		e, err := newOverloadEngine(s.overload(), f)
+		if err != nil {
+			return nil, err
+		}
+		return overloadModel{e, s}, nil
+	case Reconnect:
+		return newReconnectModel(s, f)
+	}
+	e, err := newContentionEngine(s.contention(), f)
+	if err != nil {
+		return nil, err
+	}
+	return contentionModel{e}, nil
+}
+
+type overloadModel struct {
+	e *overloadEngine
+	s Scenario
+}
+
+func (m overloadModel) run(i int, seed uint64) (Run, error) {
+	r, err := m.e.replay(i, seed)
+	if err != nil {
+		return Run{}, err
+	}
+	series := r.Series
+	out := Run{
+		Seed:                     r.Seed,
+		Attempts:                 r.Attempts,
+		Served:                   r.Successes,
+		GaveUp:                   r.Stopped + r.Exhausted,
+		Timeouts:                 r.Timeouts,
+		Rejections:               r.Rejections,
+		JobsAtEnd:                r.JobsAtEnd,
+		Amplification:            r.Amplification,
+		AmplificationFromTrigger: r.AmplificationFromTrigger,
+		Goodput:                  r.GoodputAfterTrigger,
+		Series:                   &series,
+	}
+	out.setRecovery(m.s, r.Recovery == verdict.Pass, r.RecoveredAt)
+	out.setPeaks(m.s, series.Arrivals, series.RetryArrivals)
+	return out, nil
+}
+
+// setRecovery sets the recovery of a run of s that recovered, or not, at
+// at (measured from t0).
+func (r *Run) setRecovery(s Scenario, recovered bool, at time.Duration) {
+	r.Recovered = recovered
+	if recovered {
+		r.RecoveredAfter = at - s.recoveryStart()
+	}
+}
+
+// setPeaks sets the run's histograms, in whole seconds, and its peaks.
+func (r *Run) setPeaks(s Scenario, arrivals, retries []int) {
+	r.Arrivals, r.RetryArrivals = trimInts(arrivals), trimInts(retries)
+	for i := range arrivals {
+		r.BusiestWindowArrivals = max(r.BusiestWindowArrivals, arrivals[i])
+		r.PeakRetryArrivals = max(r.PeakRetryArrivals, retries[i])
+	}
+	r.PeakRatio = float64(r.PeakRetryArrivals) / s.windowBudget()
+}
+
+// trimInts returns h without its trailing zeros, and empty, not nil, when
+// it has nothing else.
+func trimInts(h []int) []int {
+	n := len(h)
+	for n > 0 && h[n-1] == 0 {
+		n--
+	}
+	return append([]int{}, h[:n]...)
+}
+
+type reconnectModel struct {
+	e *reconnectEngine
+	s Scenario
+}
+
+// newReconnectModel returns the engine of a Reconnect's runs.
+func newReconnectModel(s Scenario, f kit.Factory) (modelEngine, error) {
+	e, err := newReconnectEngine(s.reconnect(), f)
+	if err != nil {
+		return nil, err
+	}
+	return reconnectModel{e, s}, nil
+}
+
+func (m reconnectModel) run(i int, seed uint64) (Run, error) {
+	r, err := m.e.replay(i, seed)
+	if err != nil {
+		return Run{}, err
+	}
+	series := r.Series
+	out := Run{
+		Seed:           r.Seed,
+		AllServed:      r.AllServed,
+		Attempts:       r.Attempts,
+		Served:         r.Served,
+		GaveUp:         r.GaveUp,
+		AttemptLimited: r.AtLimit,
+		Pending:        r.Devices - r.Served - r.GaveUp,
+		Accepted:       r.Accepted,
+		Dropped:        r.Dropped,
+		Refused:        r.Refused,
+		Warm:           r.WarmAt >= 0,
+		WarmAt:         max(r.WarmAt, 0),
+		Amplification:  r.Amplification,
+		Goodput:        r.GoodputAfterTrigger,
+		Series:         &series,
+	}
+	out.setRecovery(m.s, r.Recovery == verdict.Pass, r.RecoveredAt)
+	out.setPeaks(m.s, series.Arrivals, series.RetryArrivals)
+	return out, nil
+}
+
+type contentionModel struct{ e *contentionEngine }
+
+func (m contentionModel) run(i int, seed uint64) (Run, error) {
+	r, err := m.e.replay(i, seed)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{
+		Seed:      r.Seed,
+		AllServed: r.LastSuccess,
+		Attempts:  r.Calls,
+		Reads:     r.Reads,
+		Served:    r.Successes,
+		GaveUp:    r.Stopped,
+		Pending:   r.Unfinished,
+	}, nil
+}
+
+// replayModel replays the runs of a server model's scenario s (after
+// defaults, validated) with cfg (after defaults), its baselines and, when
+// asked, its tipping point.
+func replayModel(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
+	res, err := replayModelRuns(ctx, f, s, cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	if res.Baselines, err = baselines(ctx, s, cfg); err != nil {
+		return Result{}, err
+	}
+	if cfg.TippingPoint && s.Kind == Overload {
+		tp, err := tippingPoint(ctx, f, s, cfg)
+		if err != nil {
+			return Result{}, err
+		}
+		res.TippingPoint = &tp
+	}
+	return res, nil
+}
+
+// replayModelRuns replays the runs of s with cfg, workers at a time, and
+// summarizes them. The runs, and the error of the lowest-numbered run that
+// fails, depend only on f, s and cfg.Seed.
+func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
+	workers := max(1, min(cfg.Workers, cfg.Runs, s.budget(cfg).workers))
+	runs := make([]Run, cfg.Runs)
+	errs := make([]error, cfg.Runs)
+	var next atomic.Int64
+	var failed atomic.Int64
+	failed.Store(int64(cfg.Runs))
+	var wg sync.WaitGroup
+	start := make([]modelEngine, workers)
+	for w := range start {
+		e, err := newModelEngine(s, f)
+		if err != nil {
+			return Result{}, err
+		}
+		start[w] = e
+	}
+	for _, e := range start {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= cfg.Runs || int64(i) > failed.Load() {
+					return
+				}
+				if !runModel(e, i, runSeed(cfg.Seed, i), &runs[i], &errs[i]) {
+					return
+				}
+				if errs[i] != nil {
+					for {
+						old := failed.Load()
+						if int64(i) >= old || failed.CompareAndSwap(old, int64(i)) {
+							break
+						}
+					}
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		select {
+		case <-done:
+		case <-time.After(stuckGrace):
+			return Result{}, fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: a policy's call did not return (%w)", stuckGrace, context.Cause(ctx))
+		}
+	}
+	for i := range errs {
+		if errs[i] != nil {
+			return Result{}, errs[i]
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("sim: replay stopped: %w", context.Cause(ctx))
+	}
+	rep := representativeBy(runs, func(r Run) float64 { return modelKey(s, r) })
+	for i := range runs {
+		if i != rep {
+			runs[i].Series = nil
+			if cfg.RepresentativeOnly {
+				runs[i].Arrivals, runs[i].RetryArrivals = nil, nil
+			}
+		}
+	}
+	return Result{Scenario: s, Config: cfg, Runs: runs, Representative: rep, Summary: summarize(runs, s, cfg)}, nil
+}
+
+// runModel replays run i on e into *run or *err, and reports false when a
+// call of the policy ended the goroutine (runtime.Goexit) instead of
+// returning: the run is then the policy's failure.
+func runModel(e modelEngine, i int, seed uint64, run *Run, err *error) (returned bool) {
+	defer func() {
+		if !returned {
+			*err = &DeviceError{Run: i, Seed: seed, Cause: StopPanic, Err: errGoexit}
+		}
+	}()
+	*run, *err = e.run(i, seed)
+	return true
+}
+
+// modelKey is the figure by which the representative run of a server
+// model is chosen: the time to recover, in the recovery kinds, and the
+// work in a Contention.
+func modelKey(s Scenario, r Run) float64 {
+	if s.Kind.Recovers() {
+		return RecoveryTime.Of(r, s)
+	}
+	return float64(r.Attempts)
+}

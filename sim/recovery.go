@@ -1,0 +1,277 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
+)
+
+// Names of the baselines.
+const (
+	// BaselineNoRetries is an Overload's baseline: the same fleet, whose
+	// requests never retry.
+	BaselineNoRetries = "no retries"
+	// BaselineNoBackoff is a Contention's baseline without backoff: a
+	// client reads again as soon as its write fails.
+	BaselineNoBackoff = "no backoff"
+)
+
+// The rule of SlowRecovery: recovery is much longer than the baseline's
+// when it takes at least slowFactor times as long, and slowMargin more.
+const (
+	slowFactor = 2
+	slowMargin = 2 * recoveryWindow * time.Second
+)
+
+// Recovered returns how many of the runs recovered after the trigger.
+func (r Result) Recovered() int {
+	n := 0
+	for _, run := range r.Runs {
+		if run.Recovered {
+			n++
+		}
+	}
+	return n
+}
+
+// baselines replays the kit's baselines of s with cfg: an Overload's
+// fleet without retries, a Contention's simulator strategies and no
+// backoff. The other kinds have none.
+func baselines(ctx context.Context, s Scenario, cfg Config) ([]Baseline, error) {
+	var out []Baseline
+	add := func(name string, s Scenario, f kit.Factory) error {
+		res, err := replayModelRuns(ctx, f, s, cfg)
+		if err != nil {
+			return fmt.Errorf("sim: the %s baseline: %w", name, err)
+		}
+		out = append(out, Baseline{Name: name, Recovered: res.Recovered(), Summary: res.Summary})
+		return nil
+	}
+	switch s.Kind {
+	case Overload:
+		b := s
+		b.Retries = NoRetries
+		if err := add(BaselineNoRetries, b, noRetryPolicy); err != nil {
+			return nil, err
+		}
+	case Contention:
+		for st := awsNone; st <= awsDecorrelated; st++ {
+			name := awsBaselineNames[st]
+			if err := add(name, s, awsBackoff(st, defaultContentionBase, defaultContentionCap)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// noRetryPolicy is the factory of a baseline whose requests never retry:
+// its policies are made and never asked for a delay.
+var noRetryPolicy = kit.Spec{Strategy: kit.None, Base: time.Second, Cap: time.Second}.Factory()
+
+// awsBaselineNames are the names of the simulator's strategies as
+// baselines.
+var awsBaselineNames = [...]string{BaselineNoBackoff, "exponential", "full jitter", "equal jitter", "decorrelated jitter"}
+
+// baseline returns the baseline named name, or nil.
+func (r Result) baseline(name string) *Baseline {
+	for i := range r.Baselines {
+		if r.Baselines[i].Name == name {
+			return &r.Baselines[i]
+		}
+	}
+	return nil
+}
+
+// fails reports whether a replay of runs of which recovered recovered
+// fails on recovery: its median run did not recover.
+func failsRecovery(recovered, runs int) bool { return runs > 0 && 2*recovered <= runs }
+
+// tippingPoint searches the shortest dip, in whole seconds, that s's
+// fleet, and its baseline without retries, fail to recover from.
+func tippingPoint(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (TippingPoint, error) {
+	longest := (s.Horizon - s.DipAt - s.Ramp - recoveryWindow*time.Second).Truncate(time.Second)
+	tp := TippingPoint{Longest: longest}
+	search := func(s Scenario, f kit.Factory) (time.Duration, error) {
+		fails := func(d time.Duration) (bool, error) {
+			s := s
+			s.DipFor = d
+			res, err := replayModelRuns(ctx, f, s, cfg)
+			if err != nil {
+				return false, err
+			}
+			return failsRecovery(res.Recovered(), len(res.Runs)), nil
+		}
+		hi := longest / time.Second
+		if bad, err := fails(hi * time.Second); err != nil || !bad {
+			return 0, err
+		}
+		lo := time.Duration(0) // the longest dip known to recover, or 0
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			bad, err := fails(mid * time.Second)
+			if err != nil {
+				return 0, err
+			}
+			if bad {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		return hi * time.Second, nil
+	}
+	var err error
+	if tp.Dip, err = search(s, f); err != nil {
+		return TippingPoint{}, err
+	}
+	b := s
+	b.Retries = NoRetries
+	if tp.BaselineDip, err = search(b, noRetryPolicy); err != nil {
+		return TippingPoint{}, fmt.Errorf("sim: the tipping point of the %s baseline: %w", BaselineNoRetries, err)
+	}
+	return tp, nil
+}
+
+// modelStatus judges a server model's replay. The recovery kinds fail
+// when the median run did not recover (at most half of the runs did) and a
+// Reconnect, or a Contention, when the median run leaves devices
+// unserved at the horizon; the peak ratio is reported and does not
+// decide. Fewer than MinRunsToPass runs are inconclusive; a warning (see
+// [Result.Warnings]) warns.
+func (r Result) modelStatus() verdict.Status {
+	s := r.Scenario
+	switch {
+	case len(r.Runs) == 0:
+		return verdict.Inconclusive
+	case s.Kind.Recovers() && failsRecovery(r.Recovered(), len(r.Runs)):
+		return verdict.Fail
+	case s.Kind != Overload && r.Summary[Served].Median < float64(s.Clients):
+		return verdict.Fail
+	case len(r.Runs) < MinRunsToPass:
+		return verdict.Inconclusive
+	case len(r.Warnings()) > 0:
+		return verdict.Warn
+	}
+	return verdict.Pass
+}
+
+// modelWarnings returns a server model's warnings.
+func (r Result) modelWarnings() []Warning {
+	var out []Warning
+	s, sum := r.Scenario, r.Summary
+	if s.Kind.Recovers() {
+		rec := sum[RecoveryTime]
+		never := (s.Horizon - s.recoveryStart()).Seconds()
+		if b := r.baseline(BaselineNoRetries); b != nil && slowerThan(rec.Median, b.Summary[RecoveryTime].Median) {
+			out = append(out, SlowRecovery)
+		}
+		if !failsRecovery(r.Recovered(), len(r.Runs)) && rec.High >= never {
+			out = append(out, RecoveryUncertain)
+		}
+	}
+	if b := r.baseline(BaselineNoBackoff); s.Kind == Contention && b != nil && sum[Attempts].Median > b.Summary[Attempts].Median {
+		out = append(out, MoreWork)
+	}
+	return out
+}
+
+// slowerThan reports whether a recovery of got seconds is much longer than
+// the baseline's base (see SlowRecovery).
+func slowerThan(got, base float64) bool {
+	return got >= slowFactor*base && got >= base+slowMargin.Seconds()
+}
+
+// modelDetail says what a server model's replay judged and found.
+func (r Result) modelDetail() string {
+	s, sum := r.Scenario, r.Summary
+	var b strings.Builder
+	runs := len(r.Runs)
+	ci := fmt.Sprintf("median of %d runs, %g%% CI", runs, 100*r.Config.Level)
+	if s.Kind == Contention {
+		fmt.Fprintf(&b, "%s writes %s and the last client succeeded after %s (%s); %s of %s clients succeeded",
+			count(sum[Attempts].Median), interval(sum[Attempts], "%.0f"), seconds(sum[AllServed].Median), ci,
+			count(sum[Served].Median), count(float64(s.Clients)))
+		if n := sum[Pending].Median; n > 0 {
+			fmt.Fprintf(&b, ", %s unfinished at the %s horizon", count(n), kit.FormatDuration(s.Horizon))
+		}
+		for _, base := range r.Baselines {
+			fmt.Fprintf(&b, "; %s: %s writes, %s", base.Name, count(base.Summary[Attempts].Median), seconds(base.Summary[AllServed].Median))
+		}
+		return b.String()
+	}
+	rec := sum[RecoveryTime]
+	ended := "the dip's end"
+	if s.Kind == Reconnect {
+		ended = "the broker's return"
+	}
+	if failsRecovery(r.Recovered(), runs) {
+		fmt.Fprintf(&b, "never recovered within the %s horizon after %s: %d of %d runs recovered", kit.FormatDuration(s.Horizon), ended, r.Recovered(), runs)
+	} else {
+		fmt.Fprintf(&b, "recovered %s after %s %s (%s); %d of %d runs recovered",
+			seconds(rec.Median), ended, interval(rec, "%.0fs"), ci, r.Recovered(), runs)
+	}
+	if base := r.baseline(BaselineNoRetries); base != nil {
+		bm := base.Summary[RecoveryTime].Median
+		switch {
+		case failsRecovery(base.Recovered, runs):
+			fmt.Fprintf(&b, "; without retries it never recovers either")
+		case slowerThan(rec.Median, bm):
+			fmt.Fprintf(&b, "; without retries it recovers after %s, %.1f× faster", seconds(bm), rec.Median/max(bm, 1))
+		default:
+			fmt.Fprintf(&b, "; without retries it recovers after %s", seconds(bm))
+		}
+	}
+	if tp := r.TippingPoint; tp != nil {
+		fmt.Fprintf(&b, "; tipping point: %s", tp.text())
+	}
+	amp := sum[Amplification]
+	fmt.Fprintf(&b, "; retry amplification %.2f %s", amp.Median, interval(amp, "%.2f"))
+	if s.Kind == Overload {
+		fmt.Fprintf(&b, ", %.2f from the trigger on", sum[AmplificationFromTrigger].Median)
+	}
+	fmt.Fprintf(&b, "; goodput after the trigger %.0f%% of offered", 100*sum[Goodput].Median)
+	switch s.Kind {
+	case Overload:
+		fmt.Fprintf(&b, "; %s jobs in the system at the %s horizon", count(sum[JobsAtEnd].Median), kit.FormatDuration(s.Horizon))
+	case Reconnect:
+		fmt.Fprintf(&b, "; %s of %s devices served", count(sum[Served].Median), count(float64(s.Clients)))
+		if sum[Served].Median >= float64(s.Clients) {
+			fmt.Fprintf(&b, ", all after %s", seconds(sum[AllServed].Median))
+		}
+		fmt.Fprintf(&b, "; %s sessions accepted, %s dropped cold", count(sum[SessionsAccepted].Median), count(sum[SessionsDropped].Median))
+		if w := sum[WarmUpTime].Median; w < s.Horizon.Seconds() {
+			fmt.Fprintf(&b, "; broker warm after %s", seconds(w))
+		} else {
+			b.WriteString("; the broker never warmed up")
+		}
+	}
+	p := sum[PeakRatio]
+	fmt.Fprintf(&b, "; peak ratio %.2f [%.2f, %.2f], reported, not judged", p.Median, p.Low, p.High)
+	return b.String()
+}
+
+// text says where the tipping point is.
+func (tp TippingPoint) text() string {
+	say := func(d time.Duration) string {
+		if d == 0 {
+			return "none up to " + kit.FormatDuration(tp.Longest)
+		}
+		return kit.FormatDuration(d)
+	}
+	return fmt.Sprintf("the shortest dip the fleet does not recover from is %s; without retries, %s", say(tp.Dip), say(tp.BaselineDip))
+}
+
+// interval writes an estimate's interval in brackets, each end in format.
+func interval(e Estimate, format string) string {
+	return fmt.Sprintf("["+format+", "+format+"]", e.Low, e.High)
+}
+
+// seconds writes x seconds as a reader would.
+func seconds(x float64) string {
+	return kit.FormatDuration(time.Duration(x * float64(time.Second)).Round(100 * time.Millisecond))
+}
