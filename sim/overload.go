@@ -557,7 +557,7 @@ type overloadEngine struct {
 	gen     olEvent
 	genDev  uint32
 	genAt   int64 // the time of the last request drawn
-	retries []olEvent
+	retries olHeap
 	arrive  olRing
 	dead    olRing
 	reject  olRing
@@ -701,8 +701,8 @@ func (e *overloadEngine) replay(run int, seed uint64) (overloadRun, error) {
 		if h := e.dead.first; h.before(ev) {
 			ev, from, ring = h, fromRing, &e.dead
 		}
-		if len(e.retries) > 0 && e.retries[0].before(ev) {
-			ev, from = e.retries[0], fromRetries
+		if h := e.retries.min(); h.before(ev) {
+			ev, from = h, fromRetries
 		}
 		if ev.t >= e.horizon {
 			break
@@ -714,7 +714,7 @@ func (e *overloadEngine) replay(run int, seed uint64) (overloadRun, error) {
 		case fromWorker:
 			e.complete(ev.t)
 		case fromRetries:
-			e.popRetry()
+			e.retries.pop()
 			e.send(ev.t, ev.req())
 		case fromRing:
 			ring.pop()
@@ -882,7 +882,7 @@ func (e *overloadEngine) failure(ev olEvent, timeout bool) {
 		e.release(k)
 		return
 	}
-	e.pushRetry(olEvent{t + d, olKey(olSend, k, a+1)})
+	e.retries.push(olEvent{t + d, olKey(olSend, k, a+1)})
 }
 
 // release drops request k's policy once it has no use.
@@ -993,38 +993,61 @@ func makePolicy(f kit.Factory, d kit.Device) (p kit.Policy, cause StopCause, err
 	return p, 0, nil
 }
 
-// pushRetry and popRetry keep the retries in a binary heap.
-func (e *overloadEngine) pushRetry(ev olEvent) {
-	e.retries = append(e.retries, ev)
-	h := e.retries
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h[i].before(h[p]) {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
+// An olHeap is a 4-ary min-heap of events, in the order of olEvent.before:
+// the queue of the events whose time a policy chooses (an overload's
+// retries, a reconnect's sends). Four children a node halve the depth of
+// a binary heap, and a pop's sift-down compares siblings that share a
+// cache line.
+type olHeap []olEvent
+
+// min returns the first event, or olNone.
+func (h olHeap) min() olEvent {
+	if len(h) == 0 {
+		return olNone
 	}
+	return h[0]
 }
 
-func (e *overloadEngine) popRetry() {
-	h := e.retries
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
+func (h *olHeap) push(ev olEvent) {
+	a := append(*h, ev)
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if !ev.before(a[p]) {
 			break
 		}
-		if r := l + 1; r < n && h[r].before(h[l]) {
-			l = r
-		}
-		if !h[l].before(h[i]) {
-			break
-		}
-		h[i], h[l] = h[l], h[i]
-		i = l
+		a[i] = a[p]
+		i = p
 	}
-	e.retries = h
+	a[i] = ev
+	*h = a
+}
+
+func (h *olHeap) pop() {
+	a := *h
+	n := len(a) - 1
+	last := a[n]
+	a = a[:n]
+	i := 0
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		for j := c + 1; j < min(c+4, n); j++ {
+			if a[j].before(a[m]) {
+				m = j
+			}
+		}
+		if !a[m].before(last) {
+			break
+		}
+		a[i] = a[m]
+		i = m
+	}
+	if n > 0 {
+		a[i] = last
+	}
+	*h = a
 }

@@ -350,7 +350,14 @@ type reconnectEngine struct {
 	ids  []string
 	boot time.Time
 
-	sends   []olEvent // a heap
+	sends olHeap
+	// now holds, in order, the sends due at the instant being handled
+	// (a reset's reconnect at once), which would otherwise go through the
+	// heap only to come out of it next; cur is that instant and nowLast
+	// the last send now holds.
+	now     olRing
+	nowLast olEvent
+	cur     int64
 	arrive  olRing
 	drop    olRing
 	dropped olRing
@@ -367,6 +374,14 @@ type reconnectEngine struct {
 
 	pol []kit.Policy
 	att []uint32 // the connects each device has sent
+
+	// With a built-in factory, whose policies are functions of the
+	// device, each device has one policy whose delays the engine keeps
+	// (seq, -1 for a stop): a reset starts the device's sequence again at
+	// pos 0 rather than making a policy that would give the same delays.
+	builtin bool
+	seq     [][]int64
+	pos     []uint32
 
 	r          reconnectRun
 	sampled    int
@@ -392,6 +407,10 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 		att:     make([]uint32, c.Devices),
 	}
 	e.back = int64(c.RTT) - e.out
+	if _, e.builtin = builtinSpec(f); e.builtin {
+		e.seq = make([][]int64, c.Devices)
+		e.pos = make([]uint32, c.Devices)
+	}
 	return e, nil
 }
 
@@ -403,7 +422,12 @@ func (e *reconnectEngine) reset(run int, seed uint64) {
 	clear(e.ids)
 	clear(e.pol)
 	clear(e.att)
+	for i := range e.seq {
+		e.seq[i] = e.seq[i][:0]
+	}
+	clear(e.pos)
 	e.sends = e.sends[:0]
+	e.now.reset()
 	e.arrive.reset()
 	e.drop.reset()
 	e.dropped.reset()
@@ -441,9 +465,7 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 	for e.err == nil {
 		ev := olNone
 		var ring *olRing
-		if len(e.sends) > 0 {
-			ev = e.sends[0]
-		}
+		ev = e.sends.min()
 		if h := e.reply.first; h.before(ev) {
 			ev, ring = h, &e.reply
 		}
@@ -456,13 +478,17 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 		if h := e.drop.first; h.before(ev) {
 			ev, ring = h, &e.drop
 		}
+		if h := e.now.first; h.before(ev) {
+			ev, ring = h, &e.now
+		}
 		if ev.t >= e.horizon {
 			break
 		}
+		e.cur = ev.t
 		e.sample(ev.t)
 		e.tick(ev.t)
 		if ring == nil {
-			e.popSend()
+			e.sends.pop()
 		} else {
 			ring.pop()
 		}
@@ -604,12 +630,16 @@ func (e *reconnectEngine) onDrop(t int64, dev uint32) {
 	if e.atLimit(dev) {
 		return
 	}
-	p, cause, err := makePolicy(e.f, kit.Device{ID: e.id(dev), Boot: e.boot})
-	if err != nil {
-		e.fail(dev, 0, t, cause, err)
-		return
+	if e.builtin {
+		e.pos[dev] = 0
+	} else {
+		p, cause, err := makePolicy(e.f, kit.Device{ID: e.id(dev), Boot: e.boot})
+		if err != nil {
+			e.fail(dev, 0, t, cause, err)
+			return
+		}
+		e.pol[dev] = p
 	}
-	e.pol[dev] = p
 	var u int64
 	if e.c.OnDrop == dropResetJitter {
 		d, ok := e.delay(t, dev)
@@ -629,7 +659,13 @@ func (e *reconnectEngine) onDrop(t int64, dev uint32) {
 // delay asks device dev's policy at t for its next delay, and returns
 // false when it stops (the device gives up) or fails (e.err).
 func (e *reconnectEngine) delay(t int64, dev uint32) (int64, bool) {
-	d, err := nextDelay(e.pol[dev])
+	var d int64
+	var err error
+	if e.builtin {
+		d, err = e.builtinDelay(dev)
+	} else {
+		d, err = nextDelay(e.pol[dev])
+	}
 	switch {
 	case err == nil:
 		return d, true
@@ -640,6 +676,27 @@ func (e *reconnectEngine) delay(t int64, dev uint32) (int64, bool) {
 		e.fail(dev, int(e.att[dev])+1, t, causeOf(err), err)
 	}
 	return 0, false
+}
+
+// builtinDelay returns device dev's next delay with a built-in factory:
+// the one its sequence holds at pos, asked of its policy the first time.
+func (e *reconnectEngine) builtinDelay(dev uint32) (int64, error) {
+	i := e.pos[dev]
+	e.pos[dev]++
+	if int(i) < len(e.seq[dev]) {
+		if d := e.seq[dev][i]; d >= 0 {
+			return d, nil
+		}
+		return 0, kit.ErrStop
+	}
+	d, err := nextDelay(e.pol[dev])
+	switch {
+	case err == nil:
+		e.seq[dev] = append(e.seq[dev], d)
+	case errors.Is(err, kit.ErrStop):
+		e.seq[dev] = append(e.seq[dev], -1)
+	}
+	return d, err
 }
 
 // id returns the id of device dev.
@@ -668,38 +725,13 @@ func reconnectError(run int, seed uint64, id string, attempt, sent int, t int64,
 		Err: fmt.Errorf("after %d connects, at %v: %w", sent, time.Duration(t), err)}
 }
 
-// pushSend and popSend keep the sends in a binary heap.
+// pushSend queues a send: in now when it is due at the instant being
+// handled and comes after the sends now holds, in the heap otherwise.
 func (e *reconnectEngine) pushSend(ev olEvent) {
-	e.sends = append(e.sends, ev)
-	h := e.sends
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h[i].before(h[p]) {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
+	if ev.t == e.cur && (e.now.n == 0 || e.nowLast.before(ev)) {
+		e.now.push(ev)
+		e.nowLast = ev
+		return
 	}
-}
-
-func (e *reconnectEngine) popSend() {
-	h := e.sends
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		if r := l + 1; r < n && h[r].before(h[l]) {
-			l = r
-		}
-		if !h[l].before(h[i]) {
-			break
-		}
-		h[i], h[l] = h[l], h[i]
-		i = l
-	}
-	e.sends = h
+	e.sends.push(ev)
 }

@@ -220,8 +220,8 @@ func (r Result) modelDetail() string {
 		switch {
 		case failsRecovery(base.Recovered, runs):
 			fmt.Fprintf(&b, "; without retries it never recovers either")
-		case slowerThan(rec.Median, bm):
-			fmt.Fprintf(&b, "; without retries it recovers after %s, %.1f× faster", seconds(bm), rec.Median/max(bm, 1))
+		case !failsRecovery(r.Recovered(), runs) && slowerThan(rec.Median, bm):
+			fmt.Fprintf(&b, "; without retries it recovers after %s, %s sooner", seconds(bm), seconds(rec.Median-bm))
 		default:
 			fmt.Fprintf(&b, "; without retries it recovers after %s", seconds(bm))
 		}

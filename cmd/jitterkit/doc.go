@@ -122,7 +122,7 @@ const helpPolicies = `A policy comes from one of four sources.
 var commandHeads = map[string][2]string{
 	"check": {`Check runs the property checks, listed below, on one policy. Warnings do not fail the check. A check that could not gather the evidence it needs (a program that stopped answering, too few devices) is inconclusive, never a pass; one that does not apply to the source (a trace cannot be made again at a frozen instant) is skipped.`,
 		`jitterkit check --policy equal:base=1s,cap=60s --devices 5000`},
-	"replay": {`Replay simulates a fleet of devices that fail together and retry against a server that accepts a limited number of requests per second, and judges the peak retry arrivals in one window against the window's accept budget.`,
+	"replay": {`Replay simulates a fleet of devices that fail together and retry against a server that accepts a limited number of requests per second, and judges the peak retry arrivals in one window against the window's accept budget. On the server models (--scenario overload, reconnect, contention) it judges recovery instead: see the notes below.`,
 		`jitterkit replay --policy full:base=10s,cap=120s --clients 5000 \
       --accept-rate 500 --down 30s --json replay.json`},
 	"gate": {`Gate runs the property checks and the fleet replay on one policy, compares it with the four built-in strategies on the same scenario, prints one verdict with what to change, and writes the reports. Add it to CI to stop a rollout on a policy that would storm.`,
@@ -131,6 +131,19 @@ var commandHeads = map[string][2]string{
 	"compare": {`Compare replays several policies on one scenario and prints a table: a row per fleet size, a column per policy, and in each cell the median over the runs with its 95% interval. The figure is the peak retry arrivals in one window for storm; the peak ratio and the time until all are served for the other scenarios. Without a policy it compares the four built-in strategies with base 100ms and cap 10s (or --cap); in a storm, base 1s and cap 30s, which bring a storm's peaks to about N/32, N/24 and N/74 for full, equal and decorrelated jitter. Compare judges nothing: it exits 0 once the table is written.`,
 		`jitterkit compare --scenario storm --clients 1000,10000,100000`},
 }
+
+// modelsNote describes, in the help of the commands that replay, the
+// server models and how each is judged, with an example each.
+var modelsNote = fmt.Sprintf(`The server models. Against a server that rejects at once, the peak ratio is a fine judge; against servers that queue work and time out, or brokers that accept and then drop, it can pass a fleet that never recovers and fail one that recovers in seconds. For these scenarios the verdict is recovery: from the trigger's end, rounded up to a whole second, time is cut into 5s windows, and the service has recovered from the first window from which on every window's failed attempts (timeouts, rejections and drops, counted when the client learns of them) are at most 1%% of the attempts sent in it. A fleet whose median run has not recovered by the horizon fails; the peak ratio is reported and does not decide. Each figure is the median over the runs with its interval, and the summary counts the runs that recovered.
+
+--scenario overload: an open-loop Poisson stream of --rate requests a second (default %g), each from a device chosen at random, into one FIFO queue served at --accept-rate jobs a second (default %g) that never cancels work. A client waits --timeout for each attempt (default %s) and retries up to --retries times on its policy (default %d; each request starts the policy afresh). The trigger is a dip of the capacity to --dip of it (default 10%%) for --dip-for (%s) from --dip-at (%s), back at once or over --ramp. Retries of timed-out work keep the queue full of work nobody waits for: no backoff fixes that, and the kit replays the same fleet without retries as its baseline, and warns when recovery takes at least twice as long as the baseline's and 10s more. The server-side fixes are --queue-limit N (reject at once while N jobs are waiting or in service) and --drop-expired (skip work whose client stopped waiting); a failing gate replays both and says which recover. --tipping-point searches the shortest dip, in whole seconds, the fleet does not recover from, beside the baseline's. Example: jitterkit replay --scenario overload --policy full:base=100ms,cap=10s --tipping-point
+
+--scenario reconnect: %d devices lose their sessions together and reconnect to a broker down for --down (%s), then with --cpu units a second (%g). A handshake costs --handshake units (%g), a refusal 1; the units left at the end of each second warm it up, and until --warm-up units (%g) have done so it drops each session --cold-drop after accepting it (%s), or with --refuse-cold refuses it. --on-drop says what a device does then: reset (its backoff, and reconnect at once, as several MQTT clients do), reset-jitter (reset and wait a random share of its first delay) or continue (count the drop as a failure). A reconnect that leaves devices unconnected at the horizon fails; the report says when all were connected, the sessions accepted and dropped, and when the broker became warm. Example: jitterkit gate --scenario reconnect --policy full:base=1s,cap=60s --on-drop continue
+
+--scenario contention: optimistic concurrency on one row, the model of the AWS Architecture Blog's backoff simulator. %d clients each read the row and write it conditionally on its version; a client whose write fails backs off on its policy and reads again, until it succeeds. Each message takes |Normal(--latency, --latency-sd)| (%s, %s). The figures are the writes (the work) and the time until the last client succeeds, beside the simulator's own strategies at a base of 5ms and a cap of 2s, whose first backoff is twice the base, and no backoff at all. It fails when clients are left unfinished at the horizon and warns when the policy makes more writes than no backoff. Example: jitterkit replay --scenario contention --policy full:base=10ms,cap=2s`,
+	sim.DefaultRate, sim.DefaultOverloadAcceptRate, kit.FormatDuration(sim.DefaultTimeout), sim.DefaultOverloadRetries, kit.FormatDuration(sim.DefaultDipFor), kit.FormatDuration(sim.DefaultDipAt),
+	sim.DefaultReconnectClients, kit.FormatDuration(sim.DefaultReconnectDown), sim.DefaultCPU, sim.DefaultHandshake, sim.DefaultWarmUp, kit.FormatDuration(sim.DefaultColdDrop),
+	sim.DefaultContentionClients, kit.FormatDuration(sim.DefaultLatency), kit.FormatDuration(sim.DefaultLatencySD))
 
 // fleetNote says, in the help of the commands that replay one fleet, what
 // they replay when no fleet is described.
@@ -163,6 +176,13 @@ func commandHelp(command string) string {
 	}
 	if command == "replay" || command == "gate" {
 		b.WriteString("\n" + wrap(fleetNote, 75, ""))
+		for _, para := range strings.Split(modelsNote, "\n\n") {
+			text, example, ok := strings.Cut(para, " Example: ")
+			b.WriteString("\n" + wrap(text, 75, ""))
+			if ok {
+				b.WriteString("\n  " + example + "\n")
+			}
+		}
 	}
 	if command != "compare" {
 		b.WriteString("\n" + wrap(outputsNote(command), 75, ""))

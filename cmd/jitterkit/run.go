@@ -299,6 +299,9 @@ func evaluate(e *env, o *options) error {
 func defaultedFleet(o *options, s sim.Scenario) string {
 	var texts, flagNames []string
 	noun := "server"
+	if s.Kind.Recovers() || s.Kind == sim.Contention {
+		return modelDefaults(o, s)
+	}
 	if !o.given["clients"] && o.trace == "" {
 		noun = "fleet"
 		texts, flagNames = append(texts, strconv.Itoa(s.Clients)+" clients"), append(flagNames, "--clients")
@@ -313,6 +316,31 @@ func defaultedFleet(o *options, s sim.Scenario) string {
 		return ""
 	}
 	return fmt.Sprintf("scenario: the demo's default %s (%s): describe yours with %s", noun, strings.Join(texts, ", "), andList(flagNames))
+}
+
+// modelDefaults returns the summary's first line when a server model's
+// fleet is in some part the model's default:
+//
+//	scenario: the overload model's default fleet (200 clients, accept rate 100/s, rate 70/s): describe yours with --clients, --accept-rate and --rate
+func modelDefaults(o *options, s sim.Scenario) string {
+	var texts, flagNames []string
+	part := func(flag, text string) {
+		if !o.given[flag] && (flag != "clients" || o.trace == "") {
+			texts, flagNames = append(texts, text), append(flagNames, "--"+flag)
+		}
+	}
+	part("clients", strconv.Itoa(s.Clients)+" clients")
+	switch s.Kind {
+	case sim.Overload:
+		part("accept-rate", fmt.Sprintf("accept rate %g/s", s.AcceptRate))
+		part("rate", fmt.Sprintf("rate %g/s", s.Rate))
+	case sim.Reconnect:
+		part("cpu", fmt.Sprintf("cpu %g units/s", s.CPU))
+	}
+	if len(texts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("scenario: the %s model's default fleet (%s): describe yours with %s", s.Kind, strings.Join(texts, ", "), andList(flagNames))
 }
 
 // andList joins items as a sentence does: "a", "a and b", "a, b and c".
