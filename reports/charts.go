@@ -79,46 +79,77 @@ type legendItem struct {
 // beside the data, or nothing when draw is nil. The plot's own legend is
 // not drawn.
 func svg(p *plot.Plot, width, height vg.Length, legend []legendItem, right vg.Length, drawRight func(c draw.Canvas, data draw.Canvas), label string) ([]byte, error) {
-	c := vgsvg.New(width, height)
-	dc := draw.New(c)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-
+	c, dc := newSVG(width, height)
+	l := layoutLegend(p.Legend, width, legend)
+	plotArea := draw.Crop(dc, 0, -right, l.height, 0)
 	sty := p.Legend.TextStyle
-	rowHeight := sty.Rectangle("Ag").Max.Y + vg.Points(6)
-	var itemWidth vg.Length
-	for _, it := range legend {
-		itemWidth = max(itemWidth, p.Legend.ThumbnailWidth+sty.Rectangle(" "+it.label).Max.X+vg.Points(18))
-	}
-	cols, rows := 1, 0
-	if len(legend) > 0 {
-		cols = max(1, min(len(legend), int((width-vg.Points(60))/itemWidth)))
-		rows = (len(legend) + cols - 1) / cols
-	}
-	legendHeight := vg.Length(rows) * rowHeight
-	if rows > 0 {
-		legendHeight += vg.Points(8)
-	}
-	plotArea := draw.Crop(dc, 0, -right, legendHeight, 0)
 	p.Legend = plot.NewLegend() // drawn below, not over the data
 	p.Draw(plotArea)
 	data := p.DataCanvas(plotArea)
 	if drawRight != nil {
-		drawRight(draw.Crop(dc, width-right, 0, legendHeight, 0), data)
+		drawRight(draw.Crop(dc, width-right, 0, l.height, 0), data)
 	}
+	l.draw(dc, sty, p.Legend.ThumbnailWidth, data.Min.X, legend)
+	return encodeSVG(c, label)
+}
+
+// newSVG returns an SVG canvas of the given size, filled white, and its
+// drawing canvas.
+func newSVG(width, height vg.Length) (*vgsvg.Canvas, draw.Canvas) {
+	c := vgsvg.New(width, height)
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	return c, dc
+}
+
+// A legendLayout places a legend's items in rows below a plot: as many
+// columns of itemWidth as fit, and the height the rows take.
+type legendLayout struct {
+	cols, rows           int
+	itemWidth, rowHeight vg.Length
+	height               vg.Length
+}
+
+// layoutLegend lays out the items of legend, in the style of l, across a
+// chart of the given width.
+func layoutLegend(l plot.Legend, width vg.Length, legend []legendItem) legendLayout {
+	sty := l.TextStyle
+	out := legendLayout{cols: 1, rowHeight: sty.Rectangle("Ag").Max.Y + vg.Points(6)}
+	for _, it := range legend {
+		out.itemWidth = max(out.itemWidth, l.ThumbnailWidth+sty.Rectangle(" "+it.label).Max.X+vg.Points(18))
+	}
+	if len(legend) > 0 {
+		out.cols = max(1, min(len(legend), int((width-vg.Points(60))/out.itemWidth)))
+		out.rows = (len(legend) + out.cols - 1) / out.cols
+	}
+	out.height = vg.Length(out.rows) * out.rowHeight
+	if out.rows > 0 {
+		out.height += vg.Points(8)
+	}
+	return out
+}
+
+// draw draws the items of legend at the bottom of dc, from x on, in the
+// text style sty with thumbnails thumb wide.
+func (ll legendLayout) draw(dc draw.Canvas, sty text.Style, thumb vg.Length, x0 vg.Length, legend []legendItem) {
 	for i, it := range legend {
-		row, col := i/cols, i%cols
-		x := data.Min.X + vg.Length(col)*itemWidth
-		top := dc.Min.Y + legendHeight - vg.Points(4) - vg.Length(row)*rowHeight
+		row, col := i/ll.cols, i%ll.cols
+		x := x0 + vg.Length(col)*ll.itemWidth
+		top := dc.Min.Y + ll.height - vg.Points(4) - vg.Length(row)*ll.rowHeight
 		l := plot.NewLegend()
-		l.TextStyle, l.ThumbnailWidth, l.Left, l.Top = sty, p.Legend.ThumbnailWidth, true, true
+		l.TextStyle, l.ThumbnailWidth, l.Left, l.Top = sty, thumb, true, true
 		l.Add(it.label, it.thumbs...)
 		l.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-			Min: vg.Point{X: x, Y: top - rowHeight},
-			Max: vg.Point{X: x + itemWidth, Y: top},
+			Min: vg.Point{X: x, Y: top - ll.rowHeight},
+			Max: vg.Point{X: x + ll.itemWidth, Y: top},
 		}})
 	}
+}
 
+// encodeSVG returns the SVG element that c holds, labelled for screen
+// readers.
+func encodeSVG(c *vgsvg.Canvas, label string) ([]byte, error) {
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, err
