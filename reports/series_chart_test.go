@@ -27,9 +27,9 @@ var seriesRuns = sim.Config{Runs: 3, Seed: 1}
 // it is inlined in a page a reviewer opens.
 const maxSeriesSVG = 64 << 10
 
-// seriesPage replays s with full jitter (base 1s, cap 30s) and returns the
-// HTML page of its report.
-func seriesPage(t *testing.T, s sim.Scenario) string {
+// seriesReport replays s with full jitter (base 1s, cap 30s) and returns
+// its report.
+func seriesReport(t *testing.T, s sim.Scenario) reports.Report {
 	t.Helper()
 	spec, err := kit.ParseSpec("full:base=1s,cap=30s")
 	require.NoError(t, err)
@@ -38,8 +38,14 @@ func seriesPage(t *testing.T, s sim.Scenario) string {
 	var r reports.Report
 	r.Policy = reports.Policy{Name: spec.String(), Spec: spec.String(), Source: kit.SourceSpec}
 	r.AddReplay(res)
+	return r
+}
+
+// seriesPage returns the HTML page of the report of s (see seriesReport).
+func seriesPage(t *testing.T, s sim.Scenario) string {
+	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, reports.WriteHTML(&b, r))
+	require.NoError(t, reports.WriteHTML(&b, seriesReport(t, s)))
 	return b.String()
 }
 
