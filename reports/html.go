@@ -40,7 +40,8 @@ var _ = register(format{file: HTML, position: 30, render: renderHTML, written: f
 // hurry. The first screen holds the verdict, its reason in one line and
 // what to change first, with the measured figures of the fix when the gate
 // found one. The evidence follows: the findings before the checks that
-// passed, the replay with its arrival histogram, the comparison, the
+// passed, the replay with its arrival histogram (a server model's with
+// its representative run's time series), the comparison, the
 // spread of the early delays, every run, and a glossary of the terms. The
 // charts are inline SVG drawn by gonum.org/v1/plot; the page loads nothing
 // else. Every string from r is escaped.
@@ -230,7 +231,8 @@ func renderHTML(r Report) ([]byte, error) {
 }
 
 // htmlReplayOf formats the replay for the page: its figures with their
-// units, every run, and the arrival histogram with its caption.
+// units, every run, and its chart with its caption: the arrival
+// histogram, or a server model's time series (none for a Contention).
 func htmlReplayOf(p *Replay) (*htmlReplay, error) {
 	hr := &htmlReplay{Status: p.Status, Detail: p.Detail, Level: upperFirst(intervalHeading(p.Config.WithDefaults().Level))}
 	if x := p.Stopped; x != nil {
