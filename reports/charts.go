@@ -79,46 +79,77 @@ type legendItem struct {
 // beside the data, or nothing when draw is nil. The plot's own legend is
 // not drawn.
 func svg(p *plot.Plot, width, height vg.Length, legend []legendItem, right vg.Length, drawRight func(c draw.Canvas, data draw.Canvas), label string) ([]byte, error) {
-	c := vgsvg.New(width, height)
-	dc := draw.New(c)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-
+	c, dc := newSVG(width, height)
+	l := layoutLegend(p.Legend, width, legend)
+	plotArea := draw.Crop(dc, 0, -right, l.height, 0)
 	sty := p.Legend.TextStyle
-	rowHeight := sty.Rectangle("Ag").Max.Y + vg.Points(6)
-	var itemWidth vg.Length
-	for _, it := range legend {
-		itemWidth = max(itemWidth, p.Legend.ThumbnailWidth+sty.Rectangle(" "+it.label).Max.X+vg.Points(18))
-	}
-	cols, rows := 1, 0
-	if len(legend) > 0 {
-		cols = max(1, min(len(legend), int((width-vg.Points(60))/itemWidth)))
-		rows = (len(legend) + cols - 1) / cols
-	}
-	legendHeight := vg.Length(rows) * rowHeight
-	if rows > 0 {
-		legendHeight += vg.Points(8)
-	}
-	plotArea := draw.Crop(dc, 0, -right, legendHeight, 0)
 	p.Legend = plot.NewLegend() // drawn below, not over the data
 	p.Draw(plotArea)
 	data := p.DataCanvas(plotArea)
 	if drawRight != nil {
-		drawRight(draw.Crop(dc, width-right, 0, legendHeight, 0), data)
+		drawRight(draw.Crop(dc, width-right, 0, l.height, 0), data)
 	}
+	l.draw(dc, sty, p.Legend.ThumbnailWidth, data.Min.X, legend)
+	return encodeSVG(c, label)
+}
+
+// newSVG returns an SVG canvas of the given size, filled white, and its
+// drawing canvas.
+func newSVG(width, height vg.Length) (*vgsvg.Canvas, draw.Canvas) {
+	c := vgsvg.New(width, height)
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	return c, dc
+}
+
+// A legendLayout places a legend's items in rows below a plot: as many
+// columns of itemWidth as fit, and the height the rows take.
+type legendLayout struct {
+	cols, rows           int
+	itemWidth, rowHeight vg.Length
+	height               vg.Length
+}
+
+// layoutLegend lays out the items of legend, in the style of l, across a
+// chart of the given width.
+func layoutLegend(l plot.Legend, width vg.Length, legend []legendItem) legendLayout {
+	sty := l.TextStyle
+	out := legendLayout{cols: 1, rowHeight: sty.Rectangle("Ag").Max.Y + vg.Points(6)}
+	for _, it := range legend {
+		out.itemWidth = max(out.itemWidth, l.ThumbnailWidth+sty.Rectangle(" "+it.label).Max.X+vg.Points(18))
+	}
+	if len(legend) > 0 {
+		out.cols = max(1, min(len(legend), int((width-vg.Points(60))/out.itemWidth)))
+		out.rows = (len(legend) + out.cols - 1) / out.cols
+	}
+	out.height = vg.Length(out.rows) * out.rowHeight
+	if out.rows > 0 {
+		out.height += vg.Points(8)
+	}
+	return out
+}
+
+// draw draws the items of legend at the bottom of dc, from x on, in the
+// text style sty with thumbnails thumb wide.
+func (ll legendLayout) draw(dc draw.Canvas, sty text.Style, thumb vg.Length, x0 vg.Length, legend []legendItem) {
 	for i, it := range legend {
-		row, col := i/cols, i%cols
-		x := data.Min.X + vg.Length(col)*itemWidth
-		top := dc.Min.Y + legendHeight - vg.Points(4) - vg.Length(row)*rowHeight
+		row, col := i/ll.cols, i%ll.cols
+		x := x0 + vg.Length(col)*ll.itemWidth
+		top := dc.Min.Y + ll.height - vg.Points(4) - vg.Length(row)*ll.rowHeight
 		l := plot.NewLegend()
-		l.TextStyle, l.ThumbnailWidth, l.Left, l.Top = sty, p.Legend.ThumbnailWidth, true, true
+		l.TextStyle, l.ThumbnailWidth, l.Left, l.Top = sty, thumb, true, true
 		l.Add(it.label, it.thumbs...)
 		l.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-			Min: vg.Point{X: x, Y: top - rowHeight},
-			Max: vg.Point{X: x + itemWidth, Y: top},
+			Min: vg.Point{X: x, Y: top - ll.rowHeight},
+			Max: vg.Point{X: x + ll.itemWidth, Y: top},
 		}})
 	}
+}
 
+// encodeSVG returns the SVG element that c holds, labelled for screen
+// readers.
+func encodeSVG(c *vgsvg.Canvas, label string) ([]byte, error) {
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, err
@@ -587,4 +618,337 @@ func upperFirst(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// seriesBins is the most bins a time-series chart draws: a longer run's
+// seconds are averaged over wider bins, so that an hour stays readable and
+// its SVG small.
+const seriesBins = 300
+
+// seriesBin returns the width in whole seconds of the bins that draw n
+// seconds in at most seriesBins bins: 1, 2 or 5 times a power of ten.
+func seriesBin(n int) int {
+	for b := 1; ; b *= 10 {
+		for _, m := range []int{1, 2, 5} {
+			if n <= seriesBins*b*m {
+				return b * m
+			}
+		}
+	}
+}
+
+// binMeans returns the mean per second of xs over bins of w seconds; the
+// last bin, which may be shorter, is the mean over its own seconds. A value
+// that is not finite counts as 0.
+func binMeans(w int, xs []float64) []float64 {
+	out := make([]float64, 0, (len(xs)+w-1)/w)
+	for i := 0; i < len(xs); i += w {
+		j := min(i+w, len(xs))
+		var sum float64
+		for _, x := range xs[i:j] {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				sum += x
+			}
+		}
+		out = append(out, sum/float64(j-i))
+	}
+	return out
+}
+
+// floats returns xs as float64s.
+func floats(xs []int) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// sumSeries returns the sum of a and b, element by element, as long as the
+// shorter.
+func sumSeries(a, b []float64) []float64 {
+	out := make([]float64, min(len(a), len(b)))
+	for i := range out {
+		out[i] = a[i] + b[i]
+	}
+	return out
+}
+
+// steps returns the outline of a step function that holds v[i] over bin i,
+// [i·w, (i+1)·w), in canvas coordinates, from the left end to the right
+// (end, the run's last instant, ends the last bin), with one corner pair
+// where the value changes and none where it does not.
+func steps(v []float64, w, end float64, x, y func(float64) vg.Length) []vg.Point {
+	var pts []vg.Point
+	for i, f := range v {
+		if i == 0 || f != v[i-1] {
+			at := x(float64(i) * w)
+			if i > 0 {
+				pts = append(pts, vg.Point{X: at, Y: y(v[i-1])})
+			}
+			pts = append(pts, vg.Point{X: at, Y: y(f)})
+		}
+	}
+	if len(v) > 0 {
+		pts = append(pts, vg.Point{X: x(end), Y: y(v[len(v)-1])})
+	}
+	return pts
+}
+
+// band returns the polygon between the step functions low and high.
+func band(low, high []float64, w, end float64, x, y func(float64) vg.Length) []vg.Point {
+	pts := steps(high, w, end, x, y)
+	bottom := steps(low, w, end, x, y)
+	for i := len(bottom) - 1; i >= 0; i-- {
+		pts = append(pts, bottom[i])
+	}
+	return pts
+}
+
+// polyline returns the points (at(i), v[i]) in canvas coordinates, less
+// those in the middle of a run of equal values.
+func polyline(v []float64, at func(int) float64, x, y func(float64) vg.Length) []vg.Point {
+	var pts []vg.Point
+	for i, f := range v {
+		if i > 0 && i < len(v)-1 && f == v[i-1] && f == v[i+1] {
+			continue
+		}
+		pts = append(pts, vg.Point{X: x(at(i)), Y: y(f)})
+	}
+	return pts
+}
+
+// seriesWords are what a server model calls the things a time-series
+// chart draws.
+type seriesWords struct {
+	first, retries, successes, failures, capacity, jobs, jobsAxis string
+}
+
+// wordsOf returns the words of s's kind.
+func wordsOf(s sim.Scenario) seriesWords {
+	if s.Kind == sim.Reconnect {
+		return seriesWords{"first connects sent", "reconnects sent", "devices connected", "connects refused or dropped",
+			"broker capacity (handshakes/s)", "sessions open", "sessions open"}
+	}
+	failed := []string{"timed out"}
+	if s.QueueLimit > 0 {
+		failed = append(failed, "rejected")
+	}
+	if s.DropExpired {
+		failed = append(failed, "dropped")
+	}
+	if n := len(failed); n > 1 {
+		failed[n-2] += " or " + failed[n-1]
+		failed = failed[:n-1]
+	}
+	return seriesWords{"first attempts sent", "retries sent", "answered in time", strings.Join(failed, ", "),
+		"server capacity (jobs/s)", "jobs in the system (waiting or in service)", "jobs in the system"}
+}
+
+// A trigger is the stretch of a run a time-series chart shades: an
+// Overload's dip and its ramp, a Reconnect's downtime.
+type trigger struct {
+	from, to, rampTo float64 // seconds
+	label, rampLabel string
+}
+
+// triggerOf returns the trigger of s.
+func triggerOf(s sim.Scenario) trigger {
+	if s.Kind == sim.Reconnect {
+		return trigger{to: s.Down.Seconds(), rampTo: s.Down.Seconds(), label: fmt.Sprintf("broker down (first %s)", duration(s.Down))}
+	}
+	from, to := s.DipAt.Seconds(), (s.DipAt + s.DipFor).Seconds()
+	t := trigger{from: from, to: to, rampTo: to + s.Ramp.Seconds(),
+		label: fmt.Sprintf("dip to %s%% for %s at %s", num(round3(s.Dip*100)), duration(s.DipFor), duration(s.DipAt))}
+	if s.Ramp > 0 {
+		t.rampLabel = fmt.Sprintf("ramp back (%s)", duration(s.Ramp))
+	}
+	return t
+}
+
+// recoveryPhrase says whether the run recovered: "recovered 5s after the
+// dip" or "never recovered within the 5m horizon".
+func recoveryPhrase(s sim.Scenario, run sim.Run) string {
+	end := "the dip"
+	if s.Kind == sim.Reconnect {
+		end = "the broker's return"
+	}
+	if !run.Recovered {
+		return fmt.Sprintf("never recovered within the %s horizon", duration(s.Horizon))
+	}
+	return fmt.Sprintf("recovered %s after %s", duration(run.RecoveredAfter), end)
+}
+
+// Colours of the time-series chart.
+var (
+	colorRamp     = color.RGBA{R: 0xee, G: 0xf0, B: 0xf2, A: 0xff}
+	colorCapacity = color.RGBA{R: 0x1d, G: 0x27, B: 0x33, A: 0xff}
+	colorRecover  = color.RGBA{R: 0x6a, G: 0x1b, B: 0x9a, A: 0xff}
+)
+
+// seriesChart draws the representative run of a server model's replay
+// second by second, or in wider bins over a long run (see seriesBin): in
+// the upper panel, the first attempts and the retries sent, stacked, the
+// successes and the failures the clients learned of and the server's
+// capacity as lines, the trigger shaded and the instant the run recovered
+// marked; in the lower panel, the jobs in the system (the sessions open,
+// in a Reconnect), and an Overload's queue limit. The legend is below
+// both. It returns nil when the run has no series.
+func seriesChart(rp *Replay) ([]byte, error) {
+	if rp.Representative < 0 || rp.Representative >= len(rp.Runs) {
+		return nil, nil
+	}
+	run := rp.Runs[rp.Representative]
+	ser := run.Series
+	if ser == nil || len(ser.FirstSent) == 0 {
+		return nil, nil
+	}
+	s := rp.Scenario.WithDefaults()
+	words, trig := wordsOf(s), triggerOf(s)
+	n := len(ser.FirstSent)
+	w := seriesBin(n)
+	bw, end := float64(w), float64(n)
+	first := binMeans(w, floats(ser.FirstSent))
+	sent := sumSeries(first, binMeans(w, floats(ser.RetriesSent)))
+	succ := binMeans(w, floats(ser.Successes))
+	fail := binMeans(w, floats(ser.Failures))
+	capacity := binMeans(w, ser.Capacity)
+	jobs := binMeans(w, floats(ser.Jobs))
+	zeros := make([]float64, len(first))
+
+	var top, jobsTop float64
+	for _, v := range [][]float64{sent, succ, fail, capacity} {
+		for _, f := range v {
+			top = max(top, f)
+		}
+	}
+	for _, f := range jobs {
+		jobsTop = max(jobsTop, f)
+	}
+	queueLimit := 0.0
+	if s.Kind == sim.Overload && s.QueueLimit > 0 {
+		queueLimit = float64(s.QueueLimit)
+		jobsTop = max(jobsTop, queueLimit)
+	}
+	top, jobsTop = max(roundUp(top*1.08), 1), max(roundUp(jobsTop*1.08), 1)
+
+	per, binned := "per second", "second by second"
+	if w > 1 {
+		per, binned = fmt.Sprintf("per second, mean over %s bins", seconds(bw)), fmt.Sprintf("in %s bins", seconds(bw))
+	}
+	title := fmt.Sprintf("Run %d of %d, %s: %s", rp.Representative+1, len(rp.Runs), binned, recoveryPhrase(s, run))
+	upper := newPlot(title, "", "attempts and outcomes per second")
+	upper.Title.Text = fitText(upper.Title.TextStyle, upper.Title.Text, chartWidth-vg.Points(20))
+	upper.X.Min, upper.X.Max = 0, end
+	upper.Y.Min, upper.Y.Max = 0, top
+	upper.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
+	lower := newPlot("", "time since the start of the run (s)", words.jobsAxis)
+	lower.X.Min, lower.X.Max = 0, end
+	lower.Y.Min, lower.Y.Max = 0, jobsTop
+	lower.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
+
+	succStyle := draw.LineStyle{Color: colorBudget, Width: vg.Points(1.6)}
+	failStyle := draw.LineStyle{Color: colorLimit, Width: vg.Points(1.6)}
+	capStyle := draw.LineStyle{Color: colorCapacity, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	recStyle := draw.LineStyle{Color: colorRecover, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
+	jobsStyle := draw.LineStyle{Color: colorBox, Width: vg.Points(1.4)}
+	limitStyle := draw.LineStyle{Color: colorLimit, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+	recoveredAt := (s.RecoveryFrom() + run.RecoveredAfter).Seconds()
+
+	legend := []legendItem{{trig.label, []plot.Thumbnailer{swatch{colorDown}}}}
+	if trig.rampLabel != "" {
+		legend = append(legend, legendItem{trig.rampLabel, []plot.Thumbnailer{swatch{colorRamp}}})
+	}
+	legend = append(legend,
+		legendItem{words.first, []plot.Thumbnailer{swatch{colorArrivals}}},
+		legendItem{words.retries, []plot.Thumbnailer{swatch{colorRetries}}},
+		legendItem{words.successes, []plot.Thumbnailer{lineSwatch{succStyle}}},
+		legendItem{words.failures, []plot.Thumbnailer{lineSwatch{failStyle}}},
+		legendItem{words.capacity, []plot.Thumbnailer{lineSwatch{capStyle}}})
+	if run.Recovered {
+		legend = append(legend, legendItem{fmt.Sprintf("recovered (at %s)", seconds(recoveredAt)), []plot.Thumbnailer{lineSwatch{recStyle}}})
+	}
+	legend = append(legend, legendItem{words.jobs, []plot.Thumbnailer{lineSwatch{jobsStyle}}})
+	if queueLimit > 0 {
+		legend = append(legend, legendItem{fmt.Sprintf("queue limit (%s jobs)", num(queueLimit)), []plot.Thumbnailer{lineSwatch{limitStyle}}})
+	}
+
+	mid := func(i int) float64 { return math.Min((float64(i)+0.5)*bw, end) }
+	// The samples of the capacity and the jobs are taken at whole
+	// seconds: a bin's mean sits at the mean of its instants.
+	sample := func(i int) float64 { return float64(i)*bw + (math.Min(bw, end-float64(i)*bw)-1)/2 }
+	shade := func(c draw.Canvas, x, y func(float64) vg.Length, top float64) {
+		c.SetColor(colorPlotArea)
+		c.Fill(c.Rectangle.Path())
+		fill := func(from, to float64, col color.Color) {
+			from, to = math.Max(from, 0), math.Min(to, end)
+			if to <= from {
+				return
+			}
+			// At least 2pt wide, so that a short trigger shows on a long
+			// run.
+			r := vg.Rectangle{Min: vg.Point{X: x(from), Y: y(0)}, Max: vg.Point{X: max(x(to), x(from)+vg.Points(2)), Y: y(top)}}
+			c.SetColor(col)
+			c.Fill(r.Path())
+		}
+		fill(trig.from, trig.to, colorDown)
+		fill(trig.to, trig.rampTo, colorRamp)
+	}
+	recovered := func(c draw.Canvas, x, y func(float64) vg.Length, top float64, label bool) {
+		if !run.Recovered || recoveredAt > end {
+			return
+		}
+		c.StrokeLine2(recStyle, x(recoveredAt), y(0), x(recoveredAt), y(top))
+		if !label {
+			return
+		}
+		at, align := vg.Point{X: x(recoveredAt) + vg.Points(4), Y: y(top) - vg.Points(3)}, draw.XLeft
+		if at.X > c.Min.X+(c.Max.X-c.Min.X)*0.7 {
+			at.X, align = x(recoveredAt)-vg.Points(4), draw.XRight
+		}
+		drawText(c, 10, true, align, draw.YTop, at, fmt.Sprintf("recovered at %s", seconds(recoveredAt)))
+	}
+	upper.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
+		shade(c, x, y, top)
+		// The retries are the band between the first attempts and all
+		// that was sent: the whole stack in their colour, the first
+		// attempts over its foot, which saves the band's lower edge.
+		c.FillPolygon(colorRetries, band(zeros, sent, bw, end, x, y))
+		c.FillPolygon(colorArrivals, band(zeros, first, bw, end, x, y))
+		c.StrokeLines(capStyle, steps(capacity, bw, end, x, y))
+		c.StrokeLines(succStyle, polyline(succ, mid, x, y))
+		c.StrokeLines(failStyle, polyline(fail, mid, x, y))
+		recovered(c, x, y, top, true)
+	}))
+	lower.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
+		shade(c, x, y, jobsTop)
+		if queueLimit > 0 {
+			c.StrokeLine2(limitStyle, x(0), y(queueLimit), x(end), y(queueLimit))
+		}
+		c.StrokeLines(jobsStyle, polyline(jobs, sample, x, y))
+		recovered(c, x, y, jobsTop, false)
+	}))
+
+	const upperHeight, lowerHeight = 300, 150
+	l := layoutLegend(upper.Legend, chartWidth, legend)
+	height := vg.Points(upperHeight+lowerHeight) + l.height
+	c, dc := newSVG(chartWidth, height)
+	sty := upper.Legend.TextStyle
+	upper.Legend, lower.Legend = plot.NewLegend(), plot.NewLegend()
+	// A little room on the right for the last tick's label, which sits
+	// at the run's end.
+	upperArea := draw.Crop(dc, 0, -vg.Points(8), l.height+vg.Points(lowerHeight), 0)
+	lowerArea := draw.Crop(dc, 0, -vg.Points(8), l.height, -vg.Points(upperHeight))
+	// The panels share the time axis: both data areas start where the
+	// wider of the two value axes leaves room.
+	du, dl := upper.DataCanvas(upperArea), lower.DataCanvas(lowerArea)
+	left := max(du.Min.X, dl.Min.X)
+	upperArea = draw.Crop(upperArea, left-du.Min.X, 0, 0, 0)
+	lowerArea = draw.Crop(lowerArea, left-dl.Min.X, 0, 0, 0)
+	upper.Draw(upperArea)
+	lower.Draw(lowerArea)
+	l.draw(dc, sty, upper.Legend.ThumbnailWidth, lower.DataCanvas(lowerArea).Min.X, legend)
+	label := fmt.Sprintf("Time series of run %d of %d: %s and %s, %s, %s and %s %s, with %s below; %s",
+		rp.Representative+1, len(rp.Runs), words.first, words.retries, words.successes, words.failures, words.capacity, per, words.jobs, recoveryPhrase(s, run))
+	return encodeSVG(c, label)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 //go:embed report.html.tmpl
@@ -39,7 +40,8 @@ var _ = register(format{file: HTML, position: 30, render: renderHTML, written: f
 // hurry. The first screen holds the verdict, its reason in one line and
 // what to change first, with the measured figures of the fix when the gate
 // found one. The evidence follows: the findings before the checks that
-// passed, the replay with its arrival histogram, the comparison, the
+// passed, the replay with its arrival histogram (a server model's with
+// its representative run's time series), the comparison, the
 // spread of the early delays, every run, and a glossary of the terms. The
 // charts are inline SVG drawn by gonum.org/v1/plot; the page loads nothing
 // else. Every string from r is escaped.
@@ -99,6 +101,10 @@ type (
 		Figures []htmlFigure
 		Runs    []htmlRun
 		Chart   template.HTML
+		// ChartID is the chart's element id: histogram-chart for the
+		// arrival histogram, series-chart for a server model's time
+		// series.
+		ChartID string
 		Caption string
 	}
 	htmlFigure struct{ Label, Median, Interval string }
@@ -225,7 +231,8 @@ func renderHTML(r Report) ([]byte, error) {
 }
 
 // htmlReplayOf formats the replay for the page: its figures with their
-// units, every run, and the arrival histogram with its caption.
+// units, every run, and its chart with its caption: the arrival
+// histogram, or a server model's time series (none for a Contention).
 func htmlReplayOf(p *Replay) (*htmlReplay, error) {
 	hr := &htmlReplay{Status: p.Status, Detail: p.Detail, Level: upperFirst(intervalHeading(p.Config.WithDefaults().Level))}
 	if x := p.Stopped; x != nil {
@@ -246,15 +253,61 @@ func htmlReplayOf(p *Replay) (*htmlReplay, error) {
 			num(float64(run.Served)), num(float64(run.GaveUp)), num(run.P50.Seconds()), num(run.P99.Seconds()),
 		}})
 	}
-	if arrivals, _ := p.Histogram(); arrivals != nil {
+	switch arrivals, _ := p.Histogram(); {
+	case serverModel(p.Scenario):
+		// A server model is judged on recovery, not on the arrival
+		// histogram: its chart is the run's time series, when it has one
+		// (a Contention has none).
+		chart, err := seriesChart(p)
+		if err != nil {
+			return nil, err
+		}
+		if chart != nil {
+			hr.Chart, hr.ChartID = template.HTML(chart), "series-chart"
+			hr.Caption = seriesCaption(p)
+		}
+	case arrivals != nil:
 		chart, err := histogramChart(p)
 		if err != nil {
 			return nil, err
 		}
-		hr.Chart = template.HTML(chart)
+		hr.Chart, hr.ChartID = template.HTML(chart), "histogram-chart"
 		hr.Caption = histogramCaption(p)
 	}
 	return hr, nil
+}
+
+// seriesCaption says what the time-series chart draws: which run, in what
+// bins, what the areas, the lines, the shading and the lower panel are,
+// and how the run's recovery is judged.
+func seriesCaption(p *Replay) string {
+	s := p.Scenario.WithDefaults()
+	run := p.Runs[p.Representative]
+	words, trig := wordsOf(s), triggerOf(s)
+	w := seriesBin(len(run.Series.FirstSent))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run %d of %d (seed %d), the median run by recovery, ", p.Representative+1, len(p.Runs), run.Seed)
+	if w == 1 {
+		b.WriteString("second by second: ")
+	} else {
+		fmt.Fprintf(&b, "in %s bins, each the mean per second over its seconds: ", seconds(float64(w)))
+	}
+	fmt.Fprintf(&b, "the areas stack the %s (orange) on the %s (blue); the solid lines are what the clients learned: %s (green) and %s (red); the dashed line is the %s. The grey band is the trigger: %s",
+		words.retries, words.first, words.successes, words.failures, words.capacity, trig.label)
+	if trig.rampLabel != "" {
+		fmt.Fprintf(&b, ", then the lighter %s", trig.rampLabel)
+	}
+	fmt.Fprintf(&b, ". The lower panel is the %s at each whole second", words.jobs)
+	if s.Kind == sim.Overload && s.QueueLimit > 0 {
+		fmt.Fprintf(&b, ", against the queue limit of %s", num(float64(s.QueueLimit)))
+	}
+	fmt.Fprintf(&b, ". The replay is judged on recovery: from %s on, in 5s windows, the service has recovered from the first window from which every window's failures are at most 1%% of the attempts sent in it. This run %s",
+		seconds(s.RecoveryFrom().Seconds()), recoveryPhrase(s, run))
+	if run.Recovered {
+		fmt.Fprintf(&b, ", at %s, the dotted line", seconds((s.RecoveryFrom() + run.RecoveredAfter).Seconds()))
+	}
+	b.WriteString(".")
+	return b.String()
 }
 
 // histogramCaption says what the arrival chart draws: which run, what the

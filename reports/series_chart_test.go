@@ -1,0 +1,126 @@
+package reports_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/reports"
+	"github.com/jitterkit/jitterkit/sim"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
+)
+
+// seriesRuns are the replications of the time-series tests: few, since
+// each run of a server model is a few seconds of simulated traffic per
+// device, and one chart draws one of them.
+var seriesRuns = sim.Config{Runs: 3, Seed: 1}
+
+// maxSeriesSVG bounds the time-series chart's SVG, whatever the horizon:
+// it is inlined in a page a reviewer opens.
+const maxSeriesSVG = 64 << 10
+
+// seriesReport replays s with full jitter (base 1s, cap 30s) and returns
+// its report.
+func seriesReport(t *testing.T, s sim.Scenario) reports.Report {
+	t.Helper()
+	spec, err := kit.ParseSpec("full:base=1s,cap=30s")
+	require.NoError(t, err)
+	res, err := sim.Replay(context.Background(), spec.Factory(), s, seriesRuns)
+	require.NoError(t, err, "replaying %s", s.Kind)
+	var r reports.Report
+	r.Policy = reports.Policy{Name: spec.String(), Spec: spec.String(), Source: kit.SourceSpec}
+	r.AddReplay(res)
+	return r
+}
+
+// seriesPage returns the HTML page of the report of s (see seriesReport).
+func seriesPage(t *testing.T, s sim.Scenario) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, reports.WriteHTML(&b, seriesReport(t, s)))
+	return b.String()
+}
+
+var chartFigure = regexp.MustCompile(`(?s)<figure class="chart" id="([a-z-]+)">\s*(<svg.*?</svg>)\s*<figcaption>(.*?)</figcaption>`)
+
+// figureOf returns the SVG and the caption of the chart of page with the
+// given id, and fails t when there is none.
+func figureOf(t *testing.T, page, id string) (svg, caption string) {
+	t.Helper()
+	for _, m := range chartFigure.FindAllStringSubmatch(page, -1) {
+		if m[1] == id {
+			return m[2], m[3]
+		}
+	}
+	t.Fatalf("the page has no chart %q", id)
+	return "", ""
+}
+
+// TestSeriesChart replays each server model that recovers, and checks that
+// its HTML report draws the representative run as a time series in place
+// of the arrival histogram: labelled for screen readers, with its units,
+// its trigger, its recovery or the lack of one, the lower panel named for
+// the kind, and every number finite, in an SVG of bounded size.
+func TestSeriesChart(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    sim.Scenario
+		want []string // in the SVG
+	}{
+		{"overload", sim.Scenario{Kind: sim.Overload},
+			[]string{"never recovered within the 5m horizon", "dip to 10% for 5s at 30s", "timed out", "server capacity (jobs/s)", "jobs in the system"}},
+		{"overload-queue-limit", sim.Scenario{Kind: sim.Overload, QueueLimit: 50},
+			[]string{"recovered 5s after the dip", "recovered at 40s", "timed out or rejected", "queue limit (50 jobs)"}},
+		{"overload-ramp", sim.Scenario{Kind: sim.Overload, Ramp: 10 * time.Second, DropExpired: true},
+			[]string{"ramp back (10s)", "timed out or dropped"}},
+		{"reconnect", sim.Scenario{Kind: sim.Reconnect},
+			[]string{"broker down (first 5s)", "reconnects sent", "connects refused or dropped", "broker capacity (handshakes/s)", "sessions open"}},
+		{"overload-hour", sim.Scenario{Kind: sim.Overload, QueueLimit: 50, Horizon: time.Hour},
+			[]string{"in 20s bins", "recovered at 40s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := seriesPage(t, tc.s)
+			assert.NotContains(t, page, `id="histogram-chart"`, "a server model's page draws the arrival histogram")
+			svg, caption := figureOf(t, page, "series-chart")
+			t.Logf("%s: SVG of %d bytes", tc.name, len(svg))
+			assert.Less(t, len(svg), maxSeriesSVG, "the time-series chart's SVG, in bytes")
+			assert.Regexp(t, `^<svg role="img" aria-label="Time series of run \d of 3: `, svg, "the chart's label for screen readers")
+			for _, s := range append([]string{"attempts and outcomes per second", "time since the start of the run (s)"}, tc.want...) {
+				assert.Contains(t, svg, s, "the time-series chart's text")
+			}
+			for _, s := range []string{"NaN", "Inf"} {
+				assert.NotContains(t, svg, s, "a number of the chart")
+			}
+			assert.Contains(t, caption, "The replay is judged on recovery", "the chart's caption")
+			assert.Contains(t, page, "The run in bold is the one the time-series chart draws.")
+		})
+	}
+}
+
+// TestSeriesChartContention checks that a contention, which has no time
+// series and is not judged on its arrivals, draws no replay chart, and
+// that its runs table names none.
+func TestSeriesChartContention(t *testing.T) {
+	page := seriesPage(t, sim.Scenario{Kind: sim.Contention, Clients: 20})
+	for _, s := range []string{`id="series-chart"`, `id="histogram-chart"`, "The run in bold is the one"} {
+		assert.NotContains(t, page, s, "a contention's page")
+	}
+	assert.Contains(t, page, `id="runs-table"`, "a contention's page lists its runs")
+}
+
+// TestSeriesChartGolden holds the time-series chart of a short overload
+// that recovers, with its caption, as a golden file: a change to what the
+// chart draws shows in review as a diff of its SVG.
+func TestSeriesChartGolden(t *testing.T) {
+	page := seriesPage(t, sim.Scenario{Kind: sim.Overload, QueueLimit: 50, Horizon: time.Minute})
+	svg, caption := figureOf(t, page, "series-chart")
+	kittest.Golden(t, filepath.Join("testdata", "overload-series.svg"), []byte(svg+"\n<!-- "+strings.ReplaceAll(caption, "--", "- -")+" -->\n"))
+}
