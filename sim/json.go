@@ -26,11 +26,19 @@ func (r *secondsReader) at(key string, s float64) time.Duration {
 }
 
 // UnmarshalJSON reads a scenario as MarshalJSON writes it, times in
-// seconds; a key that is missing leaves its field zero.
+// seconds; a key that is missing leaves its field zero. A "dip" of 0 is a
+// stall (DipStall), as MarshalJSON writes one.
 func (s *Scenario) UnmarshalJSON(b []byte) error {
 	var j scenarioJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
+	}
+	var dip float64
+	if j.Dip != nil {
+		dip = *j.Dip
+		if dip == 0 {
+			dip = DipStall
+		}
 	}
 	var sec secondsReader
 	*s = Scenario{
@@ -49,6 +57,23 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 		TimerOffset: j.TimerOffset,
 		Threshold:   j.Threshold,
 		MaxAttempts: j.MaxAttempts,
+		Rate:        j.Rate,
+		RTT:         sec.at("rtt_s", j.RTTS),
+		Timeout:     sec.at("timeout_s", j.TimeoutS),
+		Dip:         dip,
+		DipFor:      sec.at("dip_for_s", j.DipForS),
+		DipAt:       sec.at("dip_at_s", j.DipAtS),
+		Ramp:        sec.at("ramp_s", j.RampS),
+		QueueLimit:  j.QueueLimit,
+		DropExpired: j.DropExpired,
+		OnDrop:      j.OnDrop,
+		RefuseCold:  j.RefuseCold,
+		CPU:         j.CPU,
+		Handshake:   j.Handshake,
+		WarmUp:      j.WarmUp,
+		ColdDrop:    sec.at("cold_drop_s", j.ColdDropS),
+		Latency:     sec.at("latency_s", j.LatencyS),
+		LatencySD:   sec.at("latency_sd_s", j.LatencySDS),
 	}
 	return sec.err
 }
