@@ -85,7 +85,8 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*c = Config{Runs: j.Runs, Seed: j.Seed, Level: j.Level, Resamples: j.Resamples,
-		Thresholds: Thresholds{MaxGaveUp: j.Thresholds.MaxGaveUp, MaxPending: j.Thresholds.MaxPending}}
+		Thresholds:   Thresholds{MaxGaveUp: j.Thresholds.MaxGaveUp, MaxPending: j.Thresholds.MaxPending},
+		TippingPoint: j.TippingPoint}
 	return nil
 }
 
@@ -116,6 +117,50 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 		P99:                   sec.at("p99_served_s", j.P99ServedS),
 		Arrivals:              j.Arrivals,
 		RetryArrivals:         j.RetryArrivals,
+
+		Recovered:                j.Recovered,
+		RecoveredAfter:           sec.at("recovered_after_s", j.RecoveredAfterS),
+		Amplification:            j.Amplification,
+		AmplificationFromTrigger: j.AmplificationFromTrigger,
+		Goodput:                  j.Goodput,
+		Timeouts:                 j.Timeouts,
+		Rejections:               j.Rejections,
+		JobsAtEnd:                j.JobsAtEnd,
+		Accepted:                 j.Accepted,
+		Dropped:                  j.Dropped,
+		Refused:                  j.Refused,
+		WarmAt:                   sec.at("warm_at_s", j.WarmAtS),
+		Warm:                     j.Warm,
+		Reads:                    j.Reads,
+		Series:                   j.Series,
 	}
 	return sec.err
+}
+
+// MarshalJSON writes the tipping point in seconds: "dip_s",
+// "baseline_dip_s" and "longest_s". A dip of 0 is none up to the longest
+// (see [TippingPoint]), and is written as 0.
+func (p TippingPoint) MarshalJSON() ([]byte, error) {
+	return marshal(tippingPointJSON{DipS: p.Dip.Seconds(), BaselineDipS: p.BaselineDip.Seconds(), LongestS: p.Longest.Seconds()})
+}
+
+// UnmarshalJSON reads a tipping point as MarshalJSON writes it.
+func (p *TippingPoint) UnmarshalJSON(b []byte) error {
+	var j tippingPointJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	var sec secondsReader
+	*p = TippingPoint{
+		Dip:         sec.at("dip_s", j.DipS),
+		BaselineDip: sec.at("baseline_dip_s", j.BaselineDipS),
+		Longest:     sec.at("longest_s", j.LongestS),
+	}
+	return sec.err
+}
+
+type tippingPointJSON struct {
+	DipS         float64 `json:"dip_s"`
+	BaselineDipS float64 `json:"baseline_dip_s"`
+	LongestS     float64 `json:"longest_s"`
 }
