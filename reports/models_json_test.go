@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -82,5 +83,40 @@ func TestModelReportJSONOutOfRange(t *testing.T) {
 	} {
 		var r reports.Report
 		assert.EqualError(t, json.Unmarshal([]byte(tt.data), &r), tt.want, tt.data)
+	}
+}
+
+// TestModelReportNotFinite refuses a report whose server model's figures
+// hold a number JSON cannot hold, and names where it is.
+func TestModelReportNotFinite(t *testing.T) {
+	spec := kit.Spec{Strategy: kit.Full, Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+	s := sim.Scenario{Kind: sim.Overload, Clients: 20, Rate: 7, AcceptRate: 10, DipAt: 10 * time.Second, DipFor: time.Second, Horizon: 40 * time.Second}
+	cfg := sim.Config{Runs: 3, Seed: 5, Resamples: 200}
+	res, err := sim.Replay(context.Background(), spec.Factory(), s, cfg)
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name  string
+		spoil func(*reports.Replay)
+		want  string
+	}{
+		{"a run's goodput", func(p *reports.Replay) { p.Runs[2].Goodput = math.NaN() }, "replay.runs[2]: value 3 is NaN"},
+		{"a series' capacity", func(p *reports.Replay) { p.Runs[p.Representative].Series.Capacity[4] = math.Inf(1) },
+			fmt.Sprintf("replay.runs[%d].series.capacity: value 4 is +Inf", res.Representative)},
+		{"a baseline", func(p *reports.Replay) { p.Baselines[0].Summary[sim.Goodput] = sim.Estimate{Median: math.NaN()} },
+			"replay.baselines[0].summary.goodput_after_trigger: value 0 is NaN"},
+		{"the rate", func(p *reports.Replay) { p.Scenario.Rate = math.Inf(-1) }, "replay.scenario: value 3 is -Inf"},
+	} {
+		// A fresh replay each time: the runs and series are shared.
+		res, err := sim.Replay(context.Background(), spec.Factory(), s, cfg)
+		require.NoError(t, err)
+		var r reports.Report
+		r.AddReplay(res)
+		tt.spoil(r.Replay)
+		var b bytes.Buffer
+		err = reports.WriteJSON(&b, r)
+		if assert.Error(t, err, tt.name) {
+			assert.Contains(t, err.Error(), tt.want, tt.name)
+		}
+		assert.Zero(t, b.Len(), "%s: bytes written", tt.name)
 	}
 }
