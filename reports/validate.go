@@ -2,8 +2,11 @@ package reports
 
 import (
 	"fmt"
-	"github.com/jitterkit/jitterkit/sim"
+	"maps"
 	"math"
+	"slices"
+
+	"github.com/jitterkit/jitterkit/sim"
 )
 
 // prepare returns r ready to render: its schema set when empty, or an error
@@ -25,7 +28,7 @@ func (r Report) validate() error {
 	v := &validator{}
 	scenario := func(where string, s sim.Scenario) {
 		d := s.WithDefaults()
-		v.nums(where, d.AcceptRate, d.Burst, d.Threshold)
+		v.nums(where, d.AcceptRate, d.Burst, d.Threshold, d.Rate, d.Dip, d.CPU, d.Handshake, d.WarmUp)
 	}
 	for i, c := range r.Checks {
 		name := Visible(c.Name, nameMax)
@@ -35,7 +38,10 @@ func (r Report) validate() error {
 		scenario("replay.scenario", p.Scenario)
 		v.nums("replay.config.level", p.Config.Level)
 		for i, run := range p.Runs {
-			v.nums(fmt.Sprintf("replay.runs[%d]", i), run.PeakRatio)
+			v.nums(fmt.Sprintf("replay.runs[%d]", i), run.PeakRatio, run.Amplification, run.AmplificationFromTrigger, run.Goodput)
+			if run.Series != nil {
+				v.nums(fmt.Sprintf("replay.runs[%d].series.capacity", i), run.Series.Capacity...)
+			}
 			if len(run.RetryArrivals) > len(run.Arrivals) {
 				v.fail("replay.runs[%d]: %d windows of retries but %d of arrivals", i, len(run.RetryArrivals), len(run.Arrivals))
 			}
@@ -45,6 +51,12 @@ func (r Report) validate() error {
 		}
 		for _, f := range summaryFigures(p) {
 			v.nums("replay.summary."+string(f.key), f.iv.Median, f.iv.Low, f.iv.High)
+		}
+		for i, b := range p.Baselines {
+			for _, f := range slices.Sorted(maps.Keys(b.Summary)) {
+				iv := b.Summary[f]
+				v.nums(fmt.Sprintf("replay.baselines[%d].summary.%s", i, f), iv.Median, iv.Low, iv.High)
+			}
 		}
 		v.nums("replay.budget", p.Budget(), p.Budget()*p.Scenario.WithDefaults().Threshold)
 	}

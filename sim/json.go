@@ -26,11 +26,19 @@ func (r *secondsReader) at(key string, s float64) time.Duration {
 }
 
 // UnmarshalJSON reads a scenario as MarshalJSON writes it, times in
-// seconds; a key that is missing leaves its field zero.
+// seconds; a key that is missing leaves its field zero. A "dip" of 0 is a
+// stall (DipStall), as MarshalJSON writes one.
 func (s *Scenario) UnmarshalJSON(b []byte) error {
 	var j scenarioJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
+	}
+	var dip float64
+	if j.Dip != nil {
+		dip = *j.Dip
+		if dip == 0 {
+			dip = DipStall
+		}
 	}
 	var sec secondsReader
 	*s = Scenario{
@@ -49,6 +57,23 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 		TimerOffset: j.TimerOffset,
 		Threshold:   j.Threshold,
 		MaxAttempts: j.MaxAttempts,
+		Rate:        j.Rate,
+		RTT:         sec.at("rtt_s", j.RTTS),
+		Timeout:     sec.at("timeout_s", j.TimeoutS),
+		Dip:         dip,
+		DipFor:      sec.at("dip_for_s", j.DipForS),
+		DipAt:       sec.at("dip_at_s", j.DipAtS),
+		Ramp:        sec.at("ramp_s", j.RampS),
+		QueueLimit:  j.QueueLimit,
+		DropExpired: j.DropExpired,
+		OnDrop:      j.OnDrop,
+		RefuseCold:  j.RefuseCold,
+		CPU:         j.CPU,
+		Handshake:   j.Handshake,
+		WarmUp:      j.WarmUp,
+		ColdDrop:    sec.at("cold_drop_s", j.ColdDropS),
+		Latency:     sec.at("latency_s", j.LatencyS),
+		LatencySD:   sec.at("latency_sd_s", j.LatencySDS),
 	}
 	return sec.err
 }
@@ -60,7 +85,8 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*c = Config{Runs: j.Runs, Seed: j.Seed, Level: j.Level, Resamples: j.Resamples,
-		Thresholds: Thresholds{MaxGaveUp: j.Thresholds.MaxGaveUp, MaxPending: j.Thresholds.MaxPending}}
+		Thresholds:   Thresholds{MaxGaveUp: j.Thresholds.MaxGaveUp, MaxPending: j.Thresholds.MaxPending},
+		TippingPoint: j.TippingPoint}
 	return nil
 }
 
@@ -91,6 +117,50 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 		P99:                   sec.at("p99_served_s", j.P99ServedS),
 		Arrivals:              j.Arrivals,
 		RetryArrivals:         j.RetryArrivals,
+
+		Recovered:                j.Recovered,
+		RecoveredAfter:           sec.at("recovered_after_s", j.RecoveredAfterS),
+		Amplification:            j.Amplification,
+		AmplificationFromTrigger: j.AmplificationFromTrigger,
+		Goodput:                  j.Goodput,
+		Timeouts:                 j.Timeouts,
+		Rejections:               j.Rejections,
+		JobsAtEnd:                j.JobsAtEnd,
+		Accepted:                 j.Accepted,
+		Dropped:                  j.Dropped,
+		Refused:                  j.Refused,
+		WarmAt:                   sec.at("warm_at_s", j.WarmAtS),
+		Warm:                     j.Warm,
+		Reads:                    j.Reads,
+		Series:                   j.Series,
 	}
 	return sec.err
+}
+
+// MarshalJSON writes the tipping point in seconds: "dip_s",
+// "baseline_dip_s" and "longest_s". A dip of 0 is none up to the longest
+// (see [TippingPoint]), and is written as 0.
+func (p TippingPoint) MarshalJSON() ([]byte, error) {
+	return marshal(tippingPointJSON{DipS: p.Dip.Seconds(), BaselineDipS: p.BaselineDip.Seconds(), LongestS: p.Longest.Seconds()})
+}
+
+// UnmarshalJSON reads a tipping point as MarshalJSON writes it.
+func (p *TippingPoint) UnmarshalJSON(b []byte) error {
+	var j tippingPointJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	var sec secondsReader
+	*p = TippingPoint{
+		Dip:         sec.at("dip_s", j.DipS),
+		BaselineDip: sec.at("baseline_dip_s", j.BaselineDipS),
+		Longest:     sec.at("longest_s", j.LongestS),
+	}
+	return sec.err
+}
+
+type tippingPointJSON struct {
+	DipS         float64 `json:"dip_s"`
+	BaselineDipS float64 `json:"baseline_dip_s"`
+	LongestS     float64 `json:"longest_s"`
 }

@@ -365,21 +365,25 @@ func count(x float64) string {
 }
 
 // MarshalJSON writes the result in the replay's JSON shape: "schema",
-// "scenario", "policy", "config", "status", "detail", "runs" and "summary".
+// "scenario", "policy", "config", "status", "detail", "runs" and "summary",
+// then, in the server models, "baselines" and, when it was searched, an
+// Overload's "tipping_point" (see [TippingPoint.MarshalJSON]).
 func (r Result) MarshalJSON() ([]byte, error) {
 	runs := r.Runs
 	if runs == nil {
 		runs = []Run{}
 	}
 	return marshal(resultJSON{
-		Schema:   Schema,
-		Scenario: r.Scenario,
-		Policy:   r.Policy,
-		Config:   r.Config,
-		Status:   r.Status(),
-		Detail:   r.Detail(),
-		Runs:     runs,
-		Summary:  r.Summary,
+		Schema:       Schema,
+		Scenario:     r.Scenario,
+		Policy:       r.Policy,
+		Config:       r.Config,
+		Status:       r.Status(),
+		Detail:       r.Detail(),
+		Runs:         runs,
+		Summary:      r.Summary,
+		Baselines:    r.Baselines,
+		TippingPoint: r.TippingPoint,
 	})
 }
 
@@ -421,15 +425,20 @@ type resultJSON struct {
 	Detail   string              `json:"detail"`
 	Runs     []Run               `json:"runs"`
 	Summary  map[Figure]Estimate `json:"summary"`
+
+	Baselines    []Baseline    `json:"baselines,omitzero"`
+	TippingPoint *TippingPoint `json:"tipping_point,omitzero"`
 }
 
 // MarshalJSON writes the replications' configuration after its defaults:
 // "runs", "seed", "level", "resamples" and "thresholds", whose
-// "max_gave_up" and "max_pending" are shares of the fleet.
+// "max_gave_up" and "max_pending" are shares of the fleet, and
+// "tipping_point": true when the replay searched for it.
 func (c Config) MarshalJSON() ([]byte, error) {
 	d := c.WithDefaults()
 	return marshal(configJSON{Runs: d.Runs, Seed: d.Seed, Level: d.Level, Resamples: d.Resamples,
-		Thresholds: thresholdsJSON{MaxGaveUp: d.Thresholds.MaxGaveUp, MaxPending: d.Thresholds.MaxPending}})
+		Thresholds:   thresholdsJSON{MaxGaveUp: d.Thresholds.MaxGaveUp, MaxPending: d.Thresholds.MaxPending},
+		TippingPoint: d.TippingPoint})
 }
 
 type configJSON struct {
@@ -438,6 +447,8 @@ type configJSON struct {
 	Level      float64        `json:"level"`
 	Resamples  int            `json:"resamples"`
 	Thresholds thresholdsJSON `json:"thresholds"`
+
+	TippingPoint bool `json:"tipping_point,omitzero"`
 }
 
 type thresholdsJSON struct {
@@ -449,7 +460,10 @@ type thresholdsJSON struct {
 // whose histograms were not kept (Config.RepresentativeOnly) has no
 // "arrivals" and "retry_arrivals". The figures that only some scenarios
 // have (the timers' of the periodic kinds, the 1s peaks of a wide window)
-// are written when they are not zero: a missing one reads as zero.
+// are written when they are not zero: a missing one reads as zero. So are
+// the server models' figures: a run that did not recover, or whose broker
+// never warmed, has no "recovered" or "warm", and only the representative
+// run of an Overload or a Reconnect has its "series".
 func (r Run) MarshalJSON() ([]byte, error) {
 	arrivals, retries := r.Arrivals, r.RetryArrivals
 	if (arrivals == nil) != (retries == nil) {
@@ -476,6 +490,22 @@ func (r Run) MarshalJSON() ([]byte, error) {
 		P99ServedS:            r.P99.Seconds(),
 		Arrivals:              arrivals,
 		RetryArrivals:         retries,
+
+		Recovered:                r.Recovered,
+		RecoveredAfterS:          r.RecoveredAfter.Seconds(),
+		Amplification:            r.Amplification,
+		AmplificationFromTrigger: r.AmplificationFromTrigger,
+		Goodput:                  r.Goodput,
+		Timeouts:                 r.Timeouts,
+		Rejections:               r.Rejections,
+		JobsAtEnd:                r.JobsAtEnd,
+		Accepted:                 r.Accepted,
+		Dropped:                  r.Dropped,
+		Refused:                  r.Refused,
+		WarmAtS:                  r.WarmAt.Seconds(),
+		Warm:                     r.Warm,
+		Reads:                    r.Reads,
+		Series:                   r.Series,
 	})
 }
 
@@ -499,6 +529,24 @@ type runJSON struct {
 	P99ServedS            float64 `json:"p99_served_s"`
 	Arrivals              []int   `json:"arrivals,omitzero"`
 	RetryArrivals         []int   `json:"retry_arrivals,omitzero"`
+
+	// The server models' figures, named as their figures in the summary
+	// where they have one (Goodput, SessionsAccepted, ...).
+	Recovered                bool    `json:"recovered,omitzero"`
+	RecoveredAfterS          float64 `json:"recovered_after_s,omitzero"`
+	Amplification            float64 `json:"amplification,omitzero"`
+	AmplificationFromTrigger float64 `json:"amplification_from_trigger,omitzero"`
+	Goodput                  float64 `json:"goodput_after_trigger,omitzero"`
+	Timeouts                 int     `json:"timeouts,omitzero"`
+	Rejections               int     `json:"rejections,omitzero"`
+	JobsAtEnd                int     `json:"jobs_at_end,omitzero"`
+	Accepted                 int     `json:"sessions_accepted,omitzero"`
+	Dropped                  int     `json:"sessions_dropped,omitzero"`
+	Refused                  int     `json:"connects_refused,omitzero"`
+	WarmAtS                  float64 `json:"warm_at_s,omitzero"`
+	Warm                     bool    `json:"warm,omitzero"`
+	Reads                    int     `json:"reads,omitzero"`
+	Series                   *Series `json:"series,omitzero"`
 }
 
 func nonNil(h []int) []int {

@@ -650,9 +650,23 @@ func (s Scenario) firings() int64 {
 // window while it is up.
 func (s Scenario) windowBudget() float64 { return s.AcceptRate * s.Window.Seconds() }
 
-// MarshalJSON writes s after defaults, with times in seconds.
+// MarshalJSON writes s after defaults, with times in seconds. The fields
+// of the server models (Overload, Reconnect, Contention) are written when
+// they are not zero, so that the other kinds' JSON has none of them; a
+// missing one reads as zero. An Overload's "dip" is the fraction of the
+// capacity left during the dip, 0 for a stall (DipStall); its "retries"
+// is -1 for clients that never retry (NoRetries).
 func (s Scenario) MarshalJSON() ([]byte, error) {
 	d := s.WithDefaults()
+	var dip *float64
+	if d.Dip != 0 {
+		// Written as the fraction it is: a stall leaves none.
+		f := d.Dip
+		if f == DipStall {
+			f = 0
+		}
+		dip = &f
+	}
 	return json.Marshal(scenarioJSON{
 		Kind:         d.Kind,
 		Server:       d.Server,
@@ -669,6 +683,23 @@ func (s Scenario) MarshalJSON() ([]byte, error) {
 		TimerOffset:  d.TimerOffset,
 		Threshold:    d.Threshold,
 		MaxAttempts:  d.MaxAttempts,
+		Rate:         d.Rate,
+		RTTS:         d.RTT.Seconds(),
+		TimeoutS:     d.Timeout.Seconds(),
+		Dip:          dip,
+		DipForS:      d.DipFor.Seconds(),
+		DipAtS:       d.DipAt.Seconds(),
+		RampS:        d.Ramp.Seconds(),
+		QueueLimit:   d.QueueLimit,
+		DropExpired:  d.DropExpired,
+		OnDrop:       d.OnDrop,
+		RefuseCold:   d.RefuseCold,
+		CPU:          d.CPU,
+		Handshake:    d.Handshake,
+		WarmUp:       d.WarmUp,
+		ColdDropS:    d.ColdDrop.Seconds(),
+		LatencyS:     d.Latency.Seconds(),
+		LatencySDS:   d.LatencySD.Seconds(),
 	})
 }
 
@@ -688,6 +719,25 @@ type scenarioJSON struct {
 	TimerOffset  Offset  `json:"timer_offset,omitempty"`
 	Threshold    float64 `json:"threshold"`
 	MaxAttempts  int     `json:"max_attempts"`
+
+	// The server models' fields.
+	Rate        float64  `json:"rate,omitzero"`
+	RTTS        float64  `json:"rtt_s,omitzero"`
+	TimeoutS    float64  `json:"timeout_s,omitzero"`
+	Dip         *float64 `json:"dip,omitzero"` // nil: no dip; 0: a stall
+	DipForS     float64  `json:"dip_for_s,omitzero"`
+	DipAtS      float64  `json:"dip_at_s,omitzero"`
+	RampS       float64  `json:"ramp_s,omitzero"`
+	QueueLimit  int      `json:"queue_limit,omitzero"`
+	DropExpired bool     `json:"drop_expired,omitzero"`
+	OnDrop      DropRule `json:"on_drop,omitzero"`
+	RefuseCold  bool     `json:"refuse_cold,omitzero"`
+	CPU         float64  `json:"cpu,omitzero"`
+	Handshake   float64  `json:"handshake,omitzero"`
+	WarmUp      float64  `json:"warm_up,omitzero"`
+	ColdDropS   float64  `json:"cold_drop_s,omitzero"`
+	LatencyS    float64  `json:"latency_s,omitzero"`
+	LatencySDS  float64  `json:"latency_sd_s,omitzero"`
 }
 
 // invalid returns a *kit.ConfigError saying what is wrong.
