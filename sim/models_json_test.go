@@ -167,3 +167,14 @@ func TestModelJSONTimesInRange(t *testing.T) {
 	assert.EqualError(t, json.Unmarshal([]byte(`{"all_served_s": 1e300, "recovered_after_s": 1e300}`), &r),
 		"sim: all_served_s of 1e+300s is out of range of time.Duration")
 }
+
+// TestModelScenarioWithDefaultsReplays replays each server model's
+// scenario after its defaults again: the defaults of the fleet kinds'
+// fields, which the models refuse, are not filled in.
+func TestModelScenarioWithDefaultsReplays(t *testing.T) {
+	for _, k := range []Kind{Overload, Reconnect, Contention} {
+		d := Scenario{Kind: k}.WithDefaults()
+		require.NoError(t, d.Validate(Config{}), "%s after defaults", k)
+		assert.Equal(t, d, d.WithDefaults(), "%s: WithDefaults is idempotent", k)
+	}
+}

@@ -237,7 +237,11 @@ func (r Result) modelDetail() string {
 	fmt.Fprintf(&b, "; goodput after the trigger %.0f%% of offered", 100*sum[Goodput].Median)
 	switch s.Kind {
 	case Overload:
-		fmt.Fprintf(&b, "; %s jobs in the system at the %s horizon", count(sum[JobsAtEnd].Median), kit.FormatDuration(s.Horizon))
+		jobs := "jobs"
+		if sum[JobsAtEnd].Median == 1 {
+			jobs = "job"
+		}
+		fmt.Fprintf(&b, "; %s %s in the system at the %s horizon", count(sum[JobsAtEnd].Median), jobs, kit.FormatDuration(s.Horizon))
 	case Reconnect:
 		fmt.Fprintf(&b, "; %s of %s devices served", count(sum[Served].Median), count(float64(s.Clients)))
 		if sum[Served].Median >= float64(s.Clients) {

@@ -390,10 +390,13 @@ func (s Scenario) WithDefaults() Scenario {
 			s.Clients = len(s.IDs)
 		}
 	}
-	if s.AcceptRate == 0 {
+	// A server model's defaults are its own: the fleet kinds' server
+	// fields, which it refuses, stay zero.
+	fleet := !s.Kind.model()
+	if s.AcceptRate == 0 && s.Kind != Contention {
 		s.AcceptRate = DefaultAcceptRate
 	}
-	if s.Burst == 0 {
+	if s.Burst == 0 && fleet {
 		s.Burst = max(1, s.AcceptRate)
 	}
 	if s.Down == 0 {
@@ -413,7 +416,7 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.StartSpread == 0 && s.Kind != Storm && s.Kind != Overload && s.Kind != Contention {
 		s.StartSpread = DefaultStartSpread
 	}
-	if s.Period == 0 {
+	if s.Period == 0 && fleet {
 		s.Period = DefaultPeriod
 	}
 	switch {
@@ -433,13 +436,13 @@ func (s Scenario) WithDefaults() Scenario {
 			s.Horizon = DefaultHorizon
 		}
 	}
-	if s.RetryAfter == 0 {
+	if s.RetryAfter == 0 && fleet {
 		s.RetryAfter = DefaultRetryAfter
 	}
-	if s.Retries == 0 {
+	if s.Retries == 0 && fleet {
 		s.Retries = DefaultRetries
 	}
-	if s.Threshold == 0 {
+	if s.Threshold == 0 && s.Kind != Contention {
 		s.Threshold = DefaultThreshold
 	}
 	if s.MaxAttempts == 0 {
