@@ -578,7 +578,7 @@ func comparisonChart(c *Comparison) ([]byte, error) {
 		_, y := p.Transforms(&data)
 		drawText(right, 10, true, draw.XLeft, draw.YBottom, vg.Point{X: right.Min.X + vg.Points(10), Y: y(float64(n)-0.4) + vg.Points(2)}, "median [interval]")
 		for i, r := range rows {
-			drawText(right, 10, false, draw.XLeft, draw.YCenter, vg.Point{X: right.Min.X + vg.Points(10), Y: y(float64(n - 1 - i))}, cell(c.Figure, r.e))
+			drawText(right, 10, false, draw.XLeft, draw.YCenter, vg.Point{X: right.Min.X + vg.Points(10), Y: y(float64(n - 1 - i))}, chartCell(c, r.e))
 		}
 	}
 	height := vg.Points(110 + 30*float64(n))
@@ -609,6 +609,15 @@ func (t numTicks) Ticks(min, max float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// chartCell is a comparison chart's value of estimate e: "never" for a
+// time to recover that never came.
+func chartCell(c *Comparison, e sim.Estimate) string {
+	if neverRecovered(c.Scenario, c.Figure, e) {
+		return "never"
+	}
+	return cell(c.Figure, e)
 }
 
 // upperFirst capitalises the first letter of s.

@@ -64,10 +64,7 @@ func writeComparisons(b *bytes.Buffer, cs []Comparison, indent string) {
 		for _, row := range c.Rows {
 			cells := make([]string, len(row.Cells))
 			for i := range row.Cells {
-				cells[i] = rowCell(c.Figure, row, i)
-				if neverRecovered(c.Scenario, c.Figure, row.Cells[i]) {
-					cells[i] = "never"
-				}
+				cells[i] = rowCell(c, row, i)
 			}
 			fmt.Fprintf(tw, "%s  %s\t%s\t\n", indent, num(float64(row.Clients)), strings.Join(cells, "\t"))
 		}
@@ -113,13 +110,18 @@ func columnHeadings(policies []string) (headings []string, note string) {
 	return headings, strings.ReplaceAll(backoff, ",", ", ")
 }
 
-// cell writes one cell of a comparison: "39 [37, 42]" for counts, "0.83
-// [0.80, 0.90]" for ratios, "14.8 [14.1, 15.6]" for seconds.
-func rowCell(f sim.Figure, row ComparisonRow, i int) string {
-	if row.noValue(f, i) {
+// rowCell writes cell i of a comparison's row: "39 [37, 42]" for counts,
+// "0.83 [0.80, 0.90]" for ratios, "14.8 [14.1, 15.6]" for seconds; "– (none
+// served)" for a time of serving where none was served, and "never" for a
+// time to recover that never came.
+func rowCell(c Comparison, row ComparisonRow, i int) string {
+	switch {
+	case row.noValue(c.Figure, i):
 		return "– (none served)"
+	case neverRecovered(c.Scenario, c.Figure, row.Cells[i]):
+		return "never"
 	}
-	return cell(f, row.Cells[i])
+	return cell(c.Figure, row.Cells[i])
 }
 
 // neverRecovered reports whether e, an estimate of figure f on scenario s,

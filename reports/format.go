@@ -139,8 +139,13 @@ func summaryFigures(p *Replay) []figure {
 			if l, ok := modelLabels[s.Kind][f]; ok {
 				fig.label = l
 			}
-			if f == sim.RecoveryTime && 2*res.Recovered() <= len(p.Runs) {
+			switch {
+			case f == sim.RecoveryTime && 2*res.Recovered() <= len(p.Runs):
 				fig.none = "never, in the median run"
+			case f == sim.WarmUpTime && iv.Median >= s.Horizon.Seconds():
+				fig.none = "never, in the median run"
+			case f == sim.AllServed && p.Summary[sim.Served].Median < float64(s.Clients):
+				fig.none = "not all, in the median run"
 			}
 			out = append(out, fig)
 		}

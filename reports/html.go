@@ -99,8 +99,10 @@ type (
 		Detail  string
 		Level   string
 		Figures []htmlFigure
-		Runs    []htmlRun
-		Chart   template.HTML
+		// RunHeads head the runs table's columns, which runCells fills.
+		RunHeads []string
+		Runs     []htmlRun
+		Chart    template.HTML
 		// ChartID is the chart's element id: histogram-chart for the
 		// arrival histogram, series-chart for a server model's time
 		// series.
@@ -209,7 +211,7 @@ func renderHTML(r Report) ([]byte, error) {
 		for _, row := range c.Rows {
 			cells := []string{num(float64(row.Clients))}
 			for j := range row.Cells {
-				cells = append(cells, rowCell(c.Figure, row, j))
+				cells = append(cells, rowCell(c, row, j))
 			}
 			hc.Rows = append(hc.Rows, cells)
 		}
@@ -246,12 +248,13 @@ func htmlReplayOf(p *Replay) (*htmlReplay, error) {
 			Interval: f.bounds(true),
 		})
 	}
+	s := p.Scenario.WithDefaults()
+	hr.RunHeads = runHeads[s.Kind]
+	if hr.RunHeads == nil {
+		hr.RunHeads = fleetRunHeads
+	}
 	for i, run := range p.Runs {
-		hr.Runs = append(hr.Runs, htmlRun{Charted: i == p.Representative, Cells: []string{
-			num(float64(i + 1)), strconv.FormatUint(run.Seed, 10), num(run.AllServed.Seconds()), num(float64(run.BusiestWindowArrivals)),
-			num(float64(run.PeakRetryArrivals)), num(run.PeakRatio), num(float64(run.Attempts)),
-			num(float64(run.Served)), num(float64(run.GaveUp)), num(run.P50.Seconds()), num(run.P99.Seconds()),
-		}})
+		hr.Runs = append(hr.Runs, htmlRun{Charted: i == p.Representative, Cells: append([]string{num(float64(i + 1)), strconv.FormatUint(run.Seed, 10)}, runCells(s, run)...)})
 	}
 	switch arrivals, _ := p.Histogram(); {
 	case serverModel(p.Scenario):
@@ -343,6 +346,77 @@ func comparisonCaption(c *Comparison) string {
 	return s
 }
 
+// modelGlossary defines the terms of a server model's replay.
+func modelGlossary(p *Replay) []htmlTerm {
+	s := p.Scenario.WithDefaults()
+	level := htmlTerm{"interval", fmt.Sprintf("The %s of a median over the runs: the range that would hold the median of many more runs, at that confidence.", intervalHeading(p.Config.WithDefaults().Level))}
+	if s.Kind == sim.Contention {
+		return []htmlTerm{
+			{"writes", "The conditional writes that reached the row, the work the clients made: a write fails when another client's write changed the row after this client read it."},
+			{"baselines", "The same clients replayed with the backoff simulator's own strategies (a base of 5ms, a cap of 2s, the first backoff twice the base) and with no backoff at all. The replay fails when clients are unfinished at the horizon, and warns when the policy makes more writes than no backoff."},
+			level,
+		}
+	}
+	trigger := fmt.Sprintf("the dip of the capacity to %s%% for %s from %s", num(100*max(s.Dip, 0)), duration(s.DipFor), duration(s.DipAt))
+	if s.Kind == sim.Reconnect {
+		trigger = fmt.Sprintf("the broker's first %s down", duration(s.Down))
+	}
+	terms := []htmlTerm{
+		{"trigger", "What knocks the service over: " + trigger + "."},
+		{"recovery", fmt.Sprintf("From the trigger's end, rounded up to a whole second (%s), time is cut into 5s windows; the service has recovered from the first window from which on every window's failed attempts (timeouts, rejections and drops, counted when the client learns of them) are at most 1%% of the attempts sent in it. The replay fails when its median run has not recovered by the %s horizon.", duration(s.RecoveryFrom()), duration(s.Horizon))},
+		{"retry amplification", "The attempts sent over the first attempts: 1 when nothing is retried."},
+		{"goodput", "After the trigger's end, the successes over what was offered then (the requests in an overload, the devices in a reconnect); a backlog answered late can take it over 1."},
+		{"peak ratio", fmt.Sprintf("The most retry arrivals in one second of a run over the server's capacity of %s. It is reported beside recovery and does not decide: a bounded queue can peak high and recover at once.", perSecond(s.AcceptRate))},
+	}
+	if s.Kind == sim.Overload {
+		terms = append(terms, htmlTerm{"baseline", "The same fleet replayed without retries. A recovery at least twice as long as the baseline's, and 10s longer, warns: the retries, not the dip, keep the service down."})
+		if p.TippingPoint != nil {
+			terms = append(terms, htmlTerm{"tipping point", "The shortest dip, in whole seconds, after which the median run does not recover, searched with every other part of the scenario kept, beside the baseline's."})
+		}
+	}
+	return append(terms, level)
+}
+
+// fleetRunHeads head the runs table of the fleet kinds, after the run and
+// its seed; runHeads those of the server models, judged on recovery.
+var (
+	fleetRunHeads = []string{"Run", "Seed", "All served (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}
+	runHeads      = map[sim.Kind][]string{
+		sim.Overload:   {"Run", "Seed", "Recovered", "Recovered after (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"},
+		sim.Reconnect:  {"Run", "Seed", "Recovered", "Recovered after (s)", "Connected (devices)", "All connected (s)", "Accepted", "Dropped", "Broker warm (s)", "Connects", "Peak ratio"},
+		sim.Contention: {"Run", "Seed", "Writes", "Reads", "Succeeded (clients)", "Last success (s)", "Unfinished"},
+	}
+)
+
+// runCells returns the cells of run's row in the runs table of scenario s
+// (after defaults), after the run and its seed, as its heads say.
+func runCells(s sim.Scenario, run sim.Run) []string {
+	recovered := func() []string {
+		if !run.Recovered {
+			return []string{"no", "–"}
+		}
+		return []string{"yes", num(run.RecoveredAfter.Seconds())}
+	}
+	switch s.Kind {
+	case sim.Overload:
+		return append(recovered(), num(run.Amplification), num(run.Goodput), num(float64(run.JobsAtEnd)), num(float64(run.Timeouts)), num(float64(run.Attempts)), num(run.PeakRatio))
+	case sim.Reconnect:
+		all, warm := "–", "–"
+		if run.Served == s.Clients {
+			all = num(run.AllServed.Seconds())
+		}
+		if run.Warm {
+			warm = num(run.WarmAt.Seconds())
+		}
+		return append(recovered(), num(float64(run.Served)), all, num(float64(run.Accepted)), num(float64(run.Dropped)), warm, num(float64(run.Attempts)), num(run.PeakRatio))
+	case sim.Contention:
+		return []string{num(float64(run.Attempts)), num(float64(run.Reads)), num(float64(run.Served)), num(run.AllServed.Seconds()), num(float64(run.Pending))}
+	}
+	return []string{num(run.AllServed.Seconds()), num(float64(run.BusiestWindowArrivals)),
+		num(float64(run.PeakRetryArrivals)), num(run.PeakRatio), num(float64(run.Attempts)),
+		num(float64(run.Served)), num(float64(run.GaveUp)), num(run.P50.Seconds()), num(run.P99.Seconds())}
+}
+
 // glossary defines the terms the page uses, with the report's own
 // figures where it has them, and each check by why it matters.
 func glossary(r Report) []htmlTerm {
@@ -352,7 +426,9 @@ func glossary(r Report) []htmlTerm {
 		{"delay n", "The wait a device draws before its retry n, which is its attempt n + 1. Delays count from 1 everywhere in this report, in the counterexamples and in the charts."},
 		{"CV", "The coefficient of variation of the devices' delays: their standard deviation over their mean. 0 means every device waits alike; the wider the jitter, the larger it is."},
 	}
-	if p := r.Replay; p != nil {
+	if p := r.Replay; p != nil && serverModel(p.Scenario) {
+		terms = append(terms, modelGlossary(p)...)
+	} else if p != nil {
 		s := p.Scenario.WithDefaults()
 		budget := p.Budget()
 		terms = append(terms,

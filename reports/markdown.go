@@ -141,7 +141,7 @@ func renderMarkdown(r Report) ([]byte, error) {
 		for _, row := range c.Rows {
 			fmt.Fprintf(&b, "| %s |", num(float64(row.Clients)))
 			for j := range row.Cells {
-				fmt.Fprintf(&b, " %s |", rowCell(c.Figure, row, j))
+				fmt.Fprintf(&b, " %s |", rowCell(c, row, j))
 			}
 			fmt.Fprintf(&b, "\n")
 		}

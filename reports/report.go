@@ -113,8 +113,10 @@ type Policy struct {
 // configuration and runs are sim's own types, written as jitterkit replay
 // --json writes them.
 type Replay struct {
-	// Status is Fail when the median peak ratio is over the scenario's
-	// threshold or a policy's defect stopped the replay (see Stopped).
+	// Status is sim's verdict of the replay (see sim.Result.Status): Fail
+	// when the median peak ratio is over the scenario's threshold, or, on
+	// a server model, when the median run did not recover; and Fail when
+	// a policy's defect stopped the replay (see Stopped).
 	Status verdict.Status `json:"status"`
 	// Detail says what was judged, got before want.
 	Detail string `json:"detail"`
@@ -125,7 +127,8 @@ type Replay struct {
 	// Runs are the replications, in the order of their number. Only the
 	// representative run holds its histograms.
 	Runs []sim.Run `json:"runs"`
-	// Representative is the number of the run the histogram chart draws.
+	// Representative is the number of the run the chart draws: its arrival
+	// histogram, or a server model's time series.
 	Representative int `json:"representative"`
 	// Summary is the median of each figure over the runs, with its
 	// interval at Config.Level.
