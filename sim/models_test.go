@@ -196,8 +196,9 @@ func TestModelDefaults(t *testing.T) {
 	assert.Equal(t, 3, ids.Clients, "an overload's ids set its fleet")
 }
 
-// statusCase is a hand-made Result of a server model: runs of which
-// recovered recovered, and the summary's figures.
+// modelResult returns a hand-made Result of the default scenario of
+// kind: runs runs, the first recovered of which recovered, with the
+// summary sum and the baselines.
 func modelResult(kind Kind, runs, recovered int, sum map[Figure]Estimate, baselines ...Baseline) Result {
 	rs := make([]Run, runs)
 	for i := range recovered {
