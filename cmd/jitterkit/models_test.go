@@ -99,6 +99,10 @@ func TestModelBadParameters(t *testing.T) {
 		{[]string{"--scenario", "reconnect", "--down", "299s"}, "jitterkit: down 4m59s ends less than 5s before the 5m0s horizon: recovery could not be judged", ""},
 		{[]string{"--scenario", "reconnect", "--retries", "3"}, "jitterkit: --retries applies to --scenario storm and overload only, not to --scenario reconnect", appliesToServer},
 		{[]string{"--scenario", "reconnect", "--tipping-point"}, "jitterkit: --tipping-point applies to --scenario overload only, not to --scenario reconnect", appliesToServer},
+		// --retries 0 is "none" in an overload only: a storm's retries
+		// are its figure, and 0 of them is no storm.
+		{[]string{"--scenario", "storm", "--retries", "0"}, "jitterkit: --retries: 0 is not a positive number",
+			"BUG: the --retries flag (cmd/jitterkit/flags.go) writes sim.NoRetries for 0 whatever the scenario, and a storm refuses it as \"retries -1 is negative\", a value the user never typed"},
 		{[]string{"--scenario", "contention", "--latency", "2h"}, "jitterkit: latency 2h0m0s is not between 0 and 1h0m0s",
 			"BUG: sim's contention validate names --latency \"network mean\" (sim/contention.go contention.validate, reached from sim/models.go validateModel)"},
 		{[]string{"--scenario", "reconnect", "--cold-drop", "800h"}, "jitterkit: cold-drop 800h0m0s is not between 0 and 744h0m0s",
