@@ -320,10 +320,14 @@ func modelAdvice(r Report, remedies []string) []string {
 		}
 		out = append(out, head+".")
 	case s.Kind == sim.Reconnect && p.Status == verdict.Fail && s.OnDrop != sim.DropContinue && !s.RefuseCold:
-		out = append(out, fmt.Sprintf("The devices keep the broker cold: it drops every session it accepts until it has warmed up on CPU left over, and devices that reset their backoff on a connect (--on-drop %s) reconnect at once, so that handshakes take the CPU the warm-up needs (%s sessions accepted and dropped, median over the runs).",
-			s.OnDrop, num(p.Summary[sim.SessionsDropped].Median)))
+		when := "at once"
+		if s.OnDrop == sim.DropResetJitter {
+			when = "within their first delay"
+		}
+		out = append(out, fmt.Sprintf("The devices keep the broker cold: it drops every session it accepts until it has warmed up on CPU left over, and devices that reset their backoff on a connect (--on-drop %s) reconnect %s, so that handshakes take the CPU the warm-up needs (%s sessions accepted and dropped, median over the runs).",
+			s.OnDrop, when, num(p.Summary[sim.SessionsDropped].Median)))
 	case s.Kind == sim.Reconnect && p.Status == verdict.Fail:
-		out = append(out, fmt.Sprintf("%s of %s devices were not connected by the %s horizon: the broker's %s CPU units a second, %s a handshake, connect at most %s a second; lengthen the backoff or give the broker more capacity.",
+		out = append(out, fmt.Sprintf("%s of %s devices were not connected by the %s horizon: the broker's %s CPU units a second, %s a handshake, connect at most %s; lengthen the backoff or give the broker more capacity.",
 			num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon), num(s.CPU), num(s.Handshake), perSecond(s.CPU/s.Handshake)))
 	case s.Kind == sim.Contention && p.Status == verdict.Fail:
 		out = append(out, fmt.Sprintf("%s of %s clients did not succeed by the %s horizon: back off longer after a conflict, with jitter, so that fewer writes collide.",

@@ -74,6 +74,9 @@ var modelFields = []modelField{
 	{"accept-rate", func(s Scenario) bool { return s.AcceptRate != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Overload, Reconnect}},
 	{"retries", func(s Scenario) bool { return s.Retries != 0 }, []Kind{Storm, Overload}},
 	{"threshold", func(s Scenario) bool { return s.Threshold != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Overload, Reconnect}},
+	// An overload's requests are bounded by Retries, a contention's
+	// clients by their success: neither has an attempt limit.
+	{"max-attempts", func(s Scenario) bool { return s.MaxAttempts != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Reconnect}},
 }
 
 // modelFieldsApply refuses a field, set before defaults, that s's kind
@@ -107,6 +110,9 @@ func (s Scenario) validateModel() error {
 	if s.Horizon < 0 || s.Horizon > maxHorizon {
 		return invalid("horizon %v is not between 0 and %v", s.Horizon, maxHorizon)
 	}
+	if err := s.validateModelRanges(); err != nil {
+		return err
+	}
 	switch s.Kind {
 	case Overload:
 		return s.validateOverload()
@@ -114,6 +120,49 @@ func (s Scenario) validateModel() error {
 		return s.validateReconnect()
 	}
 	return s.contention().validate()
+}
+
+// validateModelRanges refuses, naming the flag, the fields a model's
+// engine bounds: the fleet, the round trip, the spread, the cold drop and
+// the latencies.
+func (s Scenario) validateModelRanges() error {
+	// The negative values of all but the latencies are refused as
+	// negative later.
+	between := func(name string, d, hi time.Duration, what string) error {
+		if d > hi || d < 0 && strings.HasPrefix(name, "latency") {
+			return invalid("%s %v is not between 0 and %s%v", name, d, what, hi)
+		}
+		return nil
+	}
+	switch s.Kind {
+	case Overload:
+		if s.Clients < 1 || s.Clients > maxClients {
+			return invalid("clients %d is not between 1 and %d", s.Clients, maxClients)
+		}
+		return between("rtt", s.RTT, maxHorizon, "")
+	case Reconnect:
+		if s.Clients < 1 || s.Clients > maxReconnectDevices {
+			return invalid("clients %d is not between 1 and %s", s.Clients, thousands(maxReconnectDevices))
+		}
+		for _, err := range []error{
+			between("rtt", s.RTT, maxHorizon, ""),
+			between("cold-drop", s.ColdDrop, maxHorizon, ""),
+			between("start-spread", s.StartSpread, s.Horizon, "the horizon "),
+		} {
+			if err != nil {
+				return err
+			}
+		}
+	case Contention:
+		if s.Clients < 1 || s.Clients > maxContentionClients {
+			return invalid("clients %d is not between 1 and %s", s.Clients, thousands(maxContentionClients))
+		}
+		if err := between("latency", s.Latency, maxContentionNet, ""); err != nil {
+			return err
+		}
+		return between("latency-sd", s.LatencySD, maxContentionNet, "")
+	}
+	return nil
 }
 
 func (s Scenario) validateOverload() error {
@@ -133,7 +182,7 @@ func (s Scenario) validateOverload() error {
 	case s.RTT >= s.Timeout:
 		return invalid("rtt %v is not shorter than the %v timeout: every attempt would time out", s.RTT, s.Timeout)
 	case s.Retries < NoRetries || s.Retries > maxOverloadRetries:
-		return invalid("retries %d is not between 0 and %d", max(s.Retries, 0), maxOverloadRetries)
+		return invalid("retries %d is not between 0 and %d", s.Retries, maxOverloadRetries)
 	case s.Dip != DipStall && !(s.Dip > 0 && s.Dip < 1):
 		return invalid("dip %v is not a fraction of the capacity above 0 and below 1 (a dip to 0 stalls the server)", s.Dip)
 	case s.DipFor <= 0:
@@ -418,7 +467,10 @@ func replayModel(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Re
 
 // replayModelRuns replays the runs of s with cfg, workers at a time, and
 // summarizes them. The runs, and the error of the lowest-numbered run that
-// fails, depend only on f, s and cfg.Seed.
+// fails, depend only on f, s and cfg.Seed. A policy's call that does not
+// return is named as the fleet kinds name it: within Config.CallTimeout
+// when it is set, or StuckGrace after ctx is done, as a *DeviceError of
+// cause StopHung.
 func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
 	workers := max(1, min(cfg.Workers, cfg.Runs, s.budget(cfg).workers))
 	runs := make([]Run, cfg.Runs)
@@ -426,25 +478,37 @@ func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config)
 	var next atomic.Int64
 	var failed atomic.Int64
 	failed.Store(int64(cfg.Runs))
-	var wg sync.WaitGroup
-	start := make([]modelEngine, workers)
-	for w := range start {
-		e, err := newModelEngine(s, f)
+	_, builtin := builtinSpec(f)
+	calls := make([]*modelCall, workers)
+	engines := make([]modelEngine, workers)
+	for w := range engines {
+		calls[w] = &modelCall{}
+		calls[w].run.Store(-1)
+		wf := f
+		if !builtin && f != nil {
+			// A built-in policy always returns; any other is watched.
+			wf = calls[w].factory(f)
+		}
+		e, err := newModelEngine(s, wf)
 		if err != nil {
 			return Result{}, err
 		}
-		start[w] = e
+		engines[w] = e
 	}
-	for _, e := range start {
+	var wg sync.WaitGroup
+	for w, e := range engines {
+		call := calls[w]
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
 				if i >= cfg.Runs || int64(i) > failed.Load() {
 					return
 				}
-				if !runModel(e, i, runSeed(cfg.Seed, i), &runs[i], &errs[i]) {
+				call.run.Store(int64(i))
+				if !runModel(e, call, i, runSeed(cfg.Seed, i), &runs[i], &errs[i]) {
 					return
 				}
+				call.run.Store(-1)
 				if errs[i] != nil {
 					for {
 						old := failed.Load()
@@ -458,13 +522,22 @@ func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config)
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
+	var hung <-chan error
+	if cfg.CallTimeout > 0 {
+		hung = watchModel(done, calls, cfg)
+	}
 	select {
 	case <-done:
+	case err := <-hung:
+		return Result{}, err
 	case <-ctx.Done():
 		select {
 		case <-done:
 		case <-time.After(stuckGrace):
-			return Result{}, fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: a policy's call did not return (%w)", stuckGrace, context.Cause(ctx))
+			if err := stuckModel(calls, cfg, fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))); err != nil {
+				return Result{}, err
+			}
+			return Result{}, fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
 		}
 	}
 	for i := range errs {
@@ -489,15 +562,132 @@ func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config)
 
 // runModel replays run i on e into *run or *err, and reports false when a
 // call of the policy ended the goroutine (runtime.Goexit) instead of
-// returning: the run is then the policy's failure.
-func runModel(e modelEngine, i int, seed uint64, run *Run, err *error) (returned bool) {
+// returning: the run is then the policy's failure, naming the device and
+// the attempt call was asking for.
+func runModel(e modelEngine, call *modelCall, i int, seed uint64, run *Run, err *error) (returned bool) {
 	defer func() {
 		if !returned {
-			*err = &DeviceError{Run: i, Seed: seed, Cause: StopPanic, Err: errGoexit}
+			id, attempt := call.where()
+			*err = &DeviceError{Run: i, Seed: seed, Device: id, Attempt: attempt, Cause: StopPanic, Err: errGoexit}
 		}
 	}()
 	*run, *err = e.run(i, seed)
 	return true
+}
+
+// A modelCall records which call of the factory or of a policy a worker of
+// a server model's replay is in: the run, the device and the attempt whose
+// delay it asks for (0 for the factory), and a count of calls begun and
+// ended, odd while one is in progress.
+type modelCall struct {
+	run     atomic.Int64
+	calls   atomic.Uint64
+	mu      sync.Mutex
+	device  string
+	attempt int
+}
+
+func (c *modelCall) enter(id string, attempt int) {
+	c.mu.Lock()
+	c.device, c.attempt = id, attempt
+	c.mu.Unlock()
+	c.calls.Add(1)
+}
+
+func (c *modelCall) leave() { c.calls.Add(1) }
+
+// where returns the device and the attempt of the last call begun.
+func (c *modelCall) where() (string, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.device, c.attempt
+}
+
+// factory returns f, whose calls and whose policies' calls c records.
+func (c *modelCall) factory(f kit.Factory) kit.Factory {
+	return func(d kit.Device) kit.Policy {
+		c.enter(d.ID, 0)
+		defer c.leave()
+		p := f(d)
+		if p == nil {
+			return nil
+		}
+		return &watchedPolicy{p: p, c: c, id: d.ID}
+	}
+}
+
+// A watchedPolicy is a policy whose calls a modelCall records: its n-th
+// delay is asked for before attempt n+1.
+type watchedPolicy struct {
+	p  kit.Policy
+	c  *modelCall
+	id string
+	n  int
+}
+
+func (w *watchedPolicy) Next() (time.Duration, error) {
+	w.n++
+	w.c.enter(w.id, w.n+1)
+	defer w.c.leave()
+	return w.p.Next()
+}
+
+// watchModel names, on the channel it returns, the call of the
+// lowest-numbered run that has gone cfg.CallTimeout without returning,
+// checking every quarter of it until done is closed.
+func watchModel(done <-chan struct{}, calls []*modelCall, cfg Config) <-chan error {
+	limit := cfg.CallTimeout
+	out := make(chan error, 1)
+	go func() {
+		t := time.NewTicker(max(limit/4, time.Millisecond))
+		defer t.Stop()
+		last := make([]uint64, len(calls))
+		idle := make([]int, len(calls))
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			var stuck []*modelCall
+			for i, c := range calls {
+				n := c.calls.Load()
+				if n%2 == 0 || n != last[i] {
+					last[i], idle[i] = n, 0
+					continue
+				}
+				// Four quarters without a change: the call began at
+				// least limit ago.
+				if idle[i]++; idle[i] >= 4 {
+					stuck = append(stuck, c)
+				}
+			}
+			if stuck != nil {
+				out <- stuckModel(stuck, cfg, fmt.Errorf("did not return within %v", limit))
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// stuckModel returns the StopHung error of the lowest-numbered run among
+// calls that is in a call, or nil when none is.
+func stuckModel(calls []*modelCall, cfg Config, err error) error {
+	var found *modelCall
+	best := int64(-1)
+	for _, c := range calls {
+		run := c.run.Load()
+		if run < 0 || c.calls.Load()%2 == 0 || best >= 0 && run > best {
+			continue
+		}
+		found, best = c, run
+	}
+	if found == nil {
+		return nil
+	}
+	id, attempt := found.where()
+	return &DeviceError{Run: int(best), Seed: runSeed(cfg.Seed, int(best)), Device: id, Attempt: attempt, Cause: StopHung, Err: err}
 }
 
 // modelKey is the figure by which the representative run of a server

@@ -445,7 +445,7 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Threshold == 0 && s.Kind != Contention {
 		s.Threshold = DefaultThreshold
 	}
-	if s.MaxAttempts == 0 {
+	if s.MaxAttempts == 0 && s.Kind != Overload && s.Kind != Contention {
 		s.MaxAttempts = DefaultMaxAttempts
 	}
 	if s.MemoryLimit == 0 {

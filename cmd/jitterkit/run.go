@@ -176,8 +176,16 @@ func validate(o *options) error {
 	s := o.cfg.Scenario.WithDefaults()
 	for _, a := range appliesTo {
 		if o.given[a.flag] && !a.applies(s) {
+			if s.Kind.Recovers() || s.Kind == sim.Contention {
+				// A server model is its own server.
+				return usageError("--%s applies to %s only, not to --scenario %s", a.flag, a.what, s.Kind)
+			}
 			return usageError("--%s applies to %s only, not to --scenario %s --server %s", a.flag, a.what, s.Kind, s.Server)
 		}
+	}
+	if s.Retries == sim.NoRetries && s.Kind != sim.Overload {
+		// 0 retries is an overload's "none"; elsewhere it is no figure.
+		return usageError("--retries: 0 is not a positive number")
 	}
 	o.cfg.Steps = map[string]gate.Step{"check": gate.Checks | gate.Fix, "replay": gate.Replay | gate.Fix, "gate": gate.All, "compare": gate.Replay}[o.command]
 	if o.noFix {
