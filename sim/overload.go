@@ -123,19 +123,6 @@ type overload struct {
 	schedule []time.Duration
 }
 
-// Defaults of the overload model.
-const (
-	defaultOverloadDevices     = 200
-	defaultOverloadRate        = 70.0
-	defaultOverloadRTT         = 10 * time.Millisecond
-	defaultOverloadCapacity    = 100.0
-	defaultOverloadDipStart    = 30 * time.Second
-	defaultOverloadDipLength   = 5 * time.Second
-	defaultOverloadDipFraction = 0.1
-	defaultOverloadTimeout     = time.Second
-	defaultOverloadRetries     = 3
-	defaultOverloadHorizon     = 300 * time.Second
-)
 
 // Limits of the overload model.
 const (
@@ -152,20 +139,7 @@ const (
 // requests a second to a server of 100 jobs a second, which dips to 10
 // jobs a second from 30s to 35s; 10ms round trips, 1s timeouts, 3
 // retries, 300s.
-func defaultOverload() overload {
-	return overload{
-		Devices:     defaultOverloadDevices,
-		Rate:        defaultOverloadRate,
-		RTT:         defaultOverloadRTT,
-		Capacity:    defaultOverloadCapacity,
-		DipStart:    defaultOverloadDipStart,
-		DipLength:   defaultOverloadDipLength,
-		DipFraction: defaultOverloadDipFraction,
-		Timeout:     defaultOverloadTimeout,
-		Retries:     defaultOverloadRetries,
-		Horizon:     defaultOverloadHorizon,
-	}
-}
+func defaultOverload() overload { return Scenario{Kind: Overload}.WithDefaults().overload() }
 
 // validate reports the first field of o that is out of range.
 func (o overload) validate() error {
@@ -349,11 +323,7 @@ func (r *overloadRun) summarize(o overload) {
 	r.Amplification = ratio(r.Attempts, r.Requests)
 	r.AmplificationFromTrigger = ratio(r.AttemptsFromTrigger, r.RequestsFromTrigger)
 	r.GoodputAfterTrigger = ratio(r.SuccessesAfterTrigger, r.RequestsAfterTrigger)
-	sent := make([]int, len(r.Series.FirstSent))
-	for i := range sent {
-		sent[i] = r.Series.FirstSent[i] + r.Series.RetriesSent[i]
-	}
-	r.Recovery, r.RecoveredAt = recovery(o.DipStart+o.DipLength, o.Horizon, r.Series.Failures, sent)
+	r.Recovery, r.RecoveredAt = recovery(o.DipStart+o.DipLength, o.Horizon, r.Series.Failures, r.Series.sent())
 }
 
 // events returns the number of the model's events in the run: attempts
@@ -583,10 +553,9 @@ type overloadEngine struct {
 	devHave  []uint16
 	devDelay []int64 // device i's are at i·Retries; -1 for a stop
 
-	r          overloadRun
-	sampled    int   // the whole seconds sampled so far
-	nextSample int64 // when the next one is due, or never
-	err        error
+	r    overloadRun
+	jobs jobSampler
+	err  error
 }
 
 func newOverloadEngine(o overload, f kit.Factory) (*overloadEngine, error) {
@@ -642,7 +611,7 @@ func (e *overloadEngine) reset(run int, seed uint64) {
 	for i := range n {
 		e.r.Series.Capacity[i] = e.prof.at(int64(i) * nsPerSec)
 	}
-	e.sampled, e.nextSample = 0, 0
+	e.jobs = jobSampler{}
 	e.err = nil
 	e.draw()
 }
@@ -742,15 +711,35 @@ func (e *overloadEngine) replay(run int, seed uint64) (overloadRun, error) {
 }
 
 // sample counts the jobs in the system at every whole second before t.
-func (e *overloadEngine) sample(t int64) {
-	for e.nextSample < t {
-		e.r.Series.Jobs[e.sampled] = e.nSystem
-		e.sampled++
-		e.nextSample = int64(e.sampled) * nsPerSec
-		if e.sampled == len(e.r.Series.Jobs) {
-			e.nextSample = math.MaxInt64
+func (e *overloadEngine) sample(t int64) { e.jobs.sample(t, e.r.Series.Jobs, e.nSystem) }
+
+// A jobSampler writes what a server model's system holds at each whole
+// second into a Series' Jobs, as time passes.
+type jobSampler struct {
+	sampled int   // the whole seconds sampled so far
+	next    int64 // when the next one is due, or never
+}
+
+// sample writes n, what the system holds, at every whole second before t
+// not yet written.
+func (s *jobSampler) sample(t int64, jobs []int, n int) {
+	for s.next < t {
+		jobs[s.sampled] = n
+		s.sampled++
+		s.next = int64(s.sampled) * nsPerSec
+		if s.sampled == len(jobs) {
+			s.next = math.MaxInt64
 		}
 	}
+}
+
+// sent returns the attempts sent in each second, first ones and retries.
+func (s *Series) sent() []int {
+	out := make([]int, len(s.FirstSent))
+	for i := range out {
+		out[i] = s.FirstSent[i] + s.RetriesSent[i]
+	}
+	return out
 }
 
 // first sends the first attempt of the request in gen, making its policy,

@@ -445,7 +445,7 @@ func TestOverloadDefaultRecovers(t *testing.T) {
 		t.Skip("replays 40 default runs")
 	}
 	const runs = 20
-	end := defaultOverloadDipStart + defaultOverloadDipLength
+	end := DefaultDipAt + DefaultDipFor
 	t.Run("no retries", func(t *testing.T) {
 		o := defaultOverload()
 		o.Retries = 0

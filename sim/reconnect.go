@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -150,20 +149,6 @@ func (d onDrop) String() string {
 	return fmt.Sprintf("onDrop(%d)", int(d))
 }
 
-// Defaults of the reconnect model.
-const (
-	defaultReconnectDevices     = 2000
-	defaultReconnectSpread      = 10 * time.Millisecond
-	defaultReconnectRTT         = 50 * time.Millisecond
-	defaultReconnectDown        = 5 * time.Second
-	defaultReconnectCPU         = 2000
-	defaultReconnectHandshake   = 10
-	defaultReconnectRefusal     = 1
-	defaultReconnectWarmUp      = 4000
-	defaultReconnectColdDrop    = 100 * time.Millisecond
-	defaultReconnectMaxAttempts = 1_000_000
-	defaultReconnectHorizon     = 300 * time.Second
-)
 
 // Limits of the reconnect model.
 const (
@@ -180,22 +165,7 @@ const (
 // to a broker down for 5s, with 2000 units a second, 10 a handshake, 1 a
 // refusal and 4000 to warm up, which drops the sessions it accepts cold
 // after 100ms; the devices reset their backoff on a drop; 300s.
-func defaultReconnect() reconnect {
-	return reconnect{
-		Devices:     defaultReconnectDevices,
-		Spread:      defaultReconnectSpread,
-		RTT:         defaultReconnectRTT,
-		Down:        defaultReconnectDown,
-		CPU:         defaultReconnectCPU,
-		Handshake:   defaultReconnectHandshake,
-		Refusal:     defaultReconnectRefusal,
-		WarmUp:      defaultReconnectWarmUp,
-		ColdDrop:    defaultReconnectColdDrop,
-		OnDrop:      dropReset,
-		MaxAttempts: defaultReconnectMaxAttempts,
-		Horizon:     defaultReconnectHorizon,
-	}
-}
+func defaultReconnect() reconnect { return Scenario{Kind: Reconnect}.WithDefaults().reconnect() }
 
 // validate reports the first field of c that is out of range.
 func (c reconnect) validate() error {
@@ -291,11 +261,7 @@ func (r *reconnectRun) summarize(c reconnect) {
 	if r.Served < c.Devices {
 		r.AllServed = 0
 	}
-	sent := make([]int, len(r.Series.FirstSent))
-	for i := range sent {
-		sent[i] = r.Series.FirstSent[i] + r.Series.RetriesSent[i]
-	}
-	r.Recovery, r.RecoveredAt = recovery(time.Duration(c.downEnd()), c.Horizon, r.Series.Failures, sent)
+	r.Recovery, r.RecoveredAt = recovery(time.Duration(c.downEnd()), c.Horizon, r.Series.Failures, r.Series.sent())
 }
 
 // events returns the number of the model's events in the run: connects
@@ -383,10 +349,9 @@ type reconnectEngine struct {
 	seq     [][]int64
 	pos     []uint32
 
-	r          reconnectRun
-	sampled    int
-	nextSample int64
-	err        error
+	r    reconnectRun
+	jobs jobSampler
+	err  error
 }
 
 func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
@@ -442,7 +407,7 @@ func (e *reconnectEngine) reset(run int, seed uint64) {
 			e.r.Series.Capacity[i] = capacity
 		}
 	}
-	e.sampled, e.nextSample = 0, 0
+	e.jobs = jobSampler{}
 	e.err = nil
 }
 
@@ -524,16 +489,7 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 }
 
 // sample counts the sessions open at every whole second before t.
-func (e *reconnectEngine) sample(t int64) {
-	for e.nextSample < t {
-		e.r.Series.Jobs[e.sampled] = e.sessions
-		e.sampled++
-		e.nextSample = int64(e.sampled) * nsPerSec
-		if e.sampled == len(e.r.Series.Jobs) {
-			e.nextSample = math.MaxInt64
-		}
-	}
-}
+func (e *reconnectEngine) sample(t int64) { e.jobs.sample(t, e.r.Series.Jobs, e.sessions) }
 
 // tick ends the broker's seconds that end at or before t, giving their
 // units left to the warm-up, and starts the next.

@@ -300,7 +300,7 @@ func drawReconnect(rng *rand.Rand) (reconnect, string, func() kit.Factory) {
 		ColdDrop:    dur(400 * time.Millisecond),
 		RefuseCold:  rng.IntN(3) == 0,
 		OnDrop:      onDrop(rng.IntN(int(onDrops))),
-		MaxAttempts: defaultReconnectMaxAttempts,
+		MaxAttempts: maxReconnectAttempts,
 		Horizon:     time.Second + dur(15*time.Second),
 	}
 	if rng.IntN(4) == 0 {

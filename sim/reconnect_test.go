@@ -46,7 +46,7 @@ func replayReconnect(t *testing.T, c reconnect, f kit.Factory) reconnectRun {
 func tinyBroker(horizon time.Duration) reconnect {
 	return reconnect{Devices: 1, RTT: 10 * time.Millisecond, CPU: 100, Handshake: 10, Refusal: 1,
 		WarmUp: 1_000_000, ColdDrop: 100 * time.Millisecond, OnDrop: dropReset,
-		MaxAttempts: defaultReconnectMaxAttempts, Horizon: horizon}
+		MaxAttempts: maxReconnectAttempts, Horizon: horizon}
 }
 
 // TestReconnectHandChecked pins the model's semantics on small cases whose
@@ -146,7 +146,7 @@ func TestReconnectHandChecked(t *testing.T) {
 		// sessions accepted cold last 10s.
 		name: "refusals take what is left of the second",
 		c: reconnect{Devices: 5, CPU: 25, Handshake: 10, Refusal: 2, WarmUp: 1,
-			ColdDrop: 10 * time.Second, MaxAttempts: defaultReconnectMaxAttempts, Horizon: 2500 * time.Millisecond},
+			ColdDrop: 10 * time.Second, MaxAttempts: maxReconnectAttempts, Horizon: 2500 * time.Millisecond},
 		f: wait(500 * time.Millisecond),
 		want: reconnectCounts{Attempts: 13, FirstAttempts: 5, Served: 1, Accepted: 5, AcceptedCold: 4, Refused: 8,
 			WarmAt: 2 * time.Second},
