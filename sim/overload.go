@@ -123,7 +123,6 @@ type overload struct {
 	schedule []time.Duration
 }
 
-
 // Limits of the overload model.
 const (
 	minOverloadCapacity = 1e-6 // jobs per second: a job takes at most 11.6 days

@@ -116,7 +116,7 @@ type reconnect struct {
 	OnDrop onDrop
 	// MaxAttempts is the most connects a device sends, from 1 to
 	// 1,000,000, so that a policy of zero delays cannot spin forever;
-	// default 1,000,000.
+	// default the Scenario's MaxAttempts, 10,000.
 	MaxAttempts int
 	// Horizon is when the run ends; default 300s.
 	Horizon time.Duration
@@ -148,7 +148,6 @@ func (d onDrop) String() string {
 	}
 	return fmt.Sprintf("onDrop(%d)", int(d))
 }
-
 
 // Limits of the reconnect model.
 const (
