@@ -171,6 +171,10 @@ func (s Scenario) validateOverload() error {
 	switch {
 	case !(s.Rate > 0) || math.IsInf(s.Rate, 0):
 		return invalid("rate %v requests a second is not a positive number", s.Rate)
+	case s.Rate < minOverloadRate:
+		// A request a thousand seconds apart is no stream to judge, and
+		// the gaps of a slower one overflow the clock.
+		return invalid("rate %v requests a second is below %v", s.Rate, minOverloadRate)
 	case !(s.AcceptRate >= minOverloadCapacity && s.AcceptRate <= maxOverloadCapacity):
 		return invalid("accept-rate %v jobs a second is not between 1e-6 and 1e6", s.AcceptRate)
 	case s.Rate >= s.AcceptRate:
@@ -198,6 +202,9 @@ func (s Scenario) validateOverload() error {
 	}
 	return s.overload().validate()
 }
+
+// minOverloadRate is the slowest stream of requests an overload replays.
+const minOverloadRate = 1e-3
 
 func (s Scenario) validateReconnect() error {
 	window := recoveryWindow * time.Second
