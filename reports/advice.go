@@ -55,7 +55,7 @@ func Advise(r Report) []string {
 		}
 		return advice
 	}
-	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Skipped && p.Status != verdict.Inconclusive && serverModel(p.Scenario) {
+	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Skipped && p.Status != verdict.Inconclusive && p.Scenario.Kind.ServerModel() {
 		for _, a := range modelAdvice(r, remedies) {
 			add("%s", a)
 		}
@@ -288,13 +288,6 @@ func timerAdvice(r Report, remedies []string) []string {
 	return out
 }
 
-// serverModel reports whether the scenario is one of sim's server models,
-// judged by their own rules.
-func serverModel(s sim.Scenario) bool {
-	k := s.WithDefaults().Kind
-	return k.Recovers() || k == sim.Contention
-}
-
 // modelAdvice says what to change on a server model's replay: what keeps
 // the service down, the server-side changes replayed that end it (the fix
 // belongs to the server, or to the devices' reset rule, not to the
@@ -305,17 +298,12 @@ func modelAdvice(r Report, remedies []string) []string {
 	res := p.result()
 	var out []string
 	w := res.Warnings()
-	var noRetries *sim.Baseline
-	for i := range p.Baselines {
-		if p.Baselines[i].Name == sim.BaselineNoRetries {
-			noRetries = &p.Baselines[i]
-		}
-	}
+	noRetries := res.Baseline(sim.BaselineNoRetries)
 	switch {
 	case s.Kind == sim.Overload && (p.Status == verdict.Fail || slices.Contains(w, sim.SlowRecovery)):
 		head := fmt.Sprintf("Jitter alone does not end this storm: each attempt that times out leaves its work in the queue, and the retries (%s attempts per request from the dip on) keep the server over its capacity of %s after the dip",
 			num(p.Summary[sim.AmplificationFromTrigger].Median), perSecond(s.AcceptRate))
-		if noRetries != nil && 2*noRetries.Recovered > len(p.Runs) {
+		if noRetries != nil && !noRetries.NeverRecovered(len(p.Runs)) {
 			head += fmt.Sprintf("; without retries the same fleet recovers %s after the dip", seconds(noRetries.Summary[sim.RecoveryTime].Median))
 		}
 		out = append(out, head+".")
@@ -351,10 +339,8 @@ func modelAdvice(r Report, remedies []string) []string {
 // baselineFigure returns the median of figure f of the named baseline, or
 // 0.
 func baselineFigure(p *Replay, name string, f sim.Figure) float64 {
-	for _, b := range p.Baselines {
-		if b.Name == name {
-			return b.Summary[f].Median
-		}
+	if b := p.result().Baseline(name); b != nil {
+		return b.Summary[f].Median
 	}
 	return 0
 }

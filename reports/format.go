@@ -128,7 +128,7 @@ func servingTime(f sim.Figure) bool {
 func summaryFigures(p *Replay) []figure {
 	out := make([]figure, 0, len(tableFigures))
 	s := p.Scenario.WithDefaults()
-	if s.Kind.Recovers() || s.Kind == sim.Contention {
+	if s.Kind.ServerModel() {
 		res := p.result()
 		for _, f := range modelFigures {
 			iv, ok := p.Summary[f]
@@ -140,7 +140,7 @@ func summaryFigures(p *Replay) []figure {
 				fig.label = l
 			}
 			switch {
-			case f == sim.RecoveryTime && 2*res.Recovered() <= len(p.Runs):
+			case f == sim.RecoveryTime && res.NeverRecovered():
 				fig.none = "never, in the median run"
 			case f == sim.WarmUpTime && iv.Median >= s.Horizon.Seconds():
 				fig.none = "never, in the median run"
@@ -278,7 +278,7 @@ func replayLine(p *Replay) string {
 	if runs := p.Config.Runs; runs > 0 {
 		tail = append(tail, plural(runs, "run"))
 	}
-	if !serverModel(p.Scenario) {
+	if !p.Scenario.Kind.ServerModel() {
 		tail = append(tail, "threshold "+num(p.Scenario.WithDefaults().Threshold))
 	}
 	line := scenarioLine(p.Scenario, "", tail...)

@@ -257,7 +257,7 @@ func htmlReplayOf(p *Replay) (*htmlReplay, error) {
 		hr.Runs = append(hr.Runs, htmlRun{Charted: i == p.Representative, Cells: append([]string{num(float64(i + 1)), strconv.FormatUint(run.Seed, 10)}, runCells(s, run)...)})
 	}
 	switch arrivals, _ := p.Histogram(); {
-	case serverModel(p.Scenario):
+	case p.Scenario.Kind.ServerModel():
 		// A server model is judged on recovery, not on the arrival
 		// histogram: its chart is the run's time series, when it has one
 		// (a Contention has none).
@@ -426,7 +426,7 @@ func glossary(r Report) []htmlTerm {
 		{"delay n", "The wait a device draws before its retry n, which is its attempt n + 1. Delays count from 1 everywhere in this report, in the counterexamples and in the charts."},
 		{"CV", "The coefficient of variation of the devices' delays: their standard deviation over their mean. 0 means every device waits alike; the wider the jitter, the larger it is."},
 	}
-	if p := r.Replay; p != nil && serverModel(p.Scenario) {
+	if p := r.Replay; p != nil && p.Scenario.Kind.ServerModel() {
 		terms = append(terms, modelGlossary(p)...)
 	} else if p != nil {
 		s := p.Scenario.WithDefaults()

@@ -134,7 +134,7 @@ func replayReason(p *Replay) string {
 			return fmt.Sprintf("a defect of the policy stopped the replay at device \"%s\", delay %d", x.Devices[0].ID, x.Attempt)
 		}
 		return fmt.Sprintf("a defect of the policy stopped the replay at device \"%s\"", x.Devices[0].ID)
-	case p.Status == verdict.Inconclusive && serverModel(p.Scenario) && len(p.Runs) > 0 && p.Summary[sim.Attempts].Median == 0:
+	case p.Status == verdict.Inconclusive && p.Scenario.Kind.ServerModel() && len(p.Runs) > 0 && p.Summary[sim.Attempts].Median == 0:
 		return fmt.Sprintf("nothing was sent within the replay's %s horizon in the median run, so its recovery is no evidence", duration(p.Scenario.WithDefaults().Horizon))
 	case p.Status == verdict.Inconclusive && len(p.Runs) > 0 && p.Summary[sim.PeakRetryArrivals].Median == 0:
 		return fmt.Sprintf("no device retried within the replay's %s horizon in the median run, so it has no retries to judge", duration(p.Scenario.WithDefaults().Horizon))
@@ -148,7 +148,7 @@ func replayReason(p *Replay) string {
 		return "the replay has no runs"
 	}
 	s := p.Scenario.WithDefaults()
-	if s.Kind.Recovers() || s.Kind == sim.Contention {
+	if s.Kind.ServerModel() {
 		return modelReason(p)
 	}
 	ratio := p.Summary[sim.PeakRatio]
@@ -190,17 +190,13 @@ func modelReason(p *Replay) string {
 			return fmt.Sprintf("%s, and %s of them did not succeed by the %s horizon", head, num(float64(s.Clients)-served), duration(s.Horizon))
 		}
 		head += fmt.Sprintf(" and all succeeded after %s", seconds(p.Summary[sim.AllServed].Median))
-		if slices.Contains(res.Warnings(), sim.MoreWork) {
-			for _, b := range p.Baselines {
-				if b.Name == sim.BaselineNoBackoff {
-					head += fmt.Sprintf(", but that is more work than no backoff at all (%s writes)", num(b.Summary[sim.Attempts].Median))
-				}
-			}
+		if b := res.Baseline(sim.BaselineNoBackoff); b != nil && slices.Contains(res.Warnings(), sim.MoreWork) {
+			head += fmt.Sprintf(", but that is more work than no backoff at all (%s writes)", num(b.Summary[sim.Attempts].Median))
 		}
 		return head
 	}
 	recovered := res.Recovered()
-	if 2*recovered <= runs {
+	if res.NeverRecovered() {
 		return fmt.Sprintf("the service never recovered from the trigger within the replay's %s horizon (%d of %d runs recovered)", duration(s.Horizon), recovered, runs)
 	}
 	if s.Kind == sim.Reconnect && p.Summary[sim.Served].Median < float64(s.Clients) {
@@ -209,12 +205,8 @@ func modelReason(p *Replay) string {
 	head := fmt.Sprintf("the service recovered %s after the trigger (%d of %d runs)", seconds(p.Summary[sim.RecoveryTime].Median), recovered, runs)
 	w := res.Warnings()
 	switch {
-	case slices.Contains(w, sim.SlowRecovery):
-		for _, b := range p.Baselines {
-			if b.Name == sim.BaselineNoRetries {
-				head += fmt.Sprintf(", but without retries it recovers after %s", seconds(b.Summary[sim.RecoveryTime].Median))
-			}
-		}
+	case slices.Contains(w, sim.SlowRecovery) && res.Baseline(sim.BaselineNoRetries) != nil:
+		head += fmt.Sprintf(", but without retries it recovers after %s", seconds(res.Baseline(sim.BaselineNoRetries).Summary[sim.RecoveryTime].Median))
 	case slices.Contains(w, sim.RecoveryUncertain):
 		head += fmt.Sprintf(", but %d runs did not recover", runs-recovered)
 	}

@@ -153,7 +153,7 @@ func warmValue(r Run, s Scenario) float64 {
 
 // fleetOnly reports whether s is replayed by the fleet engine, not by a
 // server model.
-func fleetOnly(s Scenario) bool { return !s.Kind.model() }
+func fleetOnly(s Scenario) bool { return !s.Kind.ServerModel() }
 
 // periodicOnly reports whether s, after defaults, fires timers.
 func periodicOnly(s Scenario) bool { return s.Kind.periodic() }

@@ -343,7 +343,6 @@ func (m overloadModel) run(i int, seed uint64) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	series := r.Series
 	out := Run{
 		Seed:                     r.Seed,
 		Attempts:                 r.Attempts,
@@ -355,40 +354,31 @@ func (m overloadModel) run(i int, seed uint64) (Run, error) {
 		Amplification:            r.Amplification,
 		AmplificationFromTrigger: r.AmplificationFromTrigger,
 		Goodput:                  r.GoodputAfterTrigger,
-		Series:                   &series,
 	}
-	out.setRecovery(m.s, r.Recovery == verdict.Pass, r.RecoveredAt)
-	out.setPeaks(m.s, series.Arrivals, series.RetryArrivals)
+	out.setSeries(m.s, r.Series, r.Recovery, r.RecoveredAt)
 	return out, nil
 }
 
-// setRecovery sets the recovery of a run of s that recovered, or not, at
-// at (measured from t0).
-func (r *Run) setRecovery(s Scenario, recovered bool, at time.Duration) {
-	r.Recovered = recovered
-	if recovered {
+// setSeries sets, from a recovery kind's run of s with the series
+// series, its Series, its recovery (recovered, or not, at at, measured
+// from t0), its histograms and its peaks.
+func (r *Run) setSeries(s Scenario, series Series, recovery verdict.Status, at time.Duration) {
+	r.Series = &series
+	r.Recovered = recovery == verdict.Pass
+	if r.Recovered {
 		r.RecoveredAfter = at - s.recoveryStart()
 	}
+	r.setPeaks(s, series.Arrivals, series.RetryArrivals)
 }
 
 // setPeaks sets the run's histograms, in whole seconds, and its peaks.
 func (r *Run) setPeaks(s Scenario, arrivals, retries []int) {
-	r.Arrivals, r.RetryArrivals = trimInts(arrivals), trimInts(retries)
+	r.Arrivals, r.RetryArrivals = append([]int{}, trim(arrivals)...), append([]int{}, trim(retries)...)
 	for i := range arrivals {
 		r.BusiestWindowArrivals = max(r.BusiestWindowArrivals, arrivals[i])
 		r.PeakRetryArrivals = max(r.PeakRetryArrivals, retries[i])
 	}
 	r.PeakRatio = float64(r.PeakRetryArrivals) / s.windowBudget()
-}
-
-// trimInts returns h without its trailing zeros, and empty, not nil, when
-// it has nothing else.
-func trimInts(h []int) []int {
-	n := len(h)
-	for n > 0 && h[n-1] == 0 {
-		n--
-	}
-	return append([]int{}, h[:n]...)
 }
 
 type reconnectModel struct {
@@ -410,7 +400,6 @@ func (m reconnectModel) run(i int, seed uint64) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	series := r.Series
 	out := Run{
 		Seed:           r.Seed,
 		AllServed:      r.AllServed,
@@ -426,10 +415,8 @@ func (m reconnectModel) run(i int, seed uint64) (Run, error) {
 		WarmAt:         max(r.WarmAt, 0),
 		Amplification:  r.Amplification,
 		Goodput:        r.GoodputAfterTrigger,
-		Series:         &series,
 	}
-	out.setRecovery(m.s, r.Recovery == verdict.Pass, r.RecoveredAt)
-	out.setPeaks(m.s, series.Arrivals, series.RetryArrivals)
+	out.setSeries(m.s, r.Series, r.Recovery, r.RecoveredAt)
 	return out, nil
 }
 

@@ -77,8 +77,8 @@ var noRetryPolicy = kit.Spec{Strategy: kit.None, Base: time.Second, Cap: time.Se
 // baselines.
 var awsBaselineNames = [...]string{BaselineNoBackoff, "exponential", "full jitter", "equal jitter", "decorrelated jitter"}
 
-// baseline returns the baseline named name, or nil.
-func (r Result) baseline(name string) *Baseline {
+// Baseline returns the baseline named name, or nil.
+func (r Result) Baseline(name string) *Baseline {
 	for i := range r.Baselines {
 		if r.Baselines[i].Name == name {
 			return &r.Baselines[i]
@@ -87,9 +87,18 @@ func (r Result) baseline(name string) *Baseline {
 	return nil
 }
 
-// fails reports whether a replay of runs of which recovered recovered
-// fails on recovery: its median run did not recover.
+// failsRecovery reports whether a replay of runs of which recovered
+// recovered fails on recovery: its median run did not recover.
 func failsRecovery(recovered, runs int) bool { return runs > 0 && 2*recovered <= runs }
+
+// NeverRecovered reports whether the replay's median run did not recover
+// after the trigger: at most half of its runs did. A recovery kind fails
+// on it.
+func (r Result) NeverRecovered() bool { return failsRecovery(r.Recovered(), len(r.Runs)) }
+
+// NeverRecovered reports whether the baseline's median run, of runs,
+// did not recover.
+func (b Baseline) NeverRecovered(runs int) bool { return failsRecovery(b.Recovered, runs) }
 
 // tippingPoint searches the shortest dip, in whole seconds, that s's
 // fleet, and its baseline without retries, fail to recover from.
@@ -104,7 +113,7 @@ func tippingPoint(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (T
 			if err != nil {
 				return false, err
 			}
-			return failsRecovery(res.Recovered(), len(res.Runs)), nil
+			return res.NeverRecovered(), nil
 		}
 		hi := longest / time.Second
 		if bad, err := fails(hi * time.Second); err != nil || !bad {
@@ -148,7 +157,7 @@ func (r Result) modelStatus() verdict.Status {
 	switch {
 	case len(r.Runs) == 0:
 		return verdict.Inconclusive
-	case s.Kind.Recovers() && failsRecovery(r.Recovered(), len(r.Runs)):
+	case s.Kind.Recovers() && r.NeverRecovered():
 		return verdict.Fail
 	case s.Kind != Overload && r.Summary[Served].Median < float64(s.Clients):
 		return verdict.Fail
@@ -167,14 +176,14 @@ func (r Result) modelWarnings() []Warning {
 	if s.Kind.Recovers() {
 		rec := sum[RecoveryTime]
 		never := (s.Horizon - s.recoveryStart()).Seconds()
-		if b := r.baseline(BaselineNoRetries); b != nil && slowerThan(rec.Median, b.Summary[RecoveryTime].Median) {
+		if b := r.Baseline(BaselineNoRetries); b != nil && slowerThan(rec.Median, b.Summary[RecoveryTime].Median) {
 			out = append(out, SlowRecovery)
 		}
-		if !failsRecovery(r.Recovered(), len(r.Runs)) && rec.High >= never {
+		if !r.NeverRecovered() && rec.High >= never {
 			out = append(out, RecoveryUncertain)
 		}
 	}
-	if b := r.baseline(BaselineNoBackoff); s.Kind == Contention && b != nil && sum[Attempts].Median > b.Summary[Attempts].Median {
+	if b := r.Baseline(BaselineNoBackoff); s.Kind == Contention && b != nil && sum[Attempts].Median > b.Summary[Attempts].Median {
 		out = append(out, MoreWork)
 	}
 	return out
@@ -209,18 +218,18 @@ func (r Result) modelDetail() string {
 	if s.Kind == Reconnect {
 		ended = "the broker's return"
 	}
-	if failsRecovery(r.Recovered(), runs) {
+	if r.NeverRecovered() {
 		fmt.Fprintf(&b, "never recovered within the %s horizon after %s: %d of %d runs recovered", kit.FormatDuration(s.Horizon), ended, r.Recovered(), runs)
 	} else {
 		fmt.Fprintf(&b, "recovered %s after %s %s (%s); %d of %d runs recovered",
 			seconds(rec.Median), ended, interval(rec, "%.0fs"), ci, r.Recovered(), runs)
 	}
-	if base := r.baseline(BaselineNoRetries); base != nil {
+	if base := r.Baseline(BaselineNoRetries); base != nil {
 		bm := base.Summary[RecoveryTime].Median
 		switch {
-		case failsRecovery(base.Recovered, runs):
+		case base.NeverRecovered(runs):
 			fmt.Fprintf(&b, "; without retries it never recovers either")
-		case !failsRecovery(r.Recovered(), runs) && slowerThan(rec.Median, bm):
+		case !r.NeverRecovered() && slowerThan(rec.Median, bm):
 			fmt.Fprintf(&b, "; without retries it recovers after %s, %s sooner", seconds(bm), seconds(rec.Median-bm))
 		default:
 			fmt.Fprintf(&b, "; without retries it recovers after %s", seconds(bm))

@@ -329,7 +329,7 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 		return Result{}, err
 	}
 	s, cfg = s.WithDefaults(), cfg.WithDefaults()
-	if s.Kind.model() {
+	if s.Kind.ServerModel() {
 		return replayModel(ctx, f, s, cfg)
 	}
 	ctx, stop := context.WithCancelCause(ctx)
@@ -667,7 +667,7 @@ func peak(h []int64) int64 {
 }
 
 // trim returns h without its trailing zeros.
-func trim(h []int64) []int64 {
+func trim[T int | int64](h []T) []T {
 	n := len(h)
 	for n > 0 && h[n-1] == 0 {
 		n--

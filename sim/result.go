@@ -85,7 +85,7 @@ const MinRunsToPass = 3
 // threshold ([OffsetsCrowd]); a storm that a wide window averages away is
 // a warning ([WideWindow]).
 func (r Result) Status() verdict.Status {
-	if r.Scenario.Kind.model() {
+	if r.Scenario.Kind.ServerModel() {
 		return r.modelStatus()
 	}
 	switch {
@@ -185,7 +185,7 @@ func (w Warning) String() string {
 // a median over the runs with a limit: the scenario's threshold, or a
 // share of its fleet (Config.Thresholds, with their defaults).
 func (r Result) Warnings() []Warning {
-	if r.Scenario.Kind.model() {
+	if r.Scenario.Kind.ServerModel() {
 		return r.modelWarnings()
 	}
 	var out []Warning
@@ -280,7 +280,7 @@ func (r Result) Passed() bool { return r.Status() != verdict.Fail }
 //
 //	peak ratio 39.62 [38.10, 40.70] > threshold 0.6: up to 1,981 retries in one 1s window against a budget of 50 (median of 20 runs, 95% CI); busiest window 1,981 arrivals; all served after 14.8s; 3,103 attempts; 400 of 400 served
 func (r Result) Detail() string {
-	if r.Scenario.Kind.model() {
+	if r.Scenario.Kind.ServerModel() {
 		return r.modelDetail()
 	}
 	s, sum := r.Scenario, r.Summary

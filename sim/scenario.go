@@ -128,10 +128,10 @@ func (k Kind) periodic() bool { return k == Periodic || k == PeriodicAligned }
 // trigger, Overload and Reconnect, rather than on its peak ratio.
 func (k Kind) Recovers() bool { return k == Overload || k == Reconnect }
 
-// model reports whether the kind is replayed by one of the server models
-// of their own engines (Overload, Reconnect, Contention) rather than by
-// the fleet engine.
-func (k Kind) model() bool { return k.Recovers() || k == Contention }
+// ServerModel reports whether the kind is one of the server models
+// (Overload, Reconnect, Contention), replayed by an engine of its own and
+// judged by its own rules rather than by the fleet's peak ratio.
+func (k Kind) ServerModel() bool { return k.Recovers() || k == Contention }
 
 // Kinds returns the scenarios, in the order of their constants.
 func Kinds() []Kind {
@@ -392,7 +392,7 @@ func (s Scenario) WithDefaults() Scenario {
 	}
 	// A server model's defaults are its own: the fleet kinds' server
 	// fields, which it refuses, stay zero.
-	fleet := !s.Kind.model()
+	fleet := !s.Kind.ServerModel()
 	if s.AcceptRate == 0 && s.Kind != Contention {
 		s.AcceptRate = DefaultAcceptRate
 	}
@@ -544,7 +544,7 @@ func (s Scenario) validateFields() error {
 		return err
 	}
 	s = s.WithDefaults()
-	if s.Kind.model() {
+	if s.Kind.ServerModel() {
 		return s.validateModel()
 	}
 	switch {

@@ -176,7 +176,7 @@ func validate(o *options) error {
 	s := o.cfg.Scenario.WithDefaults()
 	for _, a := range appliesTo {
 		if o.given[a.flag] && !a.applies(s) {
-			if s.Kind.Recovers() || s.Kind == sim.Contention {
+			if s.Kind.ServerModel() {
 				// A server model is its own server.
 				return usageError("--%s applies to %s only, not to --scenario %s", a.flag, a.what, s.Kind)
 			}
@@ -307,7 +307,7 @@ func evaluate(e *env, o *options) error {
 func defaultedFleet(o *options, s sim.Scenario) string {
 	var texts, flagNames []string
 	noun := "server"
-	if s.Kind.Recovers() || s.Kind == sim.Contention {
+	if s.Kind.ServerModel() {
 		return modelDefaults(o, s)
 	}
 	if !o.given["clients"] && o.trace == "" {

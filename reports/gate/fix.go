@@ -67,7 +67,7 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	if p := rep.Replay; p != nil && p.Status == verdict.Fail && p.Scenario.Server == sim.RetryAfter {
 		return nil, nil
 	}
-	if p := rep.Replay; p != nil && (p.Scenario.Kind.Recovers() || p.Scenario.Kind == sim.Contention) {
+	if p := rep.Replay; p != nil && p.Scenario.Kind.ServerModel() {
 		// A server model: the changes that end its storm are the server's,
 		// or the devices' reaction to it (see serverChanges).
 		if p.Status != verdict.Fail {

@@ -183,7 +183,7 @@ func (c Config) Sampled(s sim.Scenario) (sim.Scenario, error) {
 		return s, nil
 	}
 	d := s.WithDefaults()
-	if d.Kind.Recovers() || d.Kind == sim.Contention {
+	if d.Kind.ServerModel() {
 		// A queue, a broker or a row does not scale down with the fleet:
 		// their figures were measured whole.
 		return s, &InputError{fmt.Errorf("a sample replays the fleet kinds only, not --scenario %s: replay the whole fleet", d.Kind)}
