@@ -33,14 +33,18 @@ func BenchmarkContention(b *testing.B) {
 			}},
 		} {
 			b.Run(s.String()+"/"+impl.name, func(b *testing.B) {
-				benchContention(b, runs, impl.replay(b))
+				benchModel(b, runs, impl.replay(b), func(r contentionRun) int { return r.Events })
 			})
 		}
 	}
 }
 
-func benchContention(b *testing.B, runs int, replay func(int, uint64) (contentionRun, error)) {
-	events := 0
+// benchModel replays runs runs of a model per iteration with replay and
+// reports the time per event (events counts a run's), the runs replayed a
+// second, and their cpu- forms, which count the process's CPU time instead
+// of the elapsed time.
+func benchModel[R any](b *testing.B, runs int, replay func(int, uint64) (R, error), events func(R) int) {
+	n := 0
 	b.ReportAllocs()
 	cpu := cpuTime()
 	for range b.N {
@@ -49,16 +53,16 @@ func benchContention(b *testing.B, runs int, replay func(int, uint64) (contentio
 			if err != nil {
 				b.Fatal(err)
 			}
-			events += r.Events
+			n += events(r)
 		}
 	}
 	cpu = cpuTime() - cpu
 	s := b.Elapsed().Seconds()
-	b.ReportMetric(s*1e9/float64(events), "ns/event")
+	b.ReportMetric(s*1e9/float64(n), "ns/event")
 	b.ReportMetric(float64(runs*b.N)/s, "runs/s")
 	if cpu > 0 {
-		b.ReportMetric(float64(cpu.Nanoseconds())/float64(events), "cpu-ns/event")
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/event")
 		b.ReportMetric(float64(runs*b.N)/cpu.Seconds(), "cpu-runs/s")
 	}
-	b.ReportMetric(float64(events)/float64(runs*b.N), "events/run")
+	b.ReportMetric(float64(n)/float64(runs*b.N), "events/run")
 }

@@ -42,28 +42,7 @@ func BenchmarkOverload(b *testing.B) {
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			replay := c.replay(b)
-			events := 0
-			b.ReportAllocs()
-			cpu := cpuTime()
-			for range b.N {
-				for run := range runs {
-					r, err := replay(run, runSeed(1, run))
-					if err != nil {
-						b.Fatal(err)
-					}
-					events += r.events()
-				}
-			}
-			cpu = cpuTime() - cpu
-			s := b.Elapsed().Seconds()
-			b.ReportMetric(s*1e9/float64(events), "ns/event")
-			b.ReportMetric(float64(runs*b.N)/s, "runs/s")
-			if cpu > 0 {
-				b.ReportMetric(float64(cpu.Nanoseconds())/float64(events), "cpu-ns/event")
-				b.ReportMetric(float64(runs*b.N)/cpu.Seconds(), "cpu-runs/s")
-			}
-			b.ReportMetric(float64(events)/float64(runs*b.N), "events/run")
+			benchModel(b, runs, c.replay(b), func(r overloadRun) int { return r.events() })
 		})
 	}
 }
