@@ -199,6 +199,12 @@ func (s Scenario) validateOverload() error {
 		return invalid("queue-limit %d is negative", s.QueueLimit)
 	case end > s.Horizon-window:
 		return invalid("the dip ends at %v (dip-at %v, dip-for %v, ramp %v), less than %v before the %v horizon: recovery could not be judged", end, s.DipAt, s.DipFor, s.Ramp, window, s.Horizon)
+	case s.Rate*(s.Horizon-s.recoveryStart()).Seconds() < recoveryShare:
+		// A window passes when at most 1% of its attempts fail: with
+		// fewer attempts than that after the trigger, no failure share
+		// other than none can be told apart, and a fleet that sends
+		// nothing would pass.
+		return invalid("rate %v requests a second offers %.1f requests from the dip's end to the %v horizon, fewer than %d: too few to judge whether 1%% of them fail; raise the rate or the horizon", s.Rate, s.Rate*(s.Horizon-s.recoveryStart()).Seconds(), s.Horizon, recoveryShare)
 	}
 	return s.overload().validate()
 }
@@ -229,6 +235,12 @@ func (s Scenario) validateReconnect() error {
 		return invalid("unknown on-drop %q (want reset, reset-jitter or continue)", string(s.OnDrop))
 	case s.Down > s.Horizon-window:
 		return invalid("down %v ends less than %v before the %v horizon: recovery could not be judged", s.Down, window, s.Horizon)
+	case s.CPU < s.Handshake:
+		return invalid("cpu %v units a second is less than one handshake of %v units: the broker could accept no connect", s.CPU, s.Handshake)
+	case s.RTT >= s.Horizon-s.recoveryStart()-window:
+		return invalid("rtt %v is not shorter than the %v from the broker's return to the last recovery window: no device could connect in time to judge recovery", s.RTT, s.Horizon-s.recoveryStart()-window)
+	case s.ColdDrop >= s.Horizon-s.recoveryStart():
+		return invalid("cold-drop %v is not shorter than the %v from the broker's return to the horizon: no session accepted cold would be dropped within the replay", s.ColdDrop, s.Horizon-s.recoveryStart())
 	}
 	return s.reconnect().validate()
 }

@@ -211,10 +211,21 @@ func configError(err error) error {
 	if errors.As(err, &ce) {
 		err, memory = ce.Err, ce.Memory
 	}
+	msg := flagged(err.Error())
 	if memory {
-		return usageError("%v with --memory-limit", err)
+		return usageError("%s with --memory-limit", msg)
 	}
-	return usageError("%v", err)
+	return usageError("%s", msg)
+}
+
+// flagged spells the field a package's refusal starts with as the flag
+// that sets it: "rate 0 is …" reads "--rate 0 is …".
+func flagged(msg string) string {
+	name, _, _ := strings.Cut(msg, " ")
+	if lookupFlag(name) != nil {
+		return "--" + msg
+	}
+	return msg
 }
 
 // outputs returns the files o writes.
