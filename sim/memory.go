@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 	"unsafe"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -100,10 +101,16 @@ func (s Scenario) budget(cfg Config) budget {
 		// devices: its policies are garbage as soon as they are used.
 	case Periodic, PeriodicAligned:
 		perDevice = deviceBytes + calendarBytes + policyBytes + periodicBytes + 8*(s.firings()-1)
+	case Overload, Reconnect, Contention:
 	default:
 		perDevice = deviceBytes + calendarBytes + policyBytes
 	}
 	b.perRun = add(mul(n, perDevice), mul(windows, 2*8), runBytes, calendarChunk(s.Clients)*ringSize*8)
+	if s.Kind.ServerModel() {
+		// What a run holds ahead, and as much again for what grows with
+		// its events (see budget.room).
+		b.perRun = 2 * s.modelRunBytes()
+	}
 
 	// What is kept of every run. A kept histogram of RepresentativeOnly
 	// takes 4 bytes a window, or 8 when a window can hold more than 2³¹−1
@@ -131,6 +138,81 @@ func (s Scenario) budget(cfg Config) budget {
 	}
 	b.need = add(mul(2, add(b.kept, mul(int64(max(b.workers, 1)), b.perRun))), heapMinimum)
 	return b
+}
+
+// The state of a server model's run that the estimate counts ahead: what
+// grows with the run's events beyond it (an overload's queue, a
+// reconnect's kept delays) is held to the room the limit leaves each run
+// (budget.room) as the run goes.
+const (
+	// modelDeviceBytes is a device's id and its policy, made once a run.
+	modelDeviceBytes = policyBytes
+	// overloadRequestBytes is an overload request's device and state (8),
+	// and its policy's interface (16), in lists grown by doubling.
+	overloadRequestBytes = 2 * (8 + 16)
+	// overloadEventBytes is an event in the overload's queues (16), in
+	// rings grown by doubling.
+	overloadEventBytes = 2 * 16
+	// reconnectDeviceBytes is a reconnect device's policy interface (16),
+	// its connects sent (4), its id (16+24), its place in its kept delays
+	// and their list (4+24) with room for 16 of them (keptDelayBytes
+	// each), and room for three events under way in the queues (16 each,
+	// grown by doubling).
+	reconnectDeviceBytes = 16 + 4 + 40 + 4 + 24 + 16*keptDelayBytes + 3*2*16
+	// contentionClientBytes is a contention client's state (14), its
+	// policy's interface (16) and room for two events in the heap (24
+	// each, grown by doubling).
+	contentionClientBytes = 14 + 16 + 2*2*24
+	// keptDelayBytes is a delay a reconnect's built-in policy gave and the
+	// engine keeps for the device's resets (8), in lists grown by
+	// doubling.
+	keptDelayBytes = 2 * 8
+	// seriesBytes is a second of a server model's Series.
+	seriesBytes = 8 * 8
+)
+
+// modelRunBytes returns what one run of a server model's scenario s
+// (after defaults) holds ahead of its events: its devices, an overload's
+// requests and a reconnect's attempts under way, and its per-second
+// series.
+func (s Scenario) modelRunBytes() int64 {
+	n := int64(max(s.Clients, len(s.IDs)))
+	seconds := int64(s.Horizon/time.Second) + 1
+	series := mul(seconds, seriesBytes)
+	switch s.Kind {
+	case Overload:
+		// The Poisson stream's requests, with five standard deviations of
+		// room, and the attempts in flight within one timeout, each of
+		// them up to four events.
+		mean := s.Rate * s.Horizon.Seconds()
+		requests := int64(mean + 5*math.Sqrt(mean) + 1)
+		retries := int64(max(s.Retries, 0))
+		perDevice := modelDeviceBytes + 2 + 8*retries
+		inFlight := int64(s.Rate*float64(1+retries)*s.Timeout.Seconds()) + 1
+		return add(mul(n, perDevice), mul(requests, overloadRequestBytes), mul(4*inFlight, overloadEventBytes), series)
+	case Reconnect:
+		return add(mul(n, modelDeviceBytes+reconnectDeviceBytes), series)
+	}
+	return add(mul(n, modelDeviceBytes+contentionClientBytes), series)
+}
+
+// room returns what the limit leaves each of a server model's runs
+// beyond the state its estimate counts ahead, for the state that grows as
+// it goes, counted once (the garbage collector's doubling aside): the half
+// of the run's estimate kept for it, and its share of what the limit
+// leaves beyond the estimate.
+func (b budget) room() int64 {
+	workers := int64(max(b.workers, 1))
+	left := max((b.s.MemoryLimit-heapMinimum)/2-b.kept-workers*b.perRun, 0)
+	return b.perRun/2 + left/workers
+}
+
+// grownError is the error of a run whose state grew past the room the
+// memory limit leaves it (see budget.room): what grew, to how much, and
+// when.
+func grownError(run int, seed uint64, what string, at int64, room int64) error {
+	return &kit.ConfigError{Package: "sim", Memory: true, Err: fmt.Errorf("run %d (seed %d): %s at %v, more than the %s the memory limit leaves each run: replay fewer clients or runs at once, over a shorter horizon, or raise the limit",
+		run, seed, what, time.Duration(at), kit.FormatBytes(room))}
 }
 
 // arrivalsPerDevice returns the most arrivals of one device in a run.

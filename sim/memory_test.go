@@ -90,6 +90,10 @@ func TestMemoryCoversThePeak(t *testing.T) {
 		{"many clients, storm", full, Scenario{Kind: Storm, Clients: 100_000, Window: 20 * time.Millisecond}, Config{Runs: 4, Workers: 2}},
 		{"one client, many runs", full, Scenario{Clients: 1}, Config{Runs: 5000, Resamples: 300}},
 		{"one client, many runs, representative only", full, Scenario{Clients: 1}, Config{Runs: 5000, Resamples: 300, RepresentativeOnly: true}},
+		{"overload in a storm", kit.Spec{Strategy: kit.None, Base: 100 * time.Millisecond}.Factory(), Scenario{Kind: Overload}, Config{Runs: 4, Workers: 2}},
+		{"reconnect, many devices", kit.Spec{Strategy: kit.Full, Base: time.Second, Cap: 30 * time.Second}.Factory(),
+			Scenario{Kind: Reconnect, Clients: 100_000, CPU: 100_000}, Config{Runs: 3, Workers: 2}},
+		{"contention", full, Scenario{Kind: Contention}, Config{Runs: 4, Workers: 2}},
 		{"long horizon in fine windows", kit.Spec{Strategy: kit.None, Base: 300 * time.Second, Cap: 300 * time.Second}.Factory(),
 			Scenario{Clients: 100, Down: 71 * time.Hour, Horizon: 72 * time.Hour, Window: 100 * time.Millisecond}, Config{Runs: 3, Workers: 2}},
 	} {
@@ -105,6 +109,67 @@ func TestMemoryCoversThePeak(t *testing.T) {
 			t.Logf("peak heap %s; estimate %s (%.1f times)", kit.FormatBytes(used), kit.FormatBytes(need), float64(need)/float64(used))
 			assert.LessOrEqual(t, used, need, "the estimate must cover the peak")
 		})
+	}
+}
+
+// A server model's state that grows with its events, beyond what the
+// estimate counts ahead, is held to the room the limit leaves each run: the
+// run stops with a memory error that says what grew.
+func TestMemoryModelGrowth(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    kit.Factory
+		s    Scenario
+		grew string
+	}{
+		// Timed-out retries fill the queue with tens of thousands of jobs.
+		{"overload queue", kit.Spec{Strategy: kit.None, Base: 100 * time.Millisecond}.Factory(), Scenario{Kind: Overload}, "the queue grew past"},
+		// Delays of a nanosecond make each device fail every round trip,
+		// and the engine keeps each delay for the device's resets.
+		{"reconnect kept delays", kit.Spec{Strategy: kit.None, Base: time.Nanosecond, Cap: time.Nanosecond}.Factory(),
+			Scenario{Kind: Reconnect, RefuseCold: true}, "the devices' kept delays grew past"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Config{Runs: 3, Workers: 1}
+			s := c.s
+			b := s.WithDefaults().budget(cfg.WithDefaults())
+			s.MemoryLimit = heapMinimum + 2*(b.kept+b.perRun) + 2*(64<<10)
+			require.NoError(t, s.Validate(cfg), "the state counted ahead fits")
+			_, err := Replay(context.Background(), c.f, s, cfg)
+			var ce *kit.ConfigError
+			require.ErrorAs(t, err, &ce)
+			assert.True(t, ce.Memory, "a memory refusal")
+			assert.Contains(t, err.Error(), "run 0 (seed ")
+			assert.Contains(t, err.Error(), c.grew)
+			s.MemoryLimit = 0
+			_, err = Replay(context.Background(), c.f, s, cfg)
+			assert.NoError(t, err, "within the default limit")
+		})
+	}
+}
+
+// A server model's replay stays within its memory limit, whether its
+// growing state fits (the replay succeeds) or not (it stops with a memory
+// error): a storm whose queue grows by thousands of jobs a second, with
+// policies made for each request.
+func TestMemoryModelsWithinLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a storm of millions of jobs is skipped under -short")
+	}
+	f := general(kit.Spec{Strategy: kit.Full, Base: 100 * time.Millisecond}.Factory())
+	for _, limit := range []int64{512 << 20} {
+		s := Scenario{Kind: Overload, Rate: 7000, AcceptRate: 10_000, Clients: 20_000, MemoryLimit: limit}
+		cfg := Config{Runs: 3, Workers: 2}
+		require.NoError(t, s.Validate(cfg))
+		var err error
+		used := kittest.PeakHeap(time.Millisecond, func() { _, err = Replay(context.Background(), f, s, cfg) })
+		t.Logf("limit %s: peak heap %s, %v", kit.FormatBytes(limit), kit.FormatBytes(used), err)
+		var ce *kit.ConfigError
+		if err != nil {
+			require.ErrorAs(t, err, &ce)
+			assert.True(t, ce.Memory, "only a memory refusal")
+		}
+		assert.LessOrEqual(t, used, limit, "the peak within the limit")
 	}
 }
 

@@ -327,16 +327,18 @@ type modelEngine interface {
 
 // newModelEngine returns the engine of s, after defaults, for policies
 // of f; f is nil for a Contention's NoBackoff.
-func newModelEngine(s Scenario, f kit.Factory) (modelEngine, error) {
+func newModelEngine(s Scenario, f kit.Factory, room int64) (modelEngine, error) {
 	switch s.Kind {
 	case Overload:
-		e, err := newOverloadEngine(s.overload(), f)
+		o := s.overload()
+		o.room = room
+		e, err := newOverloadEngine(o, f)
 		if err != nil {
 			return nil, err
 		}
 		return overloadModel{e, s}, nil
 	case Reconnect:
-		return newReconnectModel(s, f)
+		return newReconnectModel(s, f, room)
 	}
 	e, err := newContentionEngine(s.contention(), f)
 	if err != nil {
@@ -399,8 +401,10 @@ type reconnectModel struct {
 }
 
 // newReconnectModel returns the engine of a Reconnect's runs.
-func newReconnectModel(s Scenario, f kit.Factory) (modelEngine, error) {
-	e, err := newReconnectEngine(s.reconnect(), f)
+func newReconnectModel(s Scenario, f kit.Factory, room int64) (modelEngine, error) {
+	c := s.reconnect()
+	c.room = room
+	e, err := newReconnectEngine(c, f)
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +482,8 @@ func replayModel(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Re
 // when it is set, or StuckGrace after ctx is done, as a *DeviceError of
 // cause StopHung.
 func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
-	workers := max(1, min(cfg.Workers, cfg.Runs, s.budget(cfg).workers))
+	b := s.budget(cfg)
+	workers := max(1, min(cfg.Workers, cfg.Runs, b.workers))
 	runs := make([]Run, cfg.Runs)
 	errs := make([]error, cfg.Runs)
 	var next atomic.Int64
@@ -495,7 +500,7 @@ func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config)
 			// A built-in policy always returns; any other is watched.
 			wf = calls[w].factory(f)
 		}
-		e, err := newModelEngine(s, wf)
+		e, err := newModelEngine(s, wf, b.room())
 		if err != nil {
 			return Result{}, err
 		}

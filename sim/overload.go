@@ -117,6 +117,11 @@ type overload struct {
 	// place of the outage engine's (a Scenario's IDs).
 	ids []string
 
+	// room, when positive, is the most bytes the run's queue of jobs may
+	// take (see budget.room): a run whose queue outgrows it stops with a
+	// memory *kit.ConfigError.
+	room int64
+
 	// schedule, when set, replaces the Poisson stream: request k's first
 	// attempt is sent at schedule[k], by device k mod Devices. The times
 	// must be in order; those at or after the horizon are left out.
@@ -794,6 +799,10 @@ func (e *overloadEngine) arrival(ev olEvent) {
 		if at := ev.t + e.back; at <= deadline {
 			e.reject.push(olEvent{at, ev.as(olReject)})
 		}
+		return
+	}
+	if e.o.room > 0 && int64(e.queue.n+1)*overloadEventBytes > e.o.room {
+		e.err = grownError(e.run, e.seed, fmt.Sprintf("the queue grew past %s jobs", thousands(int64(e.queue.n))), ev.t, e.o.room)
 		return
 	}
 	e.nSystem++

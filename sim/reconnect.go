@@ -114,6 +114,11 @@ type reconnect struct {
 	// OnDrop is what a device does when its session is dropped; default
 	// reset.
 	OnDrop onDrop
+	// room, when positive, is the most bytes the devices' kept delays may
+	// take (see budget.room): a run whose delays outgrow it stops with a
+	// memory *kit.ConfigError.
+	room int64
+
 	// MaxAttempts is the most connects a device sends, from 1 to
 	// 1,000,000, so that a policy of zero delays cannot spin forever;
 	// default the Scenario's MaxAttempts, 10,000.
@@ -347,6 +352,7 @@ type reconnectEngine struct {
 	builtin bool
 	seq     [][]int64
 	pos     []uint32
+	kept    int64 // the delays seq holds
 
 	r    reconnectRun
 	jobs jobSampler
@@ -390,6 +396,7 @@ func (e *reconnectEngine) reset(run int, seed uint64) {
 		e.seq[i] = e.seq[i][:0]
 	}
 	clear(e.pos)
+	e.kept = 0
 	e.sends = e.sends[:0]
 	e.now.reset()
 	e.arrive.reset()
@@ -643,6 +650,12 @@ func (e *reconnectEngine) builtinDelay(dev uint32) (int64, error) {
 			return d, nil
 		}
 		return 0, kit.ErrStop
+	}
+	if e.kept++; e.c.room > 0 && e.kept*keptDelayBytes > e.c.room {
+		if e.err == nil {
+			e.err = grownError(e.run, e.seed, fmt.Sprintf("the devices' kept delays grew past %s", thousands(e.kept-1)), e.cur, e.c.room)
+		}
+		return 0, e.err
 	}
 	d, err := nextDelay(e.pol[dev])
 	switch {
