@@ -82,6 +82,48 @@ func (b *doubling) Next() (time.Duration, bool) {
 	return d, false
 }
 
+// reconnect is a device's reconnect backoff that learns how each attempt
+// ended: a refused or timed-out connect doubles its wait, and a connect
+// that holds starts it over, as an MQTT client resets its backoff once
+// connected. A session the broker drops soon after accepting it counts as
+// a failure, so a broker that keeps dropping sessions is not hammered.
+type reconnect struct {
+	attempt int
+}
+
+func (r *reconnect) Next() (time.Duration, error) {
+	d := min(time.Second<<r.attempt, 8*time.Second)
+	r.attempt++
+	return d, nil
+}
+
+func (r *reconnect) Observe(o kit.Outcome) {
+	if o == kit.Success {
+		r.attempt = 0
+	}
+}
+
+// A policy that implements Observer is told each attempt's outcome before
+// it is asked for the delay after a failure.
+func ExampleObserver() {
+	var p kit.Observer = &reconnect{}
+	for _, o := range []kit.Outcome{kit.Rejection, kit.Timeout, kit.Drop, kit.Success, kit.Rejection} {
+		p.Observe(o)
+		if o == kit.Success {
+			fmt.Println(o)
+			continue
+		}
+		d, _ := p.Next()
+		fmt.Println(o, d)
+	}
+	// Output:
+	// rejection 1s
+	// timeout 2s
+	// drop 4s
+	// success
+	// rejection 1s
+}
+
 // FromNext wraps a retry library's backoff as a policy, without importing
 // the library. Its stop becomes kit.ErrStop, which Delays ends at.
 func ExampleFromNext() {
