@@ -57,6 +57,33 @@ func ExampleSpec_Factory_seedClock() {
 	// dev-000002 [874ms 431ms 450ms]
 }
 
+// A spec's policies are Observers. With reset=on-success a Success starts
+// the device's schedule over: the failure after it waits the first delay
+// again, drawn again as the device first drew it.
+func ExampleSpec_Factory_resetOnSuccess() {
+	spec, err := kit.ParseSpec("full:base=1s,cap=30s,reset=on-success")
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := spec.Factory()(kit.Device{ID: "dev-000001"}).(kit.Observer)
+	for _, o := range []kit.Outcome{kit.Rejection, kit.Timeout, kit.Rejection, kit.Success, kit.Drop, kit.Rejection} {
+		p.Observe(o)
+		if o == kit.Success {
+			fmt.Println(o)
+			continue
+		}
+		d, _ := p.Next()
+		fmt.Println(o, d.Round(time.Millisecond))
+	}
+	// Output:
+	// rejection 325ms
+	// timeout 158ms
+	// rejection 1.582s
+	// success
+	// drop 325ms
+	// rejection 158ms
+}
+
 func ExampleSpec_Window() {
 	spec := kit.Spec{Strategy: kit.Equal, Base: time.Second, Cap: 10 * time.Second}
 	for n := range 6 {
