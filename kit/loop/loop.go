@@ -236,7 +236,7 @@ type observation struct {
 	exited    bool   // the loop's goroutine exited without returning, not by op
 	deadlock  string // the runtime's reason, when the bubble deadlocked
 	hung      bool
-	abandoned bool  // a live run's waiting stopped: the test ended, or it hung
+	abandoned bool  // a live run whose calls of op wait no more: it is over or ended
 	err       error // an error of its own, ending the observation
 }
 
@@ -543,12 +543,11 @@ type live struct {
 	o        *observation
 	finished chan struct{} // closed when the bubble is over
 
-	last    call  // the latest call of op that waited
-	prev    call  // the call before it, whose outcome was reported
-	waiting bool  // last waits for its outcome
-	unread  bool  // the delay from prev to last is Next's to return
-	over    bool  // the loop ended, or the run did: Next returns end
-	end     error // how the loop ended
+	last   call  // the latest call of op that waited
+	prev   call  // the call before it, whose outcome was reported
+	unread bool  // the delay from prev to last is Next's to return
+	over   bool  // the loop ended, or the run did: Next returns end
+	end    error // how the loop ended
 }
 
 // goLive starts the live run of p's device and waits for the loop's first
@@ -612,7 +611,6 @@ func (l *live) deliver(err error) {
 		l.finish()
 		return
 	}
-	l.waiting = false
 	l.prev = l.last
 	l.unread = false
 	l.wait()
@@ -625,7 +623,7 @@ func (l *live) wait() {
 	defer timer.Stop()
 	select {
 	case c := <-l.o.paused:
-		l.last, l.waiting = c, true
+		l.last = c
 		l.unread = l.prev.n > 0
 		return
 	case <-l.finished:
