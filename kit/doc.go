@@ -55,6 +55,23 @@
 // Decorrelated jitter grows from the previous delay rather than from n; its
 // factor is the multiplier when one is set and 3 otherwise.
 //
+// # Outcomes and resets
+//
+// A policy that is also an [Observer] learns how each attempt of its device
+// ended, as an [Outcome]: a Success, a Rejection, a Timeout or a Drop (a
+// session accepted and then dropped). A replay tells it each outcome
+// before it asks for the delay that follows a failure; the Observer
+// documentation states the contract. A policy that is not an Observer is
+// read as a device whose every attempt fails.
+//
+// The policies of a [Spec] are Observers. Its reset rule ([ResetRule], the
+// spec key reset) says what they do with what they learn: under never, the
+// default, nothing, and n only grows; under on-success a Success starts the
+// policy over, as a client resets its backoff after a successful request
+// or connect, so that the next failure is followed by the first delay
+// again. Starting over re-seeds the device's generator, so the delays after
+// a reset are exactly those of a fresh policy of the same device.
+//
 // # Seeding
 //
 // Each device draws from its own PCG generator ([math/rand/v2.PCG]). By

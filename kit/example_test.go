@@ -57,6 +57,33 @@ func ExampleSpec_Factory_seedClock() {
 	// dev-000002 [874ms 431ms 450ms]
 }
 
+// A spec's policies are Observers. With reset=on-success a Success starts
+// the device's schedule over: the failure after it waits the first delay
+// again, drawn again as the device first drew it.
+func ExampleSpec_Factory_resetOnSuccess() {
+	spec, err := kit.ParseSpec("full:base=1s,cap=30s,reset=on-success")
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := spec.Factory()(kit.Device{ID: "dev-000001"}).(kit.Observer)
+	for _, o := range []kit.Outcome{kit.Rejection, kit.Timeout, kit.Rejection, kit.Success, kit.Drop, kit.Rejection} {
+		p.Observe(o)
+		if o == kit.Success {
+			fmt.Println(o)
+			continue
+		}
+		d, _ := p.Next()
+		fmt.Println(o, d.Round(time.Millisecond))
+	}
+	// Output:
+	// rejection 325ms
+	// timeout 158ms
+	// rejection 1.582s
+	// success
+	// drop 325ms
+	// rejection 158ms
+}
+
 func ExampleSpec_Window() {
 	spec := kit.Spec{Strategy: kit.Equal, Base: time.Second, Cap: 10 * time.Second}
 	for n := range 6 {
@@ -80,6 +107,48 @@ func (b *doubling) Next() (time.Duration, bool) {
 	d := b.next
 	b.next *= 2
 	return d, false
+}
+
+// reconnect is a device's reconnect backoff that learns how each attempt
+// ended: a refused or timed-out connect doubles its wait, and a connect
+// that holds starts it over, as an MQTT client resets its backoff once
+// connected. A session the broker drops soon after accepting it counts as
+// a failure, so a broker that keeps dropping sessions is not hammered.
+type reconnect struct {
+	attempt int
+}
+
+func (r *reconnect) Next() (time.Duration, error) {
+	d := min(time.Second<<r.attempt, 8*time.Second)
+	r.attempt++
+	return d, nil
+}
+
+func (r *reconnect) Observe(o kit.Outcome) {
+	if o == kit.Success {
+		r.attempt = 0
+	}
+}
+
+// A policy that implements Observer is told each attempt's outcome before
+// it is asked for the delay after a failure.
+func ExampleObserver() {
+	var p kit.Observer = &reconnect{}
+	for _, o := range []kit.Outcome{kit.Rejection, kit.Timeout, kit.Drop, kit.Success, kit.Rejection} {
+		p.Observe(o)
+		if o == kit.Success {
+			fmt.Println(o)
+			continue
+		}
+		d, _ := p.Next()
+		fmt.Println(o, d)
+	}
+	// Output:
+	// rejection 1s
+	// timeout 2s
+	// drop 4s
+	// success
+	// rejection 1s
 }
 
 // FromNext wraps a retry library's backoff as a policy, without importing

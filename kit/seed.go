@@ -5,19 +5,21 @@ import "math/rand/v2"
 // constantSeed is the seed every device shares under [SeedConstant].
 const constantSeed = 1
 
-// newSource returns the generator of device d under seed source s.
-func newSource(s Seed, d Device) rand.PCG {
-	var h uint64
+// seedOf returns the seed of device d under seed source s.
+func seedOf(s Seed, d Device) uint64 {
 	switch s {
 	case SeedClock:
-		h = uint64(d.Boot.Unix())
+		return uint64(d.Boot.Unix())
 	case SeedConstant:
-		h = constantSeed
+		return constantSeed
 	default:
-		h = HashID(d.ID)
+		return HashID(d.ID)
 	}
-	return *rand.NewPCG(h, splitmix64(h))
 }
+
+// newSource returns the generator of the device whose seed is h:
+// PCG(h, splitmix64(h)).
+func newSource(h uint64) rand.PCG { return *rand.NewPCG(h, splitmix64(h)) }
 
 // HashID returns the 64-bit FNV-1a hash of id, the stable per-device value
 // that seeds each device's generator under [SeedDevice]. Use it, or a hash

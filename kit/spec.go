@@ -19,7 +19,7 @@ func (e *SpecError) Error() string {
 }
 
 // maxSpecLen is the longest policy spec ParseSpec reads, in bytes: a spec
-// names a strategy and at most four keys.
+// names a strategy and at most five keys.
 const maxSpecLen = 1024
 
 // shorten cuts s to 100 bytes for an error message, saying how much more
@@ -39,9 +39,9 @@ func (e *SpecError) Unwrap() error { return e.Err }
 //
 // The strategy is none, full, equal or decorrelated. The keys are base and
 // cap (Go durations such as 100ms or 1m30s), multiplier (a number, default 2,
-// or 3 for decorrelated) and seed (device, clock or constant; default
-// device). Each key may appear once. The error, a [*SpecError], names the
-// part that is wrong.
+// or 3 for decorrelated), seed (device, clock or constant; default device)
+// and reset (never or on-success; default never: see [ResetRule]). Each key
+// may appear once. The error, a [*SpecError], names the part that is wrong.
 func ParseSpec(text string) (Spec, error) {
 	fail := func(part string, format string, args ...any) (Spec, error) {
 		return Spec{}, &SpecError{Spec: text, Part: part, Err: fmt.Errorf(format, args...)}
@@ -100,8 +100,15 @@ func ParseSpec(text string) (Spec, error) {
 				default:
 					return fail(key, "%q is not a seed source (want device, clock or constant)", value)
 				}
+			case "reset":
+				switch ResetRule(value) {
+				case ResetNever, ResetOnSuccess:
+					s.Reset = ResetRule(value)
+				default:
+					return fail(key, "%q is not a reset rule (want never or on-success)", value)
+				}
 			default:
-				return fail(key, "unknown key (want base, cap, multiplier or seed)")
+				return fail(key, "unknown key (want base, cap, multiplier, seed or reset)")
 			}
 		}
 	}
@@ -118,7 +125,7 @@ func ParseSpec(text string) (Spec, error) {
 }
 
 // String returns s in the form [ParseSpec] reads, with its defaults written
-// out except for the multiplier and seed when they are the defaults.
+// out except for the multiplier, seed and reset when they are the defaults.
 func (s Spec) String() string {
 	d := s.withDefaults()
 	var b strings.Builder
@@ -128,6 +135,9 @@ func (s Spec) String() string {
 	}
 	if d.Seed != SeedDevice {
 		fmt.Fprintf(&b, ",seed=%s", d.Seed)
+	}
+	if d.Reset != ResetNever {
+		fmt.Fprintf(&b, ",reset=%s", d.Reset)
 	}
 	return b.String()
 }

@@ -30,6 +30,9 @@ func TestParseSpec(t *testing.T) {
 		{"full:base=20s,cap=1m", Spec{Strategy: Full, Base: 20 * time.Second, Cap: time.Minute}, "full:base=20s,cap=1m"},
 		{"full:multiplier=1e6", Spec{Strategy: Full, Multiplier: 1e6}, "full:base=100ms,cap=10s,multiplier=1e+06"},
 		{"none:cap=10s", Spec{Strategy: None, Cap: 10 * time.Second}, "none:base=100ms,cap=10s"},
+		{"full:reset=on-success", Spec{Strategy: Full, Reset: ResetOnSuccess}, "full:base=100ms,cap=10s,reset=on-success"},
+		{"full:reset=never", Spec{Strategy: Full, Reset: ResetNever}, "full:base=100ms,cap=10s"},
+		{"decorrelated:reset=on-success,seed=clock,base=1s,cap=1m", Spec{Strategy: Decorrelated, Base: time.Second, Cap: time.Minute, Seed: SeedClock, Reset: ResetOnSuccess}, "decorrelated:base=1s,cap=1m,seed=clock,reset=on-success"},
 	}
 	for _, tt := range tests {
 		got, err := ParseSpec(tt.text)
@@ -75,7 +78,11 @@ func TestParseSpecErrors(t *testing.T) {
 		{"full:multiplier=+Inf", "multiplier", `policy spec "full:multiplier=+Inf": multiplier: +Inf is not in [1, 1e6]`},
 		{"full:multiplier=2e6", "multiplier", `policy spec "full:multiplier=2e6": multiplier: 2e6 is not in [1, 1e6]`},
 		{"full:seed=random", "seed", `policy spec "full:seed=random": seed: "random" is not a seed source (want device, clock or constant)`},
-		{"full:jitter=0.5", "jitter", `policy spec "full:jitter=0.5": jitter: unknown key (want base, cap, multiplier or seed)`},
+		{"full:jitter=0.5", "jitter", `policy spec "full:jitter=0.5": jitter: unknown key (want base, cap, multiplier, seed or reset)`},
+		{"full:reset=always", "reset", `policy spec "full:reset=always": reset: "always" is not a reset rule (want never or on-success)`},
+		{"full:reset=", "reset", `policy spec "full:reset=": reset: "" is not a reset rule (want never or on-success)`},
+		{"full:reset=On-Success", "reset", `policy spec "full:reset=On-Success": reset: "On-Success" is not a reset rule (want never or on-success)`},
+		{"full:reset=never,reset=on-success", "reset", `policy spec "full:reset=never,reset=on-success": reset: given more than once`},
 	}
 	for _, tt := range tests {
 		_, err := ParseSpec(tt.text)
@@ -100,6 +107,8 @@ func TestSpecValidate(t *testing.T) {
 		{Spec{Strategy: Full, Base: time.Second, Cap: time.Millisecond}, "cap 1ms is below base 1s"},
 		{Spec{Strategy: Full, Multiplier: 0.5}, "multiplier 0.5 is not in [1, 1e6]"},
 		{Spec{Strategy: Full, Seed: "time"}, `unknown seed "time" (want device, clock or constant)`},
+		{Spec{Strategy: Full, Reset: ResetOnSuccess}, ""},
+		{Spec{Strategy: Full, Reset: "on-failure"}, `unknown reset "on-failure" (want never or on-success)`},
 	}
 	for _, tt := range tests {
 		err := tt.spec.Validate()
@@ -140,6 +149,7 @@ func FuzzParseSpec(f *testing.F) {
 		"full:base=100ms,cap=10s",
 		"decorrelated:base=1s,cap=300s",
 		"equal:multiplier=1.5,seed=constant",
+		"decorrelated:reset=on-success",
 		"none",
 		"full:base=1s,cap=soon",
 	} {

@@ -36,6 +36,23 @@ const (
 	SeedConstant Seed = "constant"
 )
 
+// A ResetRule says when a policy's attempt counter goes back to 0, so that
+// its next delay is its first delay again.
+type ResetRule string
+
+// The reset rules.
+const (
+	// ResetNever lets the attempt counter only grow (the default): the
+	// policy ignores every outcome.
+	ResetNever ResetRule = "never"
+	// ResetOnSuccess starts the policy over when it observes a [Success],
+	// as cenkalti/backoff's Reset is called after a success and as most
+	// MQTT clients reset their reconnect backoff after a connect: the
+	// delays that follow a failure after it are those of a fresh policy of
+	// the same device, from its first.
+	ResetOnSuccess ResetRule = "on-success"
+)
+
 // Defaults for the fields of a [Spec] left zero.
 const (
 	DefaultBase       = 100 * time.Millisecond
@@ -46,16 +63,17 @@ const (
 	DecorrelatedMultiplier = 3.0
 )
 
-// A Spec describes a built-in policy: a strategy, its backoff parameters and
-// its seed source. Zero fields take the defaults above; the zero Seed is
-// [SeedDevice]. Its text form is parsed by [ParseSpec] and written by
-// [Spec.String].
+// A Spec describes a built-in policy: a strategy, its backoff parameters,
+// its seed source and when it starts over. Zero fields take the defaults
+// above; the zero Seed is [SeedDevice] and the zero Reset is [ResetNever].
+// Its text form is parsed by [ParseSpec] and written by [Spec.String].
 type Spec struct {
 	Strategy   Strategy
 	Base       time.Duration
 	Cap        time.Duration
 	Multiplier float64
 	Seed       Seed
+	Reset      ResetRule
 }
 
 // withDefaults returns s with its zero fields set to their defaults.
@@ -75,6 +93,9 @@ func (s Spec) withDefaults() Spec {
 	if s.Seed == "" {
 		s.Seed = SeedDevice
 	}
+	if s.Reset == "" {
+		s.Reset = ResetNever
+	}
 	return s
 }
 
@@ -92,6 +113,8 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("multiplier %v is not in [1, 1e6]", s.Multiplier)
 	case s.Seed != SeedDevice && s.Seed != SeedClock && s.Seed != SeedConstant:
 		return fmt.Errorf("unknown seed %q (want device, clock or constant)", string(s.Seed))
+	case s.Reset != ResetNever && s.Reset != ResetOnSuccess:
+		return fmt.Errorf("unknown reset %q (want never or on-success)", string(s.Reset))
 	}
 	return nil
 }
@@ -113,6 +136,16 @@ func (s Spec) Window(n int) time.Duration {
 
 // Factory returns the factory of the policy s describes. It panics if s is
 // not valid; [ParseSpec] returns only valid specs.
+//
+// Its policies are [Observer]s. Under [ResetNever] they ignore what they
+// observe. Under [ResetOnSuccess] a [Success] puts the policy back as the
+// factory made it: its window back to the base, the previous delay of
+// decorrelated jitter back to the base, and its generator re-seeded from
+// the device, as [Seed] says. The delays after a reset are therefore the
+// delays of a fresh policy of the same device, from its first, and a
+// policy stays a function of its device and the outcomes it observed. A
+// device reset many times draws the same first delays each time; devices
+// still draw apart from each other as their seeds do.
 func (s Spec) Factory() Factory {
 	if err := s.Validate(); err != nil {
 		panic("kit: " + err.Error())
@@ -128,7 +161,8 @@ func (s Spec) Factory() Factory {
 // (BuiltinSpec), and replays the strategy's arithmetic on compact
 // per-device state instead of calling a policy per attempt.
 func (p *params) policy(d Device) Policy {
-	return &strategyPolicy{params: p, rng: newSource(p.spec.Seed, d), window: p.base, prev: p.base}
+	h := seedOf(p.spec.Seed, d)
+	return &strategyPolicy{params: p, rng: newSource(h), seed: h, window: p.base, prev: p.base}
 }
 
 // params holds what every device of one spec shares.
@@ -141,6 +175,7 @@ type params struct {
 type strategyPolicy struct {
 	*params
 	rng    rand.PCG
+	seed   uint64  // the device's seed, which a reset seeds rng from again
 	window float64 // the current window in nanoseconds, before the cap
 	prev   float64 // the previous delay in nanoseconds (decorrelated)
 }
@@ -149,6 +184,14 @@ type strategyPolicy struct {
 // not part of any exported interface: sim asks a policy of a Spec's factory
 // for it, and must draw exactly what Next draws (see sim's builtin.go).
 func (p *strategyPolicy) BuiltinSpec() Spec { return p.spec }
+
+// Observe starts the policy over on a Success under [ResetOnSuccess], and
+// ignores every other outcome.
+func (p *strategyPolicy) Observe(o Outcome) {
+	if o == Success && p.spec.Reset == ResetOnSuccess {
+		p.rng, p.window, p.prev = newSource(p.seed), p.base, p.base
+	}
+}
 
 func (p *strategyPolicy) Next() (time.Duration, error) {
 	w := min(p.window, p.cap)

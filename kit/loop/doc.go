@@ -62,6 +62,42 @@
 // a loop that deadlocks inside a bubble may wait on something the real world
 // would deliver, and one that looks hung may be doing real network I/O.
 //
+// # Live: the outcome as it happens
+//
+// The policies are [kit.Observer]s. A policy whose Observe is never called
+// gives the delays observed when it was made, as above. The first call of
+// Observe runs the device's loop again, from its start, in a new bubble,
+// and the loop's operation then learns each outcome as it happens: each
+// call of op waits, with the fake clock standing still, until the replay
+// reports that attempt's outcome through Observe, and returns nil for a
+// [kit.Success], [ErrRejected] for a [kit.Rejection], [ErrTimeout] for a
+// [kit.Timeout] and [ErrDropped] for a [kit.Drop] (the loop sees a drop as
+// the attempt's failure: op returns once per call). Observe returns when
+// the loop has called op again or ended; Next then returns the time the
+// loop waited from the call whose outcome was reported last to its next
+// call, or how the loop ended ([kit.ErrStop] when it returned). A loop that
+// resets its backoff after op succeeds therefore waits its first delay
+// again after the next failure, as it does in the field.
+//
+// The calls of op whose delays were read before the first Observe fail at
+// once, as they did when those delays were read, and a Next called with no
+// Observe since the delay before it fails the waiting call the same way.
+// An Observe after the loop ended is ignored. A loop that waits for ever
+// after a success, as one that holds its session until its context is
+// done, deadlocks its bubble: the failure reported after it gets that
+// error from Next. The limit, MaxDelays, counts the calls of op of the
+// whole run, successes included. Config.Timeout bounds each step: the real
+// time from an outcome to the loop's next call of op or its end; a loop
+// that takes longer is reported as hung, as above.
+//
+// A live run holds its bubble, and the loop's goroutines, until the loop
+// ends. When the test ends, the runs still going are ended: the waiting
+// call of op returns the cancelled context's error, a call after it ends
+// its goroutine with runtime.Goexit, and the bubbles that do not wind down
+// within Config.Timeout are logged and left behind. A loop whose delays
+// do not depend on time.Now or on state shared between devices gives the
+// same delays live as when its policy was made, for the same outcomes.
+//
 // # One instance per device
 //
 // The adapter gives every device a policy of its own, whatever loops
@@ -81,9 +117,10 @@
 //   - A negative delay: the loop waits it as none, and it shows as 0.
 //   - Time the operation itself takes: op returns at once, so the delays are
 //     the waits alone, not a timeout on each attempt.
-//   - Anything the loop decides from the error's kind: op fails with one
-//     error before the limit. A loop that retries only some errors is
-//     wrapped so that op's failure becomes one it retries.
+//   - Anything the loop decides from the error's kind, unless the policy
+//     is driven live: op fails with one error before the limit. A loop
+//     that retries only some errors is wrapped so that op's failure
+//     becomes one it retries.
 //   - Code that needs goroutines, channels or timers made outside the
 //     device's bubble, or made inside another device's: a goroutine waiting
 //     on them is not durably blocked, so the fake clock does not move (the

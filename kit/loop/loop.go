@@ -35,7 +35,8 @@ type Config struct {
 	// 1000 devices at 10,000 delays take about half a minute.
 	MaxDelays int
 	// Timeout is the real time one device's observation may take before
-	// the device counts as hung (default DefaultTimeout, 20 s). A loop
+	// the device counts as hung (default DefaultTimeout, 20 s); in a live
+	// run, each step from an outcome to the loop's next call of op. A loop
 	// under a fake clock takes microseconds a delay, so the default is
 	// millions of times what it needs, and below properties' CallTimeout
 	// (30 s), so that the adapter says what hung before the checks time
@@ -61,8 +62,11 @@ const maxHangs = 3
 // device's boot instant, so that anything it seeds from time.Now sees that
 // instant; each device gets the loop it returns.
 //
-// t is the test's; the policies may be made from any goroutine while the
-// test runs, and concurrently. Factory fails t at once when cfg is out of
+// The policies are kit.Observers: their first Observe runs the loop again,
+// live, as the package documentation describes.
+//
+// t is the test's; the policies may be made and observed from any
+// goroutine while the test runs, and concurrently. Factory fails t at once when cfg is out of
 // range or when it is called inside a testing/synctest bubble. When the
 // test ends, it logs the devices whose loops hung or went on calling op
 // after their context was cancelled. A nil loops panics.
@@ -88,6 +92,7 @@ func Factory(t *testing.T, loops func(kit.Device) Loop, cfg Config) kit.Factory 
 	}
 	f := &fleet{t: t, loops: loops, cfg: cfg}
 	t.Cleanup(f.report)
+	t.Cleanup(f.endLive)
 	return f.policy
 }
 
@@ -105,17 +110,26 @@ type fleet struct {
 	ignored  []string // the first devices whose loops ignored cancellation
 	nIgnored int
 	made     int
+	live     []*live // the live runs started, which the end of the test ends
 }
 
 // shown is how many devices a report names before it says how many more.
 const shown = 10
 
+// refused returns the error of a device whose loop the factory no longer
+// runs, after maxHangs hangs, or nil. f.mu is held.
+func (f *fleet) refused() error {
+	if len(f.hung) < maxHangs {
+		return nil
+	}
+	return fmt.Errorf("loop: not observed: the loops of %d devices hung before this one (%s); a loop that hangs three times hangs again",
+		len(f.hung), quoted(f.hung))
+}
+
 func (f *fleet) policy(dev kit.Device) kit.Policy {
 	f.mu.Lock()
 	f.made++
-	if len(f.hung) >= maxHangs {
-		err := fmt.Errorf("loop: not observed: the loops of %d devices hung before this one (%s); a loop that hangs three times hangs again",
-			len(f.hung), quoted(f.hung))
+	if err := f.refused(); err != nil {
 		f.mu.Unlock()
 		return &failed{err: err}
 	}
@@ -137,17 +151,29 @@ func (f *fleet) policy(dev kit.Device) kit.Policy {
 		o.hang(f.cfg.Timeout)
 	}
 	p := o.policy()
+	if ob, ok := p.(*observed); ok {
+		ob.fleet, ob.dev = f, dev
+	}
+	f.record(o)
+	return p
+}
+
+// record keeps what an observation that is over leaves for the report:
+// whether its loop hung or ignored its context's cancellation.
+func (f *fleet) record(o *observation) {
+	o.mu.Lock()
+	hung, after := o.hung, o.after
+	o.mu.Unlock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if o.hung {
-		f.hung = append(f.hung, dev.ID)
+	if hung {
+		f.hung = append(f.hung, o.dev.ID)
 	}
-	if o.after > 0 {
+	if after > 0 {
 		if f.nIgnored++; len(f.ignored) < shown {
-			f.ignored = append(f.ignored, dev.ID)
+			f.ignored = append(f.ignored, o.dev.ID)
 		}
 	}
-	return p
 }
 
 // report logs, when the test ends, what the policies' errors alone do not
@@ -186,23 +212,39 @@ type observation struct {
 	max      int           // MaxDelays
 	complete chan struct{} // made outside the bubble; closed when the loop is over
 
+	// Set for a live run, and made outside the bubble, before it starts;
+	// nil for a batch one.
+	skip     int           // op's first calls, which fail at once as in a batch
+	paused   chan call     // a call of op past skip, waiting for its outcome
+	outcomes chan error    // what the waiting call of op returns
+	quit     chan struct{} // closed when the run is over or ended: no call waits
+	quitOnce sync.Once
+
 	// Made inside the bubble, by its root, before the loop starts.
 	ctx    context.Context
 	cancel context.CancelFunc
 	ended  chan struct{} // closed at the first call of op past the limit
 
-	mu       sync.Mutex
-	started  bool
-	start    time.Time   // the fake clock when the loop was made
-	calls    []time.Time // the instants of op's calls, at most max+1
-	after    int         // calls of op past the limit, each ended with Goexit
-	returned bool
-	loopErr  error // what the loop returned
-	panicked any
-	exited   bool   // the loop's goroutine exited without returning, not by op
-	deadlock string // the runtime's reason, when the bubble deadlocked
-	hung     bool
-	err      error // an error of its own, ending the observation
+	mu        sync.Mutex
+	started   bool
+	start     time.Time   // the fake clock when the loop was made
+	calls     []time.Time // the instants of op's calls, at most max+1
+	after     int         // calls of op past the limit, each ended with Goexit
+	returned  bool
+	loopErr   error // what the loop returned
+	panicked  any
+	exited    bool   // the loop's goroutine exited without returning, not by op
+	deadlock  string // the runtime's reason, when the bubble deadlocked
+	hung      bool
+	abandoned bool  // a live run whose calls of op wait no more: it is over or ended
+	err       error // an error of its own, ending the observation
+}
+
+// A call is one call of op in a live run: its number, counting from 1, and
+// its instant on the fake clock.
+type call struct {
+	n  int
+	at time.Time
 }
 
 func newObservation(dev kit.Device, loops func(kit.Device) Loop, max int) *observation {
@@ -284,15 +326,53 @@ func (o *observation) run(ctx context.Context, done chan<- struct{}) {
 	returned = true
 }
 
-// errUnavailable is what op fails with before the limit.
+// errUnavailable is what op fails with before the limit, in a batch
+// observation, and in a live run when the replay reads a delay without
+// reporting the attempt's outcome.
 var errUnavailable = errors.New("loop: unavailable (jitterkit's operation fails on every call)")
 
+// The errors op returns in a live run for the outcome the replay
+// observes: a loop may tell them apart with errors.Is, as it tells its
+// server's errors apart. A Success returns nil.
+var (
+	// ErrRejected is op's error for a [kit.Rejection]: the server refused
+	// the attempt.
+	ErrRejected = errors.New("loop: rejected (the replay's server refused the attempt)")
+	// ErrTimeout is op's error for a [kit.Timeout]: no answer came in
+	// time. It is not context.DeadlineExceeded: the loop's context is
+	// not done.
+	ErrTimeout = errors.New("loop: timed out (the replay's server did not answer in time)")
+	// ErrDropped is op's error for a [kit.Drop]: the server accepted a
+	// session and dropped it. op returns once per call, so the loop sees
+	// the drop as the attempt's failure, never as a success followed by
+	// a drop.
+	ErrDropped = errors.New("loop: dropped (the replay's server accepted the session and dropped it)")
+)
+
+// opError returns what op returns for outcome o: nil for a Success, and
+// errUnavailable for a value that is no outcome.
+func opError(o kit.Outcome) error {
+	switch o {
+	case kit.Success:
+		return nil
+	case kit.Rejection:
+		return ErrRejected
+	case kit.Timeout:
+		return ErrTimeout
+	case kit.Drop:
+		return ErrDropped
+	}
+	return errUnavailable
+}
+
 // op is the operation the loop retries: it records the instant of the
-// call and fails. The call that reaches the limit cancels the loop's
-// context and returns its error; a call past it ends the calling goroutine.
+// call and fails, or in a live run waits for the outcome the replay
+// reports. The call that reaches the limit cancels the loop's context and
+// returns its error; a call past it, or past the end of a live run, ends
+// the calling goroutine.
 func (o *observation) op(ctx context.Context) error {
 	o.mu.Lock()
-	if len(o.calls) > o.max {
+	if len(o.calls) > o.max || o.abandoned {
 		o.after++
 		first := o.after == 1
 		o.mu.Unlock()
@@ -301,8 +381,10 @@ func (o *observation) op(ctx context.Context) error {
 		}
 		runtime.Goexit()
 	}
-	o.calls = append(o.calls, time.Now())
-	last := len(o.calls) == o.max+1
+	now := time.Now()
+	o.calls = append(o.calls, now)
+	n := len(o.calls)
+	last := n == o.max+1
 	o.mu.Unlock()
 	if last {
 		o.cancel()
@@ -311,8 +393,35 @@ func (o *observation) op(ctx context.Context) error {
 	if ctx != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return errUnavailable
+	if o.paused == nil || n <= o.skip {
+		return errUnavailable
+	}
+	select {
+	case o.paused <- call{n: n, at: now}:
+	case <-o.quit:
+		return o.abandon()
+	}
+	select {
+	case err := <-o.outcomes:
+		return err
+	case <-o.quit:
+		return o.abandon()
+	}
 }
+
+// abandon ends a live run whose call of op can wait no more: it cancels
+// the loop's context and returns its error, and the next call of op ends
+// the calling goroutine.
+func (o *observation) abandon() error {
+	o.mu.Lock()
+	o.abandoned = true
+	o.mu.Unlock()
+	o.cancel()
+	return o.ctx.Err()
+}
+
+// stopWaiting closes quit: no call of op of a live run waits any more.
+func (o *observation) stopWaiting() { o.quitOnce.Do(func() { close(o.quit) }) }
 
 // hang marks the observation as hung after limit of real time.
 func (o *observation) hang(limit time.Duration) {
@@ -342,15 +451,23 @@ func (o *observation) policy() kit.Policy {
 	for i := 1; i < len(o.calls); i++ {
 		delays = append(delays, o.calls[i].Sub(o.calls[i-1]))
 	}
+	return &observed{delays: delays, end: o.end(), start: o.start, hung: o.hung}
+}
+
+// end returns how the observation ended, as the policy's last error. o.mu
+// is held.
+func (o *observation) end() error {
+	if o.err == errNested {
+		return fmt.Errorf("loop: %w", errNested)
+	}
 	n := len(o.calls)
 	reached := n > o.max
 	// over: the loop returned, panicked, exited or was ended past the
 	// limit; a deadlock after that is what it left behind, not the loop's.
 	over := o.returned || o.panicked != nil || o.exited || o.after > 0
-	var end error
 	switch {
 	case o.err != nil:
-		end = o.err
+		return o.err
 	case reached:
 		msg := fmt.Sprintf("loop: reached the limit of %d delays (loop.Config.MaxDelays) without giving up; raise MaxDelays to read more", o.max)
 		switch {
@@ -359,45 +476,226 @@ func (o *observation) policy() kit.Policy {
 		case o.deadlock != "" && !over:
 			msg += "; after its context was cancelled it blocked for ever"
 		}
-		end = errors.New(msg)
+		return errors.New(msg)
 	case o.deadlock != "" && !over:
-		end = fmt.Errorf("loop: blocked for ever after %d calls of op: every goroutine of its bubble waits on something only the bubble could deliver, and no timer is set (%s)", n, o.deadlock)
+		return fmt.Errorf("loop: blocked for ever after %d calls of op: every goroutine of its bubble waits on something only the bubble could deliver, and no timer is set (%s)", n, o.deadlock)
 	case o.panicked != nil:
-		end = fmt.Errorf("loop: panicked after %d calls of op: %v", n, o.panicked)
+		return fmt.Errorf("loop: panicked after %d calls of op: %v", n, o.panicked)
 	case o.exited:
-		end = fmt.Errorf("loop: its goroutine exited without returning after %d calls of op (runtime.Goexit, as t.FailNow calls it)", n)
+		return fmt.Errorf("loop: its goroutine exited without returning after %d calls of op (runtime.Goexit, as t.FailNow calls it)", n)
 	case o.returned && n == 0:
-		end = fmt.Errorf("loop: returned without calling op: %v", o.loopErr)
+		return fmt.Errorf("loop: returned without calling op: %v", o.loopErr)
 	case o.returned:
-		end = kit.ErrStop
+		return kit.ErrStop
 	default:
-		end = errors.New("loop: ended without returning")
+		return errors.New("loop: ended without returning")
 	}
-	return &observed{delays: delays, end: end, start: o.start}
 }
 
 // observed is the policy of a device whose loop ran: its delays, then how
-// the loop ended. It is kit.FakeClocked.
+// the loop ended. It is kit.FakeClocked and a kit.Observer: its first
+// Observe runs the loop again, live, and the live run answers from then
+// on.
 type observed struct {
 	delays []time.Duration
 	end    error
 	start  time.Time
+	read   int  // the delays Next returned before the run went live
+	hung   bool // the loop hung: it is not run again
+
+	fleet *fleet
+	dev   kit.Device
+	live  *live
 }
 
 func (p *observed) Next() (time.Duration, error) {
+	if p.live != nil {
+		return p.live.next()
+	}
 	if len(p.delays) == 0 {
 		return 0, p.end
 	}
 	d := p.delays[0]
 	p.delays = p.delays[1:]
+	p.read++
 	return d, nil
+}
+
+// Observe reports the outcome of the attempt the loop's pending call of op
+// makes, and waits until the loop calls op again or ends. The first call
+// runs the device's loop again in a bubble of its own, live.
+func (p *observed) Observe(o kit.Outcome) {
+	if p.live == nil {
+		p.live = p.fleet.goLive(p)
+	}
+	p.live.observe(o)
 }
 
 // ClockStart returns the instant the device's fake clock read when its loop
 // was made.
 func (p *observed) ClockStart() time.Time { return p.start }
 
-// failed is the policy of a device whose loop could not run at all.
+// A live run is a device's loop run again under a fake clock, stepped by
+// the replay: each call of op waits for the outcome Observe reports, and
+// Next reads how long the loop waited until its next call.
+type live struct {
+	f        *fleet
+	o        *observation
+	finished chan struct{} // closed when the bubble is over
+
+	last   call  // the latest call of op that waited
+	prev   call  // the call before it, whose outcome was reported
+	unread bool  // the delay from prev to last is Next's to return
+	over   bool  // the loop ended, or the run did: Next returns end
+	end    error // how the loop ended
+}
+
+// goLive starts the live run of p's device and waits for the loop's first
+// call of op past the delays p returned already, which fail at once, as
+// those delays assumed. A loop that hung in p's observation is not run
+// again: it ends as it did.
+func (f *fleet) goLive(p *observed) *live {
+	if p.hung {
+		return &live{over: true, end: p.end}
+	}
+	f.mu.Lock()
+	err := f.refused()
+	f.mu.Unlock()
+	if err != nil {
+		return &live{over: true, end: err}
+	}
+	o := newObservation(p.dev, f.loops, f.cfg.MaxDelays)
+	o.skip, o.paused, o.outcomes, o.quit = p.read, make(chan call), make(chan error), make(chan struct{})
+	l := &live{f: f, o: o, finished: make(chan struct{})}
+	f.mu.Lock()
+	f.live = append(f.live, l)
+	f.mu.Unlock()
+	go func() {
+		defer close(l.finished)
+		o.observe(f.t)
+	}()
+	l.wait()
+	return l
+}
+
+// observe hands the outcome to the waiting call of op and waits for the
+// loop's next call or its end.
+func (l *live) observe(o kit.Outcome) {
+	if l.over {
+		return
+	}
+	l.deliver(opError(o))
+}
+
+// next returns the time the loop waited from the call of op whose outcome
+// was reported last to its next call, or how the loop ended. Without an
+// outcome since the delay it returned before, the waiting call fails, as
+// in a batch observation.
+func (l *live) next() (time.Duration, error) {
+	if !l.over && !l.unread {
+		l.deliver(errUnavailable)
+	}
+	if !l.unread {
+		return 0, l.end
+	}
+	l.unread = false
+	return l.last.at.Sub(l.prev.at), nil
+}
+
+// deliver makes the waiting call of op return err, and waits.
+func (l *live) deliver(err error) {
+	select {
+	case l.o.outcomes <- err:
+	case <-l.o.quit:
+		// The run was ended under the call (the test is over): it ends.
+		l.finish()
+		return
+	}
+	l.prev = l.last
+	l.unread = false
+	l.wait()
+}
+
+// wait waits, for at most the Timeout of real time, until the loop calls
+// op and the call waits, or until the loop is over.
+func (l *live) wait() {
+	timer := time.NewTimer(l.f.cfg.Timeout)
+	defer timer.Stop()
+	select {
+	case c := <-l.o.paused:
+		l.last = c
+		l.unread = l.prev.n > 0
+		return
+	case <-l.finished:
+	case <-l.o.complete:
+	case <-timer.C:
+		l.o.hang(l.f.cfg.Timeout)
+		l.f.record(l.o)
+	}
+	l.finish()
+}
+
+// finish ends the run: no call of op waits any more, and Next returns how
+// the loop ended, after the delay to the call that reached the limit,
+// which does not wait.
+func (l *live) finish() {
+	l.over = true
+	l.o.stopWaiting()
+	l.o.mu.Lock()
+	defer l.o.mu.Unlock()
+	l.end = l.o.end()
+	if n := l.prev.n; n > 0 && l.last.n == n && len(l.o.calls) > n {
+		l.last = call{n: n + 1, at: l.o.calls[n]}
+		l.unread = true
+	}
+}
+
+// endLive ends, when the test ends, the live runs still going: their
+// waiting calls of op return the cancelled context's error, and their
+// bubbles are given the Timeout, together, to wind down. A bubble that
+// outlives it is logged and left behind.
+func (f *fleet) endLive() {
+	f.mu.Lock()
+	runs := f.live
+	f.mu.Unlock()
+	for _, l := range runs {
+		l.o.stopWaiting()
+	}
+	deadline := time.NewTimer(f.cfg.Timeout)
+	defer deadline.Stop()
+	expired := false
+	var left []string
+	for _, l := range runs {
+		l.o.mu.Lock()
+		hung := l.o.hung
+		l.o.mu.Unlock()
+		if hung {
+			continue // reported already
+		}
+		if !expired {
+			select {
+			case <-l.finished:
+				continue
+			case <-deadline.C:
+				expired = true
+			}
+		}
+		select {
+		case <-l.finished:
+		default:
+			left = append(left, l.o.dev.ID)
+		}
+	}
+	if len(left) > 0 {
+		f.t.Logf("loop: the live runs of %d devices did not wind down within %v of real time (loop.Config.Timeout) after the test ended; their goroutines are left behind: %s",
+			len(left), f.cfg.Timeout, quoted(left))
+	}
+}
+
+// failed is the policy of a device whose loop could not run at all. It
+// ignores what it observes.
 type failed struct{ err error }
 
 func (p *failed) Next() (time.Duration, error) { return 0, p.err }
+
+func (p *failed) Observe(kit.Outcome) {}
