@@ -300,7 +300,11 @@ func modelAdvice(r Report, remedies []string) []string {
 	w := res.Warnings()
 	noRetries := res.Baseline(sim.BaselineNoRetries)
 	switch {
-	case s.Kind == sim.Overload && (p.Status == verdict.Fail || slices.Contains(w, sim.SlowRecovery)):
+	case s.Kind == sim.Overload && p.Status != verdict.Fail && slices.Contains(w, sim.SlowRecovery) && noRetries != nil:
+		rec, base := p.Summary[sim.RecoveryTime].Median, noRetries.Summary[sim.RecoveryTime].Median
+		out = append(out, fmt.Sprintf("The retries slow the recovery down: the fleet recovers %s after the dip, %s later than the same fleet without retries (%s), since the work of the attempts that time out still reaches the server (%s attempts per request from the dip on); bound the retries the fleet makes as a whole, with a retry budget it shares (such as --budget finagle --budget-scope fleet), to recover sooner.",
+			seconds(rec), seconds(rec-base), seconds(base), num(p.Summary[sim.AmplificationFromTrigger].Median)))
+	case s.Kind == sim.Overload && p.Status == verdict.Fail:
 		head := fmt.Sprintf("Jitter alone does not end this storm: each attempt that times out leaves its work in the queue, and the retries (%s attempts per request from the dip on) keep the server over its capacity of %s after the dip",
 			num(p.Summary[sim.AmplificationFromTrigger].Median), perSecond(s.AcceptRate))
 		if noRetries != nil && !noRetries.NeverRecovered(len(p.Runs)) {
@@ -328,7 +332,7 @@ func modelAdvice(r Report, remedies []string) []string {
 		out = append(out, serverFixSentence(f, i == 0))
 	}
 	if len(r.Fixes) == 0 && p.Status == verdict.Fail && s.Kind.Recovers() && !r.FixesNotSearched {
-		out = append(out, "None of the server-side changes replayed (a bounded queue, dropped expired work; for a broker, counting a drop as a failure and refusing until warm) recovers on this scenario: limit the retries the fleet makes as a whole, with a retry budget shared by every device, or give the server more capacity.")
+		out = append(out, "None of the server-side changes replayed (a bounded queue, dropped expired work; for a broker, counting a drop as a failure and refusing until warm) recovers on this scenario: limit the retries the fleet makes as a whole, with a retry budget shared by every device (--budget KIND --budget-scope fleet), or give the server more capacity.")
 	}
 	if len(r.Fixes) == 0 && p.Status == verdict.Fail && r.FixesNotSearched {
 		out = append(out, "The server-side changes were not replayed (--fix=false, or a gate without its Fix step).")

@@ -82,6 +82,10 @@ const (
 	WarmUpTime Figure = "warm_s"
 	// Reads counts a Contention's reads.
 	Reads Figure = "reads"
+	// BudgetRefused counts the retries an Overload's budget refused, and
+	// BudgetThrottled the attempts it rejected at the client.
+	BudgetRefused   Figure = "budget_refused"
+	BudgetThrottled Figure = "budget_throttled"
 )
 
 // figureInfo is what the package knows of each figure: how to read it
@@ -121,7 +125,12 @@ var figureInfo = []struct {
 	{SessionsDropped, "sessions dropped cold", "", func(r Run, _ Scenario) float64 { return float64(r.Dropped) }, is(Reconnect)},
 	{WarmUpTime, "broker warm after", "s", warmValue, is(Reconnect)},
 	{Reads, "reads", "", func(r Run, _ Scenario) float64 { return float64(r.Reads) }, is(Contention)},
+	{BudgetRefused, "retries the budget refused", "", func(r Run, _ Scenario) float64 { return float64(r.BudgetRefused) }, budgeted},
+	{BudgetThrottled, "attempts the budget rejected at the client", "", func(r Run, _ Scenario) float64 { return float64(r.BudgetThrottled) }, budgeted},
 }
+
+// budgeted reports whether s limits its retries with a budget.
+func budgeted(s Scenario) bool { return s.Budget.Kind != NoBudget }
 
 // recovers reports whether s is judged on recovery.
 func recovers(s Scenario) bool { return s.Kind.Recovers() }

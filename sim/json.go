@@ -40,6 +40,14 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 			dip = DipStall
 		}
 	}
+	var budget Budget
+	if j.Budget != "" {
+		var err error
+		if budget, err = ParseBudget(j.Budget); err != nil {
+			return err
+		}
+	}
+	budget.Scope = j.BudgetScope
 	var sec secondsReader
 	*s = Scenario{
 		Kind:        j.Kind,
@@ -74,6 +82,7 @@ func (s *Scenario) UnmarshalJSON(b []byte) error {
 		ColdDrop:    sec.at("cold_drop_s", j.ColdDropS),
 		Latency:     sec.at("latency_s", j.LatencyS),
 		LatencySD:   sec.at("latency_sd_s", j.LatencySDS),
+		Budget:      budget,
 	}
 	return sec.err
 }
@@ -129,6 +138,8 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 		Accepted:                 j.Accepted,
 		Dropped:                  j.Dropped,
 		Refused:                  j.Refused,
+		BudgetRefused:            j.BudgetRefused,
+		BudgetThrottled:          j.BudgetThrottled,
 		WarmAt:                   sec.at("warm_at_s", j.WarmAtS),
 		Warm:                     j.Warm,
 		Reads:                    j.Reads,

@@ -63,6 +63,7 @@ var modelFields = []modelField{
 	{"warm-up", func(s Scenario) bool { return s.WarmUp != 0 }, onlyReconnect},
 	{"cold-drop", func(s Scenario) bool { return s.ColdDrop != 0 }, onlyReconnect},
 	{"latency", func(s Scenario) bool { return s.Latency != 0 || s.LatencySD != 0 }, []Kind{Contention}},
+	{"budget", func(s Scenario) bool { return s.Budget != Budget{} }, onlyOverload},
 	{"server", func(s Scenario) bool { return s.Server != "" && s.Server != PerSecond }, fleetKinds},
 	{"window", func(s Scenario) bool { return s.Window != 0 && s.Window != DefaultWindow }, fleetKinds},
 	{"burst", func(s Scenario) bool { return s.Burst != 0 }, fleetKinds},
@@ -199,12 +200,17 @@ func (s Scenario) validateOverload() error {
 		return invalid("queue-limit %d is negative", s.QueueLimit)
 	case end > s.Horizon-window:
 		return invalid("the dip ends at %v (dip-at %v, dip-for %v, ramp %v), less than %v before the %v horizon: recovery could not be judged", end, s.DipAt, s.DipFor, s.Ramp, window, s.Horizon)
+	case s.Budget.Kind != NoBudget && s.Retries == NoRetries:
+		return invalid("budget %s limits retries, and the clients make none (retries 0)", s.Budget)
 	case s.Rate*(s.Horizon-s.recoveryStart()).Seconds() < recoveryShare:
 		// A window passes when at most 1% of its attempts fail: with
 		// fewer attempts than that after the trigger, no failure share
 		// other than none can be told apart, and a fleet that sends
 		// nothing would pass.
 		return invalid("rate %v requests a second offers %.1f requests from the dip's end to the %v horizon, fewer than %d: too few to judge whether 1%% of them fail; raise the rate or the horizon", s.Rate, s.Rate*(s.Horizon-s.recoveryStart()).Seconds(), s.Horizon, recoveryShare)
+	}
+	if err := s.Budget.validate(); err != nil {
+		return err
 	}
 	return s.overload().validate()
 }
@@ -261,6 +267,7 @@ func (s Scenario) overload() overload {
 		QueueLimit:  s.QueueLimit,
 		DropExpired: s.DropExpired,
 		Horizon:     s.Horizon,
+		Budget:      s.Budget,
 		ids:         s.IDs,
 	}
 	return o
@@ -365,6 +372,8 @@ func (m overloadModel) run(i int, seed uint64) (Run, error) {
 		Timeouts:                 r.Timeouts,
 		Rejections:               r.Rejections,
 		JobsAtEnd:                r.JobsAtEnd,
+		BudgetRefused:            r.Refused,
+		BudgetThrottled:          r.Throttled,
 		Amplification:            r.Amplification,
 		AmplificationFromTrigger: r.AmplificationFromTrigger,
 		Goodput:                  r.GoodputAfterTrigger,
@@ -623,8 +632,22 @@ func (c *modelCall) factory(f kit.Factory) kit.Factory {
 		if p == nil {
 			return nil
 		}
-		return &watchedPolicy{p: p, c: c, id: d.ID}
+		w := &watchedPolicy{p: p, c: c, id: d.ID}
+		if _, ok := p.(kit.Observer); ok {
+			return watchedObserver{w}
+		}
+		return w
 	}
+}
+
+// A watchedObserver is a watchedPolicy whose policy is a kit.Observer,
+// and which passes the outcomes on.
+type watchedObserver struct{ *watchedPolicy }
+
+func (w watchedObserver) Observe(o kit.Outcome) {
+	w.c.enter(w.id, w.n+1)
+	defer w.c.leave()
+	w.p.(kit.Observer).Observe(o)
 }
 
 // A watchedPolicy is a policy whose calls a modelCall records: its n-th

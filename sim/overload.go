@@ -112,6 +112,9 @@ type overload struct {
 	DropExpired bool
 	// Horizon is when the run ends; default 300s.
 	Horizon time.Duration
+	// Budget, when its Kind is set, limits the retries (see budgetState),
+	// held by each device or by the fleet; after defaults.
+	Budget Budget
 
 	// ids, when set, are the devices' ids, the same in every run, in
 	// place of the outage engine's (a Scenario's IDs).
@@ -214,6 +217,10 @@ type overloadRun struct {
 	// Stopped counts the requests whose policy stopped (kit.ErrStop),
 	// Exhausted those that failed their last attempt.
 	Stopped, Exhausted int
+	// Refused counts the retries the budget refused, and Throttled the
+	// attempts it rejected at the client (the adaptive throttle's and an
+	// open breaker's), which are not sent.
+	Refused, Throttled int
 	// JobsAtEnd is the number of jobs in the system at the horizon.
 	JobsAtEnd int
 	// AttemptsFromTrigger and RequestsFromTrigger count the attempts and
@@ -260,6 +267,14 @@ type Series struct {
 	// Overload, the sessions open in a Reconnect.
 	Capacity []float64 `json:"capacity"`
 	Jobs     []int     `json:"jobs"`
+	// With a budget: Refused and Throttled count the retries it refused
+	// and the attempts it rejected at the client in each second (those
+	// count among the failures), and Budget is its level at each whole
+	// second (see budgetState.level), the mean of the devices' when each
+	// holds one.
+	Refused   []int     `json:"budget_refused,omitempty"`
+	Throttled []int     `json:"budget_throttled,omitempty"`
+	Budget    []float64 `json:"budget_level,omitempty"`
 }
 
 // newSeries returns the series of a run of n seconds, zero.
@@ -557,6 +572,14 @@ type overloadEngine struct {
 	devHave  []uint16
 	devDelay []int64 // device i's are at i·Retries; -1 for a stop
 
+	// With a budget: its states, one for the fleet or one a device, the
+	// generator of the adaptive throttle's draws, each request's ticket
+	// (see budgetState), and the whole seconds whose level is sampled.
+	bud     []budgetState
+	budRng  rand.PCG
+	ticket  []float64
+	leveled int
+
 	r    overloadRun
 	jobs jobSampler
 	err  error
@@ -617,7 +640,56 @@ func (e *overloadEngine) reset(run int, seed uint64) {
 	}
 	e.jobs = jobSampler{}
 	e.err = nil
+	e.resetBudget(seed)
 	e.draw()
+}
+
+// budgetSalt sets the budget's generator apart from the run's, so that a
+// budget's draws leave the requests' stream as it is.
+const budgetSalt = 0x6a09e667f3bcc909
+
+// resetBudget makes the run's budget states afresh.
+func (e *overloadEngine) resetBudget(seed uint64) {
+	e.bud, e.ticket, e.leveled = e.bud[:0], e.ticket[:0], 0
+	if e.o.Budget.Kind == NoBudget {
+		return
+	}
+	e.budRng.Seed(seed^budgetSalt, splitmix64(seed^budgetSalt))
+	rng := rand.New(&e.budRng)
+	n := 1
+	if e.o.Budget.Scope == ScopeDevice {
+		n = e.o.Devices
+	}
+	for range n {
+		e.bud = append(e.bud, newBudgetState(e.o.Budget, rng))
+	}
+	e.r.Series.Refused = make([]int, len(e.r.Series.Jobs))
+	e.r.Series.Throttled = make([]int, len(e.r.Series.Jobs))
+	e.r.Series.Budget = make([]float64, len(e.r.Series.Jobs))
+}
+
+// budgetOf returns the budget state request k draws on, or nil.
+func (e *overloadEngine) budgetOf(k int) budgetState {
+	switch len(e.bud) {
+	case 0:
+		return nil
+	case 1:
+		return e.bud[0]
+	}
+	return e.bud[e.dev[k]]
+}
+
+// level samples the budget's level at every whole second before t: the
+// fleet's, or the mean of the devices'.
+func (e *overloadEngine) level(t int64) {
+	for ; e.leveled < len(e.r.Series.Budget) && int64(e.leveled)*nsPerSec < t; e.leveled++ {
+		at := int64(e.leveled) * nsPerSec
+		var sum float64
+		for _, b := range e.bud {
+			sum += b.level(at)
+		}
+		e.r.Series.Budget[e.leveled] = sum / float64(len(e.bud))
+	}
 }
 
 // draw draws the next request into gen, or olNone when it falls at or
@@ -715,7 +787,12 @@ func (e *overloadEngine) replay(run int, seed uint64) (overloadRun, error) {
 }
 
 // sample counts the jobs in the system at every whole second before t.
-func (e *overloadEngine) sample(t int64) { e.jobs.sample(t, e.r.Series.Jobs, e.nSystem) }
+func (e *overloadEngine) sample(t int64) {
+	e.jobs.sample(t, e.r.Series.Jobs, e.nSystem)
+	if len(e.bud) > 0 {
+		e.level(t)
+	}
+}
 
 // A jobSampler writes what a server model's system holds at each whole
 // second into a Series' Jobs, as time passes.
@@ -737,11 +814,15 @@ func (s *jobSampler) sample(t int64, jobs []int, n int) {
 	}
 }
 
-// sent returns the attempts sent in each second, first ones and retries.
+// sent returns the attempts made in each second: first ones and retries
+// sent, and those the clients' budget rejected before sending them.
 func (s *Series) sent() []int {
 	out := make([]int, len(s.FirstSent))
 	for i := range out {
 		out[i] = s.FirstSent[i] + s.RetriesSent[i]
+		if s.Throttled != nil {
+			out[i] += s.Throttled[i]
+		}
 	}
 	return out
 }
@@ -752,6 +833,9 @@ func (e *overloadEngine) first(t int64) {
 	k := len(e.dev)
 	e.dev = append(e.dev, e.genDev)
 	e.state = append(e.state, 0)
+	if len(e.bud) > 0 {
+		e.ticket = append(e.ticket, 0)
+	}
 	if !e.builtin {
 		p, cause, err := makePolicy(e.f, kit.Device{ID: e.id(e.genDev), Boot: e.boot})
 		if err != nil {
@@ -772,10 +856,21 @@ func (e *overloadEngine) first(t int64) {
 	e.draw()
 }
 
-// send sends the next attempt of request k at t.
+// send sends the next attempt of request k at t, unless its budget
+// rejects it.
 func (e *overloadEngine) send(t int64, k int) {
 	a := e.state[k]>>1 + 1
 	e.state[k] = a << 1
+	if b := e.budgetOf(k); b != nil {
+		ok, ticket := b.admit(t, a > 1)
+		if !ok {
+			e.throttled(t, k)
+			return
+		}
+		if ticket != 0 || a == 1 {
+			e.ticket[k] = ticket
+		}
+	}
 	e.r.Attempts++
 	if a > 1 {
 		e.r.Series.RetriesSent[t/nsPerSec]++
@@ -843,10 +938,27 @@ func (e *overloadEngine) startNext(t int64) {
 	}
 }
 
+// throttled handles request k's attempt, made at t, that its budget
+// rejected at the client: a failure the client learns of at once.
+func (e *overloadEngine) throttled(t int64, k int) {
+	e.state[k] |= 1
+	if e.state[k]>>1 == 1 {
+		e.r.Series.FirstSent[t/nsPerSec]-- // first counts the request as sent
+	}
+	e.r.Throttled++
+	e.r.Series.Throttled[t/nsPerSec]++
+	e.r.Series.Failures[t/nsPerSec]++
+	e.retry(t, k, kit.Rejection)
+}
+
 // success handles an answer that arrives in time.
 func (e *overloadEngine) success(ev olEvent) {
 	k := ev.req()
 	e.state[k] |= 1
+	if b := e.budgetOf(k); b != nil {
+		b.ended(ev.t, kit.Success, ev.attempt() > 1, e.ticket[k])
+	}
+	e.observe(ev.t, k, kit.Success)
 	e.r.Successes++
 	e.r.Series.Successes[ev.t/nsPerSec]++
 	if ev.t >= e.end {
@@ -868,18 +980,80 @@ func (e *overloadEngine) failure(ev olEvent, timeout bool) {
 		e.r.Rejections++
 	}
 	e.r.Series.Failures[t/nsPerSec]++
+	o := kit.Rejection
+	if timeout {
+		o = kit.Timeout
+	}
+	if b := e.budgetOf(k); b != nil {
+		b.ended(t, o, ev.attempt() > 1, e.ticket[k])
+	}
+	e.retry(t, k, o)
+}
+
+// retry schedules the retry of request k, whose attempt failed with o at
+// t, if it has one left, its budget grants it, and its policy's delay
+// falls before the horizon.
+func (e *overloadEngine) retry(t int64, k int, o kit.Outcome) {
+	if !e.observe(t, k, o) {
+		return
+	}
 	a := int(e.state[k] >> 1)
 	if a > e.o.Retries {
 		e.r.Exhausted++
 		e.release(k)
 		return
 	}
+	b := e.budgetOf(k)
+	var ticket float64
+	if b != nil {
+		var ok bool
+		if ok, ticket = b.retry(t, o); !ok {
+			e.r.Refused++
+			e.r.Series.Refused[t/nsPerSec]++
+			e.release(k)
+			return
+		}
+	}
 	d, ok := e.delay(k, a+1, t)
 	if !ok || d >= e.horizon-t {
+		if b != nil {
+			b.abandon(ticket)
+		}
 		e.release(k)
 		return
 	}
+	if b != nil {
+		e.ticket[k] = ticket
+	}
 	e.retries.push(olEvent{t + d, olKey(olSend, k, a+1)})
+}
+
+// observe tells request k's policy, when it is a kit.Observer, how its
+// attempt ended. A built-in policy's delays do not depend on it: a
+// request's schedule ends with its success.
+// It returns false when the policy panicked (e.err).
+func (e *overloadEngine) observe(t int64, k int, o kit.Outcome) bool {
+	if e.builtin {
+		return true
+	}
+	if p, ok := e.pol[k].(kit.Observer); ok {
+		if err := observePolicy(p, o); err != nil {
+			e.fail(k, int(e.state[k]>>1)+1, t, StopPanic, err)
+			return false
+		}
+	}
+	return true
+}
+
+// observePolicy tells p the outcome o, turning a panic into an error.
+func observePolicy(p kit.Observer, o kit.Outcome) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the policy's Observe(%v) panicked: %v", o, r)
+		}
+	}()
+	p.Observe(o)
+	return nil
 }
 
 // release drops request k's policy once it has no use.

@@ -276,6 +276,11 @@ func (tp TippingPoint) text() string {
 		}
 		return kit.FormatDuration(d)
 	}
+	if tp.Dip != 0 && tp.BaselineDip != 0 && tp.Dip >= tp.BaselineDip {
+		// A dip that leaves too little of the horizon to recover in fails
+		// both: the retries tip nothing over.
+		return fmt.Sprintf("none: the fleet recovers from every dip the same fleet without retries recovers from, and both fail from a dip of %s (a longer --horizon searches further)", kit.FormatDuration(tp.BaselineDip))
+	}
 	return fmt.Sprintf("the shortest dip the fleet does not recover from is %s; without retries, %s", say(tp.Dip), say(tp.BaselineDip))
 }
 

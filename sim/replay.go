@@ -236,6 +236,9 @@ type Run struct {
 	Warm                       bool
 	// Reads counts a Contention's reads that reached the server.
 	Reads int
+	// BudgetRefused counts the retries an Overload's budget refused, and
+	// BudgetThrottled the attempts it rejected at the client.
+	BudgetRefused, BudgetThrottled int
 	// Series is the time series of an Overload's or a Reconnect's
 	// representative run (see [Result.Representative]); nil in the other
 	// runs and kinds.

@@ -502,6 +502,8 @@ func (r Run) MarshalJSON() ([]byte, error) {
 		Accepted:                 r.Accepted,
 		Dropped:                  r.Dropped,
 		Refused:                  r.Refused,
+		BudgetRefused:            r.BudgetRefused,
+		BudgetThrottled:          r.BudgetThrottled,
 		WarmAtS:                  r.WarmAt.Seconds(),
 		Warm:                     r.Warm,
 		Reads:                    r.Reads,
@@ -543,6 +545,8 @@ type runJSON struct {
 	Accepted                 int     `json:"sessions_accepted,omitzero"`
 	Dropped                  int     `json:"sessions_dropped,omitzero"`
 	Refused                  int     `json:"connects_refused,omitzero"`
+	BudgetRefused            int     `json:"budget_refused,omitzero"`
+	BudgetThrottled          int     `json:"budget_throttled,omitzero"`
 	WarmAtS                  float64 `json:"warm_at_s,omitzero"`
 	Warm                     bool    `json:"warm,omitzero"`
 	Reads                    int     `json:"reads,omitzero"`

@@ -324,6 +324,10 @@ type Scenario struct {
 	// normal distribution whose absolute value is a Contention message's
 	// network delay; default 10ms and 2ms.
 	Latency, LatencySD time.Duration
+	// Budget limits an Overload's retries: a retry budget, a throttle or a
+	// circuit breaker, held by each device or shared by the fleet (see
+	// [BudgetKind]). Default none.
+	Budget Budget
 }
 
 // Defaults of the Scenario fields left zero.
@@ -489,6 +493,7 @@ func (s Scenario) modelDefaults() Scenario {
 		setD(&s.DipFor, DefaultDipFor)
 		setD(&s.DipAt, DefaultDipAt)
 		setD(&s.Horizon, DefaultModelHorizon)
+		s.Budget = s.Budget.WithDefaults()
 	case Reconnect:
 		setI(&s.Clients, DefaultReconnectClients)
 		setD(&s.RTT, DefaultReconnectRTT)
@@ -703,6 +708,8 @@ func (s Scenario) MarshalJSON() ([]byte, error) {
 		ColdDropS:    d.ColdDrop.Seconds(),
 		LatencyS:     d.Latency.Seconds(),
 		LatencySDS:   d.LatencySD.Seconds(),
+		Budget:       d.Budget.String(),
+		BudgetScope:  d.Budget.Scope,
 	})
 }
 
@@ -741,6 +748,9 @@ type scenarioJSON struct {
 	ColdDropS   float64  `json:"cold_drop_s,omitzero"`
 	LatencyS    float64  `json:"latency_s,omitzero"`
 	LatencySDS  float64  `json:"latency_sd_s,omitzero"`
+	// The budget, as ParseBudget reads it, and its scope.
+	Budget      string      `json:"budget,omitzero"`
+	BudgetScope BudgetScope `json:"budget_scope,omitzero"`
 }
 
 // invalid returns a *kit.ConfigError saying what is wrong.

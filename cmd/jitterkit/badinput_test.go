@@ -25,7 +25,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`check`, `--policy`, `full:base=1s,cap=soon`}, 2, `jitterkit: --policy: policy spec "full:base=1s,cap=soon": cap: "soon" is not a duration (e.g. 100ms, 10s, 1m30s) (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `fast`}, 2, `jitterkit: --policy: policy spec "fast": fast: unknown strategy (want none, full, equal or decorrelated) (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `full:base=1s,,cap=30s`}, 2, `jitterkit: --policy: policy spec "full:base=1s,,cap=30s": "": want key=value (see "jitterkit help check")`},
-		{[]string{`check`, `--policy`, `full:jitter=0.5`}, 2, `jitterkit: --policy: policy spec "full:jitter=0.5": jitter: unknown key (want base, cap, multiplier or seed) (see "jitterkit help check")`},
+		{[]string{`check`, `--policy`, `full:jitter=0.5`}, 2, `jitterkit: --policy: policy spec "full:jitter=0.5": jitter: unknown key (want base, cap, multiplier, seed or reset) (see "jitterkit help check")`},
 		{[]string{`check`}, 2, `jitterkit: check needs a policy: --policy SPEC, --exec CMD, --trace FILE, or a --config file that names one (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `full`, `--trace`, `testdata/traces/full-jitter.csv`}, 2, `jitterkit: check checks one policy, got --policy and --trace (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `full`, `--policy`, `none`}, 2, `jitterkit: check checks one policy, got 2 specs (full:base=100ms,cap=10s; none:base=100ms,cap=10s); compare takes several (see "jitterkit help check")`},

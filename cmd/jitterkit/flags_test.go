@@ -99,6 +99,7 @@ func TestConfigCoversFlags(t *testing.T) {
 		"rate": "50", "timeout": "2s", "rtt": "20ms", "dip": "5%", "dip-for": "10s", "dip-at": "20s", "ramp": "30s",
 		"queue-limit": "50", "drop-expired": "true", "on-drop": "continue", "refuse-cold": "true", "cpu": "1000",
 		"handshake": "5", "warm-up": "2000", "cold-drop": "50ms", "latency": "5ms", "latency-sd": "1ms", "tipping-point": "true",
+		"budget": "finagle:percent=10%", "budget-scope": "fleet",
 	}
 	var yaml strings.Builder
 	for _, f := range flags {

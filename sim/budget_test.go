@@ -1,0 +1,317 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+func sec(x float64) int64 { return int64(x * 1e9) }
+
+// TestFinagleBudget pins a deposit, a withdrawal, a refusal and the TTL
+// expiring: a budget of 50% over 10s with a reserve of one retry.
+func TestFinagleBudget(t *testing.T) {
+	b := newBudgetState(Budget{Kind: Finagle, Percent: 0.5, MinPerSecond: 0.1, TTL: 10 * time.Second}, nil)
+	assert.InDelta(t, 1, b.level(0), 1e-12, "the reserve: 0.1 a second for 10s")
+	ok, _ := b.admit(0, false)
+	require.True(t, ok)
+	b.admit(sec(1), false)
+	assert.InDelta(t, 2, b.level(sec(1)), 1e-12, "two requests deposit one retry")
+	ok, _ = b.admit(sec(2), true)
+	assert.True(t, ok, "a retry is always sent")
+	assert.InDelta(t, 2, b.level(sec(2)), 1e-12, "and deposits nothing")
+
+	ok, _ = b.retry(sec(2), kit.Timeout)
+	assert.True(t, ok, "a withdrawal")
+	ok, _ = b.retry(sec(3), kit.Timeout)
+	assert.True(t, ok, "a second, of the reserve")
+	assert.InDelta(t, 0, b.level(sec(3)), 1e-12)
+	ok, _ = b.retry(sec(4), kit.Timeout)
+	assert.False(t, ok, "a refusal: nothing left")
+
+	// At 10s the first deposit expires, at 11s the second, at 12s and 13s
+	// the withdrawals.
+	assert.InDelta(t, -0.5, b.level(sec(10)), 1e-12)
+	assert.InDelta(t, -1, b.level(sec(11)), 1e-12)
+	ok, _ = b.retry(sec(11.5), kit.Timeout)
+	assert.False(t, ok)
+	assert.InDelta(t, 0, b.level(sec(12)), 1e-12)
+	assert.InDelta(t, 1, b.level(sec(13)), 1e-12, "the reserve again, once all expired")
+	ok, _ = b.retry(sec(13), kit.Timeout)
+	assert.True(t, ok)
+}
+
+// TestEnvoyBudget pins the concurrency rule: retries under way below
+// max(20% of the attempts in flight, 3).
+func TestEnvoyBudget(t *testing.T) {
+	b := newBudgetState(Budget{Kind: Envoy}.WithDefaults(), nil)
+	for range 5 {
+		b.admit(0, false)
+	}
+	for i := range 3 {
+		ok, _ := b.retry(0, kit.Timeout)
+		assert.True(t, ok, "retry %d within the minimum of 3", i+1)
+	}
+	ok, _ := b.retry(0, kit.Timeout)
+	assert.False(t, ok, "a fourth under way: max(0.2×5, 3) = 3")
+	b.abandon(0)
+	ok, _ = b.retry(0, kit.Timeout)
+	assert.True(t, ok, "a retry given back frees its place")
+	for range 15 {
+		b.admit(0, false)
+	}
+	ok, _ = b.retry(0, kit.Timeout)
+	assert.True(t, ok, "20 in flight allow 4")
+	ok, _ = b.retry(0, kit.Timeout)
+	assert.False(t, ok, "and no fifth")
+	b.admit(0, true) // a retry sent
+	b.ended(0, kit.Timeout, true, 0)
+	assert.InDelta(t, 1, b.level(0), 1e-12, "its end frees a place: 4 allowed, 3 under way")
+}
+
+// TestGRPCThrottling pins the tokens: 10, a failure takes 1, a success
+// adds 0.1, retries only above 5.
+func TestGRPCThrottling(t *testing.T) {
+	b := newBudgetState(Budget{Kind: GRPC}.WithDefaults(), nil)
+	for i := range 4 {
+		b.ended(0, kit.Timeout, false, 0)
+		ok, _ := b.retry(0, kit.Timeout)
+		assert.True(t, ok, "after %d failures", i+1)
+	}
+	b.ended(0, kit.Rejection, false, 0)
+	ok, _ := b.retry(0, kit.Rejection)
+	assert.False(t, ok, "5 tokens are not above 5")
+	b.ended(0, kit.Success, false, 0)
+	assert.InDelta(t, 5.1, b.level(0), 1e-12)
+	ok, _ = b.retry(0, kit.Timeout)
+	assert.True(t, ok, "a success lifts it above half")
+	for range 20 {
+		b.ended(0, kit.Timeout, false, 0)
+	}
+	assert.Equal(t, 0.0, b.level(0), "never below 0")
+	for range 200 {
+		b.ended(0, kit.Success, false, 0)
+	}
+	assert.Equal(t, 10.0, b.level(0), "never above the most")
+}
+
+// TestAWSQuota pins the retry quota's costs and refunds, for the legacy and
+// the newer costs.
+func TestAWSQuota(t *testing.T) {
+	b := newBudgetState(Budget{Kind: AWS}.WithDefaults(), nil)
+	ok, paid := b.retry(0, kit.Timeout)
+	require.True(t, ok)
+	assert.Equal(t, 10.0, paid, "a timeout costs 10")
+	_, paid = b.retry(0, kit.Rejection)
+	assert.Equal(t, 5.0, paid, "any other failure 5")
+	assert.Equal(t, 485.0, b.level(0))
+	b.ended(0, kit.Success, true, 10)
+	assert.Equal(t, 495.0, b.level(0), "a successful retry gives its cost back")
+	b.ended(0, kit.Success, false, 0)
+	assert.Equal(t, 496.0, b.level(0), "a first attempt's success adds 1")
+	b.ended(0, kit.Timeout, true, 5)
+	assert.Equal(t, 496.0, b.level(0), "a failed retry keeps its cost")
+	for range 49 {
+		b.retry(0, kit.Timeout)
+	}
+	assert.Equal(t, 6.0, b.level(0))
+	ok, _ = b.retry(0, kit.Timeout)
+	assert.False(t, ok, "6 tokens do not pay a timeout's 10")
+	ok, _ = b.retry(0, kit.Rejection)
+	assert.True(t, ok, "but pay a rejection's 5")
+	b.abandon(5)
+	assert.Equal(t, 6.0, b.level(0), "a retry not made is given back")
+
+	n := newBudgetState(Budget{Kind: AWS2026}.WithDefaults(), nil)
+	_, paid = n.retry(0, kit.Timeout)
+	assert.Equal(t, 14.0, paid, "the newer cost of a timeout")
+	_, paid = n.retry(0, kit.Rejection)
+	assert.Equal(t, 5.0, paid, "and of throttling")
+}
+
+// TestAdaptiveThrottle pins the rejection probability and its window.
+func TestAdaptiveThrottle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := newBudgetState(Budget{Kind: Adaptive, Window: 10 * time.Second}.WithDefaults(), rng).(*adaptiveState)
+	assert.Equal(t, 0.0, b.level(0), "no requests, no rejections")
+	for range 10 {
+		b.requests.add(0, 1)
+	}
+	assert.InDelta(t, 10.0/11, b.level(0), 1e-12, "10 requests, no accepts")
+	for range 4 {
+		b.ended(0, kit.Success, false, 0)
+	}
+	assert.InDelta(t, 2.0/11, b.level(0), 1e-12, "(10 − 2·4)/11")
+	b.ended(0, kit.Timeout, false, 0)
+	assert.InDelta(t, 2.0/11, b.level(0), 1e-12, "a timeout is no accept")
+	for range 2 {
+		b.ended(sec(1), kit.Success, false, 0)
+	}
+	assert.Equal(t, 0.0, b.level(sec(1)), "accepts enough: never below 0")
+	assert.Equal(t, 0.0, b.level(sec(10)), "the first 10 requests expire, with 4 accepts")
+	// Rejections are drawn: of 10,000 attempts at p, near p·10,000.
+	c := newBudgetState(Budget{Kind: Adaptive}.WithDefaults(), rand.New(rand.NewPCG(3, 4))).(*adaptiveState)
+	for range 99 {
+		c.requests.add(0, 1)
+	}
+	rejected := 0
+	for range 10_000 {
+		if ok, _ := c.admit(0, false); !ok {
+			rejected++
+		}
+		c.requests.items, c.requests.sum = c.requests.items[:99], 99 // p stays 99/100
+	}
+	// Bin(10,000, 0.99): mean 9,900, sd 9.95; six of them either side.
+	assert.InDelta(t, 9900, rejected, 60)
+}
+
+// TestBreakerStates pins the breaker's changes of state: closed to open
+// on failures, open for its delay, half-open with its probes, and back.
+func TestBreakerStates(t *testing.T) {
+	b := newBudgetState(Budget{Kind: Breaker, FailureThreshold: 2, FailureCapacity: 3, Delay: 10 * time.Second, SuccessThreshold: 1, SuccessCapacity: 2}.WithDefaults(), nil)
+	admit := func(at float64) (bool, float64) { return b.admit(sec(at), false) }
+	ok, _ := admit(0)
+	require.True(t, ok)
+	b.ended(sec(1), kit.Timeout, false, 0)
+	b.ended(sec(1), kit.Success, false, 0)
+	assert.Equal(t, float64(breakerClosed), b.level(sec(1)), "1 failure of 2")
+	b.ended(sec(2), kit.Rejection, false, 0)
+	assert.Equal(t, float64(breakerOpen), b.level(sec(2)), "2 failures of the last 3")
+	ok, _ = admit(5)
+	assert.False(t, ok, "open: rejected at the client")
+	b.ended(sec(5), kit.Success, false, 0)
+	assert.Equal(t, float64(breakerOpen), b.level(sec(5)), "an attempt of the closed spell changes nothing")
+	assert.Equal(t, float64(breakerHalfOpen), b.level(sec(12)), "half-open after the delay")
+	ok1, p1 := admit(12)
+	ok2, p2 := admit(12)
+	ok3, _ := admit(12)
+	assert.True(t, ok1 && ok2, "two probes")
+	assert.False(t, ok3, "a third waits")
+	b.ended(sec(13), kit.Timeout, false, p1)
+	assert.Equal(t, float64(breakerHalfOpen), b.level(sec(13)), "one probe failed; one success of the two may still close it")
+	b.ended(sec(13), kit.Timeout, false, p2)
+	assert.Equal(t, float64(breakerOpen), b.level(sec(13)), "both failed: open again")
+	ok, _ = admit(22)
+	assert.False(t, ok, "open until 23s")
+	_, p := admit(23)
+	b.ended(sec(24), kit.Success, false, p1)
+	assert.Equal(t, float64(breakerHalfOpen), b.level(sec(24)), "a probe of an earlier spell changes nothing")
+	b.ended(sec(24), kit.Success, false, p)
+	assert.Equal(t, float64(breakerClosed), b.level(sec(24)), "a probe's success closes it")
+	ok, _ = admit(24)
+	assert.True(t, ok)
+	b.ended(sec(25), kit.Timeout, false, 0)
+	assert.Equal(t, float64(breakerClosed), b.level(sec(25)), "the failures before it opened are forgotten")
+
+	d := newBudgetState(Budget{Kind: Breaker}.WithDefaults(), nil)
+	d.ended(0, kit.Timeout, false, 0)
+	assert.Equal(t, float64(breakerOpen), d.level(0), "failsafe-go's defaults: open after one failure")
+	assert.Equal(t, float64(breakerHalfOpen), d.level(sec(60)), "for a minute")
+}
+
+// TestBudgetScope replays the same two requests against a server that
+// never answers, under gRPC's throttling held by each device and by the
+// fleet: each device's tokens allow four retries of its own request; the
+// fleet's, shared, two of each.
+func TestBudgetScope(t *testing.T) {
+	o := stalled(time.Minute, 0, 0)
+	o.Devices, o.Retries = 2, 20
+	f := kit.Spec{Strategy: kit.None, Base: time.Second, Cap: time.Second}.Factory()
+	for _, c := range []struct {
+		scope    BudgetScope
+		attempts int
+	}{
+		{ScopeDevice, 10},
+		{ScopeFleet, 6},
+	} {
+		t.Run(string(c.scope), func(t *testing.T) {
+			o := o
+			o.Budget = Budget{Kind: GRPC, Scope: c.scope}.WithDefaults()
+			r := replayOverload(t, o, f)
+			assert.Equal(t, c.attempts, r.Attempts, "attempts")
+			assert.Equal(t, 2, r.Refused, "each request's last retry refused")
+			assert.Equal(t, c.attempts, r.Timeouts)
+		})
+	}
+}
+
+// TestBudgetThrottledAttempts replays a breaker that opens on the first
+// timeout: the request's retries are rejected at the client while it is
+// open, and count as failures of the attempts made.
+func TestBudgetThrottledAttempts(t *testing.T) {
+	o := stalled(time.Minute, 0)
+	o.Devices, o.Retries = 1, 3
+	o.Budget = Budget{Kind: Breaker, Scope: ScopeFleet}.WithDefaults()
+	r := replayOverload(t, o, kit.Spec{Strategy: kit.None, Base: time.Second, Cap: time.Second}.Factory())
+	assert.Equal(t, 1, r.Attempts, "one attempt sent")
+	// The attempt times out at 1s, which opens the breaker; its retries,
+	// a second apart, are rejected at 2s, 3s and 4s.
+	assert.Equal(t, 3, r.Throttled, "three retries rejected at the client")
+	assert.Equal(t, 1, r.Exhausted)
+	assert.Equal(t, []int{0, 0, 1, 1, 1, 0}, r.Series.Throttled[:6])
+	assert.Equal(t, []int{1, 0, 1, 1, 1, 0}, r.Series.sent()[:6], "all four attempts made")
+	assert.Equal(t, []int{0, 1, 1, 1, 1, 0}, r.Series.Failures[:6], "and failed")
+}
+
+// TestParseBudget reads specs and writes them back.
+func TestParseBudget(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want Budget
+		text string
+	}{
+		{"finagle", Budget{Kind: Finagle}, "finagle"},
+		{"finagle:percent=10%,min=5,ttl=30s", Budget{Kind: Finagle, Percent: 0.1, MinPerSecond: 5, TTL: 30 * time.Second}, "finagle:percent=10%,min=5,ttl=30s"},
+		{"envoy:min=10,percent=0.5", Budget{Kind: Envoy, Percent: 0.5, MinConcurrency: 10}, "envoy:percent=50%,min=10"},
+		{"grpc:tokens=100,ratio=0.5", Budget{Kind: GRPC, MaxTokens: 100, TokenRatio: 0.5}, "grpc:tokens=100,ratio=0.5"},
+		{"aws2026:throttle-cost=2", Budget{Kind: AWS2026, ThrottleCost: 2}, "aws2026:throttle-cost=2"},
+		{"breaker:failures=5,of=10,delay=30s", Budget{Kind: Breaker, FailureThreshold: 5, FailureCapacity: 10, Delay: 30 * time.Second}, "breaker:failures=5,of=10,delay=30s"},
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			b, err := ParseBudget(c.spec)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, b)
+			assert.Equal(t, c.text, b.String())
+			back, err := ParseBudget(b.String())
+			require.NoError(t, err)
+			assert.Equal(t, b, back, "String reads back")
+		})
+	}
+	for _, c := range []struct{ spec, err string }{
+		{"hystrix", `unknown budget "hystrix" (want one of finagle, envoy, grpc, aws, aws2026, adaptive, breaker)`},
+		{"finagle:tokens=5", "budget finagle: unknown key tokens (want percent, min, ttl)"},
+		{"finagle:percent", `budget finagle: "percent": want key=value`},
+		{"finagle:ttl=0s", `budget finagle: ttl: "0s" is not a positive duration (e.g. 10s)`},
+		{"grpc:tokens=-1", `budget grpc: tokens: "-1" is not a positive number`},
+		{"breaker:failures=1.5", `budget breaker: failures: "1.5" is not a positive whole number`},
+		{"aws:cost=5,cost=6", "budget aws: cost given more than once"},
+	} {
+		_, err := ParseBudget(c.spec)
+		assert.EqualError(t, err, c.err, c.spec)
+	}
+}
+
+// TestBudgetValidate refuses budgets out of range, naming the key.
+func TestBudgetValidate(t *testing.T) {
+	for _, c := range []struct {
+		b   Budget
+		err string
+	}{
+		{Budget{Kind: Envoy, Percent: 20}, "sim: budget: percent 20 is not in (0, 10]"},
+		{Budget{Kind: Breaker, FailureThreshold: 5, FailureCapacity: 3}, "sim: budget: of 3 is not in [5, 1e+06]"},
+		{Budget{Kind: GRPC, TTL: time.Second}, "sim: budget: ttl is not a key of the grpc budget (want tokens, ratio)"},
+		{Budget{Scope: ScopeFleet}, "sim: budget: the fields of a budget are set but its kind is not (want one of finagle, envoy, grpc, aws, aws2026, adaptive, breaker)"},
+		{Budget{Kind: Finagle, Scope: "cluster"}, `sim: budget-scope: unknown scope "cluster" (want device or fleet)`},
+	} {
+		assert.EqualError(t, c.b.WithDefaults().validate(), c.err)
+	}
+	s := Scenario{Kind: Overload, Budget: Budget{Kind: Finagle}, Retries: NoRetries}
+	assert.ErrorContains(t, s.Validate(Config{}), "budget finagle:percent=20%,min=10,ttl=10s limits retries, and the clients make none")
+	s = Scenario{Kind: Reconnect, Budget: Budget{Kind: Finagle}}
+	assert.ErrorContains(t, s.Validate(Config{}), "budget is a field of the overload scenario, not of reconnect")
+}
