@@ -328,6 +328,14 @@ func modelAdvice(r Report, remedies []string) []string {
 		out = append(out, fmt.Sprintf("Back off with more jitter: the policy makes %s writes, more than the %s of no backoff at all; on the same row, full jitter makes %s.",
 			num(p.Summary[sim.Attempts].Median), num(baselineFigure(p, sim.BaselineNoBackoff, sim.Attempts)), num(baselineFigure(p, "full jitter", sim.Attempts))))
 	}
+	if s.Kind == sim.Overload && s.Budget.Kind != sim.NoBudget {
+		out = append(out, s.Budget.Describe(s.Clients))
+		for _, w := range []sim.Warning{sim.BudgetNeverBinds, sim.BudgetNoHeadroom} {
+			if text := s.BudgetWarning(w); text != "" {
+				out = append(out, text)
+			}
+		}
+	}
 	for i, f := range r.Fixes {
 		out = append(out, serverFixSentence(f, i == 0))
 	}
@@ -365,6 +373,12 @@ func serverFixSentence(f Fix, first bool) string {
 		seen += fmt.Sprintf(", the service recovers %s after the trigger in %d of %d runs", seconds(f.Recovery.Median), f.Recovered, f.Runs)
 	case f.AllServed != (sim.Estimate{}):
 		seen += fmt.Sprintf(", every device is connected after %s", seconds(f.AllServed.Median))
+	}
+	if f.Side == SideServer {
+		change = "On the server: " + f.Change
+		if !first {
+			change = "Or, on the server: " + f.Change
+		}
 	}
 	return fmt.Sprintf("%s (%s; %s).", change, f.Server, seen)
 }

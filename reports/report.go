@@ -92,6 +92,35 @@ type Fix struct {
 	Recovery  *sim.Estimate `json:"recovery_s,omitempty"`
 	Recovered int           `json:"recovered_runs,omitempty"`
 	Runs      int           `json:"runs,omitempty"`
+	// Amplification is the changed replay's retry amplification, in a
+	// server model's replay.
+	Amplification *sim.Estimate `json:"amplification,omitempty"`
+	// Side says, of a Server change, whose it is: a budget the fleet
+	// shares, the devices' reset rule, or the server's.
+	Side string `json:"side,omitempty"`
+	// Scenario is the changed scenario of a Server change, to gate again
+	// with; the JSON does not hold it (Server says it in flags).
+	Scenario *sim.Scenario `json:"-"`
+}
+
+// The sides of a server model's fix, in the order the gate ranks them:
+// from the least changed to the most.
+const (
+	SideBudget = "fleet budget"
+	SideReset  = "reset rule"
+	SideServer = "server"
+)
+
+// SideRank returns the rank of a fix's side: budgets first, the server's
+// last.
+func SideRank(side string) int {
+	switch side {
+	case SideBudget:
+		return 0
+	case SideReset:
+		return 1
+	}
+	return 2
 }
 
 // A Policy identifies the checked policy. Only Source and one of Spec or

@@ -93,6 +93,9 @@ func modelLine(s sim.Scenario) []string {
 		if s.DropExpired {
 			parts = append(parts, "expired work dropped")
 		}
+		if s.Budget.Kind != sim.NoBudget {
+			parts = append(parts, fmt.Sprintf("budget %s held by %s", s.Budget, map[sim.BudgetScope]string{sim.ScopeDevice: "each device", sim.ScopeFleet: "the fleet"}[s.Budget.Scope]))
+		}
 		parts = append(parts, "round trip "+duration(s.RTT))
 	case sim.Reconnect:
 		parts = append(parts, "down "+duration(s.Down), fmt.Sprintf("%s CPU units/s, handshakes of %s, warm-up %s", num(s.CPU), num(s.Handshake), num(s.WarmUp)))

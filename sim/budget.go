@@ -467,9 +467,9 @@ func (b Budget) Describe(clients int) string {
 		what = fmt.Sprintf("a circuit breaker (open after %d failures of %d, for %s; closed after %d successes of %d)", b.FailureThreshold, b.FailureCapacity, kit.FormatDuration(b.Delay), b.SuccessThreshold, b.SuccessCapacity)
 	}
 	if b.Scope == ScopeFleet {
-		return fmt.Sprintf("One %s is shared by all %s devices, as a proxy, a gateway or one client used by every caller would share it.", what, thousands(int64(clients)))
+		return fmt.Sprintf("The %s devices share one budget, %s, as they would behind a proxy or a gateway, or with one client for every caller.", thousands(int64(clients)), what)
 	}
-	return fmt.Sprintf("Each of the %s devices holds its own %s, as a client library does when every device runs its own instance.", thousands(int64(clients)), what)
+	return fmt.Sprintf("Each of the %s devices holds a budget of its own, %s, as it would with a client library's instance on every device.", thousands(int64(clients)), what)
 }
 
 // A budgetState is a budget's state in a run, held by one device or by
@@ -828,4 +828,127 @@ func (c *breakerState) level(t int64) float64 {
 		return breakerHalfOpen
 	}
 	return float64(c.state)
+}
+
+// BudgetWarning returns the arithmetic behind the budget warning w of the
+// Overload s, after defaults, or "" when s does not have it. The rules
+// are the budgets' bounds on the retries a second they let through:
+//
+//   - finagle: the reserves' MinPerSecond a second each, and Percent of
+//     the offered load;
+//   - envoy: MinConcurrency retries under way each, each under way for at
+//     most the timeout when it times out; and retries at most Percent of
+//     the attempts in flight, so that the fleet sends at most
+//     Rate/(1−Percent);
+//   - grpc: a failure's token back for each 1/TokenRatio successes, so
+//     that retries are at most TokenRatio of the load;
+//   - aws: NoRetryIncrement a first success, RetryCost a retry, so that
+//     retries are at most NoRetryIncrement/RetryCost of the load; each
+//     device's quota holds MaxTokens/RetryCost retries.
+//
+// BudgetNeverBinds compares a device-held budget's floor, times the
+// fleet, with the capacity (or, for a quota, with what the server serves
+// from the trigger's end to the horizon); BudgetNoHeadroom compares the
+// load plus what the budget allows with the capacity.
+func (s Scenario) BudgetWarning(w Warning) string {
+	s = s.WithDefaults()
+	b := s.Budget
+	if s.Kind != Overload || b.Kind == NoBudget {
+		return ""
+	}
+	n := 1.0
+	if b.Scope == ScopeDevice {
+		n = float64(s.Clients)
+	}
+	c := s.AcceptRate
+	capacity := fmt.Sprintf("the server's capacity of %s jobs a second", count(c))
+	each := fmt.Sprintf("each of the %s devices", thousands(int64(s.Clients)))
+	switch w {
+	case BudgetNeverBinds:
+		if b.Scope != ScopeDevice {
+			return ""
+		}
+		switch b.Kind {
+		case Finagle:
+			if got := b.MinPerSecond * n; got >= c {
+				return fmt.Sprintf("The budget can never bind: %s holds a reserve of %s retries a second, %s × %s = %s retries a second in all, at least %s.",
+					each, count(b.MinPerSecond), thousands(int64(s.Clients)), count(b.MinPerSecond), count(got), capacity)
+			}
+		case Envoy:
+			if got := float64(b.MinConcurrency) * n / s.Timeout.Seconds(); got >= c {
+				return fmt.Sprintf("The budget can never bind: %s lets %d retries be under way whatever its load, %s × %d = %s at once, each under way up to its %s timeout: up to %s retries a second, at least %s.",
+					each, b.MinConcurrency, thousands(int64(s.Clients)), b.MinConcurrency, count(float64(b.MinConcurrency)*n), kit.FormatDuration(s.Timeout), count(got), capacity)
+			}
+		case AWS, AWS2026:
+			cost := b.RetryCost
+			if b.Kind == AWS2026 {
+				cost = min(cost, b.ThrottleCost)
+			}
+			retries := b.MaxTokens / cost * n
+			span := (s.Horizon - s.recoveryStart()).Seconds()
+			if retries >= c*span {
+				return fmt.Sprintf("The budget can never bind within the replay: %s holds a quota of %s tokens, %s retries of %s, %s retries in all, at least the %s jobs the server serves from the trigger's end to the %s horizon.",
+					each, count(b.MaxTokens), count(b.MaxTokens/cost), count(cost), count(retries), count(c*span), kit.FormatDuration(s.Horizon))
+			}
+		}
+	case BudgetNoHeadroom:
+		if s.BudgetWarning(BudgetNeverBinds) != "" {
+			return "" // the stronger warning says it
+		}
+		rate := s.Rate
+		var allowed float64
+		var how string
+		switch b.Kind {
+		case Finagle:
+			allowed = rate*(1+b.Percent) + b.MinPerSecond*n
+			how = fmt.Sprintf("%s requests a second, plus %g%% of them and %s retries a second of reserve: %s × %s + %s = %s a second", count(rate), 100*b.Percent, count(b.MinPerSecond*n), count(1+b.Percent), count(rate), count(b.MinPerSecond*n), count(allowed))
+		case Envoy:
+			if b.Percent >= 1 {
+				allowed = math.Inf(1)
+				how = fmt.Sprintf("%s requests a second, with retries up to %g%% of the attempts in flight: no bound", count(rate), 100*b.Percent)
+			} else {
+				allowed = rate / (1 - b.Percent)
+				how = fmt.Sprintf("%s requests a second, with retries up to %g%% of the attempts in flight: %s / (1 − %g) = %s a second", count(rate), 100*b.Percent, count(rate), b.Percent, count(allowed))
+			}
+		case GRPC:
+			allowed = rate * (1 + b.TokenRatio)
+			how = fmt.Sprintf("%s requests a second, with a retry for each %s successes: %s × %s = %s a second", count(rate), count(1/b.TokenRatio), count(rate), count(1+b.TokenRatio), count(allowed))
+		case AWS, AWS2026:
+			cost := b.RetryCost
+			if b.Kind == AWS2026 {
+				cost = min(cost, b.ThrottleCost)
+			}
+			allowed = rate * (1 + b.NoRetryIncrement/cost)
+			how = fmt.Sprintf("%s requests a second, with a retry of %s tokens for each %s first successes: %s × (1 + %s/%s) = %s a second", count(rate), count(cost), count(cost/b.NoRetryIncrement), count(rate), count(b.NoRetryIncrement), count(cost), count(allowed))
+		default:
+			return ""
+		}
+		if allowed >= c {
+			need := fmt.Sprintf("the budget needs a load below %s requests a second, or a tighter budget", count(headroomLoad(b, n, c)))
+			if headroomLoad(b, n, c) <= 0 {
+				need = "no load leaves it headroom: tighten the budget"
+			}
+			return fmt.Sprintf("The budget leaves no headroom: it lets through %s, at least %s, which then has nothing left to drain its queue with after the trigger; %s.",
+				how, capacity, need)
+		}
+	}
+	return ""
+}
+
+// headroomLoad returns the load below which budget b, held n times, lets
+// through less than capacity c.
+func headroomLoad(b Budget, n, c float64) float64 {
+	switch b.Kind {
+	case Finagle:
+		return max(0, (c-b.MinPerSecond*n)/(1+b.Percent))
+	case Envoy:
+		return max(0, c*(1-b.Percent))
+	case GRPC:
+		return c / (1 + b.TokenRatio)
+	}
+	cost := b.RetryCost
+	if b.Kind == AWS2026 {
+		cost = min(cost, b.ThrottleCost)
+	}
+	return c / (1 + b.NoRetryIncrement/cost)
 }

@@ -315,3 +315,45 @@ func TestBudgetValidate(t *testing.T) {
 	s = Scenario{Kind: Reconnect, Budget: Budget{Kind: Finagle}}
 	assert.ErrorContains(t, s.Validate(Config{}), "budget is a field of the overload scenario, not of reconnect")
 }
+
+// TestBudgetWarnings pins the warnings' arithmetic on the overload
+// defaults (200 devices, 70 requests a second, 100 jobs a second, 1s
+// timeouts).
+func TestBudgetWarnings(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		s      Scenario
+		w      Warning
+		substr string
+	}{
+		{"finagle's reserves held by each device", Scenario{Budget: Budget{Kind: Finagle}}, BudgetNeverBinds,
+			"each of the 200 devices holds a reserve of 10 retries a second, 200 × 10 = 2,000 retries a second in all, at least the server's capacity of 100 jobs a second"},
+		{"envoy's minimum held by each device", Scenario{Budget: Budget{Kind: Envoy}}, BudgetNeverBinds,
+			"200 × 3 = 600 at once, each under way up to its 1s timeout: up to 600 retries a second"},
+		{"finagle shared at 75% load", Scenario{Rate: 75, Budget: Budget{Kind: Finagle, Scope: ScopeFleet}}, BudgetNoHeadroom,
+			"1.2 × 75 + 10 = 100 a second, at least the server's capacity of 100 jobs a second"},
+		{"envoy shared at 80% load", Scenario{Rate: 80, Budget: Budget{Kind: Envoy, Scope: ScopeFleet}}, BudgetNoHeadroom,
+			"80 / (1 − 0.2) = 100 a second"},
+		{"aws quotas held by 20,000 devices", Scenario{Clients: 20_000, Budget: Budget{Kind: AWS}}, BudgetNeverBinds,
+			"each of the 20,000 devices holds a quota of 500 tokens, 100 retries of 5, 2,000,000 retries in all, at least the 26,500 jobs"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.s.Kind = Overload
+			assert.Contains(t, c.s.BudgetWarning(c.w), c.substr)
+		})
+	}
+	for _, s := range []Scenario{
+		{Budget: Budget{Kind: Finagle, Scope: ScopeFleet}},
+		{Budget: Budget{Kind: Envoy, Scope: ScopeFleet}},
+		{Rate: 74, Budget: Budget{Kind: Finagle, Scope: ScopeFleet}},
+		{Budget: Budget{Kind: GRPC}},
+		{Budget: Budget{Kind: AWS}},
+		{},
+	} {
+		s.Kind = Overload
+		assert.Empty(t, s.BudgetWarning(BudgetNeverBinds), "%v", s.Budget)
+		assert.Empty(t, s.BudgetWarning(BudgetNoHeadroom), "%v at %v a second", s.Budget, s.Rate)
+	}
+	s := Scenario{Kind: Overload, Budget: Budget{Kind: Finagle}}
+	assert.Empty(t, s.BudgetWarning(BudgetNoHeadroom), "the stronger warning alone")
+}

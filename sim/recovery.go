@@ -13,7 +13,7 @@ import (
 // Names of the baselines.
 const (
 	// BaselineNoRetries is an Overload's baseline: the same fleet, whose
-	// requests never retry.
+	// requests never retry, and so with no budget of retries.
 	BaselineNoRetries = "no retries"
 	// BaselineNoBackoff is a Contention's baseline without backoff: a
 	// client reads again as soon as its write fails.
@@ -54,7 +54,7 @@ func baselines(ctx context.Context, s Scenario, cfg Config) ([]Baseline, error) 
 	switch s.Kind {
 	case Overload:
 		b := s
-		b.Retries = NoRetries
+		b.Retries, b.Budget = NoRetries, Budget{}
 		if err := add(BaselineNoRetries, b, noRetryPolicy); err != nil {
 			return nil, err
 		}
@@ -139,7 +139,7 @@ func tippingPoint(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (T
 		return TippingPoint{}, err
 	}
 	b := s
-	b.Retries = NoRetries
+	b.Retries, b.Budget = NoRetries, Budget{}
 	if tp.BaselineDip, err = search(b, noRetryPolicy); err != nil {
 		return TippingPoint{}, fmt.Errorf("sim: the tipping point of the %s baseline: %w", BaselineNoRetries, err)
 	}
@@ -185,6 +185,11 @@ func (r Result) modelWarnings() []Warning {
 	}
 	if b := r.Baseline(BaselineNoBackoff); s.Kind == Contention && b != nil && sum[Attempts].Median > b.Summary[Attempts].Median {
 		out = append(out, MoreWork)
+	}
+	for _, w := range []Warning{BudgetNeverBinds, BudgetNoHeadroom} {
+		if s.BudgetWarning(w) != "" {
+			out = append(out, w)
+		}
 	}
 	return out
 }

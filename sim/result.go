@@ -158,6 +158,15 @@ const (
 	// MoreWork: a Contention's policy makes more writes than no backoff
 	// at all, in the median run.
 	MoreWork
+	// BudgetNeverBinds: an Overload's budget, held by each device, lets
+	// more retries through than the server can serve, whatever the
+	// storm: each device's reserve or minimum, times the fleet, is at
+	// least the server's capacity (see [Scenario.BudgetWarning]).
+	BudgetNeverBinds
+	// BudgetNoHeadroom: the offered load plus the retries the budget
+	// allows reaches the server's capacity, which leaves it nothing to
+	// drain its queue with after the trigger.
+	BudgetNoHeadroom
 )
 
 func (w Warning) String() string {
@@ -176,6 +185,10 @@ func (w Warning) String() string {
 		return "some runs did not recover"
 	case MoreWork:
 		return "more work than no backoff"
+	case BudgetNeverBinds:
+		return "the budget can never bind"
+	case BudgetNoHeadroom:
+		return "the budget leaves no headroom"
 	}
 	return fmt.Sprintf("Warning(%d)", int(w))
 }

@@ -187,3 +187,30 @@ func TestClear(t *testing.T) {
 	assert.True(t, gate.Clear(res(0.58)), "one retry under it")
 	assert.True(t, gate.Clear(sim.Result{Scenario: sim.Scenario{Kind: sim.Storm}}), "a budget of one retry a window has no margin to give")
 }
+
+// TestFirstServerFixPasses gates the overload defaults with full jitter
+// and no budget, which never recover, takes the first change the gate
+// suggests, and gates the changed scenario again on seeds 1 to 10: each
+// passes.
+func TestFirstServerFixPasses(t *testing.T) {
+	p := gate.SpecPolicy(spec(t, "full:base=100ms,cap=10s"))
+	cfg := gate.Config{Replay: sim.Config{Runs: 5}, Scenario: sim.Scenario{Kind: sim.Overload}}
+	rep, err := gate.Run(context.Background(), p, cfg)
+	require.NoError(t, err)
+	require.Equal(t, verdict.Fail, rep.Verdict)
+	require.NotEmpty(t, rep.Fixes)
+	fix := rep.Fixes[0]
+	require.NotNil(t, fix.Scenario)
+	assert.Equal(t, reports.SideBudget, fix.Side, "a budget the fleet shares changes the least")
+	assert.Equal(t, "--budget grpc --budget-scope fleet", fix.Server)
+	for i, f := range rep.Fixes[1:] {
+		assert.LessOrEqual(t, reports.SideRank(rep.Fixes[i].Side), reports.SideRank(f.Side), "ranked by side")
+	}
+	for seed := uint64(1); seed <= 10; seed++ {
+		again := cfg
+		again.Seed, again.Scenario = seed, *fix.Scenario
+		res, err := gate.Run(context.Background(), p, again)
+		require.NoError(t, err)
+		assert.Equal(t, verdict.Pass, res.Verdict, "seed %d: %s", seed, res.Replay.Detail)
+	}
+}

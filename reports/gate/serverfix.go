@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
@@ -14,7 +16,19 @@ import (
 // flags that make it, and how.
 type serverChange struct {
 	change, flags string
+	side          string // reports.SideBudget, SideReset or SideServer
 	apply         func(*sim.Scenario)
+}
+
+// fleetBudgets are the budgets the gate replays at the fleet's scope on an
+// Overload that fails: the retry budgets and throttles, whose defaults are
+// their libraries'.
+var fleetBudgets = []sim.BudgetKind{sim.Finagle, sim.Envoy, sim.GRPC, sim.AWS, sim.AWS2026}
+
+// budgetNames are what the advice calls each budget.
+var budgetNames = map[sim.BudgetKind]string{
+	sim.Finagle: "Finagle's retry budget", sim.Envoy: "Envoy's retry budget", sim.GRPC: "gRPC's retry throttling",
+	sim.AWS: "the AWS SDK's retry quota", sim.AWS2026: "the AWS SDK's retry quota with its newer costs",
 }
 
 // serverChanges returns the changes of the scenario s (after defaults)
@@ -30,17 +44,38 @@ func serverChanges(s sim.Scenario) []serverChange {
 	var out []serverChange
 	switch s.Kind {
 	case sim.Overload:
+		if s.Budget.Kind == sim.NoBudget || s.Budget.Scope == sim.ScopeDevice {
+			kinds := fleetBudgets
+			if k := s.Budget.Kind; k != sim.NoBudget {
+				// The fleet's own budget first, shared rather than held by
+				// each device; then the others.
+				kinds = append([]sim.BudgetKind{k}, slices.DeleteFunc(slices.Clone(kinds), func(o sim.BudgetKind) bool { return o == k })...)
+			}
+			for _, k := range kinds {
+				name := budgetNames[k]
+				if name == "" {
+					name = string(k)
+				}
+				out = append(out, serverChange{
+					fmt.Sprintf("put %s, with its defaults, where the whole fleet shares it (a proxy or gateway in front of the server, or one client for every caller), so that it bounds the retries the fleet makes as a whole", name),
+					fmt.Sprintf("--budget %s --budget-scope fleet", k),
+					reports.SideBudget,
+					func(s *sim.Scenario) { s.Budget = sim.Budget{Kind: k, Scope: sim.ScopeFleet} }})
+			}
+		}
 		limit := max(1, int(math.Floor(s.AcceptRate*s.Timeout.Seconds()/2)))
 		if s.QueueLimit == 0 || s.QueueLimit > limit {
 			out = append(out, serverChange{
 				fmt.Sprintf("bound the server's queue at %d jobs, half of what it serves in one %s timeout, so that it rejects at once what it could not answer in time", limit, s.Timeout),
 				fmt.Sprintf("--queue-limit %d", limit),
+				reports.SideServer,
 				func(s *sim.Scenario) { s.QueueLimit = limit }})
 		}
 		if !s.DropExpired {
 			out = append(out, serverChange{
 				"have the server skip the work whose client has stopped waiting for it",
 				"--drop-expired",
+				reports.SideServer,
 				func(s *sim.Scenario) { s.DropExpired = true }})
 		}
 	case sim.Reconnect:
@@ -48,18 +83,21 @@ func serverChanges(s sim.Scenario) []serverChange {
 			out = append(out, serverChange{
 				"count a session the broker drops right after accepting it as a failed connect, so that the devices' backoff goes on growing instead of resetting: the fix is the reset rule",
 				"--on-drop continue",
+				reports.SideReset,
 				func(s *sim.Scenario) { s.OnDrop = sim.DropContinue }})
 		}
 		if s.OnDrop == sim.DropReset {
 			out = append(out, serverChange{
 				"after a drop, reset the backoff but wait a random share of its first delay before reconnecting",
 				"--on-drop reset-jitter",
+				reports.SideReset,
 				func(s *sim.Scenario) { s.OnDrop = sim.DropResetJitter }})
 		}
 		if !s.RefuseCold {
 			out = append(out, serverChange{
 				"have the broker refuse connects until it is warm instead of accepting and dropping them",
 				"--refuse-cold",
+				reports.SideServer,
 				func(s *sim.Scenario) { s.RefuseCold = true }})
 		}
 	}
@@ -67,8 +105,11 @@ func serverChanges(s sim.Scenario) []serverChange {
 }
 
 // serverFixes replays each server change of a failing server model's
-// replay on the same fleet and policy, and returns those that pass, in the
-// order of serverChanges: the replay, not a rule, says which end the storm.
+// replay on the same fleet and policy, and returns those that pass: the
+// replay, not a rule, says which end the storm. They are ranked by how
+// little they change (a budget the fleet shares, then the devices' reset
+// rule, then the server), then by the time to recover and the retry
+// amplification of their replays, the changes' order breaking ties.
 func (g *gate) serverFixes() ([]reports.Fix, error) {
 	s, err := g.scenario(0)
 	if err != nil {
@@ -85,7 +126,11 @@ func (g *gate) serverFixes() ([]reports.Fix, error) {
 		if st := res.Status(); st != verdict.Pass && st != verdict.Warn {
 			continue
 		}
-		fix := reports.Fix{Change: c.change, Server: c.flags, PeakRatio: res.Summary[sim.PeakRatio], Runs: len(res.Runs), Recovered: res.Recovered()}
+		changed := h.cfg.Scenario
+		fix := reports.Fix{Change: c.change, Server: c.flags, Side: c.side, Scenario: &changed, PeakRatio: res.Summary[sim.PeakRatio], Runs: len(res.Runs), Recovered: res.Recovered()}
+		if est, ok := res.Summary[sim.Amplification]; ok {
+			fix.Amplification = &est
+		}
 		if est, ok := res.Summary[sim.RecoveryTime]; ok {
 			fix.Recovery = &est
 		}
@@ -94,5 +139,16 @@ func (g *gate) serverFixes() ([]reports.Fix, error) {
 		}
 		out = append(out, fix)
 	}
+	median := func(e *sim.Estimate) float64 {
+		if e == nil {
+			return math.Inf(1)
+		}
+		return e.Median
+	}
+	slices.SortStableFunc(out, func(a, b reports.Fix) int {
+		return cmp.Or(cmp.Compare(reports.SideRank(a.Side), reports.SideRank(b.Side)),
+			cmp.Compare(median(a.Recovery), median(b.Recovery)),
+			cmp.Compare(median(a.Amplification), median(b.Amplification)))
+	})
 	return out, nil
 }
