@@ -102,9 +102,9 @@ func modelLine(s sim.Scenario) []string {
 		if s.RefuseCold {
 			parts = append(parts, "refuses until warm")
 		} else {
-			parts = append(parts, "drops cold sessions after "+duration(s.ColdDrop))
+			parts = append(parts, "drops cold sessions after "+duration(s.ColdDrop), "on a drop: "+string(s.OnDrop))
 		}
-		parts = append(parts, "on a drop: "+string(s.OnDrop), "round trip "+duration(s.RTT))
+		parts = append(parts, "round trip "+duration(s.RTT))
 	case sim.Contention:
 		parts = append(parts, fmt.Sprintf("one row, network |N(%s, %s)|", duration(s.Latency), duration(s.LatencySD)))
 	default:

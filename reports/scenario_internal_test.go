@@ -42,7 +42,7 @@ func TestScenarioLinesGolden(t *testing.T) {
 		scenario{"a storm's retries of the user's own", sim.Scenario{Kind: sim.Storm, Retries: 1000}},
 		scenario{"timer offsets from the policy", sim.Scenario{Kind: sim.Periodic, Period: 30 * time.Second, TimerOffset: sim.OffsetPolicy}},
 		scenario{"an overload with a ramp, a stall and the server-side fixes", sim.Scenario{Kind: sim.Overload, Dip: sim.DipStall, Ramp: 30 * time.Second, QueueLimit: 50, DropExpired: true, Retries: sim.NoRetries}},
-		scenario{"a broker that refuses until warm", sim.Scenario{Kind: sim.Reconnect, RefuseCold: true, OnDrop: sim.DropContinue}},
+		scenario{"a broker that refuses until warm", sim.Scenario{Kind: sim.Reconnect, RefuseCold: true}},
 		scenario{"a large fleet in a long outage", sim.Scenario{Kind: sim.LongOutage, Clients: 1_000_000, AcceptRate: 125_000, Window: 100 * time.Millisecond}},
 	)
 	var b strings.Builder

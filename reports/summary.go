@@ -134,6 +134,8 @@ func replayReason(p *Replay) string {
 			return fmt.Sprintf("a defect of the policy stopped the replay at device \"%s\", delay %d", x.Devices[0].ID, x.Attempt)
 		}
 		return fmt.Sprintf("a defect of the policy stopped the replay at device \"%s\"", x.Devices[0].ID)
+	case p.Status == verdict.Inconclusive && p.Scenario.Kind.ServerModel() && p.result().Unjudged() != "":
+		return "the replay judged nothing of the policy: " + p.result().Unjudged()
 	case p.Status == verdict.Inconclusive && p.Scenario.Kind.ServerModel() && len(p.Runs) > 0 && p.Summary[sim.Attempts].Median == 0:
 		return fmt.Sprintf("nothing was sent within the replay's %s horizon in the median run, so its recovery is no evidence", duration(p.Scenario.WithDefaults().Horizon))
 	case p.Status == verdict.Inconclusive && len(p.Runs) > 0 && p.Summary[sim.PeakRetryArrivals].Median == 0:

@@ -226,7 +226,10 @@ const (
 // range or not its kind's, named as ParseBudget's key.
 func (b Budget) validate() error {
 	if b.Kind == NoBudget {
-		if b != (Budget{}) {
+		switch {
+		case b.Scope != "" && b == (Budget{Scope: b.Scope}):
+			return invalid("budget-scope %s is set without a budget to hold (want a budget of one of %s)", b.Scope, budgetKindNames())
+		case b != (Budget{}):
 			return invalid("budget: the fields of a budget are set but its kind is not (want one of %s)", budgetKindNames())
 		}
 		return nil

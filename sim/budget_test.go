@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -305,7 +306,8 @@ func TestBudgetValidate(t *testing.T) {
 		{Budget{Kind: Envoy, Percent: 20}, "sim: budget: percent 20 is not in (0, 10]"},
 		{Budget{Kind: Breaker, FailureThreshold: 5, FailureCapacity: 3}, "sim: budget: of 3 is not in [5, 1e+06]"},
 		{Budget{Kind: GRPC, TTL: time.Second}, "sim: budget: ttl is not a key of the grpc budget (want tokens, ratio)"},
-		{Budget{Scope: ScopeFleet}, "sim: budget: the fields of a budget are set but its kind is not (want one of finagle, envoy, grpc, aws, aws2026, adaptive, breaker)"},
+		{Budget{Scope: ScopeFleet}, "sim: budget-scope fleet is set without a budget to hold (want a budget of one of finagle, envoy, grpc, aws, aws2026, adaptive, breaker)"},
+		{Budget{Percent: 0.5}, "sim: budget: the fields of a budget are set but its kind is not (want one of finagle, envoy, grpc, aws, aws2026, adaptive, breaker)"},
 		{Budget{Kind: Finagle, Scope: "cluster"}, `sim: budget-scope: unknown scope "cluster" (want device or fleet)`},
 	} {
 		assert.EqualError(t, c.b.WithDefaults().validate(), c.err)
@@ -356,4 +358,11 @@ func TestBudgetWarnings(t *testing.T) {
 	}
 	s := Scenario{Kind: Overload, Budget: Budget{Kind: Finagle}}
 	assert.Empty(t, s.BudgetWarning(BudgetNoHeadroom), "the stronger warning alone")
+}
+
+// TestOverloadDurationsBeyondTheHorizon refuses, naming the field, a
+// duration whose sum with the others would overflow.
+func TestOverloadDurationsBeyondTheHorizon(t *testing.T) {
+	s := Scenario{Kind: Overload, DipFor: math.MaxInt64}
+	assert.ErrorContains(t, s.Validate(Config{}), "dip-for 2562047h47m16.854775807s is beyond the longest replay")
 }

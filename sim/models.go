@@ -64,10 +64,12 @@ var modelFields = []modelField{
 	{"cold-drop", func(s Scenario) bool { return s.ColdDrop != 0 }, onlyReconnect},
 	{"latency", func(s Scenario) bool { return s.Latency != 0 || s.LatencySD != 0 }, []Kind{Contention}},
 	{"budget", func(s Scenario) bool { return s.Budget != Budget{} }, onlyOverload},
-	{"server", func(s Scenario) bool { return s.Server != "" && s.Server != PerSecond }, fleetKinds},
-	{"window", func(s Scenario) bool { return s.Window != 0 && s.Window != DefaultWindow }, fleetKinds},
+	// The servers' own fields first: a flag that sets one picks its
+	// server too, and is the one to name.
 	{"burst", func(s Scenario) bool { return s.Burst != 0 }, fleetKinds},
 	{"retry-after", func(s Scenario) bool { return s.RetryAfter != 0 }, fleetKinds},
+	{"server", func(s Scenario) bool { return s.Server != "" && s.Server != PerSecond }, fleetKinds},
+	{"window", func(s Scenario) bool { return s.Window != 0 && s.Window != DefaultWindow }, fleetKinds},
 	{"period", func(s Scenario) bool { return s.Period != 0 }, fleetKinds},
 	{"timer-offset", func(s Scenario) bool { return s.TimerOffset != "" && s.TimerOffset != OffsetScenario }, fleetKinds},
 	{"down", func(s Scenario) bool { return s.Down != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Reconnect}},
@@ -86,6 +88,17 @@ func (s Scenario) modelFieldsApply() error {
 	kind := s.Kind
 	if kind == "" {
 		kind = Outage
+	}
+	if kind == Reconnect && s.RefuseCold {
+		// A broker that refuses until warm accepts no session cold, and
+		// drops none. The defaults, which WithDefaults sets, stand for
+		// no choice.
+		switch {
+		case s.OnDrop != "" && s.OnDrop != DropReset:
+			return invalid("on-drop has no effect with refuse-cold: a broker that refuses until it is warm drops no session")
+		case s.ColdDrop != 0 && s.ColdDrop != DefaultColdDrop:
+			return invalid("cold-drop has no effect with refuse-cold: a broker that refuses until it is warm drops no session")
+		}
 	}
 	for _, f := range modelFields {
 		if !f.set(s) || slices.Contains(f.kinds, kind) {
@@ -119,6 +132,11 @@ func (s Scenario) validateModel() error {
 		return s.validateOverload()
 	case Reconnect:
 		return s.validateReconnect()
+	}
+	if floor := 4 * (s.Latency + 3*s.LatencySD); s.Horizon < floor {
+		// A client's read and write are four messages: a horizon shorter
+		// than four of the longest leaves no client a chance to finish.
+		return invalid("horizon %v is shorter than four messages of the network, %v (4 × (latency + 3 × latency-sd)): no client could finish a read and a write", s.Horizon, floor)
 	}
 	return s.contention().validate()
 }
@@ -168,6 +186,14 @@ func (s Scenario) validateModelRanges() error {
 
 func (s Scenario) validateOverload() error {
 	window := recoveryWindow * time.Second
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"dip-at", s.DipAt}, {"dip-for", s.DipFor}, {"ramp", s.Ramp}, {"timeout", s.Timeout}} {
+		if d.d > maxHorizon {
+			return invalid("%s %v is beyond the longest replay, %v", d.name, d.d, maxHorizon)
+		}
+	}
 	end := s.DipAt + s.DipFor + s.Ramp
 	switch {
 	case !(s.Rate > 0) || math.IsInf(s.Rate, 0):

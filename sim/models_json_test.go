@@ -57,7 +57,7 @@ var modelReplays = []struct {
 		Config{Runs: 3, Seed: 11, Resamples: 200}},
 	{"reconnect", Scenario{Kind: Reconnect, Clients: 50, CPU: 200, Handshake: 10, WarmUp: 100, Down: 2 * time.Second, Horizon: 30 * time.Second},
 		Config{Runs: 3, Seed: 11, Resamples: 200}},
-	{"reconnect refusing cold", Scenario{Kind: Reconnect, Clients: 50, CPU: 200, Handshake: 10, WarmUp: 100, RefuseCold: true, OnDrop: DropContinue, Down: 2 * time.Second, Horizon: 30 * time.Second},
+	{"reconnect refusing cold", Scenario{Kind: Reconnect, Clients: 50, CPU: 200, Handshake: 10, WarmUp: 100, RefuseCold: true, Down: 2 * time.Second, Horizon: 30 * time.Second},
 		Config{Runs: 3, Seed: 11, Resamples: 200}},
 	{"contention", Scenario{Kind: Contention, Clients: 10, Latency: 5 * time.Millisecond},
 		Config{Runs: 3, Seed: 11, Resamples: 200}},

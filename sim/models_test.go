@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"maps"
 	"reflect"
 	"regexp"
 	"runtime"
@@ -189,6 +190,12 @@ func modelResult(kind Kind, runs, recovered int, sum map[Figure]Estimate, baseli
 	rs := make([]Run, runs)
 	for i := range recovered {
 		rs[i].Recovered = true
+	}
+	if _, ok := sum[PeakRetryArrivals]; !ok && sum != nil {
+		// Retries reached the server, unless the case says otherwise:
+		// the policy was judged.
+		sum = maps.Clone(sum)
+		sum[PeakRetryArrivals] = Estimate{Median: 1, Low: 1, High: 1}
 	}
 	return Result{Scenario: Scenario{Kind: kind}.WithDefaults(), Config: Config{}.WithDefaults(), Runs: rs, Summary: sum, Baselines: baselines}
 }
@@ -545,4 +552,32 @@ func TestModelJSON(t *testing.T) {
 	swapped := base
 	swapped.Runs = []Run{{}, {Recovered: true}, {Recovered: true}}
 	assert.NotEqual(t, marshal(base), marshal(swapped), "the JSON of runs 0 and 1 recovered, and of runs 1 and 2")
+}
+
+// TestModelUnjudged judges the replays that used nothing of the policy
+// Inconclusive, saying why.
+func TestModelUnjudged(t *testing.T) {
+	fast := map[Figure]Estimate{RecoveryTime: {Median: 5, Low: 5, High: 10}}
+	never := Baseline{Name: BaselineNoRetries, Recovered: 0, Summary: map[Figure]Estimate{RecoveryTime: {Median: 265}}}
+	noRetries := modelResult(Overload, 3, 3, fast)
+	noRetries.Scenario.Retries = NoRetries
+	noneArrived := modelResult(Overload, 3, 3, map[Figure]Estimate{RecoveryTime: {Median: 5}, PeakRetryArrivals: {}})
+	noConflict := modelResult(Contention, 3, 0, map[Figure]Estimate{Attempts: {Median: 100}, Served: {Median: 100}})
+	for _, c := range []struct {
+		name string
+		r    Result
+		why  string
+	}{
+		{"no retries", noRetries, "the clients make no retries (retries 0)"},
+		{"no retry reached the server", noneArrived, "no retry reached the server in the median run"},
+		{"no write conflicted", noConflict, "no write conflicted in the median run"},
+		{"the baseline never recovers either", modelResult(Overload, 3, 0, fast, never), "the same fleet without retries never recovers either"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Contains(t, c.r.Unjudged(), c.why)
+			assert.Equal(t, verdict.Inconclusive, c.r.Status())
+			assert.Contains(t, c.r.Detail(), "nothing of the policy judged: "+c.why)
+		})
+	}
+	assert.Empty(t, modelResult(Overload, 3, 0, fast).Unjudged(), "a fleet that fails where its baseline recovers is judged")
 }

@@ -300,18 +300,24 @@ const (
 )
 
 // recovery judges whether the service recovered after a dip that ended at
-// end, from the per-second failures and attempts sent of a run that ended
-// at horizon. It cuts the time from end, rounded up to a whole second,
-// into whole windows of 5s before the horizon, and the service has
+// end, from the per-second failures, attempts sent and successes of a run
+// that ended at horizon. It cuts the time from end, rounded up to a whole
+// second, into whole windows of 5s before the horizon, and the service has
 // recovered from the start of the first window from which on every
-// window's failures are at most 1% of the attempts sent in it. It returns
-// Pass and that instant; Fail when the last window fails; Inconclusive
-// when no whole window follows the dip.
-func recovery(end, horizon time.Duration, failures, sent []int) (verdict.Status, time.Duration) {
+// window's failures are at most 1% of the attempts sent in it, provided
+// some client succeeded in the windows: windows in which clients that
+// gave up send nothing prove nothing. It returns Pass and that instant;
+// Fail when the last window fails, or no client succeeded in any window;
+// Inconclusive when no whole window follows the dip.
+func recovery(end, horizon time.Duration, failures, sent, successes []int) (verdict.Status, time.Duration) {
 	first := int((int64(end) + nsPerSec - 1) / nsPerSec)
 	windows := int((horizon - time.Duration(first)*time.Second) / (recoveryWindow * time.Second))
 	if windows <= 0 {
 		return verdict.Inconclusive, 0
+	}
+	served := 0
+	for s := first; s < first+windows*recoveryWindow; s++ {
+		served += successes[s]
 	}
 	from := -1 // the first window of the last run of windows that pass
 	for w := windows - 1; w >= 0; w-- {
@@ -325,7 +331,7 @@ func recovery(end, horizon time.Duration, failures, sent []int) (verdict.Status,
 		}
 		from = w
 	}
-	if from < 0 {
+	if from < 0 || served == 0 {
 		return verdict.Fail, 0
 	}
 	return verdict.Pass, time.Duration(first+from*recoveryWindow) * time.Second
@@ -342,7 +348,7 @@ func (r *overloadRun) summarize(o overload) {
 	r.Amplification = ratio(r.Attempts, r.Requests)
 	r.AmplificationFromTrigger = ratio(r.AttemptsFromTrigger, r.RequestsFromTrigger)
 	r.GoodputAfterTrigger = ratio(r.SuccessesAfterTrigger, r.RequestsAfterTrigger)
-	r.Recovery, r.RecoveredAt = recovery(o.DipStart+o.DipLength, o.Horizon, r.Series.Failures, r.Series.sent())
+	r.Recovery, r.RecoveredAt = recovery(o.DipStart+o.DipLength, o.Horizon, r.Series.Failures, r.Series.sent(), r.Series.Successes)
 }
 
 // events returns the number of the model's events in the run: attempts

@@ -377,26 +377,34 @@ func TestRecovery(t *testing.T) {
 		{"failures before the dip's end do not count", append([]int{9, 9, 9}, window(0, 0, 0, 0)[3:]...), verdict.Pass, 3 * time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			status, at := recovery(2500*time.Millisecond, 23*time.Second, c.failures, sent)
+			status, at := recovery(2500*time.Millisecond, 23*time.Second, c.failures, sent, sent)
 			assert.Equal(t, c.status, status)
 			assert.Equal(t, c.at, at)
 		})
 	}
 	t.Run("a partial last window is not judged", func(t *testing.T) {
 		failures := append(window(0, 0, 0, 0), 50, 50)
-		status, at := recovery(2500*time.Millisecond, 25*time.Second, failures, append(slices.Clone(sent), 100, 100))
+		status, at := recovery(2500*time.Millisecond, 25*time.Second, failures, append(slices.Clone(sent), 100, 100), append(slices.Clone(sent), 100, 100))
 		assert.Equal(t, verdict.Pass, status)
 		assert.Equal(t, 3*time.Second, at)
 	})
 	t.Run("no whole window after the dip", func(t *testing.T) {
-		status, _ := recovery(20*time.Second, 23*time.Second, window(0, 0, 0, 0), sent)
+		status, _ := recovery(20*time.Second, 23*time.Second, window(0, 0, 0, 0), sent, sent)
 		assert.Equal(t, verdict.Inconclusive, status)
 	})
 	t.Run("a window without attempts fails only with failures", func(t *testing.T) {
-		status, _ := recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 1), window(100, 100, 100, 0))
+		status, _ := recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 1), window(100, 100, 100, 0), window(100, 100, 100, 0))
 		assert.Equal(t, verdict.Fail, status)
-		status, _ = recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 0), window(100, 100, 100, 0))
+		status, _ = recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 0), window(100, 100, 100, 0), window(100, 100, 100, 0))
 		assert.Equal(t, verdict.Pass, status)
+	})
+	t.Run("windows in which nobody succeeded prove nothing", func(t *testing.T) {
+		// Clients that gave up send nothing, and fail nothing.
+		status, _ := recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 0), window(0, 0, 0, 0), window(0, 0, 0, 0))
+		assert.Equal(t, verdict.Fail, status)
+		status, at := recovery(2500*time.Millisecond, 23*time.Second, window(9, 0, 0, 0), window(10, 0, 0, 0), window(1, 0, 0, 0))
+		assert.Equal(t, verdict.Pass, status, "one success, then nobody left to send")
+		assert.Equal(t, 8*time.Second, at)
 	})
 }
 

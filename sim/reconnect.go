@@ -265,7 +265,7 @@ func (r *reconnectRun) summarize(c reconnect) {
 	if r.Served < c.Devices {
 		r.AllServed = 0
 	}
-	r.Recovery, r.RecoveredAt = recovery(time.Duration(c.downEnd()), c.Horizon, r.Series.Failures, r.Series.sent())
+	r.Recovery, r.RecoveredAt = recovery(time.Duration(c.downEnd()), c.Horizon, r.Series.Failures, r.Series.sent(), r.Series.Successes)
 }
 
 // events returns the number of the model's events in the run: connects

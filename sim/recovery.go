@@ -155,7 +155,7 @@ func tippingPoint(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (T
 func (r Result) modelStatus() verdict.Status {
 	s := r.Scenario
 	switch {
-	case len(r.Runs) == 0:
+	case len(r.Runs) == 0 || r.Unjudged() != "":
 		return verdict.Inconclusive
 	case s.Kind.Recovers() && r.NeverRecovered():
 		return verdict.Fail
@@ -167,6 +167,30 @@ func (r Result) modelStatus() verdict.Status {
 		return verdict.Warn
 	}
 	return verdict.Pass
+}
+
+// Unjudged says why a server model's replay judged nothing of its policy,
+// or returns "" when it did: its clients made no retries, none of the
+// median run's retries reached the server, or no write of a Contention
+// conflicted, so that the policy's delays were never used; or the same
+// Overload without retries never recovers either, so that the scenario,
+// not the policy, keeps the service down. The replay is then
+// Inconclusive.
+func (r Result) Unjudged() string {
+	s, sum := r.Scenario, r.Summary
+	switch {
+	case s.Kind == Overload && s.Retries == NoRetries:
+		return "the clients make no retries (retries 0), so that the policy is never asked for a delay"
+	case s.Kind.Recovers() && len(r.Runs) > 0 && sum[PeakRetryArrivals].Median == 0 && sum[BudgetThrottled].Median == 0:
+		return "no retry reached the server in the median run, so that the policy's delays were never judged"
+	case s.Kind == Contention && len(r.Runs) > 0 && sum[Attempts].Median <= float64(s.Clients):
+		return "no write conflicted in the median run, so that no client backed off and the policy's delays were never judged"
+	case s.Kind == Overload && r.NeverRecovered():
+		if b := r.Baseline(BaselineNoRetries); b != nil && b.NeverRecovered(len(r.Runs)) {
+			return "the same fleet without retries never recovers either: the scenario, not the policy, keeps the service down"
+		}
+	}
+	return ""
 }
 
 // modelWarnings returns a server model's warnings.
@@ -206,6 +230,9 @@ func (r Result) modelDetail() string {
 	var b strings.Builder
 	runs := len(r.Runs)
 	ci := fmt.Sprintf("median of %d runs, %g%% CI", runs, 100*r.Config.Level)
+	if why := r.Unjudged(); why != "" {
+		fmt.Fprintf(&b, "nothing of the policy judged: %s; ", why)
+	}
 	if s.Kind == Contention {
 		fmt.Fprintf(&b, "%s writes %s and the last client succeeded after %s (%s); %s of %s clients succeeded",
 			count(sum[Attempts].Median), interval(sum[Attempts], "%.0f"), seconds(sum[AllServed].Median), ci,

@@ -222,7 +222,7 @@ func configError(err error) error {
 // that sets it: "rate 0 is …" reads "--rate 0 is …".
 func flagged(msg string) string {
 	name, _, _ := strings.Cut(msg, " ")
-	if lookupFlag(name) != nil {
+	if lookupFlag(strings.TrimSuffix(name, ":")) != nil {
 		return "--" + msg
 	}
 	return msg

@@ -57,7 +57,7 @@ func TestModelGateVerdicts(t *testing.T) {
 		want verdict.Status
 	}{
 		{"overload", smallOverload, quickRetries, verdict.Fail},
-		{"overload without retries", with(smallOverload, func(s *sim.Scenario) { s.Retries = sim.NoRetries }), quickRetries, verdict.Pass},
+		{"overload without retries: the policy is never asked", with(smallOverload, func(s *sim.Scenario) { s.Retries = sim.NoRetries }), quickRetries, verdict.Inconclusive},
 		{"overload with a queue limit", with(smallOverload, func(s *sim.Scenario) { s.QueueLimit = 50 }), quickRetries, verdict.Pass},
 		{"reconnect", smallReconnect, slowRetries, verdict.Fail},
 		{"reconnect, on-drop continue", with(smallReconnect, func(s *sim.Scenario) { s.OnDrop = sim.DropContinue }), slowRetries, verdict.Pass},

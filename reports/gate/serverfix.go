@@ -98,7 +98,7 @@ func serverChanges(s sim.Scenario) []serverChange {
 				"have the broker refuse connects until it is warm instead of accepting and dropping them",
 				"--refuse-cold",
 				reports.SideServer,
-				func(s *sim.Scenario) { s.RefuseCold = true }})
+				func(s *sim.Scenario) { s.RefuseCold, s.OnDrop, s.ColdDrop = true, "", 0 }})
 		}
 	}
 	return out
