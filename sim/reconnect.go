@@ -47,7 +47,12 @@ import (
 // t+u, u the next draw of the run's generator mod d (no draw, and u=0,
 // when d is 0), unless that is at or after the horizon; its failures then
 // take that policy's next delays. The draws are made in the order of the
-// events. A device that has sent MaxAttempts connects gives up at its next
+// events. A policy that is a [kit.Observer] learns each connect's outcome
+// before it is asked for the next delay: Rejection for a refusal, Success
+// for a warm accept, and Success then Drop for a session dropped cold (the
+// drop is how the device learns it was accepted); a built-in policy of a
+// spec with reset=on-success starts its delays over on a Success. A
+// device that has sent MaxAttempts connects gives up at its next
 // failure or drop, before asking or making a policy. [kit.ErrStop] makes
 // the device give up, unserved; a factory that panics or returns nil, or
 // a policy that panics, fails or gives a negative delay, stops the run
@@ -349,10 +354,11 @@ type reconnectEngine struct {
 	// device, each device has one policy whose delays the engine keeps
 	// (seq, -1 for a stop): a reset starts the device's sequence again at
 	// pos 0 rather than making a policy that would give the same delays.
-	builtin bool
-	seq     [][]int64
-	pos     []uint32
-	kept    int64 // the delays seq holds
+	builtin        bool
+	resetOnSuccess bool // the built-in policy starts over on a success
+	seq            [][]int64
+	pos            []uint32
+	kept           int64 // the delays seq holds
 
 	r    reconnectRun
 	jobs jobSampler
@@ -377,7 +383,9 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 		att:     make([]uint32, c.Devices),
 	}
 	e.back = int64(c.RTT) - e.out
-	if _, e.builtin = builtinSpec(f); e.builtin {
+	var spec kit.Spec
+	if spec, e.builtin = builtinSpec(f); e.builtin {
+		e.resetOnSuccess = spec.Reset == kit.ResetOnSuccess
 		e.seq = make([][]int64, c.Devices)
 		e.pos = make([]uint32, c.Devices)
 	}
@@ -475,13 +483,21 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 			e.dropped.push(olEvent{ev.t + e.back, olKey(rcDropped, int(dev), 0)})
 		case rcDropped:
 			e.r.Series.Failures[ev.t/nsPerSec]++
-			e.onDrop(ev.t, dev)
+			// The drop tells the device its connect was accepted, then
+			// dropped.
+			if e.observe(ev.t, dev, kit.Success) && e.observe(ev.t, dev, kit.Drop) {
+				e.onDrop(ev.t, dev)
+			}
 		case rcReply:
 			if ev.attempt() == rcServed {
-				e.served(ev.t, dev)
+				if e.observe(ev.t, dev, kit.Success) {
+					e.served(ev.t, dev)
+				}
 			} else {
 				e.r.Series.Failures[ev.t/nsPerSec]++
-				e.failure(ev.t, dev)
+				if e.observe(ev.t, dev, kit.Rejection) {
+					e.failure(ev.t, dev)
+				}
 			}
 		}
 	}
@@ -550,6 +566,26 @@ func (e *reconnectEngine) arrival(t int64, dev uint32) {
 	}
 	e.r.Refused++
 	e.reply.push(olEvent{t + e.back, olKey(rcReply, int(dev), rcRefused)})
+}
+
+// observe tells device dev's policy how its connect ended, learned at t:
+// a kit.Observer's Observe, or, for a built-in policy that resets on a
+// success, its sequence of delays started again. It returns false when
+// the policy panicked (e.err).
+func (e *reconnectEngine) observe(t int64, dev uint32, o kit.Outcome) bool {
+	if e.builtin {
+		if o == kit.Success && e.resetOnSuccess {
+			e.pos[dev] = 0
+		}
+		return true
+	}
+	if p, ok := e.pol[dev].(kit.Observer); ok {
+		if err := observePolicy(p, o); err != nil {
+			e.fail(dev, int(e.att[dev])+1, t, StopPanic, err)
+			return false
+		}
+	}
+	return true
 }
 
 // served handles device dev learning at t that it is served.

@@ -473,3 +473,56 @@ func TestReconnectDefaults(t *testing.T) {
 		})
 	}
 }
+
+// An outcomePolicy records the outcomes it observes, and gives a constant
+// delay.
+type outcomePolicy struct {
+	d    time.Duration
+	seen *[]kit.Outcome
+}
+
+func (p outcomePolicy) Next() (time.Duration, error) { return p.d, nil }
+
+func (p outcomePolicy) Observe(o kit.Outcome) { *p.seen = append(*p.seen, o) }
+
+// TestReconnectObserve checks what a kit.Observer learns: a refusal is a
+// Rejection, a drop is a Success (the accept) then a Drop, and a warm
+// accept a Success; and that a built-in policy which resets on a success
+// gives the same runs on the engine's fast path as through its interface.
+func TestReconnectObserve(t *testing.T) {
+	c := defaultReconnect()
+	c.Devices, c.CPU, c.WarmUp, c.Down, c.Horizon, c.OnDrop = 1, 100, 150, time.Second, 20*time.Second, dropContinue
+	var seen []kit.Outcome
+	e, err := newReconnectEngine(c, func(kit.Device) kit.Policy { return outcomePolicy{time.Second, &seen} })
+	require.NoError(t, err)
+	r, err := e.replay(0, 1)
+	require.NoError(t, err)
+	require.Equal(t, 1, r.Served)
+	// Down for 1s, the first connect is refused; the broker then accepts
+	// connects while it warms up on the units they leave, drops the two it
+	// accepts cold, and serves the device once warm.
+	assert.Equal(t, []kit.Outcome{kit.Rejection, kit.Success, kit.Drop, kit.Success, kit.Drop, kit.Success}, seen)
+
+	for _, onDrop := range []onDrop{dropContinue, dropReset, dropResetJitter} {
+		c := defaultReconnect()
+		c.OnDrop, c.Horizon = onDrop, 60*time.Second
+		spec := kit.Spec{Strategy: kit.Full, Base: time.Second, Cap: 30 * time.Second, Reset: kit.ResetOnSuccess}
+		fast, err := newReconnectEngine(c, spec.Factory())
+		require.NoError(t, err)
+		a, err := fast.replay(0, 7)
+		require.NoError(t, err)
+		slow, err := newReconnectEngine(c, general(spec.Factory()))
+		require.NoError(t, err)
+		b, err := slow.replay(0, 7)
+		require.NoError(t, err)
+		assert.Equal(t, a, b, "on-drop %v: the fast path and the interface agree", onDrop)
+		if onDrop == dropContinue {
+			spec.Reset = kit.ResetNever
+			never, err := newReconnectEngine(c, spec.Factory())
+			require.NoError(t, err)
+			n, err := never.replay(0, 7)
+			require.NoError(t, err)
+			assert.NotEqual(t, a.Attempts, n.Attempts, "a reset on each accept changes the devices' connects")
+		}
+	}
+}
