@@ -527,30 +527,37 @@ type timed struct {
 }
 
 // A window sums the amounts added over the last span nanoseconds: an
-// amount added at s counts at t for s ≤ t < s+span.
+// amount added at s counts at t for s ≤ t < s+span. The amounts are kept
+// in a ring, in the order of their times, which grows by doubling to the
+// most that count at once.
 type window struct {
-	span  int64
-	items []timed // in order of t, from head
-	head  int
-	sum   float64
+	span    int64
+	items   []timed // its length is a power of two
+	head, n int
+	sum     float64
 }
 
 func (w *window) add(t int64, x float64) {
-	w.items = append(w.items, timed{t, x})
+	if w.n == len(w.items) {
+		items := make([]timed, max(16, 2*len(w.items)))
+		for i := range w.n {
+			items[i] = w.items[(w.head+i)&(len(w.items)-1)]
+		}
+		w.items, w.head = items, 0
+	}
+	w.items[(w.head+w.n)&(len(w.items)-1)] = timed{t, x}
+	w.n++
 	w.sum += x
 }
 
 // at expires the amounts that no longer count at t and returns the sum.
 func (w *window) at(t int64) float64 {
-	for w.head < len(w.items) && w.items[w.head].t+w.span <= t {
+	for w.n > 0 && w.items[w.head].t+w.span <= t {
 		w.sum -= w.items[w.head].x
-		w.head++
+		w.head = (w.head + 1) & (len(w.items) - 1)
+		w.n--
 	}
-	if w.head > 1024 && w.head*2 > len(w.items) {
-		w.items = append(w.items[:0], w.items[w.head:]...)
-		w.head = 0
-	}
-	if w.head == len(w.items) {
+	if w.n == 0 {
 		w.sum = 0 // no rounding left over once nothing counts
 	}
 	return w.sum

@@ -352,10 +352,11 @@ func (r *overloadRun) summarize(o overload) {
 }
 
 // events returns the number of the model's events in the run: attempts
-// sent and arrived, jobs completed or skipped, outcomes learned. It is
-// what the benchmarks count a cost per.
+// sent and arrived, jobs completed or skipped, outcomes learned, and the
+// attempts and retries a budget rejected. It is what the benchmarks count
+// a cost per.
 func (r *overloadRun) events() int {
-	return r.Attempts + r.Arrived + r.Served + r.Skipped + r.Successes + r.Timeouts + r.Rejections
+	return r.Attempts + r.Arrived + r.Served + r.Skipped + r.Successes + r.Timeouts + r.Rejections + r.Throttled + r.Refused
 }
 
 // A capacityProfile is the server's capacity over time, as pieces over

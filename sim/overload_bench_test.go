@@ -46,3 +46,33 @@ func BenchmarkOverload(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOverloadBudget replays 30 runs of the default overload as
+// BenchmarkOverload's engine does, under each budget held by each device
+// and by the fleet: what the budget's state costs per event.
+//
+//	go test -run='^$' -bench=OverloadBudget -benchtime=5x -count=3 -cpu=1 ./sim
+func BenchmarkOverloadBudget(b *testing.B) {
+	const runs = 30
+	spec := kit.Spec{Strategy: kit.Full, Base: 100 * time.Millisecond}.Factory()
+	for _, kind := range append([]BudgetKind{NoBudget}, BudgetKinds()...) {
+		for _, scope := range BudgetScopes() {
+			if kind == NoBudget && scope == ScopeFleet {
+				continue
+			}
+			o := defaultOverload()
+			name := "none"
+			if kind != NoBudget {
+				o.Budget = Budget{Kind: kind, Scope: scope}.WithDefaults()
+				name = string(kind) + "/" + string(scope)
+			}
+			b.Run(name, func(b *testing.B) {
+				e, err := newOverloadEngine(o, spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				benchModel(b, runs, e.replay, func(r overloadRun) int { return r.events() })
+			})
+		}
+	}
+}
