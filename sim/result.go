@@ -380,23 +380,34 @@ func count(x float64) string {
 // MarshalJSON writes the result in the replay's JSON shape: "schema",
 // "scenario", "policy", "config", "status", "detail", "runs" and "summary",
 // then, in the server models, "baselines" and, when it was searched, an
-// Overload's "tipping_point" (see [TippingPoint.MarshalJSON]).
+// Overload's "tipping_point" (see [TippingPoint.MarshalJSON]). The
+// recovery kinds also write "recovered_runs", the runs that recovered,
+// and "never_recovered", true when the median run did not: its
+// "recovery_s" is then the time to the horizon, a lower bound.
 func (r Result) MarshalJSON() ([]byte, error) {
 	runs := r.Runs
 	if runs == nil {
 		runs = []Run{}
 	}
+	var recovered *int
+	var never *bool
+	if r.Scenario.Kind.Recovers() {
+		n, no := r.Recovered(), r.NeverRecovered()
+		recovered, never = &n, &no
+	}
 	return marshal(resultJSON{
-		Schema:       Schema,
-		Scenario:     r.Scenario,
-		Policy:       r.Policy,
-		Config:       r.Config,
-		Status:       r.Status(),
-		Detail:       r.Detail(),
-		Runs:         runs,
-		Summary:      r.Summary,
-		Baselines:    r.Baselines,
-		TippingPoint: r.TippingPoint,
+		RecoveredRuns:  recovered,
+		NeverRecovered: never,
+		Schema:         Schema,
+		Scenario:       r.Scenario,
+		Policy:         r.Policy,
+		Config:         r.Config,
+		Status:         r.Status(),
+		Detail:         r.Detail(),
+		Runs:           runs,
+		Summary:        r.Summary,
+		Baselines:      r.Baselines,
+		TippingPoint:   r.TippingPoint,
 	})
 }
 
@@ -439,8 +450,10 @@ type resultJSON struct {
 	Runs     []Run               `json:"runs"`
 	Summary  map[Figure]Estimate `json:"summary"`
 
-	Baselines    []Baseline    `json:"baselines,omitzero"`
-	TippingPoint *TippingPoint `json:"tipping_point,omitzero"`
+	RecoveredRuns  *int          `json:"recovered_runs,omitempty"`
+	NeverRecovered *bool         `json:"never_recovered,omitempty"`
+	Baselines      []Baseline    `json:"baselines,omitzero"`
+	TippingPoint   *TippingPoint `json:"tipping_point,omitzero"`
 }
 
 // MarshalJSON writes the replications' configuration after its defaults:
