@@ -962,3 +962,65 @@ func headroomLoad(b Budget, n, c float64) float64 {
 	}
 	return c / (1 + b.NoRetryIncrement/cost)
 }
+
+// A budgetRun holds a run's budget: its states, one for the fleet or one
+// a device, the generator of the adaptive throttle's draws, and the whole
+// seconds whose level the run's Series has.
+type budgetRun struct {
+	states  []budgetState
+	pcg     rand.PCG
+	leveled int
+}
+
+// budgetSalt sets the budget's generator apart from the run's, so that a
+// budget's draws leave the run's other draws as they are.
+const budgetSalt = 0x6a09e667f3bcc909
+
+// reset makes the states of budget b (after defaults) afresh for a run of
+// seed seed over devices devices, and the budget's series of s; a budget
+// of no kind has none.
+func (r *budgetRun) reset(b Budget, devices int, seed uint64, s *Series) {
+	r.states, r.leveled = r.states[:0], 0
+	if b.Kind == NoBudget {
+		return
+	}
+	r.pcg.Seed(seed^budgetSalt, splitmix64(seed^budgetSalt))
+	rng := rand.New(&r.pcg)
+	n := 1
+	if b.Scope == ScopeDevice {
+		n = devices
+	}
+	for range n {
+		r.states = append(r.states, newBudgetState(b, rng))
+	}
+	s.Refused = make([]int, len(s.Jobs))
+	s.Throttled = make([]int, len(s.Jobs))
+	s.Budget = make([]float64, len(s.Jobs))
+}
+
+// of returns the state device dev draws on, or nil without a budget.
+func (r *budgetRun) of(dev uint32) budgetState {
+	switch len(r.states) {
+	case 0:
+		return nil
+	case 1:
+		return r.states[0]
+	}
+	return r.states[dev]
+}
+
+// level samples the budget's level into s at every whole second before
+// t: the fleet's, or the mean of the devices'.
+func (r *budgetRun) level(t int64, s *Series) {
+	if len(r.states) == 0 {
+		return
+	}
+	for ; r.leveled < len(s.Budget) && int64(r.leveled)*nsPerSec < t; r.leveled++ {
+		at := int64(r.leveled) * nsPerSec
+		var sum float64
+		for _, b := range r.states {
+			sum += b.level(at)
+		}
+		s.Budget[r.leveled] = sum / float64(len(r.states))
+	}
+}

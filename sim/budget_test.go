@@ -314,8 +314,10 @@ func TestBudgetValidate(t *testing.T) {
 	}
 	s := Scenario{Kind: Overload, Budget: Budget{Kind: Finagle}, Retries: NoRetries}
 	assert.ErrorContains(t, s.Validate(Config{}), "budget finagle:percent=20%,min=10,ttl=10s limits retries, and the clients make none")
+	s = Scenario{Kind: Contention, Budget: Budget{Kind: Finagle}}
+	assert.ErrorContains(t, s.Validate(Config{}), "budget does not apply to the contention scenario")
 	s = Scenario{Kind: Reconnect, Budget: Budget{Kind: Finagle}}
-	assert.ErrorContains(t, s.Validate(Config{}), "budget is a field of the overload scenario, not of reconnect")
+	assert.NoError(t, s.Validate(Config{}))
 }
 
 // TestBudgetWarnings pins the warnings' arithmetic on the overload
@@ -365,4 +367,35 @@ func TestBudgetWarnings(t *testing.T) {
 func TestOverloadDurationsBeyondTheHorizon(t *testing.T) {
 	s := Scenario{Kind: Overload, DipFor: math.MaxInt64}
 	assert.ErrorContains(t, s.Validate(Config{}), "dip-for 2562047h47m16.854775807s is beyond the longest replay")
+}
+
+// TestReconnectBudget replays one device against a broker that is down
+// for the whole run, under gRPC's throttling: its tokens allow four
+// reconnects, and the fifth failure makes it give up; the same under a
+// breaker that opens on the first refusal rejects its reconnects at the
+// device, but for a probe when it half-opens a minute later.
+func TestReconnectBudget(t *testing.T) {
+	c := defaultReconnect()
+	c.Devices, c.Spread, c.Down, c.Horizon = 1, 0, 100*time.Second, 105*time.Second
+	f := kit.Spec{Strategy: kit.None, Base: time.Second, Cap: time.Second}.Factory()
+	c.Budget = Budget{Kind: GRPC}.WithDefaults()
+	e, err := newReconnectEngine(c, f)
+	require.NoError(t, err)
+	r, err := e.replay(0, 1)
+	require.NoError(t, err)
+	assert.Equal(t, 5, r.Attempts, "the first connect and four reconnects")
+	assert.Equal(t, 1, r.BudgetRefused)
+	assert.Equal(t, 1, r.GaveUp)
+
+	c.Budget = Budget{Kind: Breaker}.WithDefaults()
+	e, err = newReconnectEngine(c, f)
+	require.NoError(t, err)
+	r, err = e.replay(0, 1)
+	require.NoError(t, err)
+	// Refused at 50ms, the breaker opens until 60.05s: the connects a
+	// second apart from 1.05s to 59.05s are rejected at the device (59);
+	// the one at 60.05s is the half-open probe, refused at 60.1s, which
+	// opens it again past the horizon: 61.1s to 104.1s are rejected (44).
+	assert.Equal(t, 59+44, r.Throttled, "rejected at the device while open")
+	assert.Equal(t, 2, r.Attempts, "the first connect and the probe")
 }

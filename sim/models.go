@@ -63,7 +63,7 @@ var modelFields = []modelField{
 	{"warm-up", func(s Scenario) bool { return s.WarmUp != 0 }, onlyReconnect},
 	{"cold-drop", func(s Scenario) bool { return s.ColdDrop != 0 }, onlyReconnect},
 	{"latency", func(s Scenario) bool { return s.Latency != 0 || s.LatencySD != 0 }, []Kind{Contention}},
-	{"budget", func(s Scenario) bool { return s.Budget != Budget{} }, onlyOverload},
+	{"budget", func(s Scenario) bool { return s.Budget != Budget{} }, []Kind{Overload, Reconnect}},
 	// The servers' own fields first: a flag that sets one picks its
 	// server too, and is the one to name.
 	{"burst", func(s Scenario) bool { return s.Burst != 0 }, fleetKinds},
@@ -274,6 +274,9 @@ func (s Scenario) validateReconnect() error {
 	case s.ColdDrop >= s.Horizon-s.recoveryStart():
 		return invalid("cold-drop %v is not shorter than the %v from the broker's return to the horizon: no session accepted cold would be dropped within the replay", s.ColdDrop, s.Horizon-s.recoveryStart())
 	}
+	if err := s.Budget.validate(); err != nil {
+		return err
+	}
 	return s.reconnect().validate()
 }
 
@@ -322,6 +325,7 @@ func (s Scenario) reconnect() reconnect {
 		OnDrop:      rule,
 		MaxAttempts: s.MaxAttempts,
 		Horizon:     s.Horizon,
+		Budget:      s.Budget,
 		ids:         s.IDs,
 	}
 }
@@ -452,20 +456,22 @@ func (m reconnectModel) run(i int, seed uint64) (Run, error) {
 		return Run{}, err
 	}
 	out := Run{
-		Seed:           r.Seed,
-		AllServed:      r.AllServed,
-		Attempts:       r.Attempts,
-		Served:         r.Served,
-		GaveUp:         r.GaveUp,
-		AttemptLimited: r.AtLimit,
-		Pending:        r.Devices - r.Served - r.GaveUp,
-		Accepted:       r.Accepted,
-		Dropped:        r.Dropped,
-		Refused:        r.Refused,
-		Warm:           r.WarmAt >= 0,
-		WarmAt:         max(r.WarmAt, 0),
-		Amplification:  r.Amplification,
-		Goodput:        r.GoodputAfterTrigger,
+		Seed:            r.Seed,
+		AllServed:       r.AllServed,
+		Attempts:        r.Attempts,
+		Served:          r.Served,
+		GaveUp:          r.GaveUp,
+		AttemptLimited:  r.AtLimit,
+		Pending:         r.Devices - r.Served - r.GaveUp,
+		Accepted:        r.Accepted,
+		Dropped:         r.Dropped,
+		Refused:         r.Refused,
+		Warm:            r.WarmAt >= 0,
+		WarmAt:          max(r.WarmAt, 0),
+		Amplification:   r.Amplification,
+		Goodput:         r.GoodputAfterTrigger,
+		BudgetRefused:   r.BudgetRefused,
+		BudgetThrottled: r.Throttled,
 	}
 	out.setSeries(m.s, r.Series, r.Recovery, r.RecoveredAt)
 	return out, nil

@@ -579,13 +579,10 @@ type overloadEngine struct {
 	devHave  []uint16
 	devDelay []int64 // device i's are at i·Retries; -1 for a stop
 
-	// With a budget: its states, one for the fleet or one a device, the
-	// generator of the adaptive throttle's draws, each request's ticket
-	// (see budgetState), and the whole seconds whose level is sampled.
-	bud     []budgetState
-	budRng  rand.PCG
-	ticket  []float64
-	leveled int
+	// With a budget: its run, and each request's ticket (see
+	// budgetState).
+	bud    budgetRun
+	ticket []float64
 
 	r    overloadRun
 	jobs jobSampler
@@ -647,56 +644,9 @@ func (e *overloadEngine) reset(run int, seed uint64) {
 	}
 	e.jobs = jobSampler{}
 	e.err = nil
-	e.resetBudget(seed)
+	e.bud.reset(e.o.Budget, e.o.Devices, seed, &e.r.Series)
+	e.ticket = e.ticket[:0]
 	e.draw()
-}
-
-// budgetSalt sets the budget's generator apart from the run's, so that a
-// budget's draws leave the requests' stream as it is.
-const budgetSalt = 0x6a09e667f3bcc909
-
-// resetBudget makes the run's budget states afresh.
-func (e *overloadEngine) resetBudget(seed uint64) {
-	e.bud, e.ticket, e.leveled = e.bud[:0], e.ticket[:0], 0
-	if e.o.Budget.Kind == NoBudget {
-		return
-	}
-	e.budRng.Seed(seed^budgetSalt, splitmix64(seed^budgetSalt))
-	rng := rand.New(&e.budRng)
-	n := 1
-	if e.o.Budget.Scope == ScopeDevice {
-		n = e.o.Devices
-	}
-	for range n {
-		e.bud = append(e.bud, newBudgetState(e.o.Budget, rng))
-	}
-	e.r.Series.Refused = make([]int, len(e.r.Series.Jobs))
-	e.r.Series.Throttled = make([]int, len(e.r.Series.Jobs))
-	e.r.Series.Budget = make([]float64, len(e.r.Series.Jobs))
-}
-
-// budgetOf returns the budget state request k draws on, or nil.
-func (e *overloadEngine) budgetOf(k int) budgetState {
-	switch len(e.bud) {
-	case 0:
-		return nil
-	case 1:
-		return e.bud[0]
-	}
-	return e.bud[e.dev[k]]
-}
-
-// level samples the budget's level at every whole second before t: the
-// fleet's, or the mean of the devices'.
-func (e *overloadEngine) level(t int64) {
-	for ; e.leveled < len(e.r.Series.Budget) && int64(e.leveled)*nsPerSec < t; e.leveled++ {
-		at := int64(e.leveled) * nsPerSec
-		var sum float64
-		for _, b := range e.bud {
-			sum += b.level(at)
-		}
-		e.r.Series.Budget[e.leveled] = sum / float64(len(e.bud))
-	}
 }
 
 // draw draws the next request into gen, or olNone when it falls at or
@@ -796,9 +746,7 @@ func (e *overloadEngine) replay(run int, seed uint64) (overloadRun, error) {
 // sample counts the jobs in the system at every whole second before t.
 func (e *overloadEngine) sample(t int64) {
 	e.jobs.sample(t, e.r.Series.Jobs, e.nSystem)
-	if len(e.bud) > 0 {
-		e.level(t)
-	}
+	e.bud.level(t, &e.r.Series)
 }
 
 // A jobSampler writes what a server model's system holds at each whole
@@ -840,7 +788,7 @@ func (e *overloadEngine) first(t int64) {
 	k := len(e.dev)
 	e.dev = append(e.dev, e.genDev)
 	e.state = append(e.state, 0)
-	if len(e.bud) > 0 {
+	if len(e.bud.states) > 0 {
 		e.ticket = append(e.ticket, 0)
 	}
 	if !e.builtin {
@@ -868,7 +816,7 @@ func (e *overloadEngine) first(t int64) {
 func (e *overloadEngine) send(t int64, k int) {
 	a := e.state[k]>>1 + 1
 	e.state[k] = a << 1
-	if b := e.budgetOf(k); b != nil {
+	if b := e.bud.of(e.dev[k]); b != nil {
 		ok, ticket := b.admit(t, a > 1)
 		if !ok {
 			e.throttled(t, k)
@@ -962,7 +910,7 @@ func (e *overloadEngine) throttled(t int64, k int) {
 func (e *overloadEngine) success(ev olEvent) {
 	k := ev.req()
 	e.state[k] |= 1
-	if b := e.budgetOf(k); b != nil {
+	if b := e.bud.of(e.dev[k]); b != nil {
 		b.ended(ev.t, kit.Success, ev.attempt() > 1, e.ticket[k])
 	}
 	e.observe(ev.t, k, kit.Success)
@@ -991,7 +939,7 @@ func (e *overloadEngine) failure(ev olEvent, timeout bool) {
 	if timeout {
 		o = kit.Timeout
 	}
-	if b := e.budgetOf(k); b != nil {
+	if b := e.bud.of(e.dev[k]); b != nil {
 		b.ended(t, o, ev.attempt() > 1, e.ticket[k])
 	}
 	e.retry(t, k, o)
@@ -1010,7 +958,7 @@ func (e *overloadEngine) retry(t int64, k int, o kit.Outcome) {
 		e.release(k)
 		return
 	}
-	b := e.budgetOf(k)
+	b := e.bud.of(e.dev[k])
 	var ticket float64
 	if b != nil {
 		var ok bool

@@ -119,6 +119,12 @@ type reconnect struct {
 	// OnDrop is what a device does when its session is dropped; default
 	// reset.
 	OnDrop onDrop
+	// Budget, when its Kind is set, limits the devices' reconnects after
+	// a failure (see budgetState), held by each device or by the fleet;
+	// after defaults. A connect after a reset on a drop is a first
+	// attempt again.
+	Budget Budget
+
 	// room, when positive, is the most bytes the devices' kept delays may
 	// take (see budget.room): a run whose delays outgrow it stops with a
 	// memory *kit.ConfigError.
@@ -243,6 +249,10 @@ type reconnectRun struct {
 	// GaveUp counts the devices that gave up unserved: their policy
 	// stopped, or they sent MaxAttempts connects (AtLimit of them).
 	GaveUp, AtLimit int
+	// BudgetRefused counts the reconnects the budget refused (the device
+	// then gave up, and counts in GaveUp), Throttled the connects it
+	// rejected at the device.
+	BudgetRefused, Throttled int
 	// WarmAt is when the broker became warm, or -1 when it did not by the
 	// horizon.
 	WarmAt time.Duration
@@ -360,6 +370,14 @@ type reconnectEngine struct {
 	pos            []uint32
 	kept           int64 // the delays seq holds
 
+	// With a budget: its run, each device's ticket (see budgetState), and
+	// whether its next connect is a first attempt (its first, or the first
+	// after a reset).
+	bud    budgetRun
+	ticket []float64
+	fresh  []bool
+	retry  []bool // the connect under way is not a first attempt
+
 	r    reconnectRun
 	jobs jobSampler
 	err  error
@@ -423,6 +441,15 @@ func (e *reconnectEngine) reset(run int, seed uint64) {
 	}
 	e.jobs = jobSampler{}
 	e.err = nil
+	e.bud.reset(e.c.Budget, e.c.Devices, seed, &e.r.Series)
+	if len(e.bud.states) > 0 {
+		e.ticket = append(e.ticket[:0], make([]float64, e.c.Devices)...)
+		e.fresh = append(e.fresh[:0], make([]bool, e.c.Devices)...)
+		e.retry = append(e.retry[:0], make([]bool, e.c.Devices)...)
+		for i := range e.fresh {
+			e.fresh[i] = true
+		}
+	}
 }
 
 // replay replays run number run, of seed seed.
@@ -483,6 +510,7 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 			e.dropped.push(olEvent{ev.t + e.back, olKey(rcDropped, int(dev), 0)})
 		case rcDropped:
 			e.r.Series.Failures[ev.t/nsPerSec]++
+			e.ended(ev.t, dev, kit.Drop)
 			// The drop tells the device its connect was accepted, then
 			// dropped.
 			if e.observe(ev.t, dev, kit.Success) && e.observe(ev.t, dev, kit.Drop) {
@@ -490,11 +518,13 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 			}
 		case rcReply:
 			if ev.attempt() == rcServed {
+				e.ended(ev.t, dev, kit.Success)
 				if e.observe(ev.t, dev, kit.Success) {
 					e.served(ev.t, dev)
 				}
 			} else {
 				e.r.Series.Failures[ev.t/nsPerSec]++
+				e.ended(ev.t, dev, kit.Rejection)
 				if e.observe(ev.t, dev, kit.Rejection) {
 					e.failure(ev.t, dev)
 				}
@@ -511,7 +541,10 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 }
 
 // sample counts the sessions open at every whole second before t.
-func (e *reconnectEngine) sample(t int64) { e.jobs.sample(t, e.r.Series.Jobs, e.sessions) }
+func (e *reconnectEngine) sample(t int64) {
+	e.jobs.sample(t, e.r.Series.Jobs, e.sessions)
+	e.bud.level(t, &e.r.Series)
+}
 
 // tick ends the broker's seconds that end at or before t, giving their
 // units left to the warm-up, and starts the next.
@@ -531,6 +564,22 @@ func (e *reconnectEngine) tick(t int64) {
 
 // send sends device dev's next connect at t.
 func (e *reconnectEngine) send(t int64, dev uint32) {
+	if b := e.bud.of(dev); b != nil {
+		ok, ticket := b.admit(t, !e.fresh[dev])
+		if !ok {
+			// Rejected by the device's own budget: a failure it learns
+			// of at once.
+			e.att[dev]++
+			e.r.Throttled++
+			e.r.Series.Throttled[t/nsPerSec]++
+			e.r.Series.Failures[t/nsPerSec]++
+			if e.observe(t, dev, kit.Rejection) {
+				e.failure(t, dev)
+			}
+			return
+		}
+		e.ticket[dev], e.retry[dev], e.fresh[dev] = ticket, !e.fresh[dev], false
+	}
 	if e.att[dev] == 0 {
 		e.r.FirstAttempts++
 		e.r.Series.FirstSent[t/nsPerSec]++
@@ -614,8 +663,33 @@ func (e *reconnectEngine) failure(t int64, dev uint32) {
 	if e.atLimit(dev) {
 		return
 	}
+	b := e.bud.of(dev)
+	var ticket float64
+	if b != nil {
+		var ok bool
+		if ok, ticket = b.retry(t, kit.Rejection); !ok {
+			// The budget refuses the reconnect: the device gives up.
+			e.r.BudgetRefused++
+			e.r.Series.Refused[t/nsPerSec]++
+			e.r.GaveUp++
+			e.pol[dev] = nil
+			return
+		}
+	}
 	if d, ok := e.delay(t, dev); ok && d < e.horizon-t {
+		if b != nil {
+			e.ticket[dev] = ticket
+		}
 		e.pushSend(olEvent{t + d, olKey(rcSend, int(dev), 0)})
+	} else if b != nil {
+		b.abandon(ticket)
+	}
+}
+
+// ended tells device dev's budget, if any, how its connect ended at t.
+func (e *reconnectEngine) ended(t int64, dev uint32, o kit.Outcome) {
+	if b := e.bud.of(dev); b != nil {
+		b.ended(t, o, e.retry[dev], e.ticket[dev])
 	}
 }
 
@@ -627,6 +701,9 @@ func (e *reconnectEngine) onDrop(t int64, dev uint32) {
 	}
 	if e.atLimit(dev) {
 		return
+	}
+	if len(e.bud.states) > 0 {
+		e.fresh[dev] = true
 	}
 	if e.builtin {
 		e.pos[dev] = 0

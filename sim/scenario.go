@@ -324,9 +324,10 @@ type Scenario struct {
 	// normal distribution whose absolute value is a Contention message's
 	// network delay; default 10ms and 2ms.
 	Latency, LatencySD time.Duration
-	// Budget limits an Overload's retries: a retry budget, a throttle or a
-	// circuit breaker, held by each device or shared by the fleet (see
-	// [BudgetKind]). Default none.
+	// Budget limits an Overload's retries, or a Reconnect's reconnects
+	// after a failure: a retry budget, a throttle or a circuit breaker,
+	// held by each device or shared by the fleet (see [BudgetKind]).
+	// Default none.
 	Budget Budget
 }
 
@@ -507,6 +508,7 @@ func (s Scenario) modelDefaults() Scenario {
 		if s.OnDrop == "" {
 			s.OnDrop = DropReset
 		}
+		s.Budget = s.Budget.WithDefaults()
 	case Contention:
 		setI(&s.Clients, DefaultContentionClients)
 		setD(&s.Latency, DefaultLatency)

@@ -133,7 +133,7 @@ var flags = []flagDef{
 	{"ramp", "DURATION", "Scenario", "overload: how long the capacity takes after the dip to return, linearly", "at once", "rgC", durationInto(func(o *options) *time.Duration { return &o.cfg.Scenario.Ramp })},
 	{"queue-limit", "N", "Scenario", "overload, a server-side fix: reject an attempt at once while N jobs are waiting or in service", "no limit", "rgC", intInto(func(o *options) *int { return &o.cfg.Scenario.QueueLimit })},
 	{"drop-expired", "", "Scenario", "overload, a server-side fix: skip, at no cost, work whose client's deadline has passed", "false", "rgC", boolInto(func(o *options) *bool { return &o.cfg.Scenario.DropExpired })},
-	{"budget", "SPEC", "Scenario", "overload: limit the retries with a budget, KIND[:key=value,...]: finagle, envoy, grpc, aws, aws2026, adaptive or breaker, each with its library's defaults (see the notes above), e.g. finagle:percent=20%,min=10,ttl=10s", "none", "rgC", func(o *options, v string) error {
+	{"budget", "SPEC", "Scenario", "overload and reconnect: limit the retries with a budget, KIND[:key=value,...]: finagle, envoy, grpc, aws, aws2026, adaptive or breaker, each with its library's defaults (see the notes above), e.g. finagle:percent=20%,min=10,ttl=10s", "none", "rgC", func(o *options, v string) error {
 		b, err := sim.ParseBudget(v)
 		if err != nil {
 			return err
@@ -142,7 +142,7 @@ var flags = []flagDef{
 		o.cfg.Scenario.Budget = b
 		return nil
 	}},
-	{"budget-scope", "SCOPE", "Scenario", "overload: who holds the budget: device (each device its own, as a client library does) or fleet (one shared by every device: a proxy, a gateway or one shared client)", string(sim.ScopeDevice), "rgC",
+	{"budget-scope", "SCOPE", "Scenario", "overload and reconnect: who holds the budget: device (each device its own, as a client library does) or fleet (one shared by every device: a proxy, a gateway or one shared client)", string(sim.ScopeDevice), "rgC",
 		choice(sim.BudgetScopes, "budget scope", func(o *options) *sim.BudgetScope { return &o.cfg.Scenario.Budget.Scope })},
 	{"on-drop", "RULE", "Scenario", "reconnect: what a device does when the broker drops its new session: reset (reset its backoff and reconnect at once), reset-jitter (reset, and wait up to its first delay) or continue (count the drop as a failure)", string(sim.DropReset), "rgC",
 		choice(sim.DropRules, "drop rule", func(o *options) *sim.DropRule { return &o.cfg.Scenario.OnDrop })},

@@ -20,15 +20,17 @@ type serverChange struct {
 	apply         func(*sim.Scenario)
 }
 
-// fleetBudgets are the budgets the gate replays at the fleet's scope on an
-// Overload that fails: the retry budgets and throttles, whose defaults are
-// their libraries'.
-var fleetBudgets = []sim.BudgetKind{sim.Finagle, sim.Envoy, sim.GRPC, sim.AWS, sim.AWS2026}
+// fleetBudgets are the budgets the gate replays at the fleet's scope on a
+// failing Overload or Reconnect: the retry budgets and the circuit
+// breaker, with their libraries' defaults. The adaptive throttle, which
+// rejects first attempts as well as retries, is left to the user.
+var fleetBudgets = []sim.BudgetKind{sim.Finagle, sim.Envoy, sim.GRPC, sim.AWS, sim.AWS2026, sim.Breaker}
 
 // budgetNames are what the advice calls each budget.
 var budgetNames = map[sim.BudgetKind]string{
 	sim.Finagle: "Finagle's retry budget", sim.Envoy: "Envoy's retry budget", sim.GRPC: "gRPC's retry throttling",
 	sim.AWS: "the AWS SDK's retry quota", sim.AWS2026: "the AWS SDK's retry quota with its newer costs",
+	sim.Breaker: "failsafe-go's circuit breaker",
 }
 
 // serverChanges returns the changes of the scenario s (after defaults)
@@ -42,27 +44,27 @@ var budgetNames = map[sim.BudgetKind]string{
 // refusing until it is warm. Changes already made are left out.
 func serverChanges(s sim.Scenario) []serverChange {
 	var out []serverChange
+	if s.Kind.Recovers() && (s.Budget.Kind == sim.NoBudget || s.Budget.Scope == sim.ScopeDevice) {
+		kinds := fleetBudgets
+		if k := s.Budget.Kind; k != sim.NoBudget {
+			// The fleet's own budget first, shared rather than held by
+			// each device; then the others.
+			kinds = append([]sim.BudgetKind{k}, slices.DeleteFunc(slices.Clone(kinds), func(o sim.BudgetKind) bool { return o == k })...)
+		}
+		for _, k := range kinds {
+			name := budgetNames[k]
+			if name == "" {
+				name = string(k)
+			}
+			out = append(out, serverChange{
+				fmt.Sprintf("put %s, with its defaults, where the whole fleet shares it (a proxy or gateway in front of the server, or one client for every caller), so that it bounds the retries the fleet makes as a whole", name),
+				fmt.Sprintf("--budget %s --budget-scope fleet", k),
+				reports.SideBudget,
+				func(s *sim.Scenario) { s.Budget = sim.Budget{Kind: k, Scope: sim.ScopeFleet} }})
+		}
+	}
 	switch s.Kind {
 	case sim.Overload:
-		if s.Budget.Kind == sim.NoBudget || s.Budget.Scope == sim.ScopeDevice {
-			kinds := fleetBudgets
-			if k := s.Budget.Kind; k != sim.NoBudget {
-				// The fleet's own budget first, shared rather than held by
-				// each device; then the others.
-				kinds = append([]sim.BudgetKind{k}, slices.DeleteFunc(slices.Clone(kinds), func(o sim.BudgetKind) bool { return o == k })...)
-			}
-			for _, k := range kinds {
-				name := budgetNames[k]
-				if name == "" {
-					name = string(k)
-				}
-				out = append(out, serverChange{
-					fmt.Sprintf("put %s, with its defaults, where the whole fleet shares it (a proxy or gateway in front of the server, or one client for every caller), so that it bounds the retries the fleet makes as a whole", name),
-					fmt.Sprintf("--budget %s --budget-scope fleet", k),
-					reports.SideBudget,
-					func(s *sim.Scenario) { s.Budget = sim.Budget{Kind: k, Scope: sim.ScopeFleet} }})
-			}
-		}
 		limit := max(1, int(math.Floor(s.AcceptRate*s.Timeout.Seconds()/2)))
 		if s.QueueLimit == 0 || s.QueueLimit > limit {
 			out = append(out, serverChange{
