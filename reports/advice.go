@@ -318,6 +318,9 @@ func modelAdvice(r Report, remedies []string) []string {
 		}
 		out = append(out, fmt.Sprintf("The devices keep the broker cold: it drops every session it accepts until it has warmed up on CPU left over, and devices that reset their backoff on a connect (--on-drop %s) reconnect %s, so that handshakes take the CPU the warm-up needs (%s sessions accepted and dropped, median over the runs).",
 			s.OnDrop, when, num(p.Summary[sim.SessionsDropped].Median)))
+	case s.Kind == sim.Reconnect && p.Status == verdict.Fail && p.Summary[sim.SessionsDropped].Median > 0:
+		out = append(out, fmt.Sprintf("%s of %s devices were not connected by the %s horizon: the broker accepted and dropped %s sessions while cold, since the devices' connects take the CPU its warm-up of %s units needs; a backoff whose delays grow longer, with jitter, leaves it that CPU, as does refusing until warm.",
+			num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon), num(p.Summary[sim.SessionsDropped].Median), num(s.WarmUp)))
 	case s.Kind == sim.Reconnect && p.Status == verdict.Fail:
 		out = append(out, fmt.Sprintf("%s of %s devices were not connected by the %s horizon: the broker's %s CPU units a second, %s a handshake, connect at most %s; lengthen the backoff or give the broker more capacity.",
 			num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon), num(s.CPU), num(s.Handshake), perSecond(s.CPU/s.Handshake)))

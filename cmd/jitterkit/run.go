@@ -171,7 +171,11 @@ func validate(o *options) error {
 		if o.command == "compare" {
 			return usageError("--runs %d makes no interval: compare shows each cell's median with its interval over the runs, and fewer than %d runs make none; give --runs %d or more", runs, sim.MinRunsToPass, sim.MinRunsToPass)
 		}
-		return usageError("--runs %d cannot pass: %s judges the interval of the runs' peaks, and fewer than %d runs make none; give --runs %d or more", runs, o.command, sim.MinRunsToPass, sim.MinRunsToPass)
+		what := "the interval of the runs' peaks"
+		if o.cfg.Scenario.Kind.ServerModel() {
+			what = "the median of the runs, with its interval"
+		}
+		return usageError("--runs %d cannot pass: %s judges %s, and fewer than %d runs make none; give --runs %d or more", runs, o.command, what, sim.MinRunsToPass, sim.MinRunsToPass)
 	}
 	s := o.cfg.Scenario.WithDefaults()
 	for _, a := range appliesTo {
