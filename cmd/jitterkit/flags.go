@@ -29,6 +29,7 @@ type options struct {
 	memoryLimit         int64
 	clients             []int // compare's fleet sizes; the others take one
 	noFix               bool
+	quiet               bool // --quiet: no progress on stderr
 
 	// given records the flags set, on the command line or in the config,
 	// and args those given on the command line, to write the command that
@@ -194,6 +195,7 @@ var flags = []flagDef{
 		return err
 	}},
 	{"report", "DIR", "Output", "write " + reportFiles() + " to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error { return nonEmpty(&o.report, v, "a directory") }},
+	{"quiet", "", "Output", "show no progress on stderr: neither the bar a terminal shows for work longer than a second, nor the plain line (the step, the work done and the time spent) that a file or a pipe, such as a CI log, gets every 10s of longer work", "false", "crgC", boolInto(func(o *options) *bool { return &o.quiet })},
 	{"json", "FILE", "Output", "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, /dev/stdout written after the summary, any other file refused", "", "r", func(o *options, v string) error {
 		if v == "-" {
 			return errors.New(`"-" is no file: name a file, or /dev/stdout for standard output`)

@@ -99,7 +99,7 @@ func TestConfigCoversFlags(t *testing.T) {
 		"rate": "50", "timeout": "2s", "rtt": "20ms", "dip": "5%", "dip-for": "10s", "dip-at": "20s", "ramp": "30s",
 		"queue-limit": "50", "drop-expired": "true", "on-drop": "continue", "refuse-cold": "true", "cpu": "1000",
 		"handshake": "5", "warm-up": "2000", "cold-drop": "50ms", "latency": "5ms", "latency-sd": "1ms", "tipping-point": "true",
-		"budget": "finagle:percent=10%", "budget-scope": "fleet",
+		"budget": "finagle:percent=10%", "budget-scope": "fleet", "quiet": "true",
 	}
 	var yaml strings.Builder
 	for _, f := range flags {
@@ -135,7 +135,7 @@ func TestReproduceKeepsSwitches(t *testing.T) {
 			switches = append(switches, f.name)
 		}
 	}
-	require.ElementsMatch(t, []string{"fix", "require-reproducible", "drop-expired", "refuse-cold", "tipping-point"}, switches, "the switches; a new one needs its rows here")
+	require.ElementsMatch(t, []string{"fix", "require-reproducible", "drop-expired", "refuse-cold", "tipping-point", "quiet"}, switches, "the switches; a new one needs its rows here")
 	tests := []struct {
 		args []string
 		want string
@@ -147,6 +147,7 @@ func TestReproduceKeepsSwitches(t *testing.T) {
 		{[]string{"--require-reproducible=false"}, "jitterkit check --policy full --require-reproducible=false --seed 7"},
 		{[]string{"--require-reproducible"}, "jitterkit check --policy full --require-reproducible --seed 7"},
 		{[]string{"--require-reproducible=true"}, "jitterkit check --policy full --require-reproducible --seed 7"},
+		{[]string{"--quiet"}, "jitterkit check --policy full --quiet --seed 7"},
 	}
 	for _, tt := range tests {
 		o := &options{command: "gate"}

@@ -278,7 +278,9 @@ func evaluate(e *env, o *options) error {
 		return retire(e, o, err)
 	}
 	cfg := o.cfg
-	cfg.Progress = progress.On(e.stderr)
+	if !o.quiet {
+		cfg.Progress = progress.On(e.stderr)
+	}
 	rep, err := gate.Run(e.ctx, policies[0], cfg)
 	if err != nil {
 		return retire(e, o, gateError(e, err))
@@ -388,7 +390,9 @@ func compare(e *env, o *options) error {
 		return err
 	}
 	cfg := o.cfg
-	cfg.Progress = progress.On(e.stderr)
+	if !o.quiet {
+		cfg.Progress = progress.On(e.stderr)
+	}
 	cs, err := gate.Compare(e.ctx, policies, o.clients, cfg)
 	if cerr := gate.CloseAll(policies); err == nil && cerr != nil {
 		err = &gate.InputError{Err: cerr}

@@ -1,6 +1,8 @@
-// Package progress draws a gate's progress as a one-line bar on a
-// terminal, for work that takes longer than about a second, and nothing
-// anywhere else.
+// Package progress shows a gate's progress: as a one-line bar on a
+// terminal, for work that takes longer than about a second; as a plain
+// line every 10 seconds on a file or a pipe, such as a CI job's log, for
+// work that takes longer than that, so that a long gate is never silent;
+// and nothing on any other writer.
 package progress
 
 import (
@@ -15,8 +17,8 @@ import (
 	"github.com/jitterkit/jitterkit/reports/gate"
 )
 
-// On returns a gate's Config.Progress that draws each step's bar on w
-// when w is a terminal, labelled by the step.
+// On returns a gate's Config.Progress that shows each step's progress on
+// w, labelled by the step (see Start).
 func On(w io.Writer) func(step string, total int64) gate.Meter {
 	return func(step string, total int64) gate.Meter { return Start(w, step, total) }
 }
@@ -24,6 +26,10 @@ func On(w io.Writer) func(step string, total int64) gate.Meter {
 // Delay is how long work runs before its bar appears: shorter work shows
 // none.
 const Delay = time.Second
+
+// Every is how often a step's plain line is written on a file or a pipe:
+// work shorter than that writes none.
+const Every = 10 * time.Second
 
 // IsTerminal reports whether w is a character device, such as a terminal,
 // rather than a file or a pipe.
@@ -41,6 +47,7 @@ func IsTerminal(w io.Writer) bool {
 // draw nothing; Add on them only counts.
 type Bar struct {
 	w     io.Writer
+	plain bool // w is a file or a pipe: plain lines, every Every
 	label string
 	total atomic.Int64
 	done  atomic.Int64
@@ -51,17 +58,21 @@ type Bar struct {
 	drawn bool
 }
 
-// Start returns a bar labelled label that draws on w when w is a terminal,
-// and counts silently otherwise. A total of 0 draws a count without a bar.
-// The caller calls Finish.
+// Start returns a bar labelled label that draws on w when w is a
+// terminal; that writes a plain line, "jitterkit: replay: 12 of 20 (60%),
+// 10s", every 10 seconds when w is another file, such as a pipe to a CI
+// log; and that counts silently on any other writer. A total of 0 counts
+// without a bar or a share. The caller calls Finish.
 func Start(w io.Writer, label string, total int64) *Bar {
-	return start(w, label, total, Delay)
+	return start(w, label, total, Delay, Every)
 }
 
-func start(w io.Writer, label string, total int64, delay time.Duration) *Bar {
+func start(w io.Writer, label string, total int64, delay, every time.Duration) *Bar {
 	b := &Bar{label: label, start: time.Now(), delay: delay}
 	b.total.Store(total)
-	if !IsTerminal(w) {
+	if _, file := w.(*os.File); file && !IsTerminal(w) {
+		b.w, b.plain, b.delay = w, true, every
+	} else if !IsTerminal(w) {
 		return b
 	}
 	b.w = w
@@ -90,6 +101,10 @@ func (b *Bar) Finish() {
 
 func (b *Bar) loop() {
 	defer b.wg.Done()
+	if b.plain {
+		b.lines()
+		return
+	}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -106,6 +121,30 @@ func (b *Bar) loop() {
 			}
 		}
 	}
+}
+
+// lines writes a plain line every b.delay until Finish.
+func (b *Bar) lines() {
+	tick := time.NewTicker(b.delay)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.stop:
+			return
+		case <-tick.C:
+			fmt.Fprintln(b.w, b.plainLine(time.Since(b.start)))
+		}
+	}
+}
+
+// plainLine renders a plain line: "jitterkit: replay: 12 of 20 (60%), 10s".
+func (b *Bar) plainLine(elapsed time.Duration) string {
+	done, total := b.done.Load(), b.total.Load()
+	secs := elapsed.Round(time.Second).String()
+	if total <= 0 {
+		return fmt.Sprintf("jitterkit: %s: %d done, %s", b.label, done, secs)
+	}
+	return fmt.Sprintf("jitterkit: %s: %d of %d (%.0f%%), %s", b.label, min(done, total), total, 100*min(float64(done)/float64(total), 1), secs)
 }
 
 // line renders the bar: "replay [=========>          ] 45%  3.1s".
