@@ -214,7 +214,7 @@ func observeGRPCThrottling(t *testing.T) (sim.Budget, []string) {
 		first = append(first, r.attempts(t, cc, true))
 	}
 	notes = append(notes, fmt.Sprintf("Against a bufconn server whose Check always answers UNAVAILABLE, with a retry policy of up to %d attempts (grpc.WithMaxCallAttempts(%d)), consecutive RPCs on one fresh ClientConn made %s attempts: the first stops at %d attempts, when the tokens fall from %d to %g (a retry is made only above maxTokens/2), and no later one retries.",
-		grpcMaxAttempts, grpcMaxAttempts, joinInts(first), first[0], maxTokens, float64(maxTokens)/2))
+		grpcMaxAttempts, grpcMaxAttempts, joinList(first), first[0], maxTokens, float64(maxTokens)/2))
 
 	// Another ClientConn is not drained by the first: the throttler is
 	// the channel's.
@@ -250,8 +250,8 @@ func observeGRPCThrottling(t *testing.T) (sim.Budget, []string) {
 	return sim.Budget{Kind: sim.GRPC, MaxTokens: maxTokens, TokenRatio: tokenRatio}, notes
 }
 
-// joinInts writes counts as "5, 1, 1 and 1".
-func joinInts(xs []int64) string {
+// joinList writes items as "a, b and c".
+func joinList[T any](xs []T) string {
 	s := ""
 	for i, x := range xs {
 		switch {
@@ -408,27 +408,11 @@ func observeFailsafeBudget(t *testing.T) (sim.Budget, []string) {
 	}
 	require.True(t, lo <= 0.2 && 0.2 < hi, "the admitted retries put maxRate in [%v, %v), not at the documented 0.2", lo, hi)
 	notes := []string{
-		fmt.Sprintf("In a testing/synctest bubble, executions run at once through failsafe.With(retrypolicy.NewBuilder[any]().WithMaxRetries(1).WithDelay(...).WithBudget(b)), all sharing one b := budget.New(); each first attempt fails, the retries come 1ms apart and each admitted retry stays under way: the budget admitted %s.", joinStrings(counts)),
+		fmt.Sprintf("In a testing/synctest bubble, executions run at once through failsafe.With(retrypolicy.NewBuilder[any]().WithMaxRetries(1).WithDelay(...).WithBudget(b)), all sharing one b := budget.New(); each first attempt fails, the retries come 1ms apart and each admitted retry stays under way: the budget admitted %s.", joinList(counts)),
 		fmt.Sprintf("With %d and %d executions, the shares of retries under way among the executions at the last retry admitted and at the first refused put maxRate in [%.3f, %.3f): the documented 0.2. With %d executions it admitted a retry at %d under way, a share of %d/%d above that maxRate, and refused one at %d: minConcurrency is %d, as documented.",
 			sizes[1], sizes[2], lo, hi, sizes[0], got[0]-1, got[0]-1, sizes[0]+got[0]-1, got[0], minConc),
 	}
 	return sim.Budget{Kind: sim.Envoy, Percent: 0.2, MinConcurrency: minConc}, notes
-}
-
-// joinStrings writes items as "a, b and c".
-func joinStrings(xs []string) string {
-	s := ""
-	for i, x := range xs {
-		switch {
-		case i == 0:
-		case i == len(xs)-1:
-			s += " and "
-		default:
-			s += ", "
-		}
-		s += x
-	}
-	return s
 }
 
 // observeFailsafeBreaker watches circuitbreaker.NewWithDefaults() change
@@ -458,7 +442,7 @@ func observeFailsafeBreaker(t *testing.T) (sim.Budget, []string) {
 		}
 		cb.RecordSuccess()
 		require.True(t, cb.IsClosed(), "one success left the half-open breaker %s", cb.State())
-		notes = append(notes, fmt.Sprintf("In a testing/synctest bubble: one RecordFailure() opened a fresh breaker; RemainingDelay() was then %s; after time.Sleep of %s it was still open and TryAcquirePermit() refused; %s after it opened TryAcquirePermit() granted a permit and the breaker was half-open; it granted %d permit(s) while half-open; one RecordSuccess() closed it.",
+		notes = append(notes, fmt.Sprintf("In a testing/synctest bubble: one RecordFailure() opened a fresh breaker; RemainingDelay() was then %s; after time.Sleep of %s it was still open and TryAcquirePermit() refused; %s after it opened TryAcquirePermit() granted a permit and the breaker was half-open; while half-open it granted %d permit in all; one RecordSuccess() closed it.",
 			kit.FormatDuration(delay), (delay-time.Nanosecond).String(), kit.FormatDuration(delay), probes))
 
 		cb = circuitbreaker.NewWithDefaults[any]()
