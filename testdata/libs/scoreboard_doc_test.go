@@ -119,6 +119,9 @@ Each row is one library in one configuration, judged by jitterkit's gate as go t
 judges a policy (gate.RunFrozen): the property checks, with frozen-clock inside a
 testing/synctest bubble; the fleet replay; and, for a failing policy, the search for
 the smallest change that passes. The verdicts and figures are the gate's at seed %d.
+The libraries' retry budgets and circuit breakers, which decide whether a client
+retries rather than when, are replayed apart, on the overload scenario, in
+[BUDGETS.md](BUDGETS.md).
 
 **The fleet scenario** (%s): %d devices fail together at t0, within %s; the server
 accepts at most %s requests in each whole second and none while it is down, for the
