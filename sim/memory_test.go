@@ -128,6 +128,10 @@ func TestMemoryModelGrowth(t *testing.T) {
 		// and the engine keeps each delay for the device's resets.
 		{"reconnect kept delays", kit.Spec{Strategy: kit.None, Base: time.Nanosecond, Cap: time.Nanosecond}.Factory(),
 			Scenario{Kind: Reconnect, RefuseCold: true}, "the devices' kept delays grew past"},
+		// A policy the engine does not recognise may keep each delay it
+		// gave, as an exec program's does.
+		{"reconnect policies' delays", general(kit.Spec{Strategy: kit.None, Base: time.Nanosecond, Cap: time.Nanosecond}.Factory()),
+			Scenario{Kind: Reconnect, RefuseCold: true}, "the devices' policies were asked for"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := Config{Runs: 3, Workers: 1}

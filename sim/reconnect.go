@@ -368,7 +368,8 @@ type reconnectEngine struct {
 	resetOnSuccess bool // the built-in policy starts over on a success
 	seq            [][]int64
 	pos            []uint32
-	kept           int64 // the delays seq holds
+	kept           int64    // the delays seq holds, or the live policies were asked for
+	asked          []uint32 // the delays each device's live policy was asked for
 
 	// With a budget: its run, each device's ticket (see budgetState), and
 	// whether its next connect is a first attempt (its first, or the first
@@ -402,7 +403,9 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 	}
 	e.back = int64(c.RTT) - e.out
 	var spec kit.Spec
-	if spec, e.builtin = builtinSpec(f); e.builtin {
+	if spec, e.builtin = builtinSpec(f); !e.builtin {
+		e.asked = make([]uint32, c.Devices)
+	} else {
 		e.resetOnSuccess = spec.Reset == kit.ResetOnSuccess
 		e.seq = make([][]int64, c.Devices)
 		e.pos = make([]uint32, c.Devices)
@@ -423,6 +426,7 @@ func (e *reconnectEngine) reset(run int, seed uint64) {
 	}
 	clear(e.pos)
 	e.kept = 0
+	clear(e.asked)
 	e.sends = e.sends[:0]
 	e.now.reset()
 	e.arrive.reset()
@@ -642,7 +646,7 @@ func (e *reconnectEngine) served(t int64, dev uint32) {
 	e.r.Served++
 	e.r.Series.Successes[t/nsPerSec]++
 	e.r.AllServed = time.Duration(t)
-	e.pol[dev] = nil
+	e.releasePolicy(dev)
 }
 
 // atLimit reports whether device dev has sent its last connect, and if
@@ -653,7 +657,7 @@ func (e *reconnectEngine) atLimit(dev uint32) bool {
 	}
 	e.r.GaveUp++
 	e.r.AtLimit++
-	e.pol[dev] = nil
+	e.releasePolicy(dev)
 	return true
 }
 
@@ -672,7 +676,7 @@ func (e *reconnectEngine) failure(t int64, dev uint32) {
 			e.r.BudgetRefused++
 			e.r.Series.Refused[t/nsPerSec]++
 			e.r.GaveUp++
-			e.pol[dev] = nil
+			e.releasePolicy(dev)
 			return
 		}
 	}
@@ -713,6 +717,7 @@ func (e *reconnectEngine) onDrop(t int64, dev uint32) {
 			e.fail(dev, 0, t, cause, err)
 			return
 		}
+		e.releasePolicy(dev)
 		e.pol[dev] = p
 	}
 	var u int64
@@ -739,6 +744,16 @@ func (e *reconnectEngine) delay(t int64, dev uint32) (int64, bool) {
 	if e.builtin {
 		d, err = e.builtinDelay(dev)
 	} else {
+		// A policy may keep every delay it gave (an exec program's and
+		// a trace's do), until the device lets it go: they count
+		// against the room the limit leaves the run.
+		if e.kept++; e.c.room > 0 && e.kept*keptDelayBytes > e.c.room {
+			if e.err == nil {
+				e.err = grownError(e.run, e.seed, fmt.Sprintf("the devices' policies were asked for %s delays, which a policy that keeps them holds,", thousands(e.kept-1)), t, e.c.room)
+			}
+			return 0, false
+		}
+		e.asked[dev]++
 		d, err = nextDelay(e.pol[dev])
 	}
 	switch {
@@ -746,11 +761,21 @@ func (e *reconnectEngine) delay(t int64, dev uint32) (int64, bool) {
 		return d, true
 	case errors.Is(err, kit.ErrStop):
 		e.r.GaveUp++
-		e.pol[dev] = nil
+		e.releasePolicy(dev)
 	default:
 		e.fail(dev, int(e.att[dev])+1, t, causeOf(err), err)
 	}
 	return 0, false
+}
+
+// releasePolicy lets device dev's policy go, and with it the delays it
+// was asked for.
+func (e *reconnectEngine) releasePolicy(dev uint32) {
+	e.pol[dev] = nil
+	if !e.builtin {
+		e.kept -= int64(e.asked[dev])
+		e.asked[dev] = 0
+	}
 }
 
 // builtinDelay returns device dev's next delay with a built-in factory:
