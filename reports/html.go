@@ -300,9 +300,38 @@ func seriesCaption(p *Replay) string {
 	if trig.rampLabel != "" {
 		fmt.Fprintf(&b, ", then the lighter %s", trig.rampLabel)
 	}
-	fmt.Fprintf(&b, ". The lower panel is the %s at each whole second", words.jobs)
+	middle := "lower"
+	if s.Kind == sim.Overload && len(run.Series.Budget) > 0 {
+		middle = "middle"
+	}
+	fmt.Fprintf(&b, ". The %s panel is the %s at each whole second", middle, words.jobs)
 	if s.Kind == sim.Overload && s.QueueLimit > 0 {
 		fmt.Fprintf(&b, ", against the queue limit of %s", num(float64(s.QueueLimit)))
+	}
+	if ser := run.Series; s.Kind == sim.Overload && len(ser.Budget) > 0 {
+		bw := budgetWordsOf(s)
+		fmt.Fprintf(&b, ". %s The bottom panel is its level at each whole second, the %s (%s", s.Budget.Describe(s.Clients), bw.level, bw.whose)
+		if bw.states != nil {
+			fmt.Fprintf(&b, "; %s", strings.Join(bw.states, ", "))
+		}
+		b.WriteString(")")
+		nRefused, nThrottled := sumInts(ser.Refused), sumInts(ser.Throttled)
+		retries := num(float64(nRefused)) + " retries"
+		if nRefused == 1 {
+			retries = "1 retry"
+		}
+		fmt.Fprintf(&b, "; in this run it refused %s and rejected %s at the client", retries, plural(nThrottled, "attempt"))
+		if nRefused+nThrottled > 0 {
+			b.WriteString(", drawn with the traffic above")
+		}
+		switch at, stopped, ok := retriesAllowedAgain(ser, int(math.Ceil(trig.from))); {
+		case ok:
+			fmt.Fprintf(&b, ". From %s on it refuses no retry and rejects no attempt to the run's end: retries are allowed again, the dash-dotted line", seconds(float64(at)))
+		case stopped:
+			b.WriteString(". Retries are never allowed again within the run: the budget still refuses retries or rejects attempts in its last second")
+		default:
+			fmt.Fprintf(&b, ". From the trigger's start at %s on it stopped no attempt, so no instant marks retries allowed again", seconds(trig.from))
+		}
 	}
 	fmt.Fprintf(&b, ". The replay is judged on recovery: from %s on, in 5s windows, the service has recovered from the first window from which every window's failures are at most 1%% of the attempts sent in it. This run %s",
 		seconds(s.RecoveryFrom().Seconds()), recoveryPhrase(s, run))
