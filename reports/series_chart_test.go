@@ -179,3 +179,44 @@ func TestSeriesChartBudget(t *testing.T) {
 		})
 	}
 }
+
+// seriesMarkdown returns report.md of the report of s (see seriesReport).
+func seriesMarkdown(t *testing.T, s sim.Scenario) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, reports.WriteMarkdown(&b, seriesReport(t, s)))
+	return b.String()
+}
+
+// TestMarkdownServerModel checks that report.md of a server model says
+// what it judges: an overload's or a reconnect's recovery windows, with
+// no threshold line, and a contention's figures with no word of a peak
+// ratio it does not report.
+func TestMarkdownServerModel(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		s         sim.Scenario
+		want, not []string
+	}{
+		{"overload", sim.Scenario{Kind: sim.Overload, QueueLimit: 50},
+			[]string{"## Recovery windows", "| Windows | Failures | Attempts sent |", "| 35s–40s (1 window) |", "The replay is judged on recovery, not on the peak ratio: from 35s on, in 5s windows",
+				"recovered 5s after the dip.", "accept budget of 100, reported, not judged"},
+			[]string{"threshold", "## Arrivals per window", "mermaid"}},
+		{"reconnect", sim.Scenario{Kind: sim.Reconnect},
+			[]string{"## Recovery windows", "from 5s on, in 5s windows", "reported, not judged"},
+			[]string{"threshold", "## Arrivals per window"}},
+		{"contention", sim.Scenario{Kind: sim.Contention, Clients: 20},
+			[]string{"| writes (the work) |"},
+			[]string{"peak ratio", "accept budget", "busiest window", "## Recovery windows", "## Arrivals per window"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			md := seriesMarkdown(t, tc.s)
+			for _, s := range tc.want {
+				assert.Contains(t, md, s, "report.md")
+			}
+			for _, s := range tc.not {
+				assert.NotContains(t, md, s, "report.md")
+			}
+		})
+	}
+}
