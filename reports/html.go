@@ -58,6 +58,9 @@ type (
 		Name     string
 		Policy   string
 		Scenario string
+		// Budget says what retry budget the replay gives its clients
+		// and who holds it, when it gives one.
+		Budget   string
 		Reason   string
 		Change   htmlChange
 		Counts   string
@@ -161,7 +164,7 @@ func renderHTML(r Report) ([]byte, error) {
 	r = shown(r)
 	v := htmlView{R: r, Name: r.Policy.Name, Policy: policyLine(r.Policy), Reason: upperFirst(verdictReason(r)) + "."}
 	if p := r.Replay; p != nil {
-		v.Scenario = replayLine(p)
+		v.Scenario, v.Budget = replayLine(p), budgetLine(p)
 	}
 	if v.Name == "" {
 		v.Name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})

@@ -178,6 +178,9 @@ func renderMarkdown(r Report) ([]byte, error) {
 	}
 	if p := r.Replay; p != nil {
 		fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(replayLine(p)))
+		if line := budgetLine(p); line != "" {
+			fmt.Fprintf(&b, "- **Budget:** %s\n", mdText(line))
+		}
 	}
 	fmt.Fprintf(&b, "- **Seed:** %d · jitterkit %s · schema %s\n", r.Seed, mdText(r.KitVersion), mdText(r.Schema))
 	return b.Bytes(), nil
