@@ -494,7 +494,10 @@ func comparisonChart(c *Comparison) ([]byte, error) {
 				continue // no time of serving to draw
 			}
 			name := headings[j]
-			if len(c.Rows) > 1 {
+			switch {
+			case r.Budget != "":
+				name += ", " + r.label()
+			case len(c.Rows) > 1:
 				name += ", " + plural(r.Clients, "client")
 			}
 			rows = append(rows, row{name, e})

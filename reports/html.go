@@ -212,7 +212,7 @@ func renderHTML(r Report) ([]byte, error) {
 		label, unit := figureLabel(c.Figure)
 		hc := &htmlComparison{Title: upperFirst(withUnit(label, unitWord(unit))), Scenario: comparisonScenario(c), Policies: c.Policies}
 		for _, row := range c.Rows {
-			cells := []string{num(float64(row.Clients))}
+			cells := []string{row.label()}
 			for j := range row.Cells {
 				cells = append(cells, rowCell(c, row, j))
 			}

@@ -157,7 +157,7 @@ func renderMarkdown(r Report) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "\n|--:|%s\n", strings.Repeat("--:|", len(c.Policies)))
 		for _, row := range c.Rows {
-			fmt.Fprintf(&b, "| %s |", num(float64(row.Clients)))
+			fmt.Fprintf(&b, "| %s |", mdText(row.label()))
 			for j := range row.Cells {
 				fmt.Fprintf(&b, " %s |", rowCell(c, row, j))
 			}
