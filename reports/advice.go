@@ -332,7 +332,6 @@ func modelAdvice(r Report, remedies []string) []string {
 			num(p.Summary[sim.Attempts].Median), num(baselineFigure(p, sim.BaselineNoBackoff, sim.Attempts)), num(baselineFigure(p, "full jitter", sim.Attempts))))
 	}
 	if s.Kind == sim.Overload && s.Budget.Kind != sim.NoBudget {
-		out = append(out, s.Budget.Describe(s.Clients))
 		for _, w := range []sim.Warning{sim.BudgetNeverBinds, sim.BudgetNoHeadroom} {
 			if text := s.BudgetWarning(w); text != "" {
 				out = append(out, text)

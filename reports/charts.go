@@ -494,7 +494,10 @@ func comparisonChart(c *Comparison) ([]byte, error) {
 				continue // no time of serving to draw
 			}
 			name := headings[j]
-			if len(c.Rows) > 1 {
+			switch {
+			case r.Budget != "":
+				name += ", " + r.label()
+			case len(c.Rows) > 1:
 				name += ", " + plural(r.Clients, "client")
 			}
 			rows = append(rows, row{name, e})
@@ -788,11 +791,95 @@ func recoveryPhrase(s sim.Scenario, run sim.Run) string {
 	return fmt.Sprintf("recovered %s after %s", duration(run.RecoveredAfter), end)
 }
 
+// budgetWords are what a time-series chart calls a budget's level: the
+// value axis of its panel, the line's name, and whose level it is.
+type budgetWords struct {
+	axis, level, whose string
+	// states labels the levels of a budget of a few states, from 0: a
+	// breaker's closed, half-open and open.
+	states []string
+}
+
+// budgetWordsOf returns the words of s's budget.
+func budgetWordsOf(s sim.Scenario) budgetWords {
+	b := s.Budget.WithDefaults()
+	var w budgetWords
+	switch b.Kind {
+	case sim.Finagle:
+		w = budgetWords{axis: "retries available", level: "retries the Finagle budget allows"}
+	case sim.Envoy:
+		w = budgetWords{axis: "free retry slots", level: "free retry slots of the Envoy budget"}
+	case sim.GRPC:
+		w = budgetWords{axis: "tokens", level: "gRPC retry tokens"}
+	case sim.AWS, sim.AWS2026:
+		w = budgetWords{axis: "tokens", level: "tokens in the AWS retry quota"}
+	case sim.Adaptive:
+		w = budgetWords{axis: "rejection probability", level: "chance the adaptive throttle rejects an attempt"}
+	case sim.Breaker:
+		w = budgetWords{axis: "breaker state", level: "circuit breaker's state", states: []string{"closed", "half-open", "open"}}
+	default:
+		w = budgetWords{axis: "budget level", level: "budget's level"}
+	}
+	w.whose = "one budget for the fleet"
+	if b.Scope != sim.ScopeFleet {
+		w.whose = fmt.Sprintf("mean over the %s devices", num(float64(s.Clients)))
+	}
+	return w
+}
+
+// budgetStopped returns the retries the budget refused plus the attempts
+// it rejected at the client in second i of ser.
+func budgetStopped(ser *sim.Series, i int) int {
+	n := 0
+	if i < len(ser.Refused) {
+		n += ser.Refused[i]
+	}
+	if i < len(ser.Throttled) {
+		n += ser.Throttled[i]
+	}
+	return n
+}
+
+// retriesAllowedAgain returns the first whole second, from second from
+// on, from which the budget of ser refuses no retry and rejects no
+// attempt at the client for the rest of the run: the second after the
+// last one, from from on, in which it did. stopped is false when it did
+// neither from from on; ok is false when it still did in the run's last
+// second.
+func retriesAllowedAgain(ser *sim.Series, from int) (at int, stopped, ok bool) {
+	n := max(len(ser.Refused), len(ser.Throttled))
+	last := -1
+	for i := max(from, 0); i < n; i++ {
+		if budgetStopped(ser, i) > 0 {
+			last = i
+		}
+	}
+	switch {
+	case last < 0:
+		return 0, false, false
+	case last+1 >= n:
+		return 0, true, false
+	}
+	return last + 1, true, true
+}
+
+// sumInts returns the sum of xs.
+func sumInts(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
 // Colours of the time-series chart.
 var (
 	colorRamp     = color.RGBA{R: 0xee, G: 0xf0, B: 0xf2, A: 0xff}
 	colorCapacity = color.RGBA{R: 0x1d, G: 0x27, B: 0x33, A: 0xff}
 	colorRecover  = color.RGBA{R: 0x6a, G: 0x1b, B: 0x9a, A: 0xff}
+	colorLevel    = color.RGBA{R: 0x00, G: 0x83, B: 0x8f, A: 0xff}
+	colorRefused  = color.RGBA{R: 0xb2, G: 0x6a, B: 0x00, A: 0xff}
+	colorThrottle = color.RGBA{R: 0xad, G: 0x14, B: 0x57, A: 0xff}
 )
 
 // seriesChart draws the representative run of a server model's replay
@@ -824,9 +911,23 @@ func seriesChart(rp *Replay) ([]byte, error) {
 	capacity := binMeans(w, ser.Capacity)
 	jobs := binMeans(w, floats(ser.Jobs))
 	zeros := make([]float64, len(first))
+	// A budget's panel: its level, and what it stopped, drawn with the
+	// traffic.
+	budgeted := s.Kind == sim.Overload && len(ser.Budget) > 0
+	var refused, throttled, level []float64
+	var nRefused, nThrottled int
+	if budgeted {
+		refused, throttled, level = binMeans(w, floats(ser.Refused)), binMeans(w, floats(ser.Throttled)), binMeans(w, ser.Budget)
+		nRefused, nThrottled = sumInts(ser.Refused), sumInts(ser.Throttled)
+	}
+	from := int(math.Ceil(trig.from))
+	againAt, stopped, again := 0, false, false
+	if budgeted {
+		againAt, stopped, again = retriesAllowedAgain(ser, from)
+	}
 
 	var top, jobsTop float64
-	for _, v := range [][]float64{sent, succ, fail, capacity} {
+	for _, v := range [][]float64{sent, succ, fail, capacity, refused, throttled} {
 		for _, f := range v {
 			top = max(top, f)
 		}
@@ -851,10 +952,37 @@ func seriesChart(rp *Replay) ([]byte, error) {
 	upper.X.Min, upper.X.Max = 0, end
 	upper.Y.Min, upper.Y.Max = 0, top
 	upper.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
-	lower := newPlot("", "time since the start of the run (s)", words.jobsAxis)
+	timeAxis := "time since the start of the run (s)"
+	lower := newPlot("", timeAxis, words.jobsAxis)
 	lower.X.Min, lower.X.Max = 0, end
 	lower.Y.Min, lower.Y.Max = 0, jobsTop
 	lower.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
+	var bwords budgetWords
+	var budgetPanel *plot.Plot
+	if budgeted {
+		bwords = budgetWordsOf(s)
+		lower.X.Label.Text = ""
+		budgetPanel = newPlot("", timeAxis, bwords.axis)
+		budgetPanel.X.Min, budgetPanel.X.Max = 0, end
+		budgetPanel.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
+		if bwords.states != nil {
+			var ticks plot.ConstantTicks
+			for i, st := range bwords.states {
+				ticks = append(ticks, plot.Tick{Value: float64(i), Label: st})
+			}
+			budgetPanel.Y.Tick.Marker = ticks
+			budgetPanel.Y.Min, budgetPanel.Y.Max = -0.15, float64(len(bwords.states)-1)+0.15
+		} else {
+			lo, hi := 0.0, 0.0
+			for _, f := range level {
+				lo, hi = min(lo, f), max(hi, f)
+			}
+			budgetPanel.Y.Min, budgetPanel.Y.Max = -roundUp(-lo*1.08), max(roundUp(hi*1.08), 1)
+			if s.Budget.Kind == sim.Adaptive {
+				budgetPanel.Y.Max = min(budgetPanel.Y.Max, 1)
+			}
+		}
+	}
 
 	succStyle := draw.LineStyle{Color: colorBudget, Width: vg.Points(1.6)}
 	failStyle := draw.LineStyle{Color: colorLimit, Width: vg.Points(1.6)}
@@ -862,6 +990,10 @@ func seriesChart(rp *Replay) ([]byte, error) {
 	recStyle := draw.LineStyle{Color: colorRecover, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
 	jobsStyle := draw.LineStyle{Color: colorBox, Width: vg.Points(1.4)}
 	limitStyle := draw.LineStyle{Color: colorLimit, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+	refusedStyle := draw.LineStyle{Color: colorRefused, Width: vg.Points(1.4)}
+	throttledStyle := draw.LineStyle{Color: colorThrottle, Width: vg.Points(1.4)}
+	levelStyle := draw.LineStyle{Color: colorLevel, Width: vg.Points(1.6)}
+	againStyle := draw.LineStyle{Color: colorLevel, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}}
 	recoveredAt := (s.RecoveryFrom() + run.RecoveredAfter).Seconds()
 
 	legend := []legendItem{{trig.label, []plot.Thumbnailer{swatch{colorDown}}}}
@@ -874,12 +1006,27 @@ func seriesChart(rp *Replay) ([]byte, error) {
 		legendItem{words.successes, []plot.Thumbnailer{lineSwatch{succStyle}}},
 		legendItem{words.failures, []plot.Thumbnailer{lineSwatch{failStyle}}},
 		legendItem{words.capacity, []plot.Thumbnailer{lineSwatch{capStyle}}})
+	if nRefused > 0 {
+		legend = append(legend, legendItem{fmt.Sprintf("retries the budget refused (%s)", num(float64(nRefused))), []plot.Thumbnailer{lineSwatch{refusedStyle}}})
+	}
+	if nThrottled > 0 {
+		legend = append(legend, legendItem{fmt.Sprintf("attempts it rejected at the client (%s)", num(float64(nThrottled))), []plot.Thumbnailer{lineSwatch{throttledStyle}}})
+	}
 	if run.Recovered {
 		legend = append(legend, legendItem{fmt.Sprintf("recovered (at %s)", seconds(recoveredAt)), []plot.Thumbnailer{lineSwatch{recStyle}}})
 	}
 	legend = append(legend, legendItem{words.jobs, []plot.Thumbnailer{lineSwatch{jobsStyle}}})
 	if queueLimit > 0 {
 		legend = append(legend, legendItem{fmt.Sprintf("queue limit (%s jobs)", num(queueLimit)), []plot.Thumbnailer{lineSwatch{limitStyle}}})
+	}
+	if budgeted {
+		legend = append(legend, legendItem{fmt.Sprintf("%s (%s)", bwords.level, bwords.whose), []plot.Thumbnailer{lineSwatch{levelStyle}}})
+		switch {
+		case again:
+			legend = append(legend, legendItem{fmt.Sprintf("retries allowed again (from %s)", seconds(float64(againAt))), []plot.Thumbnailer{lineSwatch{againStyle}}})
+		case stopped:
+			legend = append(legend, legendItem{"retries never allowed again: the budget still stops some in the run's last second", nil})
+		}
 	}
 
 	mid := func(i int) float64 { return math.Min((float64(i)+0.5)*bw, end) }
@@ -917,6 +1064,26 @@ func seriesChart(rp *Replay) ([]byte, error) {
 		}
 		drawText(c, 10, true, align, draw.YTop, at, fmt.Sprintf("recovered at %s", seconds(recoveredAt)))
 	}
+	// allowed marks the second from which the budget lets every retry
+	// through again, labelled halfway up the panel when label is set.
+	allowed := func(c draw.Canvas, x, y func(float64) vg.Length, bottom, top float64, label bool) {
+		at := float64(againAt)
+		if !again || at > end {
+			return
+		}
+		c.StrokeLine2(againStyle, x(at), y(bottom), x(at), y(top))
+		if !label {
+			return
+		}
+		// The label goes left of the mark near the right edge, or where
+		// the recovery's mark follows close behind.
+		pt, align := vg.Point{X: x(at) + vg.Points(4), Y: y((bottom + top) / 2)}, draw.XLeft
+		close := run.Recovered && recoveredAt > at && x(recoveredAt)-x(at) < vg.Points(150)
+		if pt.X > c.Min.X+(c.Max.X-c.Min.X)*0.7 || close && x(at)-c.Min.X > vg.Points(150) {
+			pt.X, align = x(at)-vg.Points(4), draw.XRight
+		}
+		drawText(c, 10, true, align, draw.YCenter, pt, fmt.Sprintf("retries allowed again at %s", seconds(at)))
+	}
 	upper.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
 		shade(c, x, y, top)
 		// The retries are the band between the first attempts and all
@@ -927,7 +1094,14 @@ func seriesChart(rp *Replay) ([]byte, error) {
 		c.StrokeLines(capStyle, steps(capacity, bw, end, x, y))
 		c.StrokeLines(succStyle, polyline(succ, mid, x, y))
 		c.StrokeLines(failStyle, polyline(fail, mid, x, y))
+		if nRefused > 0 {
+			c.StrokeLines(refusedStyle, polyline(refused, mid, x, y))
+		}
+		if nThrottled > 0 {
+			c.StrokeLines(throttledStyle, polyline(throttled, mid, x, y))
+		}
 		recovered(c, x, y, top, true)
+		allowed(c, x, y, 0, top, false)
 	}))
 	lower.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
 		shade(c, x, y, jobsTop)
@@ -936,28 +1110,61 @@ func seriesChart(rp *Replay) ([]byte, error) {
 		}
 		c.StrokeLines(jobsStyle, polyline(jobs, sample, x, y))
 		recovered(c, x, y, jobsTop, false)
+		allowed(c, x, y, 0, jobsTop, false)
 	}))
+	if budgeted {
+		budgetPanel.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
+			lo, hi := budgetPanel.Y.Min, budgetPanel.Y.Max
+			shade(c, x, y, hi)
+			if bwords.states != nil {
+				// A state holds from one sample to the next: a line
+				// between two states would pass through a third.
+				c.StrokeLines(levelStyle, steps(level, bw, end, x, y))
+			} else {
+				c.StrokeLines(levelStyle, polyline(level, sample, x, y))
+			}
+			recovered(c, x, y, hi, false)
+			allowed(c, x, y, lo, hi, true)
+		}))
+	}
 
-	const upperHeight, lowerHeight = 300, 150
+	panels := []*plot.Plot{upper, lower}
+	heights := []vg.Length{vg.Points(300), vg.Points(150)}
+	if budgeted {
+		panels, heights = append(panels, budgetPanel), append(heights, vg.Points(140))
+	}
 	l := layoutLegend(upper.Legend, chartWidth, legend)
-	height := vg.Points(upperHeight+lowerHeight) + l.height
+	height := l.height
+	for _, h := range heights {
+		height += h
+	}
 	c, dc := newSVG(chartWidth, height)
 	sty := upper.Legend.TextStyle
-	upper.Legend, lower.Legend = plot.NewLegend(), plot.NewLegend()
-	// A little room on the right for the last tick's label, which sits
-	// at the run's end.
-	upperArea := draw.Crop(dc, 0, -vg.Points(8), l.height+vg.Points(lowerHeight), 0)
-	lowerArea := draw.Crop(dc, 0, -vg.Points(8), l.height, -vg.Points(upperHeight))
-	// The panels share the time axis: both data areas start where the
-	// wider of the two value axes leaves room.
-	du, dl := upper.DataCanvas(upperArea), lower.DataCanvas(lowerArea)
-	left := max(du.Min.X, dl.Min.X)
-	upperArea = draw.Crop(upperArea, left-du.Min.X, 0, 0, 0)
-	lowerArea = draw.Crop(lowerArea, left-dl.Min.X, 0, 0, 0)
-	upper.Draw(upperArea)
-	lower.Draw(lowerArea)
-	l.draw(dc, sty, upper.Legend.ThumbnailWidth, lower.DataCanvas(lowerArea).Min.X, legend)
-	label := fmt.Sprintf("Time series of run %d of %d: %s and %s, %s, %s and %s %s, with %s below; %s",
-		rp.Representative+1, len(rp.Runs), words.first, words.retries, words.successes, words.failures, words.capacity, per, words.jobs, recoveryPhrase(s, run))
+	// The panels, from the top, each above the next and the last above
+	// the legend, with a little room on the right for the last tick's
+	// label, which sits at the run's end.
+	areas := make([]draw.Canvas, len(panels))
+	var above vg.Length
+	left := vg.Length(0)
+	for i, p := range panels {
+		p.Legend = plot.NewLegend()
+		below := height - above - heights[i]
+		areas[i] = draw.Crop(dc, 0, -vg.Points(8), below, -above)
+		above += heights[i]
+		left = max(left, p.DataCanvas(areas[i]).Min.X)
+	}
+	// The panels share the time axis: their data areas start where the
+	// widest of the value axes leaves room.
+	for i, p := range panels {
+		areas[i] = draw.Crop(areas[i], left-p.DataCanvas(areas[i]).Min.X, 0, 0, 0)
+		p.Draw(areas[i])
+	}
+	l.draw(dc, sty, upper.Legend.ThumbnailWidth, left, legend)
+	label := fmt.Sprintf("Time series of run %d of %d: %s and %s, %s, %s and %s %s, with %s below",
+		rp.Representative+1, len(rp.Runs), words.first, words.retries, words.successes, words.failures, words.capacity, per, words.jobs)
+	if budgeted {
+		label += fmt.Sprintf(", and below them the %s (%s)", bwords.level, bwords.whose)
+	}
+	label += "; " + recoveryPhrase(s, run)
 	return encodeSVG(c, label)
 }

@@ -66,21 +66,37 @@ func writeComparisons(b *bytes.Buffer, cs []Comparison, indent string) {
 			for i := range row.Cells {
 				cells[i] = rowCell(c, row, i)
 			}
-			fmt.Fprintf(tw, "%s  %s\t%s\t\n", indent, num(float64(row.Clients)), strings.Join(cells, "\t"))
+			fmt.Fprintf(tw, "%s  %s\t%s\t\n", indent, row.label(), strings.Join(cells, "\t"))
 		}
 		tw.Flush()
 	}
 }
 
+// label names a comparison's row: its fleet size, or the kind of its
+// budget and who holds it, "finagle, fleet".
+func (r ComparisonRow) label() string {
+	if r.Budget == "" {
+		return num(float64(r.Clients))
+	}
+	kind, _, _ := strings.Cut(r.Budget, ":")
+	return kind + ", " + string(r.BudgetScope)
+}
+
 // comparisonScenario describes the scenario of a comparison in one line:
-// the scenario with the span of its fleet sizes, then the runs per cell
-// and the seed.
+// the scenario with the span of its fleet sizes (those of the rows
+// without a budget of their own), then the runs per cell and the seed.
 func comparisonScenario(c Comparison) string {
+	var sizes []int
+	for _, r := range c.Rows {
+		if r.Budget == "" {
+			sizes = append(sizes, r.Clients)
+		}
+	}
 	fleet := ""
-	if n := len(c.Rows); n > 1 {
-		fleet = fmt.Sprintf("%s to %s clients", num(float64(c.Rows[0].Clients)), num(float64(c.Rows[n-1].Clients)))
+	if n := len(sizes); n > 1 {
+		fleet = fmt.Sprintf("%s to %s clients", num(float64(sizes[0])), num(float64(sizes[n-1])))
 	} else if n == 1 {
-		fleet = plural(c.Rows[0].Clients, "client")
+		fleet = plural(sizes[0], "client")
 	}
 	cfg := c.Config.WithDefaults()
 	return scenarioLine(c.Scenario, fleet, fmt.Sprintf("%d runs per cell", cfg.Runs), fmt.Sprintf("seed %d", cfg.Seed))

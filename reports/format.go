@@ -269,6 +269,17 @@ func perSecond(r float64) string {
 	return num(r) + "/s"
 }
 
+// budgetLine says in one sentence what retry budget an Overload's replay
+// gives its clients and who holds it (see [sim.Budget.Describe]), or ""
+// for a replay without one.
+func budgetLine(p *Replay) string {
+	s := p.Scenario.WithDefaults()
+	if s.Kind != sim.Overload || s.Budget.Kind == sim.NoBudget {
+		return ""
+	}
+	return s.Budget.Describe(s.Clients)
+}
+
 // replayLine describes the replay's scenario in one line, and, for a
 // sample of the fleet, what it stands for: "…; a sample: 1/100 of 1,000,000
 // clients against 1/100 of 125,000/s, its peak ratio within 2% of the

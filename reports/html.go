@@ -58,6 +58,9 @@ type (
 		Name     string
 		Policy   string
 		Scenario string
+		// Budget says what retry budget the replay gives its clients
+		// and who holds it, when it gives one.
+		Budget   string
 		Reason   string
 		Change   htmlChange
 		Counts   string
@@ -161,7 +164,7 @@ func renderHTML(r Report) ([]byte, error) {
 	r = shown(r)
 	v := htmlView{R: r, Name: r.Policy.Name, Policy: policyLine(r.Policy), Reason: upperFirst(verdictReason(r)) + "."}
 	if p := r.Replay; p != nil {
-		v.Scenario = replayLine(p)
+		v.Scenario, v.Budget = replayLine(p), budgetLine(p)
 	}
 	if v.Name == "" {
 		v.Name = policyLine(Policy{Spec: r.Policy.Spec, Command: r.Policy.Command})
@@ -209,7 +212,7 @@ func renderHTML(r Report) ([]byte, error) {
 		label, unit := figureLabel(c.Figure)
 		hc := &htmlComparison{Title: upperFirst(withUnit(label, unitWord(unit))), Scenario: comparisonScenario(c), Policies: c.Policies}
 		for _, row := range c.Rows {
-			cells := []string{num(float64(row.Clients))}
+			cells := []string{row.label()}
 			for j := range row.Cells {
 				cells = append(cells, rowCell(c, row, j))
 			}
@@ -300,9 +303,38 @@ func seriesCaption(p *Replay) string {
 	if trig.rampLabel != "" {
 		fmt.Fprintf(&b, ", then the lighter %s", trig.rampLabel)
 	}
-	fmt.Fprintf(&b, ". The lower panel is the %s at each whole second", words.jobs)
+	middle := "lower"
+	if s.Kind == sim.Overload && len(run.Series.Budget) > 0 {
+		middle = "middle"
+	}
+	fmt.Fprintf(&b, ". The %s panel is the %s at each whole second", middle, words.jobs)
 	if s.Kind == sim.Overload && s.QueueLimit > 0 {
 		fmt.Fprintf(&b, ", against the queue limit of %s", num(float64(s.QueueLimit)))
+	}
+	if ser := run.Series; s.Kind == sim.Overload && len(ser.Budget) > 0 {
+		bw := budgetWordsOf(s)
+		fmt.Fprintf(&b, ". %s The bottom panel is its level at each whole second, the %s (%s", s.Budget.Describe(s.Clients), bw.level, bw.whose)
+		if bw.states != nil {
+			fmt.Fprintf(&b, "; %s", strings.Join(bw.states, ", "))
+		}
+		b.WriteString(")")
+		nRefused, nThrottled := sumInts(ser.Refused), sumInts(ser.Throttled)
+		retries := num(float64(nRefused)) + " retries"
+		if nRefused == 1 {
+			retries = "1 retry"
+		}
+		fmt.Fprintf(&b, "; in this run it refused %s and rejected %s at the client", retries, plural(nThrottled, "attempt"))
+		if nRefused+nThrottled > 0 {
+			b.WriteString(", drawn with the traffic above")
+		}
+		switch at, stopped, ok := retriesAllowedAgain(ser, int(math.Ceil(trig.from))); {
+		case ok:
+			fmt.Fprintf(&b, ". From %s on it refuses no retry and rejects no attempt to the run's end: retries are allowed again, the dash-dotted line", seconds(float64(at)))
+		case stopped:
+			b.WriteString(". Retries are never allowed again within the run: the budget still refuses retries or rejects attempts in its last second")
+		default:
+			fmt.Fprintf(&b, ". From the trigger's start at %s on it stopped no attempt, so no instant marks retries allowed again", seconds(trig.from))
+		}
 	}
 	fmt.Fprintf(&b, ". The replay is judged on recovery: from %s on, in 5s windows, the service has recovered from the first window from which every window's failures are at most 1%% of the attempts sent in it. This run %s",
 		seconds(s.RecoveryFrom().Seconds()), recoveryPhrase(s, run))

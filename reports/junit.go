@@ -86,6 +86,9 @@ func renderJUnit(r Report) ([]byte, error) {
 	}
 	if p := r.Replay; p != nil {
 		suite.Properties = append(suite.Properties, junitProperty{"scenario", replayLine(p)})
+		if line := budgetLine(p); line != "" {
+			suite.Properties = append(suite.Properties, junitProperty{"budget", line})
+		}
 	}
 	suite.Properties = append(suite.Properties,
 		junitProperty{"seed", fmt.Sprint(r.Seed)},
@@ -146,6 +149,9 @@ func renderJUnit(r Report) ([]byte, error) {
 		}
 		var lines []string
 		lines = append(lines, p.Detail, replayLine(p))
+		if line := budgetLine(p); line != "" {
+			lines = append(lines, line)
+		}
 		if x := p.Stopped; x != nil {
 			lines = append(lines, "counterexample: "+counterexampleHead(x))
 			for _, d := range x.Devices {

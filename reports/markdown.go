@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/sim"
@@ -105,8 +107,18 @@ func renderMarkdown(r Report) ([]byte, error) {
 	}
 
 	if p := r.Replay; p != nil {
-		if chart := mermaidArrivals(p); chart != "" {
-			fmt.Fprintf(&b, "\n## Arrivals per window\n\n%s", chart)
+		switch {
+		case p.Scenario.Kind.Recovers():
+			if table := recoveryWindows(p); table != "" {
+				fmt.Fprintf(&b, "\n## Recovery windows\n\n%s", table)
+			}
+		case p.Scenario.Kind.ServerModel():
+			// A contention is judged on its work and its clients, which
+			// the figures hold: it has no chart.
+		default:
+			if chart := mermaidArrivals(p); chart != "" {
+				fmt.Fprintf(&b, "\n## Arrivals per window\n\n%s", chart)
+			}
 		}
 		fmt.Fprintf(&b, "\n## Replay\n\n%s: %s\n\n", mdStatus(p.Status), mdText(p.Detail))
 		if x := p.Stopped; x != nil {
@@ -122,8 +134,14 @@ func renderMarkdown(r Report) ([]byte, error) {
 			for _, f := range summaryFigures(p) {
 				fmt.Fprintf(&b, "| %s | %s | %s |\n", f.label, f.median(), f.bounds(true))
 			}
-			fmt.Fprintf(&b, "\n%s (%s). The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.\n",
-				plural(len(p.Runs), "run"), seedList(p.Runs), num(p.Budget()))
+			fmt.Fprintf(&b, "\n%s (%s).", plural(len(p.Runs), "run"), seedList(p.Runs))
+			switch k := p.Scenario.Kind; {
+			case k.Recovers():
+				fmt.Fprintf(&b, " The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s, reported, not judged: the replay is judged on recovery.", num(p.Budget()))
+			case !k.ServerModel():
+				fmt.Fprintf(&b, " The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.", num(p.Budget()))
+			}
+			fmt.Fprintf(&b, "\n")
 		}
 	}
 
@@ -139,7 +157,7 @@ func renderMarkdown(r Report) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "\n|--:|%s\n", strings.Repeat("--:|", len(c.Policies)))
 		for _, row := range c.Rows {
-			fmt.Fprintf(&b, "| %s |", num(float64(row.Clients)))
+			fmt.Fprintf(&b, "| %s |", mdText(row.label()))
 			for j := range row.Cells {
 				fmt.Fprintf(&b, " %s |", rowCell(c, row, j))
 			}
@@ -160,6 +178,9 @@ func renderMarkdown(r Report) ([]byte, error) {
 	}
 	if p := r.Replay; p != nil {
 		fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(replayLine(p)))
+		if line := budgetLine(p); line != "" {
+			fmt.Fprintf(&b, "- **Budget:** %s\n", mdText(line))
+		}
 	}
 	fmt.Fprintf(&b, "- **Seed:** %d · jitterkit %s · schema %s\n", r.Seed, mdText(r.KitVersion), mdText(r.Schema))
 	return b.Bytes(), nil
@@ -231,6 +252,89 @@ func mermaidArrivals(p *Replay) string {
 		fmt.Fprintf(&b, " The upper line is %s, the lower %s.", upper, lower)
 	}
 	fmt.Fprintf(&b, "\n")
+	return b.String()
+}
+
+// Recovery windows, as the server models judge them (see
+// [sim.RecoveryTime]): a window recovers when its failures are at most
+// 1/recoveryShare of the attempts sent in it.
+const (
+	recoveryWindow = 5 // seconds
+	recoveryShare  = 100
+)
+
+// recoveryWindows tabulates the recovery windows of the replay's
+// representative run: from the instant recovery is judged from, rounded
+// up to a whole second, whole windows of 5s up to the horizon, each with
+// its failures and the attempts sent in it (a budget's rejections at the
+// client count as both). Consecutive windows on the same side of 1% share
+// a row, and the rows are cut at ten. A sentence says how the replay is
+// judged and what the run did. It returns "" when the run has no series
+// or no whole window follows the trigger.
+func recoveryWindows(p *Replay) string {
+	if p.Representative < 0 || p.Representative >= len(p.Runs) {
+		return ""
+	}
+	run := p.Runs[p.Representative]
+	ser := run.Series
+	if ser == nil {
+		return ""
+	}
+	s := p.Scenario.WithDefaults()
+	first := int(math.Ceil(s.RecoveryFrom().Seconds()))
+	n := min(len(ser.Failures), len(ser.FirstSent), len(ser.RetriesSent), int(s.Horizon/time.Second))
+	windows := (n - first) / recoveryWindow
+	if first < 0 || windows <= 0 {
+		return ""
+	}
+	type span struct {
+		from, to         int // windows
+		failed, attempts int
+		worst            float64 // the largest share of failures in a window
+		within           bool
+	}
+	var spans []span
+	for w := range windows {
+		var failed, attempts int
+		for i := first + w*recoveryWindow; i < first+(w+1)*recoveryWindow; i++ {
+			failed += ser.Failures[i]
+			attempts += ser.FirstSent[i] + ser.RetriesSent[i]
+			if i < len(ser.Throttled) {
+				attempts += ser.Throttled[i]
+			}
+		}
+		share := 0.0
+		if attempts > 0 {
+			share = float64(failed) / float64(attempts)
+		} else if failed > 0 {
+			share = 1
+		}
+		within := failed*recoveryShare <= attempts
+		if k := len(spans) - 1; k >= 0 && spans[k].within == within {
+			spans[k].to, spans[k].failed, spans[k].attempts = w, spans[k].failed+failed, spans[k].attempts+attempts
+			spans[k].worst = max(spans[k].worst, share)
+			continue
+		}
+		spans = append(spans, span{from: w, to: w, failed: failed, attempts: attempts, worst: share, within: within})
+	}
+	at := func(w int) string { return seconds(float64(first + w*recoveryWindow)) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "| Windows | Failures | Attempts sent | Most failures per attempt in a window | Each window within 1%%? |\n|---|--:|--:|--:|---|\n")
+	shown, more := cut(len(spans))
+	for _, sp := range spans[:shown] {
+		count := plural(sp.to-sp.from+1, "window")
+		yes := "no"
+		if sp.within {
+			yes = "yes"
+		}
+		fmt.Fprintf(&b, "| %s–%s (%s) | %s | %s | %s%% | %s |\n", at(sp.from), at(sp.to+1), count,
+			num(float64(sp.failed)), num(float64(sp.attempts)), num(round3(100*sp.worst)), yes)
+	}
+	if more != "" {
+		fmt.Fprintf(&b, "| %s | | | | |\n", more)
+	}
+	fmt.Fprintf(&b, "\nThe replay is judged on recovery, not on the peak ratio: from %s on, in %ds windows, the service has recovered from the first window from which every window's failures are at most 1%% of the attempts sent in it, provided some client succeeded in them. Run %d (seed %d), the median run by recovery, %s.\n",
+		seconds(float64(first)), recoveryWindow, p.Representative+1, run.Seed, recoveryPhrase(s, run))
 	return b.String()
 }
 

@@ -226,10 +226,17 @@ type Comparison struct {
 	Rows []ComparisonRow `json:"rows"`
 }
 
-// A ComparisonRow is one fleet size of a Comparison.
+// A ComparisonRow is one fleet size of a Comparison, or one retry budget
+// at a fleet size.
 type ComparisonRow struct {
 	// Clients is the fleet size of the row.
 	Clients int `json:"clients"`
+	// Budget is the spec of the retry budget (see sim.ParseBudget) the
+	// row's replays give the clients in place of the scenario's, and
+	// BudgetScope who holds it, as the scenario's JSON writes them; both
+	// are empty in a row of the scenario itself.
+	Budget      string          `json:"budget,omitempty"`
+	BudgetScope sim.BudgetScope `json:"budget_scope,omitempty"`
 	// Cells holds one estimate per policy, in the order of Policies.
 	Cells []sim.Estimate `json:"cells"`
 	// NoneServed marks, in the order of Policies, the cells of an outage

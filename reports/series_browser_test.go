@@ -3,6 +3,8 @@
 package reports_test
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,4 +75,47 @@ func inside(t *testing.T, s, area shape, what string) {
 	t.Helper()
 	assert.True(t, s.left >= area.left-0.5 && s.right <= area.right+0.5 && s.top >= area.top-0.5 && s.bottom <= area.bottom+0.5,
 		"%s (%.1f,%.1f)–(%.1f,%.1f) lies outside the data area (%.1f,%.1f)–(%.1f,%.1f)", what, s.left, s.top, s.right, s.bottom, area.left, area.top, area.right, area.bottom)
+}
+
+// TestSeriesChartBudgetInBrowser checks, in the drawn time-series chart of
+// an overload with a Finagle budget the fleet shares, that the budget's
+// panel is a third data area below the other two on the same time axis,
+// that the mark of retries allowed again is labelled within it, and that
+// its value axis is labelled beside it.
+func TestSeriesChartBudgetInBrowser(t *testing.T) {
+	browser := findBrowser(t)
+	shapes := chartShapes(t, browser, seriesReport(t, sim.Scenario{Kind: sim.Overload, Budget: sim.Budget{Kind: sim.Finagle, Scope: sim.ScopeFleet}}))["series-chart"]
+	require.NotEmpty(t, shapes, "the time-series chart's shapes")
+	var areas []shape
+	for _, s := range shapes {
+		if s.kind == "area" {
+			areas = append(areas, s)
+		}
+	}
+	require.Len(t, areas, 3, "the time-series chart's data areas, one per panel")
+	slices.SortFunc(areas, func(a, b shape) int { return cmp.Compare(a.top, b.top) })
+	for i, a := range areas[1:] {
+		assert.InDelta(t, areas[0].left, a.left, 0.6, "panel %d's data area starts at the same time as the first's", i+2)
+		assert.InDelta(t, areas[0].right, a.right, 0.6, "panel %d's data area ends at the same time as the first's", i+2)
+		assert.LessOrEqual(t, areas[i].bottom, a.top, "panel %d's data area lies below the one above it", i+2)
+	}
+	budget := areas[2]
+	assert.Greater(t, budget.bottom-budget.top, 60.0, "the budget panel's data area's height in px")
+	labelled, axis := false, false
+	for _, s := range shapes {
+		if s.kind != "text" {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(s.rest, "retries allowed again at "):
+			labelled = true
+			inside(t, s, budget, "the label of retries allowed again")
+		case s.rest == "retries available":
+			axis = true
+			assert.LessOrEqual(t, s.right, budget.left+0.5, "the budget's axis label lies left of its panel")
+			assert.True(t, s.top >= budget.top-10 && s.bottom <= budget.bottom+10, "the budget's axis label lies beside its panel")
+		}
+	}
+	assert.True(t, labelled, "the mark of retries allowed again was labelled")
+	assert.True(t, axis, "the budget's value axis was labelled")
 }

@@ -106,3 +106,74 @@ func TestSeriesChartLegend(t *testing.T) {
 		assert.True(t, strings.Contains(string(svg), s), "the legend or title lacks %q", s)
 	}
 }
+
+// TestRetriesAllowedAgain checks the instant retries are allowed again:
+// the second after the last, from the trigger's start on, in which the
+// budget refused a retry or rejected an attempt; none when it stopped
+// nothing from then on, and never when it still did in the last second.
+func TestRetriesAllowedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		refused, throttled  []int
+		from                int
+		at                  int
+		stopped, allowedYet bool
+	}{
+		{"refused, then none", []int{0, 1, 2, 0, 0}, []int{0, 0, 0, 0, 0}, 1, 3, true, true},
+		{"throttled, then none", []int{0, 0, 0, 0, 0}, []int{0, 0, 4, 1, 0}, 0, 4, true, true},
+		{"only before the trigger", []int{3, 0, 0, 0}, []int{0, 0, 0, 0}, 1, 0, false, false},
+		{"nothing", []int{0, 0, 0}, []int{0, 0, 0}, 0, 0, false, false},
+		{"to the last second", []int{0, 1, 0, 0}, []int{0, 0, 0, 2}, 1, 0, true, false},
+		{"no throttled series", []int{0, 5, 0}, nil, 0, 2, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ser := &sim.Series{Refused: tc.refused, Throttled: tc.throttled}
+			at, stopped, ok := retriesAllowedAgain(ser, tc.from)
+			assert.Equal(t, tc.stopped, stopped, "stopped")
+			assert.Equal(t, tc.allowedYet, ok, "allowed again")
+			assert.Equal(t, tc.at, at, "the second retries are allowed again")
+		})
+	}
+}
+
+// TestSeriesChartBudgetEdges draws budgeted runs at the edges: a level
+// that is not finite or below zero, a breaker's states, and a budget
+// whose series are shorter than the run's. None may fail, and every
+// number drawn must be finite.
+func TestSeriesChartBudgetEdges(t *testing.T) {
+	budgeted := func(kind sim.BudgetKind, n int, level func(i int) float64) *Replay {
+		ser := zeroSeries(n)
+		ser.Refused, ser.Throttled, ser.Budget = make([]int, n), make([]int, n), make([]float64, n)
+		for i := range ser.Budget {
+			ser.Budget[i] = level(i)
+		}
+		rp := seriesReplay(sim.Overload, ser, true)
+		rp.Scenario.Budget = sim.Budget{Kind: kind, Scope: sim.ScopeFleet}
+		return rp
+	}
+	bad := budgeted(sim.Finagle, 60, func(i int) float64 { return float64(i) })
+	bad.Runs[0].Series.Budget[3], bad.Runs[0].Series.Budget[4] = math.NaN(), math.Inf(-1)
+	short := budgeted(sim.GRPC, 60, func(int) float64 { return 10 })
+	short.Runs[0].Series.Refused, short.Runs[0].Series.Throttled = []int{0, 1}, nil
+	for _, tc := range []struct {
+		name string
+		rp   *Replay
+	}{
+		{"not finite", bad},
+		{"below zero", budgeted(sim.Envoy, 60, func(i int) float64 { return float64(i%7) - 3 })},
+		{"breaker", budgeted(sim.Breaker, 60, func(i int) float64 { return float64(i % 3) })},
+		{"adaptive", budgeted(sim.Adaptive, 60, func(i int) float64 { return float64(i) / 100 })},
+		{"short series", short},
+		{"long", budgeted(sim.AWS, 7*24*3600, func(int) float64 { return 500 })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svg, err := seriesChart(tc.rp)
+			require.NoError(t, err)
+			assert.Less(t, len(svg), 64<<10, "the chart's SVG, in bytes")
+			for _, s := range []string{"NaN", "Inf"} {
+				assert.NotContains(t, string(svg), s, "a number of the chart")
+			}
+			assert.Contains(t, seriesCaption(tc.rp), "The bottom panel is its level", "the chart's caption")
+		})
+	}
+}

@@ -124,3 +124,99 @@ func TestSeriesChartGolden(t *testing.T) {
 	svg, caption := figureOf(t, page, "series-chart")
 	kittest.Golden(t, filepath.Join("testdata", "overload-series.svg"), []byte(svg+"\n<!-- "+strings.ReplaceAll(caption, "--", "- -")+" -->\n"))
 }
+
+// TestSeriesChartBudget replays overloads with a budget and checks that
+// the time-series chart adds the budget's panel: its value axis in the
+// budget's own terms, its line named with who holds it, what it stopped,
+// and the instant retries are allowed again or the caption's word that
+// they never are; and that an overload without a budget has no such
+// panel.
+func TestSeriesChartBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		budget sim.Budget
+		want   []string // in the SVG
+		never  []string // not in the SVG
+		again  bool     // whether the run marks retries allowed again
+	}{
+		{"none", sim.Budget{}, nil,
+			[]string{"retries available", "breaker state", "retries allowed again", "the budget refused", "rejected at the client", "one budget for the fleet"}, false},
+		{"finagle-fleet", sim.Budget{Kind: sim.Finagle, Scope: sim.ScopeFleet},
+			[]string{"retries available", "retries the Finagle budget allows (one budget for the fleet)", "retries the budget refused (", "retries allowed again at "},
+			[]string{"rejected at the client", "breaker state"}, true},
+		{"grpc-device", sim.Budget{Kind: sim.GRPC},
+			[]string{">tokens<", "gRPC retry tokens (mean over the 200 devices)", "retries the budget refused ("}, nil, true},
+		{"breaker-fleet", sim.Budget{Kind: sim.Breaker, Scope: sim.ScopeFleet},
+			[]string{"breaker state", ">closed<", ">half-open<", ">open<", "attempts it rejected at the client (", "circuit breaker&#39;s state (one budget for the fleet)"},
+			[]string{"retries the budget refused", "retries allowed again at "}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := seriesPage(t, sim.Scenario{Kind: sim.Overload, Budget: tc.budget})
+			svg, caption := figureOf(t, page, "series-chart")
+			assert.Less(t, len(svg), maxSeriesSVG, "the time-series chart's SVG, in bytes")
+			for _, s := range tc.want {
+				assert.Contains(t, svg, s, "the time-series chart's text")
+			}
+			for _, s := range tc.never {
+				assert.NotContains(t, svg, s, "the time-series chart's text")
+			}
+			for _, s := range []string{"NaN", "Inf"} {
+				assert.NotContains(t, svg, s, "a number of the chart")
+			}
+			if tc.budget.Kind == sim.NoBudget {
+				assert.NotContains(t, caption, "bottom panel", "the caption of an overload without a budget")
+				assert.Contains(t, caption, "The lower panel is the jobs", "the caption of an overload without a budget")
+				return
+			}
+			assert.Contains(t, caption, "The middle panel is the jobs", "the chart's caption")
+			assert.Contains(t, caption, "The bottom panel is its level at each whole second", "the chart's caption")
+			assert.Regexp(t, `in this run it refused [\d,]+ retr(y|ies) and rejected [\d,]+ attempts? at the client`, caption, "the chart's caption")
+			if tc.again {
+				assert.Regexp(t, `From \d+s on it refuses no retry and rejects no attempt to the run&#39;s end`, caption, "the chart's caption")
+			} else {
+				assert.Contains(t, caption, "Retries are never allowed again within the run", "the caption of a chart with no mark")
+			}
+		})
+	}
+}
+
+// seriesMarkdown returns report.md of the report of s (see seriesReport).
+func seriesMarkdown(t *testing.T, s sim.Scenario) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, reports.WriteMarkdown(&b, seriesReport(t, s)))
+	return b.String()
+}
+
+// TestMarkdownServerModel checks that report.md of a server model says
+// what it judges: an overload's or a reconnect's recovery windows, with
+// no threshold line, and a contention's figures with no word of a peak
+// ratio it does not report.
+func TestMarkdownServerModel(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		s         sim.Scenario
+		want, not []string
+	}{
+		{"overload", sim.Scenario{Kind: sim.Overload, QueueLimit: 50},
+			[]string{"## Recovery windows", "| Windows | Failures | Attempts sent |", "| 35s–40s (1 window) |", "The replay is judged on recovery, not on the peak ratio: from 35s on, in 5s windows",
+				"recovered 5s after the dip.", "accept budget of 100, reported, not judged"},
+			[]string{"threshold", "## Arrivals per window", "mermaid"}},
+		{"reconnect", sim.Scenario{Kind: sim.Reconnect},
+			[]string{"## Recovery windows", "from 5s on, in 5s windows", "reported, not judged"},
+			[]string{"threshold", "## Arrivals per window"}},
+		{"contention", sim.Scenario{Kind: sim.Contention, Clients: 20},
+			[]string{"| writes (the work) |"},
+			[]string{"peak ratio", "accept budget", "busiest window", "## Recovery windows", "## Arrivals per window"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			md := seriesMarkdown(t, tc.s)
+			for _, s := range tc.want {
+				assert.Contains(t, md, s, "report.md")
+			}
+			for _, s := range tc.not {
+				assert.NotContains(t, md, s, "report.md")
+			}
+		})
+	}
+}

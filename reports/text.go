@@ -29,6 +29,9 @@ func renderText(r Report) ([]byte, error) {
 	fmt.Fprintf(&b, "      %s\n", verdictReason(r))
 	if p := r.Replay; p != nil {
 		fmt.Fprintf(&b, "      %s\n", replayLine(p))
+		if line := budgetLine(p); line != "" {
+			fmt.Fprintf(&b, "      %s\n", line)
+		}
 	}
 	fmt.Fprintf(&b, "      seed %d, jitterkit %s\n", r.Seed, r.KitVersion)
 

@@ -95,19 +95,78 @@ func (g *gate) compare(rep reports.Report, res sim.Result) (reports.Comparison, 
 	for _, spec := range specs {
 		if g.p.Spec == nil || spec.String() != g.p.Spec.String() {
 			p := SpecPolicy(spec)
-			cells = append(cells, cell{p, g.fleet(p)})
+			cells = append(cells, cell{p: p, clients: g.fleet(p)})
+		}
+	}
+	// A row per budget: the gate's policy and the others, each on its
+	// own fleet with that budget.
+	policies := append([]cell{{p: g.p, clients: 0}}, cells...)
+	budgets := comparedBudgets(res.Scenario)
+	for _, b := range budgets {
+		for _, pc := range policies {
+			cells = append(cells, cell{p: pc.p, clients: pc.clients, budget: b})
 		}
 	}
 	results, err := g.replayCells("comparison: devices", cells, 0)
 	if err != nil {
 		return c, err
 	}
-	for i, cl := range cells {
+	others := len(policies) - 1
+	for i, cl := range cells[:others] {
 		c.Policies = append(c.Policies, cl.p.Name)
 		addCell(&row, results[i], f)
 	}
 	c.Rows = []reports.ComparisonRow{row}
+	for i, b := range budgets {
+		brow := budgetRow(res.Scenario.Clients, b)
+		for k := range policies {
+			addCell(&brow, results[others+i*len(policies)+k], f)
+		}
+		c.Rows = append(c.Rows, brow)
+	}
+	if len(budgets) > 0 {
+		c.Note = strings.TrimSpace(c.Note + " " + budgetNote(budgets))
+	}
 	return c, nil
+}
+
+// comparedBudgets returns the retry budgets a comparison on s adds a row
+// for: on an Overload, one of each kind of sim.BudgetKinds, the scenario's
+// own where it is of that kind, each held by the fleet, or as the
+// scenario's budget scope says when it sets one; none on another kind.
+func comparedBudgets(s sim.Scenario) []sim.Budget {
+	if s.WithDefaults().Kind != sim.Overload {
+		return nil
+	}
+	scope := s.Budget.Scope
+	if scope == "" {
+		scope = sim.ScopeFleet
+	}
+	var out []sim.Budget
+	for _, k := range sim.BudgetKinds() {
+		b := sim.Budget{Kind: k}
+		if s.Budget.Kind == k {
+			b = s.Budget
+		}
+		b.Scope = scope
+		out = append(out, b)
+	}
+	return out
+}
+
+// budgetRow returns the empty row of budget b on a fleet of clients.
+func budgetRow(clients int, b sim.Budget) reports.ComparisonRow {
+	return reports.ComparisonRow{Clients: clients, Budget: b.String(), BudgetScope: b.Scope}
+}
+
+// budgetNote says, as the note of a comparison, what its budgets' rows
+// replay.
+func budgetNote(budgets []sim.Budget) string {
+	who := "each device holding one of its own"
+	if budgets[0].Scope == sim.ScopeFleet {
+		who = "one budget shared by the whole fleet"
+	}
+	return fmt.Sprintf("A row named by a retry budget replays the first fleet size with that budget in place of the scenario's (at its defaults, unless the scenario sets one of that kind), %s.", who)
 }
 
 // hintNote says, of a scenario whose server answers every rejection with a
@@ -308,13 +367,31 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 			if err := s.Validate(cfg.Replay); err != nil {
 				return nil, &InputError{err}
 			}
-			cells = append(cells, cell{p, n})
+			cells = append(cells, cell{p: p, clients: n})
+		}
+	}
+	// A row per budget, on the first fleet size.
+	budgets := comparedBudgets(cfg.Scenario)
+	for _, b := range budgets {
+		for _, p := range policies {
+			c := cell{p: p, clients: sizes[0], budget: b}
+			s, err := g.cellScenario(c)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.Validate(cfg.Replay); err != nil {
+				return nil, &InputError{err}
+			}
+			cells = append(cells, c)
 		}
 	}
 	figures := Headlines(kind)
 	out := make([]reports.Comparison, len(figures))
 	for i, f := range figures {
 		out[i] = reports.Comparison{Figure: f, Config: cfg.Replay.WithDefaults(), Note: hintNote(cfg.Scenario)}
+		if len(budgets) > 0 {
+			out[i].Note = strings.TrimSpace(out[i].Note + " " + budgetNote(budgets))
+		}
 		for _, p := range policies {
 			out[i].Policies = append(out[i].Policies, p.Name)
 		}
@@ -335,6 +412,17 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 		}
 		for i := range out {
 			out[i].Rows = append(out[i].Rows, rows[i])
+		}
+	}
+	for j, b := range budgets {
+		for i, f := range figures {
+			row := budgetRow(0, b)
+			for k := range policies {
+				res := results[(len(sizes)+j)*len(policies)+k]
+				row.Clients = res.Scenario.Clients
+				addCell(&row, res, f)
+			}
+			out[i].Rows = append(out[i].Rows, row)
 		}
 	}
 	for _, p := range policies {

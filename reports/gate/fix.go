@@ -81,7 +81,7 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	cells := make([]cell, len(families))
 	for i, f := range families {
 		p := f.policy(1)
-		cells[i] = cell{p, g.fleet(p)}
+		cells[i] = cell{p: p, clients: g.fleet(p)}
 	}
 	atOnce, cfg := g.plan(cells, 0)
 	h := *g

@@ -389,6 +389,16 @@ func (g *gate) scenario(clients int) (sim.Scenario, error) {
 	return g.scenarioOf(g.p, clients)
 }
 
+// cellScenario returns the replay's scenario of the cell c: p's with its
+// devices, and its budget when it has one.
+func (g *gate) cellScenario(c cell) (sim.Scenario, error) {
+	s, err := g.scenarioOf(c.p, c.clients)
+	if c.budget.Kind != sim.NoBudget {
+		s.Budget = c.budget
+	}
+	return s, err
+}
+
 // scenarioOf returns the replay's scenario of p with clients devices.
 func (g *gate) scenarioOf(p Policy, clients int) (sim.Scenario, error) {
 	s := g.cfg.Scenario
@@ -590,9 +600,10 @@ func (g *gate) checks() (properties.Outcome, error) {
 // configured fleet). A policy's defect that stopped it is returned as
 // stopped, with the result holding only the configuration.
 func (g *gate) replay(p Policy, clients int) (res sim.Result, stopped *sim.DeviceError, err error) {
-	m := g.meter("replay: devices", g.devices([]cell{{p, clients}}, g.cfg.Replay))
+	c := cell{p: p, clients: clients}
+	m := g.meter("replay: devices", g.devices([]cell{c}, g.cfg.Replay))
 	defer m.Finish()
-	return g.replayOn(p, clients, g.cfg.Replay, m)
+	return g.replayOn(c, g.cfg.Replay, m)
 }
 
 // devices counts the devices the cells' replays make with cfg, for the
@@ -600,7 +611,7 @@ func (g *gate) replay(p Policy, clients int) (res sim.Result, stopped *sim.Devic
 func (g *gate) devices(cells []cell, cfg sim.Config) int64 {
 	var n int64
 	for _, c := range cells {
-		if s, err := g.scenarioOf(c.p, c.clients); err == nil {
+		if s, err := g.cellScenario(c); err == nil {
 			n += int64(s.WithDefaults().Clients) * int64(cfg.WithDefaults().Runs)
 		}
 	}
@@ -622,7 +633,7 @@ func (g *gate) replayCells(step string, cells []cell, runs int) ([]sim.Result, e
 	defer m.Finish()
 	results := make([]sim.Result, len(cells))
 	err := each(len(cells), atOnce, func(i int) error {
-		res, stopped, err := g.replayOn(cells[i].p, cells[i].clients, cfg, m)
+		res, stopped, err := g.replayOn(cells[i], cfg, m)
 		if stopped != nil {
 			return &DefectError{Policy: cells[i].p.Name, Err: stopped}
 		}
@@ -632,9 +643,10 @@ func (g *gate) replayCells(step string, cells []cell, runs int) ([]sim.Result, e
 	return results, err
 }
 
-// replayOn replays p with clients devices and cfg, counting the devices on m.
-func (g *gate) replayOn(p Policy, clients int, cfg sim.Config, m Meter) (res sim.Result, stopped *sim.DeviceError, err error) {
-	s, err := g.scenarioOf(p, clients)
+// replayOn replays the cell c with cfg, counting the devices on m.
+func (g *gate) replayOn(c cell, cfg sim.Config, m Meter) (res sim.Result, stopped *sim.DeviceError, err error) {
+	p := c.p
+	s, err := g.cellScenario(c)
 	if err != nil {
 		return res, nil, err
 	}

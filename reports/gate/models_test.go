@@ -1,6 +1,7 @@
 package gate_test
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -218,4 +219,50 @@ func TestModelGateAdvice(t *testing.T) {
 		advice := strings.Join(rep.Advice, "\n")
 		assert.Contains(t, advice, "the broker accepted and dropped 1,100 sessions while cold, since the devices' connects take the CPU its warm-up of 400 units needs", "the advice")
 	})
+}
+
+// TestCompareBudgets checks that a comparison on an Overload adds a row per
+// budget kind after its fleet sizes, each labelled by the budget and who
+// holds it, on the first fleet size, and held by the fleet unless the
+// scenario's budget scope says otherwise; the scenario's own budget
+// stands in for its kind. A comparison on another kind adds none.
+func TestCompareBudgets(t *testing.T) {
+	finagle := sim.Budget{Kind: sim.Finagle, Percent: 0.1, Scope: sim.ScopeDevice}
+	for _, tc := range []struct {
+		name  string
+		s     sim.Scenario
+		scope sim.BudgetScope
+		first string // the first budget row's spec
+	}{
+		{"fleet by default", sim.Scenario{Kind: sim.Overload, Clients: 50, Rate: 20, AcceptRate: 25}, sim.ScopeFleet, "finagle"},
+		{"the scenario's scope and budget", sim.Scenario{Kind: sim.Overload, Clients: 50, Rate: 20, AcceptRate: 25, Budget: finagle}, sim.ScopeDevice, "finagle:percent=10%"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, err := gate.Compare(context.Background(), []gate.Policy{gate.SpecPolicy(spec(t, "full"))}, []int{50, 60}, gate.Config{Scenario: tc.s, Replay: sim.Config{Runs: 2}})
+			require.NoError(t, err)
+			require.Len(t, cs, 2, "a comparison per headline figure")
+			for _, c := range cs {
+				require.Len(t, c.Rows, 2+len(sim.BudgetKinds()), "the rows of %s", c.Figure)
+				assert.Equal(t, []int{50, 60}, []int{c.Rows[0].Clients, c.Rows[1].Clients}, "the fleet sizes' rows")
+				for i, k := range sim.BudgetKinds() {
+					row := c.Rows[2+i]
+					assert.Equal(t, 50, row.Clients, "the %s row's fleet", k)
+					assert.Equal(t, tc.scope, row.BudgetScope, "the %s row's scope", k)
+					assert.True(t, strings.HasPrefix(row.Budget, string(k)), "the %s row's budget is %q", k, row.Budget)
+					assert.Len(t, row.Cells, 1, "the %s row's cells", k)
+				}
+				assert.Equal(t, tc.first, c.Rows[2].Budget, "the first budget row's spec")
+				assert.Contains(t, c.Note, "A row named by a retry budget replays the first fleet size", "the comparison's note")
+			}
+			var b bytes.Buffer
+			require.NoError(t, reports.WriteComparisons(&b, cs))
+			assert.Contains(t, b.String(), "breaker, "+string(tc.scope)+"  ", "the text table labels a budget's row")
+			assert.Contains(t, b.String(), "overload: 50 to 60 clients", "the scenario line spans the fleet sizes alone")
+		})
+	}
+	cs, err := gate.Compare(context.Background(), []gate.Policy{gate.SpecPolicy(spec(t, "full"))}, []int{50}, gate.Config{Scenario: sim.Scenario{Kind: sim.Reconnect, Clients: 50}, Replay: sim.Config{Runs: 2}})
+	require.NoError(t, err)
+	for _, c := range cs {
+		assert.Len(t, c.Rows, 1, "a reconnect's comparison has no budget rows")
+	}
 }

@@ -8,10 +8,13 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// A cell is one replay among several of a step: a policy at a fleet size.
+// A cell is one replay among several of a step: a policy at a fleet size,
+// with the scenario's retry budget or another.
 type cell struct {
 	p       Policy
 	clients int // 0 for the configured fleet
+	// budget, when it has a kind, replaces the scenario's retry budget.
+	budget sim.Budget
 }
 
 // plan says how the cells of a step share the machine: how many replays
@@ -40,7 +43,7 @@ func (g *gate) plan(cells []cell, runs int) (atOnce int, cfg sim.Config) {
 	need := make([]int64, 0, len(cells))
 	limit := int64(-1)
 	for _, c := range cells {
-		s, err := g.scenarioOf(c.p, c.clients)
+		s, err := g.cellScenario(c)
 		if err != nil {
 			return 1, g.cfg.Replay
 		}

@@ -33,14 +33,14 @@ func TestCellsSideBySideChangeNothing(t *testing.T) {
 	sizes := []int{1000, 2000}
 
 	g := &gate{cfg: cfg.withDefaults()}
-	atOnce, _ := g.plan([]cell{{policies[0], 0}, {policies[1], 0}}, 0)
+	atOnce, _ := g.plan([]cell{{p: policies[0]}, {p: policies[1]}}, 0)
 	require.Greater(t, atOnce, 1, "one replication each: the cells run side by side")
 	side, err := Compare(context.Background(), policies, sizes, cfg)
 	require.NoError(t, err)
 
 	cfg.Replay.Workers = runtime.GOMAXPROCS(0)
 	g = &gate{cfg: cfg.withDefaults()}
-	atOnce, _ = g.plan([]cell{{policies[0], 0}, {policies[1], 0}}, 0)
+	atOnce, _ = g.plan([]cell{{p: policies[0]}, {p: policies[1]}}, 0)
 	require.Equal(t, 1, atOnce, "every core to each cell: one after another")
 	serial, err := Compare(context.Background(), policies, sizes, cfg)
 	require.NoError(t, err)
@@ -68,7 +68,7 @@ func TestPlanStaysWithinTheMemoryLimit(t *testing.T) {
 	// only the representative run's histograms kept.
 	one := s.Memory(sim.Config{Runs: 1, Workers: 1, RepresentativeOnly: true})
 	p := SpecPolicy(kit.Spec{Strategy: kit.Full})
-	cells := []cell{{p, 0}, {p, 0}}
+	cells := []cell{{p: p}, {p: p}}
 	for _, tt := range []struct {
 		name  string
 		limit int64
