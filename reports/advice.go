@@ -300,6 +300,14 @@ func modelAdvice(r Report, remedies []string) []string {
 	w := res.Warnings()
 	noRetries := res.Baseline(sim.BaselineNoRetries)
 	switch {
+	case s.Kind.Recovers() && slices.Contains(w, sim.SlowRecovery) && noRetries != nil && p.Summary[sim.BudgetThrottled].Median > 0:
+		rec, base := p.Summary[sim.RecoveryTime].Median, noRetries.Summary[sim.RecoveryTime].Median
+		how := "a shorter delay before it half-opens (such as breaker:delay=10s)"
+		if s.Budget.Kind == sim.Adaptive {
+			how = "a shorter window (such as adaptive:window=10s) or a larger k"
+		}
+		out = append(out, fmt.Sprintf("The budget slows the recovery down: it rejected %s attempts at the client (median over the runs), requests the recovered server could have answered, and the fleet recovers %s after the dip, %s later than without retries (%s); give it %s.",
+			num(p.Summary[sim.BudgetThrottled].Median), seconds(rec), seconds(rec-base), seconds(base), how))
 	case s.Kind == sim.Overload && p.Status != verdict.Fail && slices.Contains(w, sim.SlowRecovery) && noRetries != nil:
 		rec, base := p.Summary[sim.RecoveryTime].Median, noRetries.Summary[sim.RecoveryTime].Median
 		out = append(out, fmt.Sprintf("The retries slow the recovery down: the fleet recovers %s after the dip, %s later than the same fleet without retries (%s), since the work of the attempts that time out still reaches the server (%s attempts per request from the dip on); bound the retries the fleet makes as a whole, with a retry budget it shares (such as --budget finagle --budget-scope fleet), to recover sooner.",
