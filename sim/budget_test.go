@@ -399,3 +399,46 @@ func TestReconnectBudget(t *testing.T) {
 	assert.Equal(t, 59+44, r.Throttled, "rejected at the device while open")
 	assert.Equal(t, 2, r.Attempts, "the first connect and the probe")
 }
+
+// TestBudgetScopes replays every budget at both scopes on two devices that
+// send the same requests against a server that never answers: held by each
+// device, each device's budget sees its own requests only, so that two
+// devices make twice the attempts of one; held by the fleet, the two share
+// one budget, and make at most that.
+func TestBudgetScopes(t *testing.T) {
+	f := kit.Spec{Strategy: kit.None, Base: time.Second, Cap: time.Second}.Factory()
+	for _, kind := range BudgetKinds() {
+		t.Run(string(kind), func(t *testing.T) {
+			attempts := func(devices int, scope BudgetScope) overloadRun {
+				var schedule []time.Duration
+				for k := range 4 * devices {
+					schedule = append(schedule, time.Duration(k/devices)*10*time.Second)
+				}
+				o := stalled(time.Minute, schedule...)
+				o.Devices, o.Retries = devices, 20
+				o.Budget = Budget{Kind: kind, Scope: scope}
+				if kind == Finagle {
+					// A reserve of one retry, which four requests use up.
+					o.Budget.MinPerSecond = 0.1
+				}
+				o.Budget = o.Budget.WithDefaults()
+				return replayOverload(t, o, f)
+			}
+			one := attempts(1, ScopeDevice)
+			two := attempts(2, ScopeDevice)
+			shared := attempts(2, ScopeFleet)
+			made := func(r overloadRun) int { return r.Attempts + r.Throttled }
+			if kind != Adaptive {
+				// The adaptive throttle draws its rejections from one
+				// generator for the run, in the order of the events.
+				assert.Equal(t, 2*one.Attempts, two.Attempts, "two devices' budgets of their own")
+				assert.Equal(t, 2*one.Refused, two.Refused)
+			}
+			assert.Equal(t, 2*made(one), made(two), "every attempt is made or rejected")
+			assert.LessOrEqual(t, shared.Attempts, two.Attempts, "one budget for both lets no more through")
+			if kind != Breaker && kind != Adaptive && kind != Envoy {
+				assert.Less(t, shared.Attempts, two.Attempts, "and, shared, binds sooner")
+			}
+		})
+	}
+}
