@@ -240,8 +240,16 @@ func (r Result) modelDetail() string {
 		if n := sum[Pending].Median; n > 0 {
 			fmt.Fprintf(&b, ", %s unfinished at the %s horizon", count(n), kit.FormatDuration(s.Horizon))
 		}
+		named := false
 		for _, base := range r.Baselines {
-			fmt.Fprintf(&b, "; %s: %s writes, %s", base.Name, count(base.Summary[Attempts].Median), seconds(base.Summary[AllServed].Median))
+			name := base.Name
+			if !named && base.Name != BaselineNoBackoff {
+				named = true
+				// The simulator's own strategies, at its base and cap, not
+				// the policy's.
+				name = fmt.Sprintf("the simulator's strategies at a base of %s and a cap of %s: %s", kit.FormatDuration(defaultContentionBase), kit.FormatDuration(defaultContentionCap), name)
+			}
+			fmt.Fprintf(&b, "; %s: %s writes, %s", name, count(base.Summary[Attempts].Median), seconds(base.Summary[AllServed].Median))
 		}
 		return b.String()
 	}
