@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
@@ -300,18 +301,24 @@ func modelAdvice(r Report, remedies []string) []string {
 	w := res.Warnings()
 	noRetries := res.Baseline(sim.BaselineNoRetries)
 	switch {
-	case s.Kind.Recovers() && slices.Contains(w, sim.SlowRecovery) && noRetries != nil && p.Summary[sim.BudgetThrottled].Median > 0:
+	case s.Kind.Recovers() && p.Status != verdict.Fail && slices.Contains(w, sim.SlowRecovery) && noRetries != nil && p.Summary[sim.BudgetThrottled].Median > 0:
 		rec, base := p.Summary[sim.RecoveryTime].Median, noRetries.Summary[sim.RecoveryTime].Median
-		how := "a shorter delay before it half-opens (such as breaker:delay=10s)"
-		if s.Budget.Kind == sim.Adaptive {
-			how = "a shorter window (such as adaptive:window=10s) or a larger k"
+		shorter := func(d time.Duration) string { return duration(max(d/4, time.Second).Round(time.Second)) }
+		how := fmt.Sprintf("a shorter delay before it half-opens (such as breaker:delay=%s)", shorter(s.Budget.Delay))
+		switch {
+		case s.Budget.Kind == sim.Adaptive && s.Budget.Window > time.Second:
+			how = fmt.Sprintf("a shorter window (such as adaptive:window=%s) or a larger k", shorter(s.Budget.Window))
+		case s.Budget.Kind == sim.Adaptive:
+			how = fmt.Sprintf("a larger k than %g", s.Budget.K)
+		case s.Budget.Delay <= time.Second:
+			how = "fewer failures to open it, of more outcomes (breaker:failures=5,of=10)"
 		}
 		out = append(out, fmt.Sprintf("The budget slows the recovery down: it rejected %s attempts at the client (median over the runs), requests the recovered server could have answered, and the fleet recovers %s after the dip, %s later than without retries (%s); give it %s.",
 			num(p.Summary[sim.BudgetThrottled].Median), seconds(rec), seconds(rec-base), seconds(base), how))
 	case s.Kind == sim.Overload && p.Status != verdict.Fail && slices.Contains(w, sim.SlowRecovery) && noRetries != nil:
 		rec, base := p.Summary[sim.RecoveryTime].Median, noRetries.Summary[sim.RecoveryTime].Median
-		out = append(out, fmt.Sprintf("The retries slow the recovery down: the fleet recovers %s after the dip, %s later than the same fleet without retries (%s), since the work of the attempts that time out still reaches the server (%s attempts per request from the dip on); bound the retries the fleet makes as a whole, with a retry budget it shares (such as --budget finagle --budget-scope fleet), to recover sooner.",
-			seconds(rec), seconds(rec-base), seconds(base), num(p.Summary[sim.AmplificationFromTrigger].Median)))
+		out = append(out, fmt.Sprintf("The retries slow the recovery down: the fleet recovers %s after the dip, %s later than the same fleet without retries (%s), since the work of the attempts that time out still reaches the server (%s attempts per request from the dip on); %s to recover sooner.",
+			seconds(rec), seconds(rec-base), seconds(base), num(p.Summary[sim.AmplificationFromTrigger].Median), tighter(s)))
 	case s.Kind == sim.Overload && p.Status == verdict.Fail:
 		head := fmt.Sprintf("Jitter alone does not end this storm: each attempt that times out leaves its work in the queue, and the retries (%s attempts per request from the dip on) keep the server over its capacity of %s after the dip",
 			num(p.Summary[sim.AmplificationFromTrigger].Median), perSecond(s.AcceptRate))
@@ -319,7 +326,7 @@ func modelAdvice(r Report, remedies []string) []string {
 			head += fmt.Sprintf("; without retries the same fleet recovers %s after the dip", seconds(noRetries.Summary[sim.RecoveryTime].Median))
 		}
 		out = append(out, head+".")
-	case s.Kind == sim.Reconnect && p.Status == verdict.Fail && s.OnDrop != sim.DropContinue && !s.RefuseCold:
+	case s.Kind == sim.Reconnect && p.Status == verdict.Fail && s.OnDrop != sim.DropContinue && !s.RefuseCold && p.Summary[sim.SessionsDropped].Median > 0:
 		when := "at once"
 		if s.OnDrop == sim.DropResetJitter {
 			when = "within their first delay"
@@ -356,6 +363,16 @@ func modelAdvice(r Report, remedies []string) []string {
 		out = append(out, "The server-side changes were not replayed (--fix=false, or a gate without its Fix step).")
 	}
 	return append(out, remedies...)
+}
+
+// tighter says how to bound an Overload's retries further: with a budget
+// the fleet shares, which the gate replays and ranks, or, with one shared
+// already, a tighter one.
+func tighter(s sim.Scenario) string {
+	if s.Budget.Kind != sim.NoBudget && s.Budget.Scope == sim.ScopeFleet {
+		return "tighten the budget the fleet shares (a smaller share or reserve), or gate it to see the budgets the kit replays, ranked,"
+	}
+	return "bound the retries the fleet makes as a whole with a budget it shares (jitterkit gate replays each with --budget KIND --budget-scope fleet and ranks those that pass),"
 }
 
 // baselineFigure returns the median of figure f of the named baseline, or

@@ -274,7 +274,7 @@ func perSecond(r float64) string {
 // for a replay without one.
 func budgetLine(p *Replay) string {
 	s := p.Scenario.WithDefaults()
-	if s.Kind != sim.Overload || s.Budget.Kind == sim.NoBudget {
+	if !s.Kind.Recovers() || s.Budget.Kind == sim.NoBudget {
 		return ""
 	}
 	return s.Budget.Describe(s.Clients)

@@ -104,6 +104,9 @@ func modelLine(s sim.Scenario) []string {
 		} else {
 			parts = append(parts, "drops cold sessions after "+duration(s.ColdDrop), "on a drop: "+string(s.OnDrop))
 		}
+		if s.Budget.Kind != sim.NoBudget {
+			parts = append(parts, fmt.Sprintf("budget %s held by %s", s.Budget, map[sim.BudgetScope]string{sim.ScopeDevice: "each device", sim.ScopeFleet: "the fleet"}[s.Budget.Scope]))
+		}
 		parts = append(parts, "round trip "+duration(s.RTT))
 	case sim.Contention:
 		parts = append(parts, fmt.Sprintf("one row, network |N(%s, %s)|", duration(s.Latency), duration(s.LatencySD)))

@@ -210,7 +210,7 @@ func modelReason(p *Replay) string {
 	case slices.Contains(w, sim.SlowRecovery) && res.Baseline(sim.BaselineNoRetries) != nil:
 		head += fmt.Sprintf(", but without retries it recovers after %s", seconds(res.Baseline(sim.BaselineNoRetries).Summary[sim.RecoveryTime].Median))
 	case slices.Contains(w, sim.RecoveryUncertain):
-		head += fmt.Sprintf(", but %d runs did not recover", runs-recovered)
+		head += fmt.Sprintf(", but %s did not recover", plural(runs-recovered, "run"))
 	}
 	return head
 }

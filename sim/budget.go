@@ -217,6 +217,7 @@ func (b Budget) WithDefaults() Budget {
 
 // Limits of the budgets' parameters.
 const (
+	minBudgetUnits  = 1e-9 // below, a cost or a share is a rounding error
 	maxBudgetUnits  = 1e9
 	maxBudgetCount  = 1_000_000
 	maxBudgetPeriod = time.Hour
@@ -246,9 +247,17 @@ func (b Budget) validate() error {
 			return invalid("budget: %s is not a key of the %s budget (want %s)", f.key, b.Kind, strings.Join(keys, ", "))
 		}
 	}
+	switch {
+	case b.Kind == Breaker && b.FailureCapacity < b.FailureThreshold:
+		return invalid("budget: of %d is fewer than failures %d: the breaker counts failures among the last of outcomes", b.FailureCapacity, b.FailureThreshold)
+	case b.Kind == Breaker && b.SuccessCapacity < b.SuccessThreshold:
+		return invalid("budget: probes %d is fewer than successes %d: the breaker closes once successes of its probes succeed", b.SuccessCapacity, b.SuccessThreshold)
+	case (b.Kind == Finagle || b.Kind == Envoy) && b.Percent > 10:
+		return invalid("budget: percent %s is over 10 (1,000%%): a share is written 20%% or 0.2", count(b.Percent))
+	}
 	between := func(key string, x, lo, hi float64, open bool) error {
 		if !(x <= hi) || x < lo || open && x == lo {
-			return invalid("budget: %s %v is not in %s%v, %v]", key, x, map[bool]string{true: "(", false: "["}[open], lo, hi)
+			return invalid("budget: %s %s is not in %s%s, %s]", key, count(x), map[bool]string{true: "(", false: "["}[open], count(lo), count(hi))
 		}
 		return nil
 	}
@@ -317,7 +326,11 @@ func (f budgetField) String() string {
 	switch {
 	case f.f != nil:
 		if f.key == "percent" {
-			return strconv.FormatFloat(100**f.f, 'g', -1, 64) + "%"
+			// As a percentage when it reads back as the same share.
+			p := strconv.FormatFloat(100**f.f, 'g', -1, 64)
+			if x, err := strconv.ParseFloat(p, 64); err == nil && x/100 == *f.f {
+				return p + "%"
+			}
 		}
 		return strconv.FormatFloat(*f.f, 'g', -1, 64)
 	case f.i != nil:
@@ -413,15 +426,19 @@ func (f budgetField) set(value string) error {
 		}
 		*f.i = n
 	default:
-		scale := 1.0
-		if f.key == "percent" && strings.HasSuffix(value, "%") {
-			value, scale = strings.TrimSuffix(value, "%"), 0.01
+		percent := f.key == "percent" && strings.HasSuffix(value, "%")
+		text := value
+		if percent {
+			value = strings.TrimSuffix(value, "%")
 		}
 		x, err := strconv.ParseFloat(value, 64)
-		if err != nil || !(x > 0) || math.IsInf(x, 0) {
-			return fmt.Errorf("%q is not a positive number", value)
+		if err != nil || !(x >= minBudgetUnits) || math.IsInf(x, 0) {
+			return fmt.Errorf("%q is not a number of at least %g", text, minBudgetUnits)
 		}
-		*f.f = x * scale
+		if percent {
+			x /= 100 // correctly rounded: "35%" reads as 0.35 does
+		}
+		*f.f = x
 	}
 	return nil
 }
@@ -455,7 +472,7 @@ func (b Budget) Describe(clients int) string {
 	case NoBudget:
 		return "No retry budget: every retry the policy asks for is made."
 	case Finagle:
-		what = fmt.Sprintf("Finagle's retry budget (%g%% of requests plus %g retries a second, over %s)", 100*b.Percent, b.MinPerSecond, kit.FormatDuration(b.TTL))
+		what = fmt.Sprintf("Finagle's retry budget (%g%% of requests plus %g %s a second, over %s)", 100*b.Percent, b.MinPerSecond, map[bool]string{true: "retry", false: "retries"}[b.MinPerSecond == 1], kit.FormatDuration(b.TTL))
 	case Envoy:
 		what = fmt.Sprintf("Envoy's retry budget (retries under way below %g%% of the attempts in flight, and at least %d)", 100*b.Percent, b.MinConcurrency)
 	case GRPC:
@@ -467,7 +484,7 @@ func (b Budget) Describe(clients int) string {
 	case Adaptive:
 		what = fmt.Sprintf("adaptive throttling (K=%g over %s)", b.K, kit.FormatDuration(b.Window))
 	case Breaker:
-		what = fmt.Sprintf("a circuit breaker (open after %d failures of %d, for %s; closed after %d successes of %d)", b.FailureThreshold, b.FailureCapacity, kit.FormatDuration(b.Delay), b.SuccessThreshold, b.SuccessCapacity)
+		what = fmt.Sprintf("a circuit breaker (open after %s of the last %d outcomes, for %s; closed once %s of %d probes)", plural(b.FailureThreshold, "failure"), b.FailureCapacity, kit.FormatDuration(b.Delay), plural(b.SuccessThreshold, "success"), b.SuccessCapacity)
 	}
 	if b.Scope == ScopeFleet {
 		return fmt.Sprintf("The %s devices share one budget, %s, as they would behind a proxy or a gateway, or with one client for every caller.", thousands(int64(clients)), what)
@@ -881,12 +898,12 @@ func (s Scenario) BudgetWarning(w Warning) string {
 		switch b.Kind {
 		case Finagle:
 			if got := b.MinPerSecond * n; got >= c {
-				return fmt.Sprintf("The budget can never bind: %s holds a reserve of %s retries a second, %s × %s = %s retries a second in all, at least %s.",
+				return fmt.Sprintf("The budget cannot hold the retries below the server's capacity, whatever the storm: %s holds a reserve of %s retries a second, %s × %s = %s retries a second in all, at least %s.",
 					each, count(b.MinPerSecond), thousands(int64(s.Clients)), count(b.MinPerSecond), count(got), capacity)
 			}
 		case Envoy:
 			if got := float64(b.MinConcurrency) * n / s.Timeout.Seconds(); got >= c {
-				return fmt.Sprintf("The budget can never bind: %s lets %d retries be under way whatever its load, %s × %d = %s at once, each under way up to its %s timeout: up to %s retries a second, at least %s.",
+				return fmt.Sprintf("The budget cannot hold the retries below the server's capacity, whatever the storm: %s lets %d retries be under way whatever its load, %s × %d = %s at once, each under way up to its %s timeout: up to %s retries a second, at least %s.",
 					each, b.MinConcurrency, thousands(int64(s.Clients)), b.MinConcurrency, count(float64(b.MinConcurrency)*n), kit.FormatDuration(s.Timeout), count(got), capacity)
 			}
 		case AWS, AWS2026:
@@ -897,7 +914,7 @@ func (s Scenario) BudgetWarning(w Warning) string {
 			retries := b.MaxTokens / cost * n
 			span := (s.Horizon - s.recoveryStart()).Seconds()
 			if retries >= c*span {
-				return fmt.Sprintf("The budget can never bind within the replay: %s holds a quota of %s tokens, %s retries of %s, %s retries in all, at least the %s jobs the server serves from the trigger's end to the %s horizon.",
+				return fmt.Sprintf("The budget cannot run out within the replay: %s holds a quota of %s tokens, %s retries of %s, %s retries in all, at least the %s jobs the server serves from the trigger's end to the %s horizon.",
 					each, count(b.MaxTokens), count(b.MaxTokens/cost), count(cost), count(retries), count(c*span), kit.FormatDuration(s.Horizon))
 			}
 		}
@@ -911,7 +928,7 @@ func (s Scenario) BudgetWarning(w Warning) string {
 		switch b.Kind {
 		case Finagle:
 			allowed = rate*(1+b.Percent) + b.MinPerSecond*n
-			how = fmt.Sprintf("%s requests a second, plus %g%% of them and %s retries a second of reserve: %s × %s + %s = %s a second", count(rate), 100*b.Percent, count(b.MinPerSecond*n), count(1+b.Percent), count(rate), count(b.MinPerSecond*n), count(allowed))
+			how = fmt.Sprintf("%s requests a second, plus %g%% of them and %s retries a second of reserve: %s × %s + %s = %s a second", count(rate), 100*b.Percent, count(b.MinPerSecond*n), strconv.FormatFloat(1+b.Percent, 'g', 6, 64), count(rate), count(b.MinPerSecond*n), count(allowed))
 		case Envoy:
 			if b.Percent >= 1 {
 				allowed = math.Inf(1)
@@ -922,14 +939,14 @@ func (s Scenario) BudgetWarning(w Warning) string {
 			}
 		case GRPC:
 			allowed = rate * (1 + b.TokenRatio)
-			how = fmt.Sprintf("%s requests a second, with a retry for each %s successes: %s × %s = %s a second", count(rate), count(1/b.TokenRatio), count(rate), count(1+b.TokenRatio), count(allowed))
+			how = fmt.Sprintf("%s requests a second, with a retry for each %g successes: %s × %g = %s a second", count(rate), 1/b.TokenRatio, count(rate), 1+b.TokenRatio, count(allowed))
 		case AWS, AWS2026:
 			cost := b.RetryCost
 			if b.Kind == AWS2026 {
 				cost = min(cost, b.ThrottleCost)
 			}
 			allowed = rate * (1 + b.NoRetryIncrement/cost)
-			how = fmt.Sprintf("%s requests a second, with a retry of %s tokens for each %s first successes: %s × (1 + %s/%s) = %s a second", count(rate), count(cost), count(cost/b.NoRetryIncrement), count(rate), count(b.NoRetryIncrement), count(cost), count(allowed))
+			how = fmt.Sprintf("%s requests a second, with a retry of %g tokens for each %g first successes: %s × (1 + %g/%g) = %s a second", count(rate), cost, cost/b.NoRetryIncrement, count(rate), b.NoRetryIncrement, cost, count(allowed))
 		default:
 			return ""
 		}
@@ -1023,4 +1040,16 @@ func (r *budgetRun) level(t int64, s *Series) {
 		}
 		s.Budget[r.leveled] = sum / float64(len(r.states))
 	}
+}
+
+// plural writes n and its noun, adding "es" to a word in s or "s" to any
+// other when n is not 1.
+func plural(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "s"):
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

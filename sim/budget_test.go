@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -288,12 +289,30 @@ func TestParseBudget(t *testing.T) {
 		{"finagle:tokens=5", "budget finagle: unknown key tokens (want percent, min, ttl)"},
 		{"finagle:percent", `budget finagle: "percent": want key=value`},
 		{"finagle:ttl=0s", `budget finagle: ttl: "0s" is not a positive duration (e.g. 10s)`},
-		{"grpc:tokens=-1", `budget grpc: tokens: "-1" is not a positive number`},
+		{"grpc:tokens=-1", `budget grpc: tokens: "-1" is not a number of at least 1e-09`},
 		{"breaker:failures=1.5", `budget breaker: failures: "1.5" is not a positive whole number`},
 		{"aws:cost=5,cost=6", "budget aws: cost given more than once"},
 	} {
 		_, err := ParseBudget(c.spec)
 		assert.EqualError(t, err, c.err, c.spec)
+	}
+}
+
+// TestBudgetPercentRoundTrip writes every whole percentage from 1% to
+// 1,000% so that it reads back as the same share.
+func TestBudgetPercentRoundTrip(t *testing.T) {
+	for p := 1; p <= 1000; p++ {
+		for _, kind := range []BudgetKind{Finagle, Envoy} {
+			b, err := ParseBudget(fmt.Sprintf("%s:percent=%d%%", kind, p))
+			require.NoError(t, err)
+			back, err := ParseBudget(b.String())
+			require.NoError(t, err)
+			require.Equal(t, b, back, "%d%%: %s", p, b)
+			f := Budget{Kind: kind, Percent: float64(p) / 1000}
+			back, err = ParseBudget(f.String())
+			require.NoError(t, err)
+			require.Equal(t, f, back, "a share of %v: %s", f.Percent, f)
+		}
 	}
 }
 
@@ -303,8 +322,9 @@ func TestBudgetValidate(t *testing.T) {
 		b   Budget
 		err string
 	}{
-		{Budget{Kind: Envoy, Percent: 20}, "sim: budget: percent 20 is not in (0, 10]"},
-		{Budget{Kind: Breaker, FailureThreshold: 5, FailureCapacity: 3}, "sim: budget: of 3 is not in [5, 1e+06]"},
+		{Budget{Kind: Envoy, Percent: 20}, "sim: budget: percent 20 is over 10 (1,000%): a share is written 20% or 0.2"},
+		{Budget{Kind: Breaker, FailureThreshold: 5, FailureCapacity: 3}, "sim: budget: of 3 is fewer than failures 5: the breaker counts failures among the last of outcomes"},
+		{Budget{Kind: Adaptive, K: 0.5}, "sim: budget: k 0.5 is not in [1, 1,000,000,000]"},
 		{Budget{Kind: GRPC, TTL: time.Second}, "sim: budget: ttl is not a key of the grpc budget (want tokens, ratio)"},
 		{Budget{Scope: ScopeFleet}, "sim: budget-scope fleet is set without a budget to hold (want a budget of one of finagle, envoy, grpc, aws, aws2026, adaptive, breaker)"},
 		{Budget{Percent: 0.5}, "sim: budget: the fields of a budget are set but its kind is not (want one of finagle, envoy, grpc, aws, aws2026, adaptive, breaker)"},

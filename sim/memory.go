@@ -189,11 +189,46 @@ func (s Scenario) modelRunBytes() int64 {
 		retries := int64(max(s.Retries, 0))
 		perDevice := modelDeviceBytes + 2 + 8*retries
 		inFlight := int64(s.Rate*float64(1+retries)*s.Timeout.Seconds()) + 1
-		return add(mul(n, perDevice), mul(requests, overloadRequestBytes), mul(4*inFlight, overloadEventBytes), series)
+		if s.Budget.Kind != NoBudget {
+			perDevice += 8 // a request's ticket
+		}
+		return add(mul(n, perDevice), mul(requests, overloadRequestBytes), mul(4*inFlight, overloadEventBytes), s.budgetBytes(requests*(1+retries)), series)
 	case Reconnect:
-		return add(mul(n, modelDeviceBytes+reconnectDeviceBytes), series)
+		return add(mul(n, modelDeviceBytes+reconnectDeviceBytes+24), s.budgetBytes(int64(s.Clients)*max(int64(s.MaxAttempts), 1)), series)
 	}
 	return add(mul(n, modelDeviceBytes+contentionClientBytes), series)
+}
+
+// budgetBytes returns what a server model's budget holds in a run of at
+// most attempts attempts: a state for the fleet or for each device (its
+// interface, its fields and, for the kinds that count over a window, the
+// rings' first 16 amounts each), and the amounts the windows hold at once:
+// the attempts of a window's span, spread evenly over the horizon (a run
+// whose attempts crowd into one span holds more, within the room of
+// budget.room), 16 bytes each in rings grown by doubling.
+func (s Scenario) budgetBytes(attempts int64) int64 {
+	b := s.Budget
+	if b.Kind == NoBudget {
+		return 0
+	}
+	states := int64(1)
+	if b.Scope == ScopeDevice {
+		states = int64(max(s.Clients, 1))
+	}
+	per, windows := int64(16+96), int64(0)
+	span := time.Duration(0)
+	switch b.Kind {
+	case Finagle:
+		per, windows, span = per+16*16, 1, b.TTL
+	case Adaptive:
+		per, windows, span = per+2*16*16, 2, b.Window
+	case Breaker:
+		per += 8 * int64(b.FailureCapacity)
+	}
+	if span < s.Horizon && s.Horizon > 0 {
+		attempts = int64(float64(attempts)*span.Seconds()/s.Horizon.Seconds()) + 1
+	}
+	return add(mul(states, per), mul(windows, mul(attempts, 2*16)))
 }
 
 // room returns what the limit leaves each of a server model's runs

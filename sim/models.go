@@ -63,7 +63,8 @@ var modelFields = []modelField{
 	{"warm-up", func(s Scenario) bool { return s.WarmUp != 0 }, onlyReconnect},
 	{"cold-drop", func(s Scenario) bool { return s.ColdDrop != 0 }, onlyReconnect},
 	{"latency", func(s Scenario) bool { return s.Latency != 0 || s.LatencySD != 0 }, []Kind{Contention}},
-	{"budget", func(s Scenario) bool { return s.Budget != Budget{} }, []Kind{Overload, Reconnect}},
+	{"budget", func(s Scenario) bool { return s.Budget.Kind != NoBudget }, []Kind{Overload, Reconnect}},
+	{"budget-scope", func(s Scenario) bool { return s.Budget != Budget{} }, []Kind{Overload, Reconnect}},
 	// The servers' own fields first: a flag that sets one picks its
 	// server too, and is the one to name.
 	{"burst", func(s Scenario) bool { return s.Burst != 0 }, fleetKinds},
@@ -226,7 +227,7 @@ func (s Scenario) validateOverload() error {
 		return invalid("queue-limit %d is negative", s.QueueLimit)
 	case end > s.Horizon-window:
 		return invalid("the dip ends at %v (dip-at %v, dip-for %v, ramp %v), less than %v before the %v horizon: recovery could not be judged", end, s.DipAt, s.DipFor, s.Ramp, window, s.Horizon)
-	case s.Budget.Kind != NoBudget && s.Retries == NoRetries:
+	case s.Budget.Kind != NoBudget && s.Budget.Kind != Adaptive && s.Budget.Kind != Breaker && s.Retries == NoRetries:
 		return invalid("budget %s limits retries, and the clients make none (retries 0)", s.Budget)
 	case s.Rate*(s.Horizon-s.recoveryStart()).Seconds() < recoveryShare:
 		// A window passes when at most 1% of its attempts fail: with

@@ -238,8 +238,9 @@ type overloadRun struct {
 	// dip (see recovery).
 	Recovery    verdict.Status
 	RecoveredAt time.Duration
-	// Amplification is Attempts over Requests, and AmplificationFromTrigger
-	// the same of the attempts and requests sent from DipStart on;
+	// Amplification is the attempts made (Attempts, and those Throttled)
+	// over Requests, and AmplificationFromTrigger the same of the attempts
+	// and requests made from DipStart on;
 	// GoodputAfterTrigger is the successes over the requests offered from
 	// the dip's end to the horizon. Each is 0 when no request was sent.
 	Amplification, AmplificationFromTrigger, GoodputAfterTrigger float64
@@ -345,7 +346,8 @@ func (r *overloadRun) summarize(o overload) {
 		}
 		return float64(a) / float64(b)
 	}
-	r.Amplification = ratio(r.Attempts, r.Requests)
+	// The attempts made: sent, or rejected by the client's budget.
+	r.Amplification = ratio(r.Attempts+r.Throttled, r.Requests)
 	r.AmplificationFromTrigger = ratio(r.AttemptsFromTrigger, r.RequestsFromTrigger)
 	r.GoodputAfterTrigger = ratio(r.SuccessesAfterTrigger, r.RequestsAfterTrigger)
 	r.Recovery, r.RecoveredAt = recovery(o.DipStart+o.DipLength, o.Horizon, r.Series.Failures, r.Series.sent(), r.Series.Successes)
@@ -902,6 +904,9 @@ func (e *overloadEngine) throttled(t int64, k int) {
 	}
 	e.r.Throttled++
 	e.r.Series.Throttled[t/nsPerSec]++
+	if t >= e.trigger {
+		e.r.AttemptsFromTrigger++ // an attempt made, though not sent
+	}
 	e.r.Series.Failures[t/nsPerSec]++
 	e.retry(t, k, kit.Rejection)
 }

@@ -275,7 +275,7 @@ type reconnectRun struct {
 
 // summarize sets the figures of r that derive from its counts.
 func (r *reconnectRun) summarize(c reconnect) {
-	r.Amplification = float64(r.Attempts) / float64(c.Devices)
+	r.Amplification = float64(r.Attempts+r.Throttled) / float64(c.Devices)
 	r.GoodputAfterTrigger = float64(r.Served) / float64(c.Devices)
 	if r.Served < c.Devices {
 		r.AllServed = 0

@@ -186,7 +186,7 @@ func (w Warning) String() string {
 	case MoreWork:
 		return "more work than no backoff"
 	case BudgetNeverBinds:
-		return "the budget can never bind"
+		return "the budget cannot hold the retries below capacity"
 	case BudgetNoHeadroom:
 		return "the budget leaves no headroom"
 	}

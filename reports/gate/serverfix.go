@@ -2,10 +2,12 @@ package gate
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
@@ -122,6 +124,12 @@ func (g *gate) serverFixes() ([]reports.Fix, error) {
 		h := *g
 		c.apply(&h.cfg.Scenario)
 		res, stopped, err := h.replayWith(g.p, 0)
+		if ce := (*kit.ConfigError)(nil); errors.As(err, &ce) && ce.Memory {
+			// A change whose replay would not fit the memory limit (a
+			// budget's state for every device) is not offered: nothing
+			// was measured of it.
+			continue
+		}
 		if err != nil || stopped != nil {
 			return out, err
 		}
