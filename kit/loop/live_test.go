@@ -3,6 +3,8 @@ package loop_test
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -212,4 +214,27 @@ func TestALiveLoopThatHoldsItsSessionForEver(t *testing.T) {
 	got, err := drive(t, f(kit.Device{ID: "dev-1"}), []kit.Outcome{kit.Rejection, kit.Success, kit.Rejection})
 	assert.Equal(t, []time.Duration{time.Second}, got)
 	assert.EqualError(t, err, "loop: blocked for ever after 2 calls of op: every goroutine of its bubble waits on something only the bubble could deliver, and no timer is set (deadlock: all goroutines in bubble are blocked)")
+}
+
+// TestALiveLoopThatPanicsAfterASuccess runs itself again with
+// LOOP_CASE=panic-after-success: a loop that panics once its op has
+// succeeded, after which a replay reads no delay, fails its test with the
+// panic.
+func TestALiveLoopThatPanicsAfterASuccess(t *testing.T) {
+	if os.Getenv("LOOP_CASE") == "panic-after-success" {
+		panics := func(ctx context.Context, op func(context.Context) error) error {
+			for op(ctx) != nil {
+				time.Sleep(time.Second)
+			}
+			panic("the session handler is nil")
+		}
+		f := loop.Factory(t, each(panics), loop.Config{})
+		_, _ = drive(t, f(kit.Device{ID: "dev-1"}), []kit.Outcome{kit.Rejection, kit.Success})
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestALiveLoopThatPanicsAfterASuccess$", "-test.v")
+	cmd.Env = append(os.Environ(), "LOOP_CASE=panic-after-success")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the test of the loop fails: %s", out)
+	assert.Contains(t, string(out), `loop: device "dev-1": loop: panicked after 2 calls of op: the session handler is nil, once its op had succeeded`)
 }

@@ -548,6 +548,9 @@ type live struct {
 	unread bool  // the delay from prev to last is Next's to return
 	over   bool  // the loop ended, or the run did: Next returns end
 	end    error // how the loop ended
+	// served: the last outcome reported was a success, after which the
+	// replay reads no delay; a panic then is reported on the test.
+	served bool
 }
 
 // goLive starts the live run of p's device and waits for the loop's first
@@ -584,6 +587,7 @@ func (l *live) observe(o kit.Outcome) {
 	if l.over {
 		return
 	}
+	l.served = o == kit.Success
 	l.deliver(opError(o))
 }
 
@@ -644,6 +648,10 @@ func (l *live) finish() {
 	l.o.mu.Lock()
 	defer l.o.mu.Unlock()
 	l.end = l.o.end()
+	if l.served && l.o.panicked != nil {
+		// No delay follows a success: the replay would not see it.
+		l.f.t.Errorf("loop: device %q: %v, once its op had succeeded", l.o.dev.ID, l.end)
+	}
 	if n := l.prev.n; n > 0 && l.last.n == n && len(l.o.calls) > n {
 		l.last = call{n: n + 1, at: l.o.calls[n]}
 		l.unread = true
