@@ -120,7 +120,11 @@ func (g *gate) serverFixes() ([]reports.Fix, error) {
 		return nil, err
 	}
 	var out []reports.Fix
-	for _, c := range serverChanges(s.WithDefaults()) {
+	changes := serverChanges(s.WithDefaults())
+	m := g.meter("fix search: changes", int64(len(changes)))
+	defer m.Finish()
+	for _, c := range changes {
+		m.Add(1)
 		h := *g
 		c.apply(&h.cfg.Scenario)
 		res, stopped, err := h.replayWith(g.p, 0)
