@@ -748,7 +748,9 @@ func (e *overloadEngine) replay(run int, seed uint64) (overloadRun, error) {
 // sample counts the jobs in the system at every whole second before t.
 func (e *overloadEngine) sample(t int64) {
 	e.jobs.sample(t, e.r.Series.Jobs, e.nSystem)
-	e.bud.level(t, &e.r.Series)
+	if len(e.bud.states) > 0 {
+		e.bud.level(t, &e.r.Series)
+	}
 }
 
 // A jobSampler writes what a server model's system holds at each whole

@@ -547,7 +547,9 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 // sample counts the sessions open at every whole second before t.
 func (e *reconnectEngine) sample(t int64) {
 	e.jobs.sample(t, e.r.Series.Jobs, e.sessions)
-	e.bud.level(t, &e.r.Series)
+	if len(e.bud.states) > 0 {
+		e.bud.level(t, &e.r.Series)
+	}
 }
 
 // tick ends the broker's seconds that end at or before t, giving their
