@@ -60,7 +60,11 @@ func writeComparisons(b *bytes.Buffer, cs []Comparison, indent string) {
 		}
 		fmt.Fprintf(b, "\n%s%s, median [%s]\n", indent, withUnit(c.Figure.Label(), unitWord(c.Figure.Unit())), intervalHeading(c.Config.WithDefaults().Level))
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "%s  clients\t%s\t\n", indent, strings.Join(headings, "\t"))
+		head := "clients"
+		if slices.ContainsFunc(c.Rows, func(r ComparisonRow) bool { return r.Budget != "" }) {
+			head = "clients, or budget"
+		}
+		fmt.Fprintf(tw, "%s  %s\t%s\t\n", indent, head, strings.Join(headings, "\t"))
 		for _, row := range c.Rows {
 			cells := make([]string, len(row.Cells))
 			for i := range row.Cells {
