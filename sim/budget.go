@@ -192,16 +192,16 @@ func (b Budget) WithDefaults() Budget {
 	case GRPC:
 		setF(&b.MaxTokens, DefaultGRPCTokens)
 		setF(&b.TokenRatio, DefaultTokenRatio)
-	case AWS:
+	case AWS, AWS2026:
 		setF(&b.MaxTokens, DefaultAWSTokens)
-		setF(&b.RetryCost, DefaultAWSRetryCost)
-		setF(&b.TimeoutCost, DefaultAWSTimeoutCost)
 		setF(&b.NoRetryIncrement, DefaultNoRetryIncrement)
-	case AWS2026:
-		setF(&b.MaxTokens, DefaultAWSTokens)
-		setF(&b.RetryCost, DefaultAWS2026RetryCost)
-		setF(&b.ThrottleCost, DefaultAWSThrottleCost)
-		setF(&b.NoRetryIncrement, DefaultNoRetryIncrement)
+		if b.Kind == AWS {
+			setF(&b.RetryCost, DefaultAWSRetryCost)
+			setF(&b.TimeoutCost, DefaultAWSTimeoutCost)
+		} else {
+			setF(&b.RetryCost, DefaultAWS2026RetryCost)
+			setF(&b.ThrottleCost, DefaultAWSThrottleCost)
+		}
 	case Adaptive:
 		setF(&b.K, DefaultAdaptiveK)
 		setD(&b.Window, DefaultAdaptiveWindow)
@@ -522,7 +522,7 @@ type budgetState interface {
 func newBudgetState(b Budget, rng *rand.Rand) budgetState {
 	switch b.Kind {
 	case Finagle:
-		return &finagleState{deposit: b.Percent, reserve: b.MinPerSecond * b.TTL.Seconds(), ttl: int64(b.TTL)}
+		return &finagleState{deposit: b.Percent, reserve: b.MinPerSecond * b.TTL.Seconds(), w: window{span: int64(b.TTL)}}
 	case Envoy:
 		return &envoyState{percent: b.Percent, min: b.MinConcurrency}
 	case GRPC:
@@ -530,7 +530,7 @@ func newBudgetState(b Budget, rng *rand.Rand) budgetState {
 	case AWS, AWS2026:
 		return &awsState{b: b, tokens: b.MaxTokens}
 	case Adaptive:
-		return &adaptiveState{k: b.K, window: int64(b.Window), rng: rng}
+		return &adaptiveState{k: b.K, requests: window{span: int64(b.Window)}, accepts: window{span: int64(b.Window)}, rng: rng}
 	case Breaker:
 		return &breakerState{b: b, delay: int64(b.Delay)}
 	}
@@ -584,14 +584,10 @@ func (w *window) at(t int64) float64 {
 // beside the reserve.
 type finagleState struct {
 	deposit, reserve float64
-	ttl              int64
-	w                window
+	w                window // over the TTL
 }
 
 func (f *finagleState) admit(t int64, retry bool) (bool, float64) {
-	if f.w.span == 0 {
-		f.w.span = f.ttl
-	}
 	if !retry {
 		f.w.add(t, f.deposit)
 	}
@@ -601,9 +597,6 @@ func (f *finagleState) admit(t int64, retry bool) (bool, float64) {
 func (f *finagleState) ended(int64, kit.Outcome, bool, float64) {}
 
 func (f *finagleState) retry(t int64, _ kit.Outcome) (bool, float64) {
-	if f.w.span == 0 {
-		f.w.span = f.ttl
-	}
 	// The sum of deposits and withdrawals is rounded in float64; a
 	// tolerance of 1e-9 retry keeps 5 deposits of 0.2 worth one.
 	if f.reserve+f.w.at(t) < 1-1e-9 {
@@ -616,12 +609,7 @@ func (f *finagleState) retry(t int64, _ kit.Outcome) (bool, float64) {
 // abandon leaves the withdrawal made: Finagle's budget is not refunded.
 func (f *finagleState) abandon(float64) {}
 
-func (f *finagleState) level(t int64) float64 {
-	if f.w.span == 0 {
-		return f.reserve
-	}
-	return f.reserve + f.w.at(t)
-}
+func (f *finagleState) level(t int64) float64 { return f.reserve + f.w.at(t) }
 
 // envoyState is an Envoy budget: the attempts in flight and the retries
 // under way.
@@ -724,20 +712,12 @@ func (a *awsState) level(int64) float64 { return a.tokens }
 // adaptiveState is the SRE book's adaptive throttling.
 type adaptiveState struct {
 	k                 float64
-	window            int64
-	requests, accepts window
+	requests, accepts window // over the window
 	rng               *rand.Rand
-}
-
-func (a *adaptiveState) init() {
-	if a.requests.span == 0 {
-		a.requests.span, a.accepts.span = a.window, a.window
-	}
 }
 
 // reject returns the chance an attempt at t is rejected.
 func (a *adaptiveState) reject(t int64) float64 {
-	a.init()
 	req, acc := a.requests.at(t), a.accepts.at(t)
 	return max(0, (req-a.k*acc)/(req+1))
 }
@@ -750,7 +730,6 @@ func (a *adaptiveState) admit(t int64, _ bool) (bool, float64) {
 
 func (a *adaptiveState) ended(t int64, o kit.Outcome, _ bool, _ float64) {
 	if o == kit.Success {
-		a.init()
 		a.accepts.add(t, 1)
 	}
 }
@@ -907,10 +886,7 @@ func (s Scenario) BudgetWarning(w Warning) string {
 					each, b.MinConcurrency, thousands(int64(s.Clients)), b.MinConcurrency, count(float64(b.MinConcurrency)*n), kit.FormatDuration(s.Timeout), count(got), capacity)
 			}
 		case AWS, AWS2026:
-			cost := b.RetryCost
-			if b.Kind == AWS2026 {
-				cost = min(cost, b.ThrottleCost)
-			}
+			cost := b.cheapestRetry()
 			retries := b.MaxTokens / cost * n
 			span := (s.Horizon - s.recoveryStart()).Seconds()
 			if retries >= c*span {
@@ -941,10 +917,7 @@ func (s Scenario) BudgetWarning(w Warning) string {
 			allowed = rate * (1 + b.TokenRatio)
 			how = fmt.Sprintf("%s requests a second, with a retry for each %g successes: %s × %g = %s a second", count(rate), 1/b.TokenRatio, count(rate), 1+b.TokenRatio, count(allowed))
 		case AWS, AWS2026:
-			cost := b.RetryCost
-			if b.Kind == AWS2026 {
-				cost = min(cost, b.ThrottleCost)
-			}
+			cost := b.cheapestRetry()
 			allowed = rate * (1 + b.NoRetryIncrement/cost)
 			how = fmt.Sprintf("%s requests a second, with a retry of %g tokens for each %g first successes: %s × (1 + %g/%g) = %s a second", count(rate), cost, cost/b.NoRetryIncrement, count(rate), b.NoRetryIncrement, cost, count(allowed))
 		default:
@@ -962,6 +935,15 @@ func (s Scenario) BudgetWarning(w Warning) string {
 	return ""
 }
 
+// cheapestRetry returns the least an AWS quota's retry costs: its
+// RetryCost, or with the newer costs the throttling cost, if less.
+func (b Budget) cheapestRetry() float64 {
+	if b.Kind == AWS2026 {
+		return min(b.RetryCost, b.ThrottleCost)
+	}
+	return b.RetryCost
+}
+
 // headroomLoad returns the load below which budget b, held n times, lets
 // through less than capacity c.
 func headroomLoad(b Budget, n, c float64) float64 {
@@ -973,10 +955,7 @@ func headroomLoad(b Budget, n, c float64) float64 {
 	case GRPC:
 		return c / (1 + b.TokenRatio)
 	}
-	cost := b.RetryCost
-	if b.Kind == AWS2026 {
-		cost = min(cost, b.ThrottleCost)
-	}
+	cost := b.cheapestRetry()
 	return c / (1 + b.NoRetryIncrement/cost)
 }
 

@@ -749,10 +749,7 @@ func (e *reconnectEngine) delay(t int64, dev uint32) (int64, bool) {
 		// A policy may keep every delay it gave (an exec program's and
 		// a trace's do), until the device lets it go: they count
 		// against the room the limit leaves the run.
-		if e.kept++; e.c.room > 0 && e.kept*keptDelayBytes > e.c.room {
-			if e.err == nil {
-				e.err = grownError(e.run, e.seed, fmt.Sprintf("the devices' policies were asked for %s delays, which a policy that keeps them holds,", thousands(e.kept-1)), t, e.c.room)
-			}
+		if !e.keep(t) {
 			return 0, false
 		}
 		e.asked[dev]++
@@ -768,6 +765,24 @@ func (e *reconnectEngine) delay(t int64, dev uint32) (int64, bool) {
 		e.fail(dev, int(e.att[dev])+1, t, causeOf(err), err)
 	}
 	return 0, false
+}
+
+// keep counts one more delay kept at t, and returns false, with e.err,
+// when the delays kept outgrow the room the memory limit leaves the run:
+// a built-in policy's, which the engine keeps for the devices' resets, or
+// those a live policy was asked for, which it may keep.
+func (e *reconnectEngine) keep(t int64) bool {
+	if e.kept++; e.c.room == 0 || e.kept*keptDelayBytes <= e.c.room {
+		return true
+	}
+	if e.err == nil {
+		what := fmt.Sprintf("the devices' kept delays grew past %s", thousands(e.kept-1))
+		if !e.builtin {
+			what = fmt.Sprintf("the devices' policies were asked for %s delays, which a policy that keeps them holds,", thousands(e.kept-1))
+		}
+		e.err = grownError(e.run, e.seed, what, t, e.c.room)
+	}
+	return false
 }
 
 // releasePolicy lets device dev's policy go, and with it the delays it
@@ -791,10 +806,7 @@ func (e *reconnectEngine) builtinDelay(dev uint32) (int64, error) {
 		}
 		return 0, kit.ErrStop
 	}
-	if e.kept++; e.c.room > 0 && e.kept*keptDelayBytes > e.c.room {
-		if e.err == nil {
-			e.err = grownError(e.run, e.seed, fmt.Sprintf("the devices' kept delays grew past %s", thousands(e.kept-1)), e.cur, e.c.room)
-		}
+	if !e.keep(e.cur) {
 		return 0, e.err
 	}
 	d, err := nextDelay(e.pol[dev])
