@@ -346,11 +346,9 @@ func modelAdvice(r Report, remedies []string) []string {
 		out = append(out, fmt.Sprintf("Back off with more jitter: the policy makes %s writes, more than the %s of no backoff at all; on the same row, full jitter makes %s.",
 			num(p.Summary[sim.Attempts].Median), num(baselineFigure(p, sim.BaselineNoBackoff, sim.Attempts)), num(baselineFigure(p, "full jitter", sim.Attempts))))
 	}
-	if s.Kind == sim.Overload && s.Budget.Kind != sim.NoBudget {
-		for _, w := range []sim.Warning{sim.BudgetNeverBinds, sim.BudgetNoHeadroom} {
-			if text := s.BudgetWarning(w); text != "" {
-				out = append(out, text)
-			}
+	for _, w := range []sim.Warning{sim.BudgetNeverBinds, sim.BudgetNoHeadroom} {
+		if text := s.BudgetWarning(w); text != "" {
+			out = append(out, text)
 		}
 	}
 	for i, f := range r.Fixes {

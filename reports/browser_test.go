@@ -281,6 +281,17 @@ type shape struct {
 	rest                     string
 }
 
+// ofKind returns the shapes of the given kind.
+func ofKind(shapes []shape, kind string) []shape {
+	var out []shape
+	for _, s := range shapes {
+		if s.kind == kind {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // chartShapes renders r in Chromium and returns the shapes of each chart
 // by the chart's id.
 func chartShapes(t *testing.T, browser string, r reports.Report) map[string][]shape {
@@ -316,12 +327,7 @@ func TestArrivalChartLegend(t *testing.T) {
 	r := failingReport()
 	shapes := chartShapes(t, browser, r)["histogram-chart"]
 	require.NotEmpty(t, shapes, "the arrival chart's shapes")
-	var area []shape
-	for _, s := range shapes {
-		if s.kind == "area" {
-			area = append(area, s)
-		}
-	}
+	area := ofKind(shapes, "area")
 	require.Len(t, area, 1, "the arrival chart's data area")
 	data := area[0]
 	require.Greater(t, data.right-data.left, 400.0, "the data area's width in px")

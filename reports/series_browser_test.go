@@ -86,12 +86,7 @@ func TestSeriesChartBudgetInBrowser(t *testing.T) {
 	browser := findBrowser(t)
 	shapes := chartShapes(t, browser, seriesReport(t, sim.Scenario{Kind: sim.Overload, Budget: sim.Budget{Kind: sim.Finagle, Scope: sim.ScopeFleet}}))["series-chart"]
 	require.NotEmpty(t, shapes, "the time-series chart's shapes")
-	var areas []shape
-	for _, s := range shapes {
-		if s.kind == "area" {
-			areas = append(areas, s)
-		}
-	}
+	areas := ofKind(shapes, "area")
 	require.Len(t, areas, 3, "the time-series chart's data areas, one per panel")
 	slices.SortFunc(areas, func(a, b shape) int { return cmp.Compare(a.top, b.top) })
 	for i, a := range areas[1:] {
