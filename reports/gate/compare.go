@@ -337,7 +337,7 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	g := &gate{ctx: ctx, cfg: cfg}
+	g := &gate{ctx: ctx, cfg: cfg, memo: &replays{}}
 	kind := cfg.Scenario.WithDefaults().Kind
 	if len(policies) == 0 {
 		for _, s := range Builtins(nil, kind, cfg.Checks.Cap) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -278,7 +279,7 @@ func run(ctx context.Context, p Policy, cfg Config, check checker) (rep reports.
 	if err := cfg.oneSeed(); err != nil {
 		return rep, err
 	}
-	g := &gate{ctx: ctx, p: p, cfg: cfg.withDefaults(), check: check}
+	g := &gate{ctx: ctx, p: p, cfg: cfg.withDefaults(), check: check, memo: &replays{}}
 	if err := g.validate(); err != nil {
 		return rep, err
 	}
@@ -315,6 +316,52 @@ type gate struct {
 	p     Policy
 	cfg   Config
 	check checker
+	memo  *replays // nil: every replay is made
+}
+
+// replays holds the replays of built-in specs a gate made, by what
+// decides their figures, so that the comparison and the search for a fix
+// do not replay again what the other replayed: a spec's replay depends on
+// the spec, the scenario and the replications alone.
+type replays struct {
+	mu   sync.Mutex
+	done map[string]sim.Result
+}
+
+// key returns what decides the replay of spec on s with cfg, or "" when
+// it cannot be told.
+func (r *replays) key(spec kit.Spec, s sim.Scenario, cfg sim.Config) string {
+	if r == nil || len(s.IDs) > 0 {
+		return ""
+	}
+	sj, err1 := s.MarshalJSON()
+	cj, err2 := cfg.MarshalJSON()
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	return spec.String() + "\x00" + string(sj) + "\x00" + string(cj)
+}
+
+func (r *replays) get(key string) (sim.Result, bool) {
+	if key == "" {
+		return sim.Result{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res, ok := r.done[key]
+	return res, ok
+}
+
+func (r *replays) put(key string, res sim.Result) {
+	if key == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done == nil {
+		r.done = map[string]sim.Result{}
+	}
+	r.done[key] = res
 }
 
 // oneSeed refuses a seed of the checks or of the replay: the gate's Seed
@@ -662,11 +709,17 @@ func (g *gate) replayOn(c cell, cfg sim.Config, m Meter) (res sim.Result, stoppe
 		cfg.CallTimeout = properties.DefaultCallTimeout
 	}
 	f := counted(p.Factory, m)
+	var key string
 	if p.Spec != nil {
 		// The engine replays a spec's own factory on its compact path,
 		// which a counting wrapper would hide from it; that path is quick
 		// enough to count its devices when it is done.
 		f = p.Factory
+		key = g.memo.key(*p.Spec, s, cfg)
+		if done, ok := g.memo.get(key); ok {
+			m.Add(int64(s.WithDefaults().Clients) * int64(cfg.WithDefaults().Runs))
+			return done, nil, nil
+		}
 	}
 	res, err = sim.Replay(g.ctx, f, s, cfg)
 	if p.Spec != nil && err == nil {
@@ -691,5 +744,6 @@ func (g *gate) replayOn(c cell, cfg sim.Config, m Meter) (res sim.Result, stoppe
 	case err != nil:
 		return res, nil, &InputError{err}
 	}
+	g.memo.put(key, res)
 	return res, nil, nil
 }
