@@ -46,13 +46,17 @@ func TestReplayMatchesHeap(t *testing.T) {
 			Server:      rapid.SampledFrom(Servers()).Draw(t, "server"),
 			Clients:     rapid.IntRange(1, 300).Draw(t, "clients"),
 			AcceptRate:  rapid.Float64Range(0.3, 200).Draw(t, "acceptRate"),
-			Burst:       rapid.SampledFrom([]float64{0, 1, 2.5, 20}).Draw(t, "burst"),
 			Down:        time.Duration(rapid.Int64Range(1, 5e9).Draw(t, "down")),
 			StartSpread: time.Duration(rapid.Int64Range(1, 3e9).Draw(t, "startSpread")),
 			Window:      rapid.SampledFrom([]time.Duration{100 * time.Millisecond, time.Second, 2500 * time.Millisecond}).Draw(t, "window"),
 			Horizon:     rapid.SampledFrom([]time.Duration{30 * time.Second, time.Hour}).Draw(t, "horizon"),
-			RetryAfter:  rapid.SampledFrom([]time.Duration{300 * time.Millisecond, time.Second, 5 * time.Second}).Draw(t, "retryAfter"),
 			MaxAttempts: rapid.IntRange(0, 40).Draw(t, "maxAttempts"),
+		}
+		switch s.Server {
+		case TokenBucket:
+			s.Burst = rapid.SampledFrom([]float64{0, 1, 2.5, 20}).Draw(t, "burst")
+		case RetryAfter:
+			s.RetryAfter = rapid.SampledFrom([]time.Duration{300 * time.Millisecond, time.Second, 5 * time.Second}).Draw(t, "retryAfter")
 		}
 		if s.Kind.periodic() {
 			s.Period = rapid.SampledFrom([]time.Duration{time.Second, 7 * time.Second, time.Minute}).Draw(t, "period")

@@ -71,7 +71,7 @@ func TestHostilePolicies(t *testing.T) {
 	} {
 		for _, kind := range fleetKinds {
 			t.Run(c.name+"/"+string(kind), func(t *testing.T) {
-				s := Scenario{Kind: kind, Clients: 40, AcceptRate: 1, Period: 10 * time.Second}
+				s := Scenario{Kind: kind, Clients: 40, AcceptRate: 1, Period: periodOf(kind)}
 				if kind == PeriodicAligned || kind == Periodic {
 					// A rejected firing retries: make every firing
 					// rejected so that device 17 reaches its n-th delay.
@@ -221,4 +221,13 @@ func TestGoexitInPolicy(t *testing.T) {
 			assert.EqualError(t, err, "sim: run 0 (seed 3): device "+id+": delay before attempt 4: "+errGoexit.Error(), "Replay()")
 		})
 	}
+}
+
+// periodOf returns the timer period the tests give a scenario of kind:
+// 10s for the periodic kinds, none for the others, which fire no timers.
+func periodOf(kind Kind) time.Duration {
+	if kind.periodic() {
+		return 10 * time.Second
+	}
+	return 0
 }

@@ -110,6 +110,22 @@ func (s Scenario) modelFieldsApply() error {
 		}
 		return invalid("%s does not apply to the %s scenario", f.name, kind)
 	}
+	// The fields of one server or of some fleet kinds, which the others
+	// would replay as if they were not set.
+	server := s.Server
+	if server == "" {
+		server = PerSecond
+	}
+	switch {
+	case s.Retries == NoRetries && kind != Overload:
+		return invalid("retries 0 applies to the overload scenario only: a %s replay retries at least once", kind)
+	case s.Burst != 0 && server != TokenBucket:
+		return invalid("burst applies to the %s server only, not to the %s server", TokenBucket, server)
+	case s.RetryAfter != 0 && server != RetryAfter:
+		return invalid("retry-after applies to the %s server only, not to the %s server", RetryAfter, server)
+	case s.Period != 0 && !kind.periodic():
+		return invalid("period applies to the periodic scenarios only, not to the %s scenario", kind)
+	}
 	return nil
 }
 

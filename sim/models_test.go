@@ -111,6 +111,11 @@ func TestModelValidate(t *testing.T) {
 		{"burst on a contention", Scenario{Kind: Contention, Burst: 5}, "sim: burst does not apply to the contention scenario"},
 		{"period on an overload", Scenario{Kind: Overload, Period: time.Minute}, "sim: period does not apply to the overload scenario"},
 		{"retry-after on a reconnect", Scenario{Kind: Reconnect, RetryAfter: time.Second}, "sim: retry-after does not apply to the reconnect scenario"},
+		// Fields of one server, or of the periodic kinds, on the others.
+		{"burst on a per-second server", Scenario{Burst: 5}, "sim: burst applies to the token-bucket server only, not to the per-second server"},
+		{"retry-after on a token bucket", Scenario{Server: TokenBucket, RetryAfter: time.Second}, "sim: retry-after applies to the retry-after server only, not to the token-bucket server"},
+		{"period on an outage", Scenario{Period: time.Minute}, "sim: period applies to the periodic scenarios only, not to the outage scenario"},
+		{"no retries on a storm", Scenario{Kind: Storm, Retries: NoRetries}, "sim: retries 0 applies to the overload scenario only: a storm replay retries at least once"},
 		// MaxAttempts bounds a Reconnect's devices; the overload and
 		// contention engines never read it.
 		{"max-attempts on an overload", Scenario{Kind: Overload, MaxAttempts: 5}, "sim: max-attempts does not apply to the overload scenario"},
@@ -128,6 +133,7 @@ func TestModelValidate(t *testing.T) {
 		assert.NoError(t, Scenario{Kind: k}.Validate(Config{}), "the default %s", k)
 	}
 	assert.NoError(t, Scenario{Kind: Overload, Retries: NoRetries, Dip: DipStall}.Validate(Config{}), "an overload without retries whose dip stalls the server")
+	assert.EqualError(t, Scenario{Kind: Reconnect}.Validate(Config{TippingPoint: true}), "sim: tipping-point applies to the overload scenario only, not to the reconnect scenario", "a tipping point on a reconnect")
 }
 
 // TestModelDefaults pins WithDefaults of each server model to the defaults
@@ -326,9 +332,8 @@ func TestModelTippingPoint(t *testing.T) {
 	assert.Equal(t, TippingPoint{Longest: 105 * time.Second}, *res.TippingPoint, "a dip that leaves the capacity over the load")
 	assert.Contains(t, res.Detail(), "; tipping point: the shortest dip the fleet does not recover from is none up to 1m45s; without retries, none up to 1m45s")
 
-	res, err = Replay(context.Background(), f, Scenario{Kind: Reconnect, Clients: 200, CPU: 200, Horizon: time.Minute}, cfg)
-	require.NoError(t, err)
-	assert.Nil(t, res.TippingPoint, "a reconnect has no dip, and no tipping point")
+	_, err = Replay(context.Background(), f, Scenario{Kind: Reconnect, Clients: 200, CPU: 200, Horizon: time.Minute}, cfg)
+	assert.EqualError(t, err, "sim: tipping-point applies to the overload scenario only, not to the reconnect scenario", "a reconnect has no dip, and no tipping point to search")
 }
 
 // smallModels are a scenario of each server model small enough to replay

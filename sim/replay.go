@@ -58,7 +58,7 @@ type Config struct {
 	CallTimeout time.Duration
 	// TippingPoint asks an Overload's replay for its tipping point
 	// ([Result.TippingPoint]): about 16 replays more, of the fleet and of
-	// its baseline.
+	// its baseline. The other kinds, which have no dip, refuse it.
 	TippingPoint bool
 }
 

@@ -41,7 +41,7 @@ func TestReplayIDs(t *testing.T) {
 				mu.Unlock()
 				return kit.Spec{Strategy: kit.Full}.Factory()(d)
 			}
-			r, err := Replay(context.Background(), f, Scenario{Kind: kind, IDs: ids, Period: 10 * time.Second}, Config{Runs: 3, Seed: 8, Workers: 2})
+			r, err := Replay(context.Background(), f, Scenario{Kind: kind, IDs: ids, Period: periodOf(kind)}, Config{Runs: 3, Seed: 8, Workers: 2})
 			require.NoError(t, err)
 			assert.Equal(t, 50, r.Scenario.Clients, "Clients after defaults")
 			want := slices.Concat(ids, ids, ids)
@@ -70,7 +70,7 @@ func TestReplayIDsError(t *testing.T) {
 					return time.Second, nil
 				})
 			}
-			s := Scenario{Kind: kind, IDs: ids, AcceptRate: 1e-9, Period: 10 * time.Second}
+			s := Scenario{Kind: kind, IDs: ids, AcceptRate: 1e-9, Period: periodOf(kind)}
 			_, err := Replay(context.Background(), f, s, Config{Runs: 3, Seed: 5})
 			var de *DeviceError
 			require.ErrorAs(t, err, &de)

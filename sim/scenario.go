@@ -222,7 +222,7 @@ type Scenario struct {
 	// measured against.
 	AcceptRate float64
 	// Burst is the TokenBucket's capacity; default AcceptRate (one second's
-	// worth), and at least 1.
+	// worth), and at least 1. Another server refuses it.
 	Burst float64
 	// Down is how long the server is down from t0; default 2s for Outage,
 	// 1h for LongOutage, and no outage for the other kinds.
@@ -239,13 +239,15 @@ type Scenario struct {
 	// counted as pending. Default 1h for Outage and Storm, Down+1h for
 	// LongOutage, and 5 periods for the periodic kinds; at most maxHorizon.
 	Horizon time.Duration
-	// RetryAfter is the RetryAfter server's hint; default 1s.
+	// RetryAfter is the RetryAfter server's hint; default 1s. Another
+	// server refuses it.
 	RetryAfter time.Duration
 	// Retries is the number of retries of each device in a Storm; default
 	// 10, at most maxRetries.
 	Retries int
 	// Period is the timer period of the periodic kinds; default 1m. The
-	// horizon may hold at most a million periods.
+	// horizon may hold at most a million periods. The other kinds, which
+	// fire no timers, refuse it.
 	Period time.Duration
 	// TimerOffset is where the periodic kinds' timer offsets come from;
 	// default OffsetScenario. The other kinds fire no timers, and refuse
@@ -531,6 +533,9 @@ func (s Scenario) Validate(cfg Config) error {
 	if err := cfg.WithDefaults().validate(); err != nil {
 		return err
 	}
+	if kind := s.WithDefaults().Kind; cfg.TippingPoint && kind != Overload {
+		return invalid("tipping-point applies to the overload scenario only, not to the %s scenario", kind)
+	}
 	b := s.WithDefaults().budget(cfg.WithDefaults())
 	if b.workers == 0 {
 		return b.refusal()
@@ -758,4 +763,40 @@ type scenarioJSON struct {
 // invalid returns a *kit.ConfigError saying what is wrong.
 func invalid(format string, args ...any) error {
 	return &kit.ConfigError{Package: "sim", Err: fmt.Errorf(format, args...)}
+}
+
+// A FleetPart is a part of the fleet a scenario describes: a field, by
+// the name a refusal gives it, and its value, in words.
+type FleetPart struct {
+	Field, Text string
+}
+
+// DefaultedParts returns the parts of the fleet s, as described before
+// defaults, leaves to its kind's defaults, with the defaults' values: the
+// devices (unless s lists their ids), and the server's capacity and the
+// trigger where the kind has them — the accept rate (but in a storm,
+// which judges arrivals alone) and the down time; an overload's offered
+// rate; a reconnect's CPU. A figure of a fleet that is in part a default
+// says little of the user's fleet, and the parts say what to describe.
+func (s Scenario) DefaultedParts() []FleetPart {
+	d := s.WithDefaults()
+	var parts []FleetPart
+	add := func(unset bool, field, text string) {
+		if unset {
+			parts = append(parts, FleetPart{field, text})
+		}
+	}
+	add(s.Clients == 0 && len(s.IDs) == 0, "clients", fmt.Sprintf("%d clients", d.Clients))
+	switch d.Kind {
+	case Overload:
+		add(s.AcceptRate == 0, "accept-rate", fmt.Sprintf("accept rate %g/s", d.AcceptRate))
+		add(s.Rate == 0, "rate", fmt.Sprintf("rate %g/s", d.Rate))
+	case Reconnect:
+		add(s.CPU == 0, "cpu", fmt.Sprintf("cpu %g units/s", d.CPU))
+	case Contention:
+	default:
+		add(s.AcceptRate == 0 && d.Kind != Storm, "accept-rate", fmt.Sprintf("accept rate %g/s", d.AcceptRate))
+		add(s.Down == 0 && d.Down > 0, "down", "down "+kit.FormatDuration(d.Down))
+	}
+	return parts
 }

@@ -56,7 +56,7 @@ func TestRepresentativeOnly(t *testing.T) {
 	f := kit.Spec{Strategy: kit.Full, Base: 100 * time.Millisecond, Cap: 5 * time.Second}.Factory()
 	for _, kind := range fleetKinds {
 		t.Run(string(kind), func(t *testing.T) {
-			s := Scenario{Kind: kind, Clients: 300, AcceptRate: 20, Down: time.Minute, Period: 10 * time.Second, Horizon: 2 * time.Minute, Window: 250 * time.Millisecond}
+			s := Scenario{Kind: kind, Clients: 300, AcceptRate: 20, Down: time.Minute, Period: periodOf(kind), Horizon: 2 * time.Minute, Window: 250 * time.Millisecond}
 			all, err := Replay(context.Background(), f, s, Config{Runs: 9, Seed: 4, Resamples: 100})
 			require.NoError(t, err)
 			one, err := Replay(context.Background(), f, s, Config{Runs: 9, Seed: 4, Resamples: 100, RepresentativeOnly: true})

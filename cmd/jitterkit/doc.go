@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jitterkit/jitterkit/internal/cli"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
@@ -68,7 +69,7 @@ Run "jitterkit help COMMAND" for a command's flags and an example, and
 `
 
 // helpDemo is the text of "jitterkit help demo".
-var helpDemo = "Usage: jitterkit demo\n\n" + wrap(fmt.Sprintf(`Demo shows the main job on a built-in fleet, with no flags: %d devices lose their server at once, it is down for %s, then accepts %g requests a second. First the four built-in strategies are replayed side by side, then the policy %s is gated: the property checks and the replay, one verdict. Its exit code is the gate's, as for jitterkit gate.`,
+var helpDemo = "Usage: jitterkit demo\n\n" + cli.Wrap(fmt.Sprintf(`Demo shows the main job on a built-in fleet, with no flags: %d devices lose their server at once, it is down for %s, then accepts %g requests a second. First the four built-in strategies are replayed side by side, then the policy %s is gated: the property checks and the replay, one verdict. Its exit code is the gate's, as for jitterkit gate.`,
 	sim.DefaultClients, kit.FormatDuration(sim.DefaultDown), sim.DefaultAcceptRate, demoSpec), 75, "") + "\n" + exitCodes
 
 // helpPolicies is the text of "jitterkit help policies".
@@ -169,73 +170,26 @@ func outputsNote(command string) string {
 func commandHelp(command string) string {
 	var b strings.Builder
 	head := commandHeads[command]
-	fmt.Fprintf(&b, "Usage: jitterkit %s [flags]\n\n%s\nExample:\n\n  %s\n", command, wrap(head[0], 75, ""), head[1])
+	fmt.Fprintf(&b, "Usage: jitterkit %s [flags]\n\n%s\nExample:\n\n  %s\n", command, cli.Wrap(head[0], 75, ""), head[1])
 	if command == "check" {
 		b.WriteString("\nThe checks, in the order they run (conformance when the policy claims a\nstrategy):\n\n")
 		for _, c := range properties.Checks() {
-			b.WriteString(row(c.Name, c.Why, 19))
+			b.WriteString(cli.Row(c.Name, c.Why, 19))
 		}
 	}
 	if command == "replay" || command == "gate" {
-		b.WriteString("\n" + wrap(fleetNote, 75, ""))
+		b.WriteString("\n" + cli.Wrap(fleetNote, 75, ""))
 		for _, para := range strings.Split(modelsNote, "\n\n") {
 			text, example, ok := strings.Cut(para, " Example: ")
-			b.WriteString("\n" + wrap(text, 75, ""))
+			b.WriteString("\n" + cli.Wrap(text, 75, ""))
 			if ok {
 				b.WriteString("\n  " + example + "\n")
 			}
 		}
 	}
 	if command != "compare" {
-		b.WriteString("\n" + wrap(outputsNote(command), 75, ""))
+		b.WriteString("\n" + cli.Wrap(outputsNote(command), 75, ""))
 	}
-	for _, g := range groups {
-		heading := "\n" + g + ":\n"
-		for _, f := range flags {
-			if f.group != g || !f.takes(command) {
-				continue
-			}
-			b.WriteString(heading)
-			heading = ""
-			name := "--" + f.name
-			if f.arg != "" {
-				name += " " + f.arg
-			}
-			text := f.usage
-			if f.def != "" {
-				text += " (default " + f.def + ")"
-			}
-			if u, ok := usageFor[command][f.name]; ok {
-				text = u
-			}
-			b.WriteString(row(name, text, 27))
-		}
-	}
+	b.WriteString(table.Help(command, usageFor[command]))
 	return b.String() + "\n" + exitCodes
-}
-
-// row returns a row of the help's two columns: name, indented by two, and
-// text wrapped from column col to the 78th.
-func row(name, text string, col int) string {
-	indent := strings.Repeat(" ", col)
-	return fmt.Sprintf("  %-*s%s", col-2, name, strings.TrimPrefix(wrap(text, 78-col, indent), indent))
-}
-
-// wrap breaks text into lines of at most width bytes between words, each
-// after indent.
-func wrap(text string, width int, indent string) string {
-	var b strings.Builder
-	line := ""
-	for _, w := range strings.Fields(text) {
-		if line != "" && len(line)+1+len(w) > width {
-			b.WriteString(indent + line + "\n")
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	b.WriteString(indent + line + "\n")
-	return b.String()
 }

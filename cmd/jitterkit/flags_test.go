@@ -170,3 +170,23 @@ func TestReproduceKeepsSwitches(t *testing.T) {
 	require.NoError(t, parseFlags("gate", []string{"--policy", "full", "--fix=false", "--clients", "50", "--runs", "5"}, o))
 	assert.Equal(t, "jitterkit replay --policy full --fix=false --clients 50 --runs 3 --seed 9", reproduce(o)(gate.Replay, 9), "a replay's run")
 }
+
+// parseFlags parses args as the command line of command into o, as
+// parseCommand does before it validates.
+func parseFlags(command string, args []string, o *options) error {
+	if o.given == nil {
+		o.given = map[string]bool{}
+	}
+	given, err := table.Parse(command, args, o, o.given)
+	o.args = given
+	return err
+}
+
+// readConfig reads data as the config file path of command into o, as
+// loadConfig does with a file's contents.
+func readConfig(data []byte, path, command string, o *options) error {
+	if o.given == nil {
+		o.given = map[string]bool{}
+	}
+	return table.ReadConfig(data, path, command, "config", o, o.given, func() *options { return &options{} })
+}

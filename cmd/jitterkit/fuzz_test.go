@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/internal/cli"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
@@ -56,7 +57,7 @@ func FuzzFlags(f *testing.F) {
 			}
 		}
 		o, err := parseCommand(context.Background(), command, args[1:])
-		if errors.Is(err, errHelp) {
+		if errors.Is(err, cli.ErrHelp) {
 			return
 		}
 		if err != nil {

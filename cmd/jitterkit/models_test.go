@@ -111,11 +111,11 @@ func TestModelBadParameters(t *testing.T) {
 			"jitterkit: --rtt 4m50s is not shorter than the 4m50s from the broker's return to the last recovery window: no device could connect in time to judge recovery"},
 		{[]string{"--scenario", "reconnect", "--cold-drop", "295s"},
 			"jitterkit: --cold-drop 4m55s is not shorter than the 4m55s from the broker's return to the horizon: no session accepted cold would be dropped within the replay"},
-		{[]string{"--scenario", "reconnect", "--retries", "3"}, "jitterkit: --retries applies to --scenario storm and overload only, not to --scenario reconnect"},
-		{[]string{"--scenario", "reconnect", "--tipping-point"}, "jitterkit: --tipping-point applies to --scenario overload only, not to --scenario reconnect"},
+		{[]string{"--scenario", "reconnect", "--retries", "3"}, "jitterkit: --retries does not apply to the reconnect scenario"},
+		{[]string{"--scenario", "reconnect", "--tipping-point"}, "jitterkit: --tipping-point applies to the overload scenario only, not to the reconnect scenario"},
 		// --retries 0 is "none" in an overload only: a storm's retries
 		// are its figure, and 0 of them is no storm.
-		{[]string{"--scenario", "storm", "--retries", "0"}, "jitterkit: --retries: 0 is not a positive number"},
+		{[]string{"--scenario", "storm", "--retries", "0"}, "jitterkit: --retries 0 applies to the overload scenario only: a storm replay retries at least once"},
 		{[]string{"--scenario", "contention", "--latency", "2h"}, "jitterkit: --latency 2h0m0s is not between 0 and 1h0m0s"},
 		{[]string{"--scenario", "reconnect", "--cold-drop", "800h"}, "jitterkit: --cold-drop 800h0m0s is not between 0 and 744h0m0s"},
 	} {

@@ -9,15 +9,14 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/jitterkit/jitterkit/internal/cli"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/reports/gate/progress"
-	"github.com/jitterkit/jitterkit/sim"
 )
 
 // commands are the commands that take flags, in the order the help lists
@@ -57,7 +56,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return usageError("unknown command %q%s: want demo, check, replay, gate, compare, help or version (see \"jitterkit help\")", command, suggestCommand(command))
 	}
 	o, err := parseCommand(ctx, command, rest)
-	if errors.Is(err, errHelp) {
+	if errors.Is(err, cli.ErrHelp) {
 		_, err = io.WriteString(stdout, commandHelp(command))
 		return err
 	}
@@ -73,7 +72,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // suggestCommand returns " (did you mean gate?)" for the command closest
 // to name, when one is within two edits of it.
 func suggestCommand(name string) string {
-	if best := closest(name, append([]string{"demo", "help", "version"}, commands...)); best != "" {
+	if best := cli.Closest(name, append([]string{"demo", "help", "version"}, commands...)); best != "" {
 		return " (did you mean " + best + "?)"
 	}
 	return ""
@@ -114,8 +113,14 @@ func parseCommand(ctx context.Context, command string, args []string) (*options,
 			return nil, err
 		}
 	}
-	err := parseFlags(command, args, o)
-	if err == nil {
+	given, err := table.Parse(command, args, o, o.given)
+	o.args = given
+	switch {
+	case errors.Is(err, cli.ErrHelp):
+		return nil, err
+	case err != nil:
+		err = usageError("%v", err)
+	default:
 		err = validate(o)
 	}
 	var e *exitError
@@ -167,30 +172,6 @@ func validate(o *options) error {
 			return usageError("--devices does not apply to --trace: the trace's own devices are checked")
 		}
 	}
-	if runs := o.cfg.Replay.Runs; runs > 0 && runs < sim.MinRunsToPass {
-		if o.command == "compare" {
-			return usageError("--runs %d makes no interval: compare shows each cell's median with its interval over the runs, and fewer than %d runs make none; give --runs %d or more", runs, sim.MinRunsToPass, sim.MinRunsToPass)
-		}
-		what := "the interval of the runs' peaks"
-		if o.cfg.Scenario.Kind.ServerModel() {
-			what = "the median of the runs, with its interval"
-		}
-		return usageError("--runs %d cannot pass: %s judges %s, and fewer than %d runs make none; give --runs %d or more", runs, o.command, what, sim.MinRunsToPass, sim.MinRunsToPass)
-	}
-	s := o.cfg.Scenario.WithDefaults()
-	for _, a := range appliesTo {
-		if o.given[a.flag] && !a.applies(s) {
-			if s.Kind.ServerModel() {
-				// A server model is its own server.
-				return usageError("--%s applies to %s only, not to --scenario %s", a.flag, a.what, s.Kind)
-			}
-			return usageError("--%s applies to %s only, not to --scenario %s --server %s", a.flag, a.what, s.Kind, s.Server)
-		}
-	}
-	if s.Retries == sim.NoRetries && s.Kind != sim.Overload {
-		// 0 retries is an overload's "none"; elsewhere it is no figure.
-		return usageError("--retries: 0 is not a positive number")
-	}
 	o.cfg.Steps = map[string]gate.Step{"check": gate.Checks | gate.Fix, "replay": gate.Replay | gate.Fix, "gate": gate.All, "compare": gate.Replay}[o.command]
 	if o.noFix {
 		o.cfg.Steps &^= gate.Fix
@@ -226,7 +207,7 @@ func configError(err error) error {
 // that sets it: "rate 0 is …" reads "--rate 0 is …".
 func flagged(msg string) string {
 	name, _, _ := strings.Cut(msg, " ")
-	if lookupFlag(strings.TrimSuffix(name, ":")) != nil {
+	if table.Lookup(strings.TrimSuffix(name, ":")) != nil {
 		return "--" + msg
 	}
 	return msg
@@ -285,10 +266,8 @@ func evaluate(e *env, o *options) error {
 	if err != nil {
 		return retire(e, o, gateError(e, err))
 	}
-	if r := rep.Replay; r != nil {
-		if line := defaultedFleet(o, r.Scenario); line != "" {
-			fmt.Fprintln(e.stdout, line)
-		}
+	if line := defaultedFleet(o); rep.Replay != nil && line != "" {
+		fmt.Fprintln(e.stdout, line)
 	}
 	// The summary first: an output that cannot be written must not take
 	// the verdict with it. A standard output that cannot be written is
@@ -312,73 +291,31 @@ func evaluate(e *env, o *options) error {
 	return nil
 }
 
-// defaultedFleet returns the summary's first line when the replay's fleet,
-// s after its defaults, is in some part the demo's because neither a flag
-// nor the config described that part, with how to describe it:
+// defaultedFleet returns the summary's first line when the replay's fleet
+// is in some part its kind's default, because neither a flag nor the
+// config described that part (see sim.Scenario.DefaultedParts; a trace's
+// devices are its own), with how to describe it:
 //
 //	scenario: the demo's default fleet (400 clients, accept rate 50/s, down 2s): describe yours with --clients, --accept-rate and --down
 //
-// The parts are the devices (a trace's are its own), the accept rate (but
-// in a storm, which judges arrivals alone), and the down time of a kind
-// that has one. It returns "" when every part was described.
-func defaultedFleet(o *options, s sim.Scenario) string {
+// It returns "" when every part was described.
+func defaultedFleet(o *options) string {
 	var texts, flagNames []string
-	noun := "server"
-	if s.Kind.ServerModel() {
-		return modelDefaults(o, s)
-	}
-	if !o.given["clients"] && o.trace == "" {
-		noun = "fleet"
-		texts, flagNames = append(texts, strconv.Itoa(s.Clients)+" clients"), append(flagNames, "--clients")
-	}
-	if !o.given["accept-rate"] && s.Kind != sim.Storm {
-		texts, flagNames = append(texts, fmt.Sprintf("accept rate %g/s", s.AcceptRate)), append(flagNames, "--accept-rate")
-	}
-	if !o.given["down"] && s.Down > 0 {
-		texts, flagNames = append(texts, "down "+kit.FormatDuration(s.Down)), append(flagNames, "--down")
-	}
-	if len(texts) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("scenario: the demo's default %s (%s): describe yours with %s", noun, strings.Join(texts, ", "), andList(flagNames))
-}
-
-// modelDefaults returns the summary's first line when a server model's
-// fleet is in some part the model's default:
-//
-//	scenario: the overload model's default fleet (200 clients, accept rate 100/s, rate 70/s): describe yours with --clients, --accept-rate and --rate
-func modelDefaults(o *options, s sim.Scenario) string {
-	var texts, flagNames []string
-	part := func(flag, text string) {
-		if !o.given[flag] && (flag != "clients" || o.trace == "") {
-			texts, flagNames = append(texts, text), append(flagNames, "--"+flag)
+	for _, p := range o.cfg.Scenario.DefaultedParts() {
+		if p.Field != "clients" || o.trace == "" {
+			texts, flagNames = append(texts, p.Text), append(flagNames, "--"+p.Field)
 		}
 	}
-	part("clients", strconv.Itoa(s.Clients)+" clients")
-	switch s.Kind {
-	case sim.Overload:
-		part("accept-rate", fmt.Sprintf("accept rate %g/s", s.AcceptRate))
-		part("rate", fmt.Sprintf("rate %g/s", s.Rate))
-	case sim.Reconnect:
-		part("cpu", fmt.Sprintf("cpu %g units/s", s.CPU))
-	}
-	if len(texts) == 0 {
+	whose, noun := "the demo's", "fleet"
+	switch {
+	case len(texts) == 0:
 		return ""
+	case o.cfg.Scenario.WithDefaults().Kind.ServerModel():
+		whose = "the " + string(o.cfg.Scenario.WithDefaults().Kind) + " model's"
+	case flagNames[0] != "--clients":
+		noun = "server"
 	}
-	return fmt.Sprintf("scenario: the %s model's default fleet (%s): describe yours with %s", s.Kind, strings.Join(texts, ", "), andList(flagNames))
-}
-
-// andList joins items as a sentence does: "a", "a and b", "a, b and c".
-func andList(items []string) string { return joinList(items, "and") }
-
-// orList joins items as andList does, with "or".
-func orList(items []string) string { return joinList(items, "or") }
-
-func joinList(items []string, conj string) string {
-	if len(items) == 1 {
-		return items[0]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
+	return fmt.Sprintf("scenario: %s default %s (%s): describe yours with %s", whose, noun, strings.Join(texts, ", "), cli.List(flagNames, "and"))
 }
 
 // compare replays every policy o names, or the four built-in strategies,

@@ -70,14 +70,14 @@ func reproduce(o *options) func(step gate.Step, seed uint64) string {
 		}
 		parts := []string{"jitterkit", command}
 		for _, a := range o.args {
-			switch def := lookupFlag(a.name); {
-			case a.name == "seed" || a.name == "runs" || a.name == "report" || a.name == "json" || !def.takes(command):
-			case def.arg == "" && a.value == "true":
-				parts = append(parts, "--"+a.name)
-			case def.arg == "":
-				parts = append(parts, "--"+a.name+"="+shellQuote(a.value))
+			switch def := table.Lookup(a.Name); {
+			case a.Name == "seed" || a.Name == "runs" || a.Name == "report" || a.Name == "json" || !table.Takes(def, command):
+			case def.Arg == "" && a.Value == "true":
+				parts = append(parts, "--"+a.Name)
+			case def.Arg == "":
+				parts = append(parts, "--"+a.Name+"="+shellQuote(a.Value))
 			default:
-				parts = append(parts, "--"+a.name, shellQuote(a.value))
+				parts = append(parts, "--"+a.Name, shellQuote(a.Value))
 			}
 		}
 		if command == "replay" {

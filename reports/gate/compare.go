@@ -336,6 +336,9 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 	if err := cfg.oneSeed(); err != nil {
 		return nil, err
 	}
+	if err := enoughRuns(cfg.Replay); err != nil {
+		return nil, err
+	}
 	cfg = cfg.withDefaults()
 	g := &gate{ctx: ctx, cfg: cfg, memo: &replays{}}
 	kind := cfg.Scenario.WithDefaults().Kind

@@ -124,12 +124,12 @@ func TestNoFixWhenTurnedOff(t *testing.T) {
 }
 
 // TestFixWithinTheGatesRuns searches with no more runs than the gate's
-// own: a gate of one run that fits in its memory limit, where five runs
+// own: a gate of three runs that fits in its memory limit, where five runs
 // would not, fails with its findings rather than with an error.
 func TestFixWithinTheGatesRuns(t *testing.T) {
 	s := spec(t, "full:base=100ms,cap=1s")
-	cfg := gate.Config{Steps: gate.Replay | gate.Fix, Replay: sim.Config{Runs: 1},
-		Scenario: sim.Scenario{Clients: 1000, Window: 10 * time.Millisecond, MemoryLimit: 45 << 20}}
+	cfg := gate.Config{Steps: gate.Replay | gate.Fix, Replay: sim.Config{Runs: sim.MinRunsToPass},
+		Scenario: sim.Scenario{Clients: 1000, Window: 10 * time.Millisecond, MemoryLimit: 50 << 20}}
 	rep, err := gate.Run(context.Background(), gate.SpecPolicy(s), cfg)
 	require.NoError(t, err)
 	assert.Equal(t, verdict.Fail, rep.Verdict)

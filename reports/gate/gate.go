@@ -376,6 +376,17 @@ func (c Config) oneSeed() error {
 	return nil
 }
 
+// enoughRuns refuses replications too few to make an interval: a
+// replay's verdict, and a comparison's cell, is the median over the runs
+// with its interval, and fewer than sim.MinRunsToPass runs make none, so
+// that the work would end with no verdict.
+func enoughRuns(cfg sim.Config) error {
+	if n := cfg.Runs; n > 0 && n < sim.MinRunsToPass {
+		return &InputError{fmt.Errorf("runs %d makes no interval: a replay judges, and compare shows, the median over the runs with its interval, and fewer than %d runs make none", n, sim.MinRunsToPass)}
+	}
+	return nil
+}
+
 // withDefaults returns c with its zero fields set.
 func (c Config) withDefaults() Config {
 	if c.Steps == 0 {
@@ -485,6 +496,9 @@ func (g *gate) validate(sizes ...int) error {
 	}
 	if g.cfg.Steps&Replay == 0 {
 		return nil
+	}
+	if err := enoughRuns(g.cfg.Replay); err != nil {
+		return err
 	}
 	if len(sizes) == 0 {
 		sizes = []int{0}

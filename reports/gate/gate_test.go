@@ -93,7 +93,7 @@ func TestDefectStopsTheReplay(t *testing.T) {
 			return p.Next()
 		})
 	}
-	rep, err := gate.Run(context.Background(), gate.GoPolicy("nan", bad), gate.Config{Steps: gate.Replay | gate.Comparison, Replay: sim.Config{Runs: 2}})
+	rep, err := gate.Run(context.Background(), gate.GoPolicy("nan", bad), gate.Config{Steps: gate.Replay | gate.Comparison, Replay: sim.Config{Runs: sim.MinRunsToPass}})
 	require.NoError(t, err)
 	require.NotNil(t, rep.Replay)
 	require.NotNil(t, rep.Replay.Stopped)
@@ -106,7 +106,7 @@ func TestDefectStopsTheReplay(t *testing.T) {
 	assert.Empty(t, rep.Comparisons)
 
 	rep, err = gate.Run(context.Background(), gate.GoPolicy("nan", bad), gate.Config{
-		Steps: gate.Replay, Replay: sim.Config{Runs: 1},
+		Steps: gate.Replay, Replay: sim.Config{Runs: sim.MinRunsToPass},
 		Reproduce: func(step gate.Step, seed uint64) string { return fmt.Sprintf("step %d seed %d", step, seed) },
 	})
 	require.NoError(t, err)
@@ -248,7 +248,7 @@ func TestCompare(t *testing.T) {
 	nan := func(kit.Device) kit.Policy {
 		return kittest.PolicyFunc(func() (time.Duration, error) { return kit.Seconds(math.NaN()) })
 	}
-	_, err = gate.Compare(context.Background(), []gate.Policy{gate.GoPolicy("nan", nan)}, nil, gate.Config{Replay: sim.Config{Runs: 1}})
+	_, err = gate.Compare(context.Background(), []gate.Policy{gate.GoPolicy("nan", nan)}, nil, gate.Config{Replay: sim.Config{Runs: sim.MinRunsToPass}})
 	var de *gate.DefectError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, "nan", de.Policy)

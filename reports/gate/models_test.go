@@ -238,7 +238,7 @@ func TestCompareBudgets(t *testing.T) {
 		{"the scenario's scope and budget", sim.Scenario{Kind: sim.Overload, Clients: 50, Rate: 20, AcceptRate: 25, Budget: finagle}, sim.ScopeDevice, "finagle:percent=10%"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs, err := gate.Compare(context.Background(), []gate.Policy{gate.SpecPolicy(spec(t, "full"))}, []int{50, 60}, gate.Config{Scenario: tc.s, Replay: sim.Config{Runs: 2}})
+			cs, err := gate.Compare(context.Background(), []gate.Policy{gate.SpecPolicy(spec(t, "full"))}, []int{50, 60}, gate.Config{Scenario: tc.s, Replay: sim.Config{Runs: sim.MinRunsToPass}})
 			require.NoError(t, err)
 			require.Len(t, cs, 2, "a comparison per headline figure")
 			for _, c := range cs {
@@ -260,7 +260,7 @@ func TestCompareBudgets(t *testing.T) {
 			assert.Contains(t, b.String(), "overload: 50 to 60 clients", "the scenario line spans the fleet sizes alone")
 		})
 	}
-	cs, err := gate.Compare(context.Background(), []gate.Policy{gate.SpecPolicy(spec(t, "full"))}, []int{50}, gate.Config{Scenario: sim.Scenario{Kind: sim.Reconnect, Clients: 50}, Replay: sim.Config{Runs: 2}})
+	cs, err := gate.Compare(context.Background(), []gate.Policy{gate.SpecPolicy(spec(t, "full"))}, []int{50}, gate.Config{Scenario: sim.Scenario{Kind: sim.Reconnect, Clients: 50}, Replay: sim.Config{Runs: sim.MinRunsToPass}})
 	require.NoError(t, err)
 	for _, c := range cs {
 		assert.Len(t, c.Rows, 1, "a reconnect's comparison has no budget rows")

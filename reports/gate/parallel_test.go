@@ -17,7 +17,7 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// TestCellsSideBySideChangeNothing compares on one replication, where the
+// TestCellsSideBySideChangeNothing compares with one worker a cell, where the
 // cells run side by side, and again with every core given to each cell,
 // where they run one after another: the comparisons are the same, since a
 // replay's result depends on its policy, scenario and seed alone.
@@ -25,7 +25,7 @@ func TestCellsSideBySideChangeNothing(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one core: cells never run side by side")
 	}
-	cfg := Config{Scenario: sim.Scenario{Clients: 2000, AcceptRate: 250}, Seed: 7, Replay: sim.Config{Runs: 1}}
+	cfg := Config{Scenario: sim.Scenario{Clients: 2000, AcceptRate: 250}, Seed: 7, Replay: sim.Config{Runs: sim.MinRunsToPass, Workers: 1}}
 	var policies []Policy
 	for _, s := range Builtins(nil, sim.Outage, 0) {
 		policies = append(policies, SpecPolicy(s))
@@ -34,7 +34,7 @@ func TestCellsSideBySideChangeNothing(t *testing.T) {
 
 	g := &gate{cfg: cfg.withDefaults()}
 	atOnce, _ := g.plan([]cell{{p: policies[0]}, {p: policies[1]}}, 0)
-	require.Greater(t, atOnce, 1, "one replication each: the cells run side by side")
+	require.Greater(t, atOnce, 1, "one worker each: the cells run side by side")
 	side, err := Compare(context.Background(), policies, sizes, cfg)
 	require.NoError(t, err)
 
