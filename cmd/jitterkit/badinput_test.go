@@ -67,7 +67,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`replay`, `--policy`, `full`, `--json`, `-`}, 2, `jitterkit: --json: "-" is no file: name a file, or /dev/stdout for standard output (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--json`, `testdata`}, 2, `jitterkit: --json testdata is a directory; name a file (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--threshold`, `0`}, 2, `jitterkit: --threshold: 0 is not a positive number (see "jitterkit help replay")`},
-		{[]string{`check`, `--trace`, `testdata/traces/full-jitter.csv`, `--devices`, `5000`}, 2, `jitterkit: --devices does not apply to --trace: the trace's own devices are checked (see "jitterkit help check")`},
+		{[]string{`check`, `--trace`, `testdata/traces/full-jitter.csv`, `--devices`, `5000`}, 2, `jitterkit: --devices does not apply to a recorded trace: its own devices are checked (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `full`, `--min-cv`, `0`}, 2, `jitterkit: --min-cv: 0 is not a positive number (see "jitterkit help check")`},
 		{[]string{`check`, `--policy`, `full`, `--require-reproducible=maybe`}, 2, `jitterkit: --require-reproducible: "maybe" is not true or false (see "jitterkit help check")`},
 		{[]string{`gate`, `--policy`, `full`, `--clients`, `1000,2000`}, 2, `jitterkit: gate replays one fleet size, got --clients 1000,2000; compare takes several (see "jitterkit help gate")`},

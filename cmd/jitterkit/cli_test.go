@@ -50,8 +50,8 @@ func TestHelp(t *testing.T) {
 	}
 	for _, command := range commands {
 		for _, f := range flags {
-			described := strings.Contains(commandHelp(command), "  --"+f.name+" ")
-			assert.Equal(t, table.Takes(table.Lookup(f.name), command), described, "help for %s describes --%s, as %s takes it", command, f.name, command)
+			described := strings.Contains(commandHelp(command), "  --"+f.Name+" ")
+			assert.Equal(t, table.Takes(&f, command), described, "help for %s describes --%s, as %s takes it", command, f.Name, command)
 		}
 	}
 }

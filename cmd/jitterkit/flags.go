@@ -38,22 +38,12 @@ type options struct {
 	args  []cli.Value
 }
 
-// A flagDef is one flag: its name (also its key in a config file), the
-// placeholder of its value ("" for a switch), its group, what it sets, its
-// default as the help writes it, the commands that take it by their first
-// letters (c(heck), r(eplay), g(ate), C(ompare)), and how it sets the
-// options. The error of set does not name the flag; the table adds it.
-type flagDef struct {
-	name, arg, group, usage, def, commands string
-	set                                    func(o *options, value string) error
-}
-
 // table is the flags of every command. The help is generated from it.
 var table = &cli.Table[options]{
 	Commands: commands,
 	Letters:  map[string]string{"check": "c", "replay": "r", "gate": "g", "compare": "C"},
 	Groups:   []string{"Policy", "Checks", "Scenario", "Run", "Output"},
-	Flags:    tableFlags(),
+	Flags:    flags,
 	Lists: map[string]func(*options){
 		"policy":  func(o *options) { o.specs = nil },
 		"clients": func(o *options) { o.clients = nil },
@@ -72,62 +62,58 @@ var usageFor = map[string]map[string]string{
 	"check": {"fix": "when a check fails, search the smallest change to the policy that passes, and say it (--fix=false skips the search) (default true)"},
 }
 
-// flags lists every flag of every command, in the help's order.
-var flags = []flagDef{
-	{"policy", "SPEC", "Policy", "a built-in strategy, e.g. full:base=100ms,cap=10s (see \"jitterkit help policies\")", "", "crgC", func(o *options, v string) error {
+// flags lists every flag of every command, in the help's order: its name
+// (also its key in a config file), the placeholder of its value (none for
+// a switch), its group, what it sets, its default as the help writes it,
+// the commands that take it by their first letters (c(heck), r(eplay),
+// g(ate), C(ompare)), and how it sets the options. The error of Set does
+// not name the flag; the table adds it.
+var flags = []cli.Flag[options]{
+	{Name: "policy", Arg: "SPEC", Group: "Policy", Usage: "a built-in strategy, e.g. full:base=100ms,cap=10s (see \"jitterkit help policies\")", Commands: "crgC", Set: func(o *options, v string) error {
 		specs, err := kit.ParseSpecs(v)
 		o.specs = append(o.specs, specs...)
 		return err
 	}},
-	{"exec", "CMD", "Policy", "a program speaking the exec protocol", "", "crgC", func(o *options, v string) error {
+	{Name: "exec", Arg: "CMD", Group: "Policy", Usage: "a program speaking the exec protocol", Commands: "crgC", Set: func(o *options, v string) error {
 		return cli.String(func(o *options) *string { return &o.exec }, "a command")(o, v)
 	}},
-	{"trace", "FILE", "Policy", "delays recorded on devices (CSV: device,attempt,delay_s)", "", "crgC", func(o *options, v string) error {
+	{Name: "trace", Arg: "FILE", Group: "Policy", Usage: "delays recorded on devices (CSV: device,attempt,delay_s)", Commands: "crgC", Set: func(o *options, v string) error {
 		return cli.String(func(o *options) *string { return &o.trace }, "a file name")(o, v)
 	}},
-	{"config", "FILE", "Policy", "a YAML file with these flags' names as keys; flags given here override it", "", "crgC", func(o *options, v string) error {
+	{Name: "config", Arg: "FILE", Group: "Policy", Usage: "a YAML file with these flags' names as keys; flags given here override it", Commands: "crgC", Set: func(o *options, v string) error {
 		return cli.String(func(o *options) *string { return &o.config }, "a file name")(o, v)
 	}},
-	{"cap", "DURATION", "Policy", "the cap the policy declares: every delay must stay within it", "the spec's cap, else none", "cgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Checks.Cap })},
+	{Name: "cap", Arg: "DURATION", Group: "Policy", Usage: "the cap the policy declares: every delay must stay within it", Default: "the spec's cap, else none", Commands: "cgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Checks.Cap })},
 
-	{"devices", "N", "Checks", "devices the property checks examine", strconv.Itoa(properties.DefaultDevices), "cg", cli.Int(func(o *options) *int { return &o.cfg.Checks.Devices })},
-	{"min-cv", "CV", "Checks", "least coefficient of variation of the delays across devices", fmt.Sprint(properties.DefaultThresholds().MinCV), "cg", cli.Float(func(o *options) *float64 { return &o.cfg.Checks.Thresholds.MinCV })},
-	{"require-reproducible", "", "Checks", "fail, not warn, a policy whose delays a device cannot reproduce", "false", "cg", cli.Bool(func(o *options) *bool { return &o.cfg.Checks.RequireReproducible })},
+	{Name: "devices", Arg: "N", Group: "Checks", Usage: "devices the property checks examine", Default: strconv.Itoa(properties.DefaultDevices), Commands: "cg", Set: cli.Int(func(o *options) *int { return &o.cfg.Checks.Devices })},
+	{Name: "min-cv", Arg: "CV", Group: "Checks", Usage: "least coefficient of variation of the delays across devices", Default: fmt.Sprint(properties.DefaultThresholds().MinCV), Commands: "cg", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Checks.Thresholds.MinCV })},
+	{Name: "require-reproducible", Group: "Checks", Usage: "fail, not warn, a policy whose delays a device cannot reproduce", Default: "false", Commands: "cg", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Checks.RequireReproducible })},
 
-	{"scenario", "NAME", "Scenario", "how the fleet's attempts begin: outage, long-outage, storm (every device fails at once and keeps failing: the peak of its retries is judged), periodic or periodic-aligned (every device fires a timer each --period, offset by a hash of its id or on the boundary; the policy times the re-sends of rejected firings); or a server model judged on recovery, overload (a queue with timeouts) or reconnect (a broker that drops sessions until warm), or contention (optimistic concurrency on one row): see the notes above", string(sim.Outage), "rgC",
-		cli.Choice(sim.Kinds, "scenario", func(o *options) *sim.Kind { return &o.cfg.Scenario.Kind })},
-	{"clients", "N", "Scenario", "devices in the replayed fleet (a trace: as many of its devices)", fmt.Sprintf("%d; %d for overload, %d for reconnect, %d for contention", sim.DefaultClients, sim.DefaultOverloadClients, sim.DefaultReconnectClients, sim.DefaultContentionClients), "rgC", func(o *options, v string) error {
-		for _, part := range strings.Split(v, ",") {
-			n, err := cli.PositiveInt(strings.TrimSpace(part))
-			if err != nil {
-				return err
-			}
-			o.clients = append(o.clients, n)
-		}
-		return nil
-	}},
-	{"server", "MODEL", "Scenario", "the server the fleet retries against: " + serverModels(), string(sim.PerSecond), "rgC",
-		cli.Choice(sim.Servers, "server model", func(o *options) *sim.Server { return &o.cfg.Scenario.Server })},
-	{"accept-rate", "N", "Scenario", "requests the server accepts per second; in overload, the jobs its queue serves per second", fmt.Sprintf("%g; %g for overload; --cpu over --handshake for reconnect", sim.DefaultAcceptRate, sim.DefaultOverloadAcceptRate), "rgC", cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
-	{"burst", "N", "Scenario", "the token bucket's capacity", "the accept rate", "rgC", cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Burst })},
-	{"retry-after", "DURATION", "Scenario", "the retry-after server's hint, which the devices obey; giving it picks that server", kit.FormatDuration(sim.DefaultRetryAfter), "rgC", func(o *options, v string) error {
+	{Name: "scenario", Arg: "NAME", Group: "Scenario", Usage: "how the fleet's attempts begin: outage, long-outage, storm (every device fails at once and keeps failing: the peak of its retries is judged), periodic or periodic-aligned (every device fires a timer each --period, offset by a hash of its id or on the boundary; the policy times the re-sends of rejected firings); or a server model judged on recovery, overload (a queue with timeouts) or reconnect (a broker that drops sessions until warm), or contention (optimistic concurrency on one row): see the notes above", Default: string(sim.Outage), Commands: "rgC",
+		Set: cli.Choice(sim.Kinds, "scenario", func(o *options) *sim.Kind { return &o.cfg.Scenario.Kind })},
+	{Name: "clients", Arg: "N", Group: "Scenario", Usage: "devices in the replayed fleet (a trace: as many of its devices)", Default: fmt.Sprintf("%d; %d for overload, %d for reconnect, %d for contention", sim.DefaultClients, sim.DefaultOverloadClients, sim.DefaultReconnectClients, sim.DefaultContentionClients), Commands: "rgC", Set: cli.Ints(func(o *options) *[]int { return &o.clients })},
+	{Name: "server", Arg: "MODEL", Group: "Scenario", Usage: "the server the fleet retries against: " + serverModels(), Default: string(sim.PerSecond), Commands: "rgC",
+		Set: cli.Choice(sim.Servers, "server model", func(o *options) *sim.Server { return &o.cfg.Scenario.Server })},
+	{Name: "accept-rate", Arg: "N", Group: "Scenario", Usage: "requests the server accepts per second; in overload, the jobs its queue serves per second", Default: fmt.Sprintf("%g; %g for overload; --cpu over --handshake for reconnect", sim.DefaultAcceptRate, sim.DefaultOverloadAcceptRate), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
+	{Name: "burst", Arg: "N", Group: "Scenario", Usage: "the token bucket's capacity", Default: "the accept rate", Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Burst })},
+	{Name: "retry-after", Arg: "DURATION", Group: "Scenario", Usage: "the retry-after server's hint, which the devices obey; giving it picks that server", Default: kit.FormatDuration(sim.DefaultRetryAfter), Commands: "rgC", Set: func(o *options, v string) error {
 		if !o.given["server"] {
 			o.cfg.Scenario.Server = sim.RetryAfter // the hint is that server's
 		}
 		return cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.RetryAfter })(o, v)
 	}},
-	{"down", "DURATION", "Scenario", "how long the server (in reconnect, the broker) is down at first", fmt.Sprintf("%s; %s for long-outage, %s for reconnect", kit.FormatDuration(sim.DefaultDown), kit.FormatDuration(sim.DefaultLongDown), kit.FormatDuration(sim.DefaultReconnectDown)), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
-	{"retries", "N", "Scenario", "the retries of each device in a storm; in overload, the most retries of one request, 0 for none", fmt.Sprintf("%d; %d for overload", sim.DefaultRetries, sim.DefaultOverloadRetries), "rgC", func(o *options, v string) error {
+	{Name: "down", Arg: "DURATION", Group: "Scenario", Usage: "how long the server (in reconnect, the broker) is down at first", Default: fmt.Sprintf("%s; %s for long-outage, %s for reconnect", kit.FormatDuration(sim.DefaultDown), kit.FormatDuration(sim.DefaultLongDown), kit.FormatDuration(sim.DefaultReconnectDown)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
+	{Name: "retries", Arg: "N", Group: "Scenario", Usage: "the retries of each device in a storm; in overload, the most retries of one request, 0 for none", Default: fmt.Sprintf("%d; %d for overload", sim.DefaultRetries, sim.DefaultOverloadRetries), Commands: "rgC", Set: func(o *options, v string) error {
 		if strings.TrimSpace(v) == "0" {
 			o.cfg.Scenario.Retries = sim.NoRetries
 			return nil
 		}
 		return cli.Int(func(o *options) *int { return &o.cfg.Scenario.Retries })(o, v)
 	}},
-	{"rate", "N", "Scenario", "overload: the requests a second the whole fleet sends, a Poisson stream, each from a device chosen at random", fmt.Sprint(sim.DefaultRate), "rgC", cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Rate })},
-	{"timeout", "DURATION", "Scenario", "overload: how long a client waits for each attempt; a later answer is ignored, though the server still does the work", kit.FormatDuration(sim.DefaultTimeout), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Timeout })},
-	{"rtt", "DURATION", "Scenario", "overload and reconnect: the network's round trip, half each way", fmt.Sprintf("%s; %s for reconnect", kit.FormatDuration(sim.DefaultOverloadRTT), kit.FormatDuration(sim.DefaultReconnectRTT)), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.RTT })},
-	{"dip", "FRACTION", "Scenario", "overload: the capacity during the dip, the trigger, as a fraction of --accept-rate, such as 10% or 0.1; 0% stalls the server", "10%", "rgC", func(o *options, v string) error {
+	{Name: "rate", Arg: "N", Group: "Scenario", Usage: "overload: the requests a second the whole fleet sends, a Poisson stream, each from a device chosen at random", Default: fmt.Sprint(sim.DefaultRate), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Rate })},
+	{Name: "timeout", Arg: "DURATION", Group: "Scenario", Usage: "overload: how long a client waits for each attempt; a later answer is ignored, though the server still does the work", Default: kit.FormatDuration(sim.DefaultTimeout), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Timeout })},
+	{Name: "rtt", Arg: "DURATION", Group: "Scenario", Usage: "overload and reconnect: the network's round trip, half each way", Default: fmt.Sprintf("%s; %s for reconnect", kit.FormatDuration(sim.DefaultOverloadRTT), kit.FormatDuration(sim.DefaultReconnectRTT)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.RTT })},
+	{Name: "dip", Arg: "FRACTION", Group: "Scenario", Usage: "overload: the capacity during the dip, the trigger, as a fraction of --accept-rate, such as 10% or 0.1; 0% stalls the server", Default: "10%", Commands: "rgC", Set: func(o *options, v string) error {
 		x, err := cli.Fraction(v)
 		if x == 0 {
 			x = sim.DipStall
@@ -135,12 +121,12 @@ var flags = []flagDef{
 		o.cfg.Scenario.Dip = x
 		return err
 	}},
-	{"dip-for", "DURATION", "Scenario", "overload: how long the dip lasts", kit.FormatDuration(sim.DefaultDipFor), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.DipFor })},
-	{"dip-at", "DURATION", "Scenario", "overload: when the dip starts", kit.FormatDuration(sim.DefaultDipAt), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.DipAt })},
-	{"ramp", "DURATION", "Scenario", "overload: how long the capacity takes after the dip to return, linearly", "at once", "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Ramp })},
-	{"queue-limit", "N", "Scenario", "overload, a server-side fix: reject an attempt at once while N jobs are waiting or in service", "no limit", "rgC", cli.Int(func(o *options) *int { return &o.cfg.Scenario.QueueLimit })},
-	{"drop-expired", "", "Scenario", "overload, a server-side fix: skip, at no cost, work whose client's deadline has passed", "false", "rgC", cli.Bool(func(o *options) *bool { return &o.cfg.Scenario.DropExpired })},
-	{"budget", "SPEC", "Scenario", "overload and reconnect: limit the retries with a budget, KIND[:key=value,...]: finagle, envoy, grpc, aws, aws2026, adaptive or breaker, each with its library's defaults (see the notes above), e.g. finagle:percent=20%,min=10,ttl=10s", "none", "rgC", func(o *options, v string) error {
+	{Name: "dip-for", Arg: "DURATION", Group: "Scenario", Usage: "overload: how long the dip lasts", Default: kit.FormatDuration(sim.DefaultDipFor), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.DipFor })},
+	{Name: "dip-at", Arg: "DURATION", Group: "Scenario", Usage: "overload: when the dip starts", Default: kit.FormatDuration(sim.DefaultDipAt), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.DipAt })},
+	{Name: "ramp", Arg: "DURATION", Group: "Scenario", Usage: "overload: how long the capacity takes after the dip to return, linearly", Default: "at once", Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Ramp })},
+	{Name: "queue-limit", Arg: "N", Group: "Scenario", Usage: "overload, a server-side fix: reject an attempt at once while N jobs are waiting or in service", Default: "no limit", Commands: "rgC", Set: cli.Int(func(o *options) *int { return &o.cfg.Scenario.QueueLimit })},
+	{Name: "drop-expired", Group: "Scenario", Usage: "overload, a server-side fix: skip, at no cost, work whose client's deadline has passed", Default: "false", Commands: "rgC", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Scenario.DropExpired })},
+	{Name: "budget", Arg: "SPEC", Group: "Scenario", Usage: "overload and reconnect: limit the retries with a budget, KIND[:key=value,...]: finagle, envoy, grpc, aws, aws2026, adaptive or breaker, each with its library's defaults (see the notes above), e.g. finagle:percent=20%,min=10,ttl=10s", Default: "none", Commands: "rgC", Set: func(o *options, v string) error {
 		b, err := sim.ParseBudget(v)
 		if err != nil {
 			return err
@@ -149,26 +135,26 @@ var flags = []flagDef{
 		o.cfg.Scenario.Budget = b
 		return nil
 	}},
-	{"budget-scope", "SCOPE", "Scenario", "overload and reconnect: who holds the budget: device (each device its own, as a client library does) or fleet (one shared by every device: a proxy, a gateway or one shared client)", string(sim.ScopeDevice), "rgC",
-		cli.Choice(sim.BudgetScopes, "budget scope", func(o *options) *sim.BudgetScope { return &o.cfg.Scenario.Budget.Scope })},
-	{"on-drop", "RULE", "Scenario", "reconnect: what a device does when the broker drops its new session: reset (reset its backoff and reconnect at once), reset-jitter (reset, and wait up to its first delay) or continue (count the drop as a failure)", string(sim.DropReset), "rgC",
-		cli.Choice(sim.DropRules, "drop rule", func(o *options) *sim.DropRule { return &o.cfg.Scenario.OnDrop })},
-	{"refuse-cold", "", "Scenario", "reconnect, a server-side fix: the broker refuses connects until it is warm, instead of accepting and dropping them", "false", "rgC", cli.Bool(func(o *options) *bool { return &o.cfg.Scenario.RefuseCold })},
-	{"cpu", "N", "Scenario", "reconnect: the broker's CPU units a second once it is up", fmt.Sprint(sim.DefaultCPU), "rgC", cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.CPU })},
-	{"handshake", "N", "Scenario", "reconnect: the CPU units of an accepted connect (a refusal costs 1)", fmt.Sprint(sim.DefaultHandshake), "rgC", cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Handshake })},
-	{"warm-up", "N", "Scenario", "reconnect: the CPU units, left over at the end of each second, the broker needs before it keeps sessions", fmt.Sprint(sim.DefaultWarmUp), "rgC", cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.WarmUp })},
-	{"cold-drop", "DURATION", "Scenario", "reconnect: how long after accepting a session a cold broker drops it", kit.FormatDuration(sim.DefaultColdDrop), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.ColdDrop })},
-	{"latency", "DURATION", "Scenario", "contention: the mean network delay of each message, |Normal(mean, --latency-sd)|", kit.FormatDuration(sim.DefaultLatency), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Latency })},
-	{"latency-sd", "DURATION", "Scenario", "contention: the standard deviation of the network delay", kit.FormatDuration(sim.DefaultLatencySD), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.LatencySD })},
-	{"period", "DURATION", "Scenario", "the timer period of the periodic scenarios", kit.FormatDuration(sim.DefaultPeriod), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Period })},
-	{"timer-offset", "FROM", "Scenario", "where the periodic timers' offsets come from: scenario (their load is reported, not judged) or policy (each device's offset is its policy's first delay, modulo the period; timers that crowd the server fail)", string(sim.OffsetScenario), "rgC",
-		cli.Choice(sim.Offsets, "timer offset", func(o *options) *sim.Offset { return &o.cfg.Scenario.TimerOffset })},
-	{"window", "DURATION", "Scenario", "width of the histogram's windows and of the peak; a window wider than 1s warns when it averages a storm away", fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
-	{"start-spread", "DURATION", "Scenario", "spread of the devices' first attempts", kit.FormatDuration(sim.DefaultStartSpread), "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
-	{"horizon", "DURATION", "Scenario", "when the replay stops", kit.FormatDuration(sim.DefaultHorizon) + "; 5 periods for the periodic scenarios; " + kit.FormatDuration(sim.DefaultModelHorizon) + " for overload and reconnect", "rgC", cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
-	{"threshold", "RATIO", "Scenario", "highest peak ratio that passes (in overload and reconnect the peak ratio is reported, and recovery judged)", fmt.Sprint(sim.DefaultThreshold), "rg", cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
+	{Name: "budget-scope", Arg: "SCOPE", Group: "Scenario", Usage: "overload and reconnect: who holds the budget: device (each device its own, as a client library does) or fleet (one shared by every device: a proxy, a gateway or one shared client)", Default: string(sim.ScopeDevice), Commands: "rgC",
+		Set: cli.Choice(sim.BudgetScopes, "budget scope", func(o *options) *sim.BudgetScope { return &o.cfg.Scenario.Budget.Scope })},
+	{Name: "on-drop", Arg: "RULE", Group: "Scenario", Usage: "reconnect: what a device does when the broker drops its new session: reset (reset its backoff and reconnect at once), reset-jitter (reset, and wait up to its first delay) or continue (count the drop as a failure)", Default: string(sim.DropReset), Commands: "rgC",
+		Set: cli.Choice(sim.DropRules, "drop rule", func(o *options) *sim.DropRule { return &o.cfg.Scenario.OnDrop })},
+	{Name: "refuse-cold", Group: "Scenario", Usage: "reconnect, a server-side fix: the broker refuses connects until it is warm, instead of accepting and dropping them", Default: "false", Commands: "rgC", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Scenario.RefuseCold })},
+	{Name: "cpu", Arg: "N", Group: "Scenario", Usage: "reconnect: the broker's CPU units a second once it is up", Default: fmt.Sprint(sim.DefaultCPU), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.CPU })},
+	{Name: "handshake", Arg: "N", Group: "Scenario", Usage: "reconnect: the CPU units of an accepted connect (a refusal costs 1)", Default: fmt.Sprint(sim.DefaultHandshake), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Handshake })},
+	{Name: "warm-up", Arg: "N", Group: "Scenario", Usage: "reconnect: the CPU units, left over at the end of each second, the broker needs before it keeps sessions", Default: fmt.Sprint(sim.DefaultWarmUp), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.WarmUp })},
+	{Name: "cold-drop", Arg: "DURATION", Group: "Scenario", Usage: "reconnect: how long after accepting a session a cold broker drops it", Default: kit.FormatDuration(sim.DefaultColdDrop), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.ColdDrop })},
+	{Name: "latency", Arg: "DURATION", Group: "Scenario", Usage: "contention: the mean network delay of each message, |Normal(mean, --latency-sd)|", Default: kit.FormatDuration(sim.DefaultLatency), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Latency })},
+	{Name: "latency-sd", Arg: "DURATION", Group: "Scenario", Usage: "contention: the standard deviation of the network delay", Default: kit.FormatDuration(sim.DefaultLatencySD), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.LatencySD })},
+	{Name: "period", Arg: "DURATION", Group: "Scenario", Usage: "the timer period of the periodic scenarios", Default: kit.FormatDuration(sim.DefaultPeriod), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Period })},
+	{Name: "timer-offset", Arg: "FROM", Group: "Scenario", Usage: "where the periodic timers' offsets come from: scenario (their load is reported, not judged) or policy (each device's offset is its policy's first delay, modulo the period; timers that crowd the server fail)", Default: string(sim.OffsetScenario), Commands: "rgC",
+		Set: cli.Choice(sim.Offsets, "timer offset", func(o *options) *sim.Offset { return &o.cfg.Scenario.TimerOffset })},
+	{Name: "window", Arg: "DURATION", Group: "Scenario", Usage: "width of the histogram's windows and of the peak; a window wider than 1s warns when it averages a storm away", Default: fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
+	{Name: "start-spread", Arg: "DURATION", Group: "Scenario", Usage: "spread of the devices' first attempts", Default: kit.FormatDuration(sim.DefaultStartSpread), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
+	{Name: "horizon", Arg: "DURATION", Group: "Scenario", Usage: "when the replay stops", Default: kit.FormatDuration(sim.DefaultHorizon) + "; 5 periods for the periodic scenarios; " + kit.FormatDuration(sim.DefaultModelHorizon) + " for overload and reconnect", Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
+	{Name: "threshold", Arg: "RATIO", Group: "Scenario", Usage: "highest peak ratio that passes (in overload and reconnect the peak ratio is reported, and recovery judged)", Default: fmt.Sprint(sim.DefaultThreshold), Commands: "rg", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
 
-	{"seed", "N", "Run", "seed of everything drawn at random; the same seed gives the same report", strconv.Itoa(gate.DefaultSeed), "crgC", func(o *options, v string) error {
+	{Name: "seed", Arg: "N", Group: "Run", Usage: "seed of everything drawn at random; the same seed gives the same report", Default: strconv.Itoa(gate.DefaultSeed), Commands: "crgC", Set: func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil || n == 0 {
 			// 0 is the library's "unset", which would run as the default.
@@ -177,8 +163,8 @@ var flags = []flagDef{
 		o.cfg.Seed = n
 		return nil
 	}},
-	{"runs", "N", "Run", fmt.Sprintf("replications, each a different fleet; at least %d, the fewest whose interval can pass", sim.MinRunsToPass), strconv.Itoa(sim.DefaultRuns), "rgC", cli.Int(func(o *options) *int { return &o.cfg.Replay.Runs })},
-	{"sample", "1/K", "Run", fmt.Sprintf("replay 1/K of the fleet against 1/K of the accept rate, for a fleet too large for one machine; the sample holds at least %s devices, and its pass stands for the whole fleet (within %g%% of the threshold it warns)", "10,000", 100*gate.SampleError), "", "rg", func(o *options, v string) error {
+	{Name: "runs", Arg: "N", Group: "Run", Usage: fmt.Sprintf("replications, each a different fleet; at least %d, the fewest whose interval can pass", sim.MinRunsToPass), Default: strconv.Itoa(sim.DefaultRuns), Commands: "rgC", Set: cli.Int(func(o *options) *int { return &o.cfg.Replay.Runs })},
+	{Name: "sample", Arg: "1/K", Group: "Run", Usage: fmt.Sprintf("replay 1/K of the fleet against 1/K of the accept rate, for a fleet too large for one machine; the sample holds at least %s devices, and its pass stands for the whole fleet (within %g%% of the threshold it warns)", "10,000", 100*gate.SampleError), Commands: "rg", Set: func(o *options, v string) error {
 		k, err := strconv.Atoi(strings.TrimPrefix(v, "1/"))
 		if err != nil || !strings.HasPrefix(v, "1/") || k < 2 {
 			return fmt.Errorf("%q is not a sample (1/K, K a whole number of at least 2, such as 1/100)", v)
@@ -186,39 +172,30 @@ var flags = []flagDef{
 		o.cfg.Sample = k
 		return nil
 	}},
-	{"tipping-point", "", "Run", "overload: search the shortest dip, in whole seconds, the fleet does not recover from, and the same without retries (about 16 replays more)", "false", "rg", cli.Bool(func(o *options) *bool { return &o.cfg.Replay.TippingPoint })},
-	{"memory-limit", "SIZE", "Run", "the most memory a run may need, such as 8GiB; a larger run is refused up front", kit.FormatBytes(properties.DefaultMemoryLimit), "crgC", func(o *options, v string) error {
+	{Name: "tipping-point", Group: "Run", Usage: "overload: search the shortest dip, in whole seconds, the fleet does not recover from, and the same without retries (about 16 replays more)", Default: "false", Commands: "rg", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Replay.TippingPoint })},
+	{Name: "memory-limit", Arg: "SIZE", Group: "Run", Usage: "the most memory a run may need, such as 8GiB; a larger run is refused up front", Default: kit.FormatBytes(properties.DefaultMemoryLimit), Commands: "crgC", Set: func(o *options, v string) error {
 		n, err := kit.ParseBytes(v)
 		o.memoryLimit = n
 		return err
 	}},
-	{"exec-timeout", "DURATION", "Run", "how long the program may stay silent while a request waits, start-up included", kit.FormatDuration(gate.DefaultExecTimeout), "crgC", cli.Duration(func(o *options) *time.Duration { return &o.execTimeout })},
+	{Name: "exec-timeout", Arg: "DURATION", Group: "Run", Usage: "how long the program may stay silent while a request waits, start-up included", Default: kit.FormatDuration(gate.DefaultExecTimeout), Commands: "crgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.execTimeout })},
 
-	{"fix", "", "Output", "when the policy fails, search the smallest change that passes the same scenario, replayed, and say it (--fix=false skips the search)", "true", "crg", func(o *options, v string) error {
+	{Name: "fix", Group: "Output", Usage: "when the policy fails, search the smallest change that passes the same scenario, replayed, and say it (--fix=false skips the search)", Default: "true", Commands: "crg", Set: func(o *options, v string) error {
 		var fix bool
 		err := cli.Bool(func(*options) *bool { return &fix })(o, v)
 		o.noFix = !fix
 		return err
 	}},
-	{"report", "DIR", "Output", "write " + reportFiles() + " to DIR, one whole set replacing the last", "", "crg", func(o *options, v string) error {
+	{Name: "report", Arg: "DIR", Group: "Output", Usage: "write " + reportFiles() + " to DIR, one whole set replacing the last", Commands: "crg", Set: func(o *options, v string) error {
 		return cli.String(func(o *options) *string { return &o.report }, "a directory")(o, v)
 	}},
-	{"quiet", "", "Output", "show no progress on stderr: neither the bar a terminal shows for work longer than a second, nor the plain line (the step, the work done and the time spent) that a file or a pipe, such as a CI log, gets every 10s of longer work", "false", "crgC", cli.Bool(func(o *options) *bool { return &o.quiet })},
-	{"json", "FILE", "Output", "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, /dev/stdout written after the summary, any other file refused", "", "r", func(o *options, v string) error {
+	{Name: "quiet", Group: "Output", Usage: "show no progress on stderr: neither the bar a terminal shows for work longer than a second, nor the plain line (the step, the work done and the time spent) that a file or a pipe, such as a CI log, gets every 10s of longer work", Default: "false", Commands: "crgC", Set: cli.Bool(func(o *options) *bool { return &o.quiet })},
+	{Name: "json", Arg: "FILE", Group: "Output", Usage: "write every run's figures and their summary as JSON; a replay's JSON already there is replaced whole, a device or FIFO written through, /dev/stdout written after the summary, any other file refused", Commands: "r", Set: func(o *options, v string) error {
 		if v == "-" {
 			return errors.New(`"-" is no file: name a file, or /dev/stdout for standard output`)
 		}
 		return cli.String(func(o *options) *string { return &o.json }, "a file name")(o, v)
 	}},
-}
-
-// tableFlags returns flags as the table's.
-func tableFlags() []cli.Flag[options] {
-	out := make([]cli.Flag[options], len(flags))
-	for i, f := range flags {
-		out[i] = cli.Flag[options]{Name: f.name, Arg: f.arg, Group: f.group, Usage: f.usage, Default: f.def, Commands: f.commands, Set: f.set}
-	}
-	return out
 }
 
 // reportFiles lists the files --report writes, in the order WriteDir

@@ -103,12 +103,12 @@ func TestConfigCoversFlags(t *testing.T) {
 	}
 	var yaml strings.Builder
 	for _, f := range flags {
-		if f.name == "config" {
+		if f.Name == "config" {
 			continue
 		}
-		v, ok := values[f.name]
-		require.True(t, ok, "no value for --%s", f.name)
-		fmt.Fprintf(&yaml, "%s: %q\n", f.name, v)
+		v, ok := values[f.Name]
+		require.True(t, ok, "no value for --%s", f.Name)
+		fmt.Fprintf(&yaml, "%s: %q\n", f.Name, v)
 	}
 	o := &options{command: "replay"}
 	require.NoError(t, readConfig([]byte(yaml.String()), "all.yaml", "replay", o))
@@ -131,8 +131,8 @@ func specTexts(o *options) []string {
 func TestReproduceKeepsSwitches(t *testing.T) {
 	var switches []string
 	for _, f := range flags {
-		if f.arg == "" {
-			switches = append(switches, f.name)
+		if f.Arg == "" {
+			switches = append(switches, f.Name)
 		}
 	}
 	require.ElementsMatch(t, []string{"fix", "require-reproducible", "drop-expired", "refuse-cold", "tipping-point", "quiet"}, switches, "the switches; a new one needs its rows here")

@@ -108,7 +108,7 @@ func help(stdout io.Writer, args []string) error {
 // of command over it, and checks them all, before any work.
 func parseCommand(ctx context.Context, command string, args []string) (*options, error) {
 	o := &options{command: command, given: map[string]bool{}}
-	if path := configArg(args); path != "" {
+	if path := cli.Lookahead(args, "config"); path != "" {
 		if err := loadConfig(ctx, path, command, o); err != nil {
 			return nil, err
 		}
@@ -128,21 +128,6 @@ func parseCommand(ctx context.Context, command string, args []string) (*options,
 		return nil, &exitError{exitUsage, fmt.Errorf("%w (see \"jitterkit help %s\")", e.err, command)}
 	}
 	return o, err
-}
-
-// configArg returns the file --config names in args, or "".
-func configArg(args []string) string {
-	for i, a := range args {
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case a == "--" || !strings.HasPrefix(a, "-") || name != "config":
-		case hasValue:
-			return value
-		case i+1 < len(args):
-			return args[i+1]
-		}
-	}
-	return ""
 }
 
 // validate checks what no single flag can, fills the gate's configuration
@@ -168,9 +153,6 @@ func validate(o *options) error {
 			return usageError("%s replays one fleet size, got --clients %s; compare takes several", o.command, strings.ReplaceAll(strings.Trim(fmt.Sprint(o.clients), "[]"), " ", ","))
 		}
 		o.cfg.Scenario.Clients = o.clients[0]
-		if o.trace != "" && o.given["devices"] {
-			return usageError("--devices does not apply to --trace: the trace's own devices are checked")
-		}
 	}
 	o.cfg.Steps = map[string]gate.Step{"check": gate.Checks | gate.Fix, "replay": gate.Replay | gate.Fix, "gate": gate.All, "compare": gate.Replay}[o.command]
 	if o.noFix {

@@ -131,6 +131,25 @@ func (t *Table[T]) Parse(command string, args []string, o *T, given map[string]b
 	return out, nil
 }
 
+// Lookahead returns the value args give the flag name, read before
+// they are parsed (a config file's path, say, whose flags the command
+// line then overrides), or "".
+func Lookahead(args []string, name string) string {
+	for i, a := range args {
+		n, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case a == "--":
+			return ""
+		case !strings.HasPrefix(a, "-") || n != name:
+		case hasValue:
+			return value
+		case i+1 < len(args):
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
 // takenBy says which commands take f: "gate and replay do".
 func (t *Table[T]) takenBy(f *Flag[T]) string {
 	var cmds []string

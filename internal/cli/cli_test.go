@@ -146,3 +146,27 @@ func TestValues(t *testing.T) {
 	assert.Equal(t, "d", Closest("c", []string{"abcdef", "d"}))
 	assert.Equal(t, "", Closest("wait", []string{"zzzzzz"}))
 }
+
+func TestLookahead(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--x", "1", "--config", "c.yaml"}, "c.yaml"},
+		{[]string{"-config=c.yaml"}, "c.yaml"},
+		{[]string{"--config"}, ""},
+		{[]string{"--", "--config", "c.yaml"}, ""},
+		{[]string{"--configs", "c.yaml"}, ""},
+	} {
+		assert.Equal(t, tc.want, Lookahead(tc.args, "config"), "Lookahead(%q)", tc.args)
+	}
+}
+
+func TestInts(t *testing.T) {
+	var o struct{ n []int }
+	set := Ints(func(o *struct{ n []int }) *[]int { return &o.n })
+	require.NoError(t, set(&o, "1, 10_000"))
+	require.NoError(t, set(&o, "5"))
+	assert.Equal(t, []int{1, 10000, 5}, o.n)
+	assert.EqualError(t, set(&o, "3,x"), `"x" is not a whole number`)
+}

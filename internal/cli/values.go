@@ -77,6 +77,20 @@ func Int[T any](field func(*T) *int) func(*T, string) error {
 	}
 }
 
+// Ints adds to a list of positive whole numbers, comma-separated.
+func Ints[T any](field func(*T) *[]int) func(*T, string) error {
+	return func(o *T, v string) error {
+		for _, part := range strings.Split(v, ",") {
+			n, err := PositiveInt(strings.TrimSpace(part))
+			if err != nil {
+				return err
+			}
+			*field(o) = append(*field(o), n)
+		}
+		return nil
+	}
+}
+
 // PositiveInt reads a positive whole number; underscores may group its
 // digits.
 func PositiveInt(v string) (int, error) {

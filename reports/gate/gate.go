@@ -489,6 +489,9 @@ func (g *gate) scenarioOf(p Policy, clients int) (sim.Scenario, error) {
 // fleet's scenario validated then.
 func (g *gate) validate(sizes ...int) error {
 	unread := g.p.Source == kit.SourceTrace && g.p.IDs == nil
+	if g.p.Source == kit.SourceTrace && g.cfg.Checks.Devices != 0 && g.cfg.Steps&Checks != 0 {
+		return &InputError{errors.New("devices does not apply to a recorded trace: its own devices are checked")}
+	}
 	if g.cfg.Steps&Checks != 0 && !unread {
 		if err := g.checksConfig().Validate(); err != nil {
 			return &InputError{err}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports/gate"
 )
 
@@ -47,4 +48,20 @@ func TestOpenTrace(t *testing.T) {
 
 	_, err = gate.OpenTrace(context.Background(), good, 64*16)
 	assert.EqualError(t, err, "larger than 16 B")
+}
+
+// TestTraceDevicesRefused refuses a number of devices to check beside a
+// recorded trace, whose own devices are the ones checked, before any work
+// and again when the gate runs.
+func TestTraceDevicesRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	require.NoError(t, os.WriteFile(path, []byte("device,attempt,delay_s\ndev-1,1,0.5\n"), 0o644))
+	cfg := gate.Config{Steps: gate.Checks, Checks: properties.Config{Devices: 5000}}
+	const want = "devices does not apply to a recorded trace: its own devices are checked"
+	assert.EqualError(t, cfg.Validate(kit.SourceTrace), want, "Validate")
+	p, err := gate.OpenTrace(context.Background(), path, 0)
+	require.NoError(t, err)
+	_, err = gate.Run(context.Background(), p, cfg)
+	assert.EqualError(t, err, want, "Run")
+	assert.NoError(t, cfg.Validate(kit.SourceSpec), "a spec's devices are the checks' to choose")
 }
