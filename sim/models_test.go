@@ -113,6 +113,7 @@ func TestModelValidate(t *testing.T) {
 		{"retry-after on a reconnect", Scenario{Kind: Reconnect, RetryAfter: time.Second}, "sim: retry-after does not apply to the reconnect scenario"},
 		// Fields of one server, or of the periodic kinds, on the others.
 		{"burst on a per-second server", Scenario{Burst: 5}, "sim: burst applies to the token-bucket server only, not to the per-second server"},
+		{"retry-after on a per-second server", Scenario{Server: PerSecond, RetryAfter: time.Second}, "sim: retry-after applies to the retry-after server only, not to the per-second server"},
 		{"retry-after on a token bucket", Scenario{Server: TokenBucket, RetryAfter: time.Second}, "sim: retry-after applies to the retry-after server only, not to the token-bucket server"},
 		{"period on an outage", Scenario{Period: time.Minute}, "sim: period applies to the periodic scenarios only, not to the outage scenario"},
 		{"no retries on a storm", Scenario{Kind: Storm, Retries: NoRetries}, "sim: retries 0 applies to the overload scenario only: a storm replay retries at least once"},
@@ -133,6 +134,8 @@ func TestModelValidate(t *testing.T) {
 		assert.NoError(t, Scenario{Kind: k}.Validate(Config{}), "the default %s", k)
 	}
 	assert.NoError(t, Scenario{Kind: Overload, Retries: NoRetries, Dip: DipStall}.Validate(Config{}), "an overload without retries whose dip stalls the server")
+	assert.Equal(t, RetryAfter, Scenario{RetryAfter: time.Second}.WithDefaults().Server, "a retry-after hint picks its server")
+	assert.NoError(t, Scenario{RetryAfter: time.Second}.Validate(Config{}), "a retry-after hint alone")
 	assert.EqualError(t, Scenario{Kind: Reconnect}.Validate(Config{TippingPoint: true}), "sim: tipping-point applies to the overload scenario only, not to the reconnect scenario", "a tipping point on a reconnect")
 }
 

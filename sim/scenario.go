@@ -205,7 +205,8 @@ const (
 type Scenario struct {
 	// Kind is the scenario; default Outage.
 	Kind Kind
-	// Server is the server model; default PerSecond. Storm has no server.
+	// Server is the server model; default PerSecond, or RetryAfter when
+	// RetryAfter, that server's hint, is set. Storm has no server.
 	Server Server
 	// Clients is the number of devices; default 400, or len(IDs).
 	Clients int
@@ -387,7 +388,10 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Kind == "" {
 		s.Kind = Outage
 	}
-	if s.Server == "" {
+	switch {
+	case s.Server == "" && s.RetryAfter != 0:
+		s.Server = RetryAfter // the hint is that server's
+	case s.Server == "":
 		s.Server = PerSecond
 	}
 	s = s.modelDefaults()

@@ -31,7 +31,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`check`, `--policy`, `full`, `--policy`, `none`}, 2, `jitterkit: check checks one policy, got 2 specs (full:base=100ms,cap=10s; none:base=100ms,cap=10s); compare takes several (see "jitterkit help check")`},
 		{[]string{`frobnicate`}, 2, `jitterkit: unknown command "frobnicate": want demo, check, replay, gate, compare, help or version (see "jitterkit help")`},
 		{[]string{`gaet`}, 2, `jitterkit: unknown command "gaet" (did you mean gate?): want demo, check, replay, gate, compare, help or version (see "jitterkit help")`},
-		{[]string{`version`, `now`}, 2, `jitterkit: version takes no arguments, got "now"`},
+		{[]string{`version`, `now`}, 2, `jitterkit: version takes no arguments, got "now" (see "jitterkit help")`},
 		{[]string{`help`, `frobnicate`}, 2, `jitterkit: no help on "frobnicate": want demo, check, replay, gate, compare or policies`},
 		{[]string{`check`, `extra`}, 2, `jitterkit: check takes no arguments, got "extra" (see "jitterkit help check")`},
 		{[]string{`check`, `--dwon`}, 2, `jitterkit: check does not take --dwon (see "jitterkit help check")`},

@@ -311,7 +311,7 @@ func TestExitCodes(t *testing.T) {
 		{inputError(errors.New("bad")), exitUsage},
 		{kitError(errors.New("broken")), exitKit},
 		{errors.New("unexpected"), exitKit},
-		{noVerdictError("no verdict"), exitNoVerdict},
+		{&exitError{exitNoVerdict, errors.New("no verdict")}, exitNoVerdict},
 		{&interruptedError{"during the replay"}, exitInterrupted},
 	}
 	for _, tt := range errs {

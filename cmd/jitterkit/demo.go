@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/cli"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
@@ -36,7 +37,7 @@ func demo(e *env) error {
 
 	fmt.Fprintf(e.stdout, "\n2. A gate of %s: the property checks and the replay, one verdict.\n\n", demoSpec)
 	o := &options{command: "gate", given: map[string]bool{}, specs: []kit.Spec{demoSpec}}
-	o.cfg.Steps = gate.Checks | gate.Replay
+	o.cfg.Steps, o.cfg.Progress = gate.Checks|gate.Replay, progress.On(e.stderr)
 	o.cfg.Reproduce = reproduce(o)
 	err = evaluate(e, o)
 	fmt.Fprintf(e.stdout, "%s", glossary)
@@ -45,21 +46,11 @@ func demo(e *env) error {
 }
 
 // demoIntro says what the comparison measures, before it is shown.
-const demoIntro = `400 devices lose their server at once. It is down for 2s, then accepts 50
-requests a second. Each device retries on its policy: no jitter, or full,
-equal or decorrelated jitter, from a base of 100ms up to a cap of 10s. The
-peak ratio is the most retries that arrive in one second over the 50 the
-server accepts in a second: under 0.6 is comfortable, above 1 the server
-turns devices away and they retry again. Each cell is the median of 20
-fleets, with its 95% interval.
+var demoIntro = cli.WrapLines(`400 devices lose their server at once. It is down for 2s, then accepts 50 requests a second. Each device retries on its policy: no jitter, or full, equal or decorrelated jitter, from a base of 100ms up to a cap of 10s. The peak ratio is the most retries that arrive in one second over the 50 the server accepts in a second: under 0.6 is comfortable, above 1 the server turns devices away and they retry again. Each cell is the median of 20 fleets, with its 95% interval.
 
-`
+`, 76)
 
 // glossary explains the words of the checks' table.
-const glossary = `
-Reading the checks: CV is the coefficient of variation of the devices'
-delays, their spread over their mean: 0 means every device waits alike, full
-jitter gives 0.58, and below 0.05 a fleet stays in waves. A warning is a
-finding that fails only when asked; inconclusive means the check could not
-gather its evidence, and is never a pass.
-`
+var glossary = cli.WrapLines(`
+Reading the checks: CV is the coefficient of variation of the devices' delays, their spread over their mean: 0 means every device waits alike, full jitter gives 0.58, and below 0.05 a fleet stays in waves. A warning is a finding that fails only when asked; inconclusive means the check could not gather its evidence, and is never a pass.
+`, 76)

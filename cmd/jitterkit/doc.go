@@ -24,26 +24,14 @@ import (
 
 	"github.com/jitterkit/jitterkit/internal/cli"
 	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// exitCodesVersion is the version of the exit codes' contract, which
-// exitCodes states: 2 moved "no verdict" from exit 2 to exit 4.
-const exitCodesVersion = 2
-
 // exitCodes is the table of exit codes, the same text in every help, in
 // the package's documentation and in the README.
-var exitCodes = fmt.Sprintf(`Exit codes (version %d of this contract; version 1 exited 2 for no verdict):
-  %-3d  the policy passed
-  %-3d  the policy failed: a check, the replay or the gate, or a defect
-       that stopped a replay
-  %-3d  bad usage or bad input: a spec, config or trace; a program that
-       cannot be started or breaks the exec protocol
-  %-3d  jitterkit itself failed
-  %-3d  no verdict: too little evidence to judge, never a pass
-  %-3d  interrupted
-`, exitCodesVersion, exitPass, exitFail, exitUsage, exitKit, exitNoVerdict, exitInterrupted)
+var exitCodes = verdict.ExitCodes()
 
 // helpMain is the text of "jitterkit help".
 var helpMain = `jitterkit proves that a retry policy's jitter de-synchronises a fleet.
@@ -60,8 +48,7 @@ Usage:
 
 Example, in CI:
 
-  jitterkit gate --policy full:base=10s,cap=120s --clients 50000 \
-      --accept-rate 3000 --down 60s --report out/
+  ` + commandHeads["gate"][1] + `
 
 ` + exitCodes + `
 Run "jitterkit help COMMAND" for a command's flags and an example, and
@@ -73,36 +60,22 @@ var helpDemo = "Usage: jitterkit demo\n\n" + cli.Wrap(fmt.Sprintf(`Demo shows th
 	sim.DefaultClients, kit.FormatDuration(sim.DefaultDown), sim.DefaultAcceptRate, demoSpec), 75, "") + "\n" + exitCodes
 
 // helpPolicies is the text of "jitterkit help policies".
-const helpPolicies = `A policy comes from one of four sources.
+var helpPolicies = cli.WrapLines(`A policy comes from one of four sources.
 
 --policy SPEC
-  A built-in strategy: STRATEGY[:key=value,...]. Strategies: none, full,
-  equal, decorrelated. Keys: base and cap (durations), multiplier (default
-  2), seed (device, the default; clock; constant). For example
-  full:base=100ms,cap=10s or decorrelated:base=1s,cap=300s.
+  A built-in strategy: STRATEGY[:key=value,...]. Strategies: none, full, equal, decorrelated. Keys: base and cap (durations), multiplier (default 2), seed (device, the default; clock; constant). For example full:base=100ms,cap=10s or decorrelated:base=1s,cap=300s.
 
 --exec CMD
-  A program in any language, started once with sh -c CMD. jitterkit writes
-  one JSON request per line to its standard input, and the program answers
-  each with one line, in order: up to "attempts" delays, in seconds.
+  A program in any language, started once with sh -c CMD. jitterkit writes one JSON request per line to its standard input, and the program answers each with one line, in order: up to "attempts" delays, in seconds.
 
     jitterkit -> program   {"device":"dev-000017","attempts":5}
     program -> jitterkit   [0.042,0.171,0.305,0.77,1.2]
 
-  Fewer delays mean the policy stops retrying. NaN, Infinity, -Infinity and
-  negative delays are the policy's defect (exit 1). A reply that is not an
-  array of numbers, a missing reply, a program that exits early or does not
-  answer within --exec-timeout is a protocol error (exit 2). When jitterkit
-  is done with the program it stops its process group, and on Linux every
-  process that descends from it or keeps its environment, after setsid too;
-  a process that both leaves the program's tree and clears its environment
-  (setsid env -i ...) is out of reach.
+  Fewer delays mean the policy stops retrying. NaN, Infinity, -Infinity and negative delays are the policy's defect (exit 1). A reply that is not an array of numbers, a missing reply, a program that exits early or does not answer within --exec-timeout is a protocol error (exit 2). When jitterkit is done with the program it stops its process group, and on Linux every process that descends from it or keeps its environment, after setsid too; a process that both leaves the program's tree and clears its environment (setsid env -i ...) is out of reach.
   Example: --exec 'python3 policy.py'.
 
 --trace FILE
-  Delays recorded on real devices: CSV with the header device,attempt,delay_s,
-  attempts counting from 1. The devices checked and replayed are the
-  trace's. Declare the policy's cap with --cap.
+  Delays recorded on real devices: CSV with the header device,attempt,delay_s, attempts counting from 1. The devices checked and replayed are the trace's. Declare the policy's cap with --cap.
 
 --config FILE
   A YAML file whose keys are the flags' names, for example:
@@ -113,9 +86,8 @@ const helpPolicies = `A policy comes from one of four sources.
     down: 60s
     threshold: 0.6
 
-  A flag given on the command line overrides the file. policy and clients
-  may be lists, for compare.
-`
+  A flag given on the command line overrides the file. policy and clients may be lists, for compare.
+`, 76)
 
 // commandHeads are the help's opening of each command: what it does, and
 // an example. The notes, the flags from the flag table and the exit codes

@@ -69,11 +69,7 @@ var usageFor = map[string]map[string]string{
 // g(ate), C(ompare)), and how it sets the options. The error of Set does
 // not name the flag; the table adds it.
 var flags = []cli.Flag[options]{
-	{Name: "policy", Arg: "SPEC", Group: "Policy", Usage: "a built-in strategy, e.g. full:base=100ms,cap=10s (see \"jitterkit help policies\")", Commands: "crgC", Set: func(o *options, v string) error {
-		specs, err := kit.ParseSpecs(v)
-		o.specs = append(o.specs, specs...)
-		return err
-	}},
+	{Name: "policy", Arg: "SPEC", Group: "Policy", Usage: "a built-in strategy, e.g. full:base=100ms,cap=10s (see \"jitterkit help policies\")", Commands: "crgC", Set: cli.Appended(kit.ParseSpecs, func(o *options) *[]kit.Spec { return &o.specs })},
 	{Name: "exec", Arg: "CMD", Group: "Policy", Usage: "a program speaking the exec protocol", Commands: "crgC", Set: func(o *options, v string) error {
 		return cli.String(func(o *options) *string { return &o.exec }, "a command")(o, v)
 	}},
@@ -92,16 +88,11 @@ var flags = []cli.Flag[options]{
 	{Name: "scenario", Arg: "NAME", Group: "Scenario", Usage: "how the fleet's attempts begin: outage, long-outage, storm (every device fails at once and keeps failing: the peak of its retries is judged), periodic or periodic-aligned (every device fires a timer each --period, offset by a hash of its id or on the boundary; the policy times the re-sends of rejected firings); or a server model judged on recovery, overload (a queue with timeouts) or reconnect (a broker that drops sessions until warm), or contention (optimistic concurrency on one row): see the notes above", Default: string(sim.Outage), Commands: "rgC",
 		Set: cli.Choice(sim.Kinds, "scenario", func(o *options) *sim.Kind { return &o.cfg.Scenario.Kind })},
 	{Name: "clients", Arg: "N", Group: "Scenario", Usage: "devices in the replayed fleet (a trace: as many of its devices)", Default: fmt.Sprintf("%d; %d for overload, %d for reconnect, %d for contention", sim.DefaultClients, sim.DefaultOverloadClients, sim.DefaultReconnectClients, sim.DefaultContentionClients), Commands: "rgC", Set: cli.Ints(func(o *options) *[]int { return &o.clients })},
-	{Name: "server", Arg: "MODEL", Group: "Scenario", Usage: "the server the fleet retries against: " + serverModels(), Default: string(sim.PerSecond), Commands: "rgC",
+	{Name: "server", Arg: "MODEL", Group: "Scenario", Usage: "the server the fleet retries against: " + cli.ListOf(sim.Servers(), func(s sim.Server) string { return fmt.Sprintf("%s (%s)", s, s.Description()) }, "or"), Default: string(sim.PerSecond), Commands: "rgC",
 		Set: cli.Choice(sim.Servers, "server model", func(o *options) *sim.Server { return &o.cfg.Scenario.Server })},
 	{Name: "accept-rate", Arg: "N", Group: "Scenario", Usage: "requests the server accepts per second; in overload, the jobs its queue serves per second", Default: fmt.Sprintf("%g; %g for overload; --cpu over --handshake for reconnect", sim.DefaultAcceptRate, sim.DefaultOverloadAcceptRate), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
 	{Name: "burst", Arg: "N", Group: "Scenario", Usage: "the token bucket's capacity", Default: "the accept rate", Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Burst })},
-	{Name: "retry-after", Arg: "DURATION", Group: "Scenario", Usage: "the retry-after server's hint, which the devices obey; giving it picks that server", Default: kit.FormatDuration(sim.DefaultRetryAfter), Commands: "rgC", Set: func(o *options, v string) error {
-		if !o.given["server"] {
-			o.cfg.Scenario.Server = sim.RetryAfter // the hint is that server's
-		}
-		return cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.RetryAfter })(o, v)
-	}},
+	{Name: "retry-after", Arg: "DURATION", Group: "Scenario", Usage: "the retry-after server's hint, which the devices obey; giving it picks that server", Default: kit.FormatDuration(sim.DefaultRetryAfter), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.RetryAfter })},
 	{Name: "down", Arg: "DURATION", Group: "Scenario", Usage: "how long the server (in reconnect, the broker) is down at first", Default: fmt.Sprintf("%s; %s for long-outage, %s for reconnect", kit.FormatDuration(sim.DefaultDown), kit.FormatDuration(sim.DefaultLongDown), kit.FormatDuration(sim.DefaultReconnectDown)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
 	{Name: "retries", Arg: "N", Group: "Scenario", Usage: "the retries of each device in a storm; in overload, the most retries of one request, 0 for none", Default: fmt.Sprintf("%d; %d for overload", sim.DefaultRetries, sim.DefaultOverloadRetries), Commands: "rgC", Set: func(o *options, v string) error {
 		if strings.TrimSpace(v) == "0" {
@@ -173,11 +164,7 @@ var flags = []cli.Flag[options]{
 		return nil
 	}},
 	{Name: "tipping-point", Group: "Run", Usage: "overload: search the shortest dip, in whole seconds, the fleet does not recover from, and the same without retries (about 16 replays more)", Default: "false", Commands: "rg", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Replay.TippingPoint })},
-	{Name: "memory-limit", Arg: "SIZE", Group: "Run", Usage: "the most memory a run may need, such as 8GiB; a larger run is refused up front", Default: kit.FormatBytes(properties.DefaultMemoryLimit), Commands: "crgC", Set: func(o *options, v string) error {
-		n, err := kit.ParseBytes(v)
-		o.memoryLimit = n
-		return err
-	}},
+	{Name: "memory-limit", Arg: "SIZE", Group: "Run", Usage: "the most memory a run may need, such as 8GiB; a larger run is refused up front", Default: kit.FormatBytes(properties.DefaultMemoryLimit), Commands: "crgC", Set: cli.Parsed(kit.ParseBytes, func(o *options) *int64 { return &o.memoryLimit })},
 	{Name: "exec-timeout", Arg: "DURATION", Group: "Run", Usage: "how long the program may stay silent while a request waits, start-up included", Default: kit.FormatDuration(gate.DefaultExecTimeout), Commands: "crgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.execTimeout })},
 
 	{Name: "fix", Group: "Output", Usage: "when the policy fails, search the smallest change that passes the same scenario, replayed, and say it (--fix=false skips the search)", Default: "true", Commands: "crg", Set: func(o *options, v string) error {
@@ -186,7 +173,7 @@ var flags = []cli.Flag[options]{
 		o.noFix = !fix
 		return err
 	}},
-	{Name: "report", Arg: "DIR", Group: "Output", Usage: "write " + reportFiles() + " to DIR, one whole set replacing the last", Commands: "crg", Set: func(o *options, v string) error {
+	{Name: "report", Arg: "DIR", Group: "Output", Usage: "write " + cli.ListOf(reports.Formats(), func(f reports.Format) string { return string(f) }, "and") + " to DIR, one whole set replacing the last", Commands: "crg", Set: func(o *options, v string) error {
 		return cli.String(func(o *options) *string { return &o.report }, "a directory")(o, v)
 	}},
 	{Name: "quiet", Group: "Output", Usage: "show no progress on stderr: neither the bar a terminal shows for work longer than a second, nor the plain line (the step, the work done and the time spent) that a file or a pipe, such as a CI log, gets every 10s of longer work", Default: "false", Commands: "crgC", Set: cli.Bool(func(o *options) *bool { return &o.quiet })},
@@ -196,24 +183,4 @@ var flags = []cli.Flag[options]{
 		}
 		return cli.String(func(o *options) *string { return &o.json }, "a file name")(o, v)
 	}},
-}
-
-// reportFiles lists the files --report writes, in the order WriteDir
-// writes them: "report.json, report.md, report.html and junit.xml".
-func reportFiles() string {
-	var names []string
-	for _, f := range reports.Formats() {
-		names = append(names, string(f))
-	}
-	return cli.List(names, "and")
-}
-
-// serverModels lists sim's server models with what each accepts:
-// "per-second (...), token-bucket (...) or retry-after (...)".
-func serverModels() string {
-	var items []string
-	for _, s := range sim.Servers() {
-		items = append(items, fmt.Sprintf("%s (%s)", s, s.Description()))
-	}
-	return cli.List(items, "or")
 }

@@ -29,7 +29,7 @@ func TestFlagForms(t *testing.T) {
 
 	o = &options{command: "replay"}
 	require.NoError(t, parseFlags("replay", []string{"--policy", "full", "--retry-after", "3s"}, o))
-	assert.Equal(t, sim.RetryAfter, o.cfg.Scenario.Server)
+	assert.Equal(t, sim.RetryAfter, o.cfg.Scenario.WithDefaults().Server, "the hint picks its server")
 	assert.Equal(t, 3*time.Second, o.cfg.Scenario.RetryAfter)
 
 	o = &options{command: "check"}

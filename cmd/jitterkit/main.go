@@ -10,21 +10,15 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 )
 
-// Exit codes. Scripts depend on them: they are a versioned contract (see
-// exitCodesVersion), each code saying one thing.
+// The exit codes (see verdict.ExitCodes), each saying one thing.
 const (
-	exitPass  = 0 // the policy passed
-	exitFail  = 1 // the policy failed the gate
-	exitUsage = 2 // bad usage or bad input
-	exitKit   = 3 // the kit itself failed
-	// exitNoVerdict is a run that gathered too little evidence to judge:
-	// never a pass, and never bad usage, whose 2 it shared in version 1
-	// of the codes. 3 is the kit's own failure, so it is 4.
-	exitNoVerdict   = 4
-	exitInterrupted = 130 // stopped by a signal, as shells report SIGINT
+	exitPass, exitFail, exitUsage = int(verdict.ExitPass), int(verdict.ExitFail), int(verdict.ExitUsage)
+	exitKit, exitNoVerdict        = int(verdict.ExitKit), int(verdict.ExitNoVerdict)
+	exitInterrupted               = int(verdict.ExitInterrupted)
 )
 
 func main() {
@@ -54,11 +48,6 @@ func inputError(err error) error { return &exitError{exitUsage, err} }
 // kitError marks err as a failure of the kit itself: exit code 3.
 func kitError(err error) error { return &exitError{exitKit, err} }
 
-// noVerdictError reports a run that could not judge: exit code 4.
-func noVerdictError(format string, args ...any) error {
-	return &exitError{exitNoVerdict, fmt.Errorf(format, args...)}
-}
-
 // An interruptedError reports a run stopped by a signal, and where.
 type interruptedError struct{ where string }
 
@@ -68,19 +57,16 @@ func (e *interruptedError) Error() string {
 
 // visibleLines escapes every control character, invisible character and
 // invalid byte of each line of msg, so that what a program, a file or a
-// config wrote cannot move the cursor or forge a line; an indent of tabs
-// stays.
+// config wrote cannot move the cursor or forge a line, and cuts each at
+// 4096 bytes; an indent of tabs stays.
 func visibleLines(msg string) string {
 	lines := strings.Split(msg, "\n")
 	for i, line := range lines {
 		body := strings.TrimLeft(line, "\t")
-		lines[i] = line[:len(line)-len(body)] + reports.Visible(body, maxMessageLine)
+		lines[i] = line[:len(line)-len(body)] + reports.Visible(body, 4096)
 	}
 	return strings.Join(lines, "\n")
 }
-
-// maxMessageLine is the longest line of an error message, in bytes.
-const maxMessageLine = 4096
 
 // exitCode writes err to stderr, unless it is nil, and returns its exit
 // code: the code an exitError carries, exitInterrupted for an interrupted

@@ -13,7 +13,6 @@ import (
 
 	"github.com/jitterkit/jitterkit/internal/cli"
 	"github.com/jitterkit/jitterkit/kit"
-	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/reports/gate/progress"
@@ -42,18 +41,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch {
 	case command == "help" || command == "-h" || command == "-help" || command == "--help":
 		return help(stdout, rest)
+	case (command == "version" || command == "--version" || command == "demo") && len(rest) > 0:
+		return usageError("%s takes no arguments, got %q (see \"jitterkit help\")", strings.TrimLeft(command, "-"), rest[0])
 	case command == "version" || command == "--version":
-		if len(rest) > 0 {
-			return usageError("version takes no arguments, got %q", rest[0])
-		}
 		_, err := fmt.Fprintf(stdout, "jitterkit %s\n", gate.Version())
 		return err
-	case command == "demo" && len(rest) > 0:
-		return usageError("demo takes no arguments, got %q (see \"jitterkit help\")", rest[0])
 	case command == "demo":
 		return demo(e)
 	case !slices.Contains(commands, command):
-		return usageError("unknown command %q%s: want demo, check, replay, gate, compare, help or version (see \"jitterkit help\")", command, suggestCommand(command))
+		hint := cli.Closest(command, append([]string{"demo", "help", "version"}, commands...))
+		if hint != "" {
+			hint = " (did you mean " + hint + "?)"
+		}
+		return usageError("unknown command %q%s: want demo, check, replay, gate, compare, help or version (see \"jitterkit help\")", command, hint)
 	}
 	o, err := parseCommand(ctx, command, rest)
 	if errors.Is(err, cli.ErrHelp) {
@@ -63,19 +63,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if !o.quiet {
+		o.cfg.Progress = progress.On(stderr)
+	}
 	if command == "compare" {
 		return compare(e, o)
 	}
 	return evaluate(e, o)
-}
-
-// suggestCommand returns " (did you mean gate?)" for the command closest
-// to name, when one is within two edits of it.
-func suggestCommand(name string) string {
-	if best := cli.Closest(name, append([]string{"demo", "help", "version"}, commands...)); best != "" {
-		return " (did you mean " + best + "?)"
-	}
-	return ""
 }
 
 // An env is where a command writes, and the context it runs in.
@@ -86,21 +80,19 @@ type env struct {
 
 // help writes the help on the topic args names, or the main help.
 func help(stdout io.Writer, args []string) error {
-	text := helpMain
+	topics := map[string]string{"help": helpMain, "policies": helpPolicies, "demo": helpDemo}
+	for _, c := range commands {
+		topics[c] = commandHelp(c)
+	}
 	switch {
+	case len(args) == 0:
+		args = []string{"help"}
 	case len(args) > 1:
 		return usageError("help takes one topic, got %q", strings.Join(args, " "))
-	case len(args) == 0 || args[0] == "help":
-	case args[0] == "policies":
-		text = helpPolicies
-	case args[0] == "demo":
-		text = helpDemo
-	case slices.Contains(commands, args[0]):
-		text = commandHelp(args[0])
-	default:
+	case topics[args[0]] == "":
 		return usageError("no help on %q: want demo, check, replay, gate, compare or policies", args[0])
 	}
-	_, err := io.WriteString(stdout, text)
+	_, err := io.WriteString(stdout, topics[args[0]])
 	return err
 }
 
@@ -139,10 +131,9 @@ func validate(o *options) error {
 		o.clients = []int{0} // the scenario's default
 	}
 	src := kit.SourceSpec
-	switch {
-	case o.trace != "":
+	if o.trace != "" {
 		src = kit.SourceTrace
-	case o.exec != "":
+	} else if o.exec != "" {
 		src = kit.SourceExec
 	}
 	if o.command != "compare" {
@@ -174,15 +165,14 @@ func validate(o *options) error {
 // in its own words, saying which flag raises a memory limit.
 func configError(err error) error {
 	var ce *kit.ConfigError
-	memory := false
+	hint := ""
 	if errors.As(err, &ce) {
-		err, memory = ce.Err, ce.Memory
+		err = ce.Err
+		if ce.Memory {
+			hint = " with --memory-limit"
+		}
 	}
-	msg := flagged(err.Error())
-	if memory {
-		return usageError("%s with --memory-limit", msg)
-	}
-	return usageError("%s", msg)
+	return usageError("%s%s", flagged(err.Error()), hint)
 }
 
 // flagged spells the field a package's refusal starts with as the flag
@@ -237,14 +227,9 @@ func evaluate(e *env, o *options) error {
 	}()
 	policies, err := openPolicies(e.ctx, o)
 	if err != nil {
-		gate.CloseAll(policies)
 		return retire(e, o, err)
 	}
-	cfg := o.cfg
-	if !o.quiet {
-		cfg.Progress = progress.On(e.stderr)
-	}
-	rep, err := gate.Run(e.ctx, policies[0], cfg)
+	rep, err := gate.Run(e.ctx, policies[0], o.cfg)
 	if err != nil {
 		return retire(e, o, gateError(e, err))
 	}
@@ -262,13 +247,15 @@ func evaluate(e *env, o *options) error {
 	if outErr != nil {
 		return outputError(e, outErr)
 	}
-	switch {
-	case rep.Verdict == verdict.Fail:
-		return &exitError{exitFail, fmt.Errorf("the policy failed %s", map[string]string{"check": "a check", "replay": "the replay", "gate": "the gate"}[o.command])}
-	case rep.Verdict == verdict.Inconclusive && len(rep.Inconclusive()) == 0:
-		return noVerdictError("no verdict: nothing was judged")
-	case rep.Verdict == verdict.Inconclusive:
-		return noVerdictError("no verdict: inconclusive: %s; the summary above says why", strings.Join(rep.Inconclusive(), ", "))
+	switch code := int(rep.Verdict.ExitCode()); {
+	case code == exitFail:
+		return &exitError{code, fmt.Errorf("the policy failed %s", map[string]string{"check": "a check", "replay": "the replay", "gate": "the gate"}[o.command])}
+	case code == exitNoVerdict && len(rep.Inconclusive()) == 0:
+		return &exitError{code, errors.New("no verdict: nothing was judged")}
+	case code == exitNoVerdict:
+		return &exitError{code, fmt.Errorf("no verdict: inconclusive: %s; the summary above says why", strings.Join(rep.Inconclusive(), ", "))}
+	case code != exitPass:
+		return kitError(fmt.Errorf("the gate gave no verdict of its own: %q", rep.Verdict))
 	}
 	return nil
 }
@@ -305,14 +292,9 @@ func defaultedFleet(o *options) string {
 func compare(e *env, o *options) error {
 	policies, err := openPolicies(e.ctx, o)
 	if err != nil {
-		gate.CloseAll(policies)
 		return err
 	}
-	cfg := o.cfg
-	if !o.quiet {
-		cfg.Progress = progress.On(e.stderr)
-	}
-	cs, err := gate.Compare(e.ctx, policies, o.clients, cfg)
+	cs, err := gate.Compare(e.ctx, policies, o.clients, o.cfg)
 	if cerr := gate.CloseAll(policies); err == nil && cerr != nil {
 		err = &gate.InputError{Err: cerr}
 	}

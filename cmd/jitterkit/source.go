@@ -5,39 +5,40 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jitterkit/jitterkit/internal/cli"
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
 // checkOneSource returns a usage error unless o names exactly one policy.
 func checkOneSource(o *options) error {
-	var given, specs []string
-	for _, src := range []struct {
-		flag string
-		set  bool
-	}{{"--policy", len(o.specs) > 0}, {"--exec", o.exec != ""}, {"--trace", o.trace != ""}} {
-		if src.set {
-			given = append(given, src.flag)
+	var given []string
+	for i, set := range []bool{len(o.specs) > 0, o.exec != "", o.trace != ""} {
+		if set {
+			given = append(given, []string{"--policy", "--exec", "--trace"}[i])
 		}
-	}
-	for _, s := range o.specs {
-		specs = append(specs, s.String())
 	}
 	switch {
 	case len(given) == 0:
 		return usageError("%s needs a policy: --policy SPEC, --exec CMD, --trace FILE, or a --config file that names one", o.command)
 	case len(given) > 1:
 		return usageError("%s checks one policy, got %s", o.command, strings.Join(given, " and "))
-	case len(specs) > 1:
-		return usageError("%s checks one policy, got %d specs (%s); compare takes several", o.command, len(specs), strings.Join(specs, "; "))
+	case len(o.specs) > 1:
+		return usageError("%s checks one policy, got %d specs (%s); compare takes several", o.command, len(o.specs), strings.Join(cli.Texts(o.specs, kit.Spec.String), "; "))
 	}
 	return nil
 }
 
 // openPolicies opens every policy o names: specs first, then the program,
-// then the trace. The caller closes each through its Close.
-func openPolicies(ctx context.Context, o *options) ([]gate.Policy, error) {
-	var out []gate.Policy
+// then the trace. The caller closes each through its Close; on an error,
+// those opened are closed.
+func openPolicies(ctx context.Context, o *options) (out []gate.Policy, err error) {
+	defer func() {
+		if err != nil {
+			gate.CloseAll(out)
+		}
+	}()
 	for _, s := range o.specs {
 		out = append(out, gate.SpecPolicy(s))
 	}

@@ -212,6 +212,20 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// Texts returns the text of each item.
+func Texts[E any](items []E, text func(E) string) []string {
+	texts := make([]string, len(items))
+	for i, x := range items {
+		texts[i] = text(x)
+	}
+	return texts
+}
+
+// ListOf joins the text of each item as List does.
+func ListOf[E any](items []E, text func(E) string, conj string) string {
+	return List(Texts(items, text), conj)
+}
+
 // List joins items as a sentence does, with the conjunction conj: "a",
 // "a and b", "a, b and c".
 func List(items []string, conj string) string {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -169,4 +170,24 @@ func TestInts(t *testing.T) {
 	require.NoError(t, set(&o, "5"))
 	assert.Equal(t, []int{1, 10000, 5}, o.n)
 	assert.EqualError(t, set(&o, "3,x"), `"x" is not a whole number`)
+}
+
+func TestParsedAndAppended(t *testing.T) {
+	var o struct {
+		n  int
+		xs []string
+	}
+	type O = struct {
+		n  int
+		xs []string
+	}
+	set := Parsed(PositiveInt, func(o *O) *int { return &o.n })
+	require.NoError(t, set(&o, "7"))
+	assert.Equal(t, 7, o.n)
+	assert.EqualError(t, set(&o, "-1"), "-1 is not a positive number")
+	assert.Equal(t, 7, o.n, "a refused value leaves the field")
+	add := Appended(func(v string) ([]string, error) { return strings.Split(v, ","), nil }, func(o *O) *[]string { return &o.xs })
+	require.NoError(t, add(&o, "a,b"))
+	require.NoError(t, add(&o, "c"))
+	assert.Equal(t, []string{"a", "b", "c"}, o.xs)
 }

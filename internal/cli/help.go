@@ -62,3 +62,23 @@ func Wrap(text string, width int, indent string) string {
 	b.WriteString(indent + line + "\n")
 	return b.String()
 }
+
+// WrapLines breaks each line of text longer than width bytes between
+// words into lines of at most width, each after the line's own leading
+// spaces; the shorter lines are kept as they are. A text written with a
+// line a paragraph, and its examples indented, reads wrapped.
+func WrapLines(text string, width int) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, line := range lines {
+		body := strings.TrimRight(line, "\n")
+		if len(body) <= width {
+			continue
+		}
+		indent := body[:len(body)-len(strings.TrimLeft(body, " "))]
+		lines[i] = Wrap(body, width-len(indent), indent)
+		if !strings.HasSuffix(line, "\n") {
+			lines[i] = strings.TrimSuffix(lines[i], "\n")
+		}
+	}
+	return strings.Join(lines, "")
+}

@@ -42,6 +42,26 @@ func Choice[T any, V ~string](list func() []V, what string, field func(*T) *V) f
 	}
 }
 
+// Parsed sets the value parse reads.
+func Parsed[T, V any](parse func(string) (V, error), field func(*T) *V) func(*T, string) error {
+	return func(o *T, v string) error {
+		x, err := parse(v)
+		if err == nil {
+			*field(o) = x
+		}
+		return err
+	}
+}
+
+// Appended adds the values parse reads to a list.
+func Appended[T, V any](parse func(string) ([]V, error), field func(*T) *[]V) func(*T, string) error {
+	return func(o *T, v string) error {
+		xs, err := parse(v)
+		*field(o) = append(*field(o), xs...)
+		return err
+	}
+}
+
 // Bool sets a switch from true or false.
 func Bool[T any](field func(*T) *bool) func(*T, string) error {
 	return func(o *T, v string) error {

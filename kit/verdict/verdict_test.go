@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,4 +35,16 @@ func TestStatus(t *testing.T) {
 	}
 	assert.False(t, Status("").Valid())
 	assert.False(t, Status("PASS").Valid())
+}
+
+func TestExitCode(t *testing.T) {
+	for s, want := range map[Status]ExitCode{
+		Pass: ExitPass, Warn: ExitPass, Fail: ExitFail, Inconclusive: ExitNoVerdict, Skipped: ExitNoVerdict, "bogus": ExitKit,
+	} {
+		assert.Equal(t, want, s.ExitCode(), "%q", s)
+	}
+	table := ExitCodes()
+	for _, code := range []ExitCode{ExitPass, ExitFail, ExitUsage, ExitKit, ExitNoVerdict, ExitInterrupted} {
+		assert.Regexp(t, fmt.Sprintf(`(?m)^  %-3d  \S`, code), table, "the table names exit %d", code)
+	}
 }
