@@ -71,9 +71,11 @@ const (
 // after defaults: the runs it replays at once, the results it keeps of
 // every run, the summary, the ids, and the garbage the collector lets the
 // heap grow by. Replay replays at most as many runs at once as fit within
-// s.MemoryLimit, and at least one: Memory counts those.
-func (s Scenario) Memory(cfg Config) int64 {
-	return s.WithDefaults().budget(cfg.WithDefaults()).need
+// s.MemoryLimit, and at least one: Memory counts those. f may be nil when
+// the policies are not known yet: the estimate is then that of a factory
+// the replay knows nothing of, the most any needs.
+func (s Scenario) Memory(f kit.Factory, cfg Config) int64 {
+	return s.WithDefaults().budget(f, cfg.WithDefaults()).need
 }
 
 // A budget is the memory plan of a replay.
@@ -86,8 +88,9 @@ type budget struct {
 	cfg     Config
 }
 
-// budget plans the memory of a replay of s with cfg, both after defaults.
-func (s Scenario) budget(cfg Config) budget {
+// budget plans the memory of a replay of s with cfg, both after defaults,
+// with the policies f makes (nil: not known).
+func (s Scenario) budget(f kit.Factory, cfg Config) budget {
 	b := budget{s: s, cfg: cfg}
 	runs := int64(max(cfg.Runs, 1))
 	n := int64(max(s.Clients, 0))

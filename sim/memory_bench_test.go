@@ -64,10 +64,10 @@ func BenchmarkMemory(b *testing.B) {
 				if n > 100_000 && (testing.Short() || !c.million) {
 					b.Skip("large fleets are skipped under -short, and for the kinds slow to replay")
 				}
-				if err := c.s.Validate(c.cfg); err != nil {
+				if err := c.s.Validate(c.f, c.cfg); err != nil {
 					b.Fatal(err)
 				}
-				need := c.s.Memory(c.cfg)
+				need := c.s.Memory(c.f, c.cfg)
 				var peak int64
 				for range b.N {
 					var err error

@@ -51,7 +51,7 @@ func TestMemoryHostileCases(t *testing.T) {
 			"sim: 1,000,000 runs of 1 client over 1h0m0s in 1s windows would need about 27.6 GiB, above the memory limit of 128.0 MiB: what is kept of 1,000,000 runs needs 27.6 GiB; replay fewer runs, over a shorter horizon or in wider windows, or raise the limit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.s.Validate(c.cfg)
+			err := c.s.Validate(c.f, c.cfg)
 			if c.want != "" {
 				assert.EqualError(t, err, c.want)
 				_, rerr := Replay(context.Background(), c.f, c.s, c.cfg)
@@ -59,7 +59,7 @@ func TestMemoryHostileCases(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			need := c.s.Memory(c.cfg)
+			need := c.s.Memory(c.f, c.cfg)
 			require.LessOrEqual(t, need, c.s.MemoryLimit, "Memory within the limit Validate accepted")
 			var rerr error
 			used := kittest.PeakHeap(time.Millisecond, func() { _, rerr = Replay(context.Background(), c.f, c.s, c.cfg) })
@@ -101,11 +101,11 @@ func TestMemoryCoversThePeak(t *testing.T) {
 			if testing.Short() && c.s.Clients >= 100_000 {
 				t.Skip("large fleets are skipped under -short")
 			}
-			require.NoError(t, c.s.Validate(c.cfg))
+			require.NoError(t, c.s.Validate(c.f, c.cfg))
 			var err error
 			used := kittest.PeakHeap(time.Millisecond, func() { _, err = Replay(context.Background(), c.f, c.s, c.cfg) })
 			require.NoError(t, err)
-			need := c.s.Memory(c.cfg)
+			need := c.s.Memory(c.f, c.cfg)
 			t.Logf("peak heap %s; estimate %s (%.1f times)", kit.FormatBytes(used), kit.FormatBytes(need), float64(need)/float64(used))
 			assert.LessOrEqual(t, used, need, "the estimate must cover the peak")
 		})
@@ -136,9 +136,9 @@ func TestMemoryModelGrowth(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := Config{Runs: 3, Workers: 1}
 			s := c.s
-			b := s.WithDefaults().budget(cfg.WithDefaults())
+			b := s.WithDefaults().budget(c.f, cfg.WithDefaults())
 			s.MemoryLimit = heapMinimum + 2*(b.kept+b.perRun) + 2*(64<<10)
-			require.NoError(t, s.Validate(cfg), "the state counted ahead fits")
+			require.NoError(t, s.Validate(c.f, cfg), "the state counted ahead fits")
 			_, err := Replay(context.Background(), c.f, s, cfg)
 			var ce *kit.ConfigError
 			require.ErrorAs(t, err, &ce)
@@ -167,7 +167,7 @@ func TestMemoryModelsWithinLimit(t *testing.T) {
 	for _, limit := range []int64{512 << 20} {
 		s := Scenario{Kind: Overload, Rate: 7000, AcceptRate: 10_000, Clients: 20_000, MemoryLimit: limit}
 		cfg := Config{Runs: 3, Workers: 2}
-		require.NoError(t, s.Validate(cfg))
+		require.NoError(t, s.Validate(f, cfg))
 		var err error
 		used := kittest.PeakHeap(time.Millisecond, func() { _, err = Replay(context.Background(), f, s, cfg) })
 		t.Logf("limit %s: peak heap %s, %v", kit.FormatBytes(limit), kit.FormatBytes(used), err)
@@ -185,20 +185,20 @@ func TestMemoryModelsWithinLimit(t *testing.T) {
 func TestMemoryWorkers(t *testing.T) {
 	s, cfg := outageAt(100_000), Config{Runs: 20, Workers: 8}
 	s.MemoryLimit = 1 << 40
-	all := s.WithDefaults().budget(cfg.WithDefaults())
+	all := s.WithDefaults().budget(nil, cfg.WithDefaults())
 	require.Equal(t, 8, all.workers, "runs at once within 1 TiB")
 	within := func(workers int64) int64 { return 2*(all.kept+workers*all.perRun) + heapMinimum }
 	for _, workers := range []int{1, 2, 5} {
 		for _, limit := range []int64{within(int64(workers)), within(int64(workers)+1) - 1} {
 			s.MemoryLimit = limit
-			b := s.WithDefaults().budget(cfg.WithDefaults())
+			b := s.WithDefaults().budget(nil, cfg.WithDefaults())
 			assert.Equal(t, workers, b.workers, "runs at once within %d bytes", limit)
 			assert.LessOrEqual(t, b.need, limit, "the estimate within %d bytes", limit)
-			assert.Equal(t, b.need, s.Memory(cfg), "Memory")
+			assert.Equal(t, b.need, s.Memory(nil, cfg), "Memory")
 		}
 	}
 	s.MemoryLimit = within(1) - 1
-	assert.ErrorContains(t, s.Validate(cfg), "above the memory limit", "one byte short of one run")
+	assert.ErrorContains(t, s.Validate(nil, cfg), "above the memory limit", "one byte short of one run")
 }
 
 func TestFormatBytes(t *testing.T) {

@@ -116,7 +116,7 @@ func TestModelValidate(t *testing.T) {
 		{"max-attempts on an overload", Scenario{Kind: Overload, MaxAttempts: 5}, "sim: max-attempts does not apply to the overload scenario"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.s.Validate(Config{})
+			err := c.s.Validate(nil, Config{})
 			var ce *kit.ConfigError
 			require.ErrorAs(t, err, &ce, "Validate()")
 			assert.EqualError(t, err, c.want, "Validate()")
@@ -125,9 +125,9 @@ func TestModelValidate(t *testing.T) {
 		})
 	}
 	for _, k := range []Kind{Overload, Reconnect, Contention} {
-		assert.NoError(t, Scenario{Kind: k}.Validate(Config{}), "the default %s", k)
+		assert.NoError(t, Scenario{Kind: k}.Validate(nil, Config{}), "the default %s", k)
 	}
-	assert.NoError(t, Scenario{Kind: Overload, Retries: NoRetries, Dip: DipStall}.Validate(Config{}), "an overload without retries whose dip stalls the server")
+	assert.NoError(t, Scenario{Kind: Overload, Retries: NoRetries, Dip: DipStall}.Validate(nil, Config{}), "an overload without retries whose dip stalls the server")
 }
 
 // TestModelDefaults pins WithDefaults of each server model to the defaults

@@ -328,7 +328,7 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	if f == nil {
 		panic("sim: Replay with a nil factory")
 	}
-	if err := s.Validate(cfg); err != nil {
+	if err := s.Validate(f, cfg); err != nil {
 		return Result{}, err
 	}
 	s, cfg = s.WithDefaults(), cfg.WithDefaults()
@@ -343,7 +343,7 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 		cfg:    cfg,
 		runs:   make([]Run, cfg.Runs),
 		failed: cfg.Runs,
-		slots:  make([]slot, s.budget(cfg).workers),
+		slots:  make([]slot, s.budget(f, cfg).workers),
 	}
 	if cfg.RepresentativeOnly {
 		r.keep = newShortlist(cfg.Runs)

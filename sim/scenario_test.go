@@ -39,14 +39,14 @@ func TestValidate(t *testing.T) {
 		{"negative retries", Scenario{Kind: Storm, Retries: -3}, "sim: retries -3 is negative"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			assert.EqualError(t, c.s.Validate(Config{}), c.want, "Validate()")
+			assert.EqualError(t, c.s.Validate(nil, Config{}), c.want, "Validate()")
 			_, rerr := Replay(context.Background(), kit.Spec{Strategy: kit.Full}.Factory(), c.s, Config{})
 			assert.EqualError(t, rerr, c.want, "Replay()")
 		})
 	}
-	assert.NoError(t, (Scenario{}).Validate(Config{}), "the default scenario")
+	assert.NoError(t, (Scenario{}).Validate(nil, Config{}), "the default scenario")
 	big := Scenario{Clients: 1e9, MemoryLimit: 1 << 40}
-	assert.NoError(t, big.Validate(Config{}), "a billion clients within a 1 TiB limit")
+	assert.NoError(t, big.Validate(nil, Config{}), "a billion clients within a 1 TiB limit")
 }
 
 // TestReplayWorkers checks that the figures do not depend on the number of
@@ -177,7 +177,7 @@ func FuzzScenario(f *testing.F) {
 			Horizon: time.Duration(horizon), RetryAfter: time.Duration(retryAfter), Retries: int(retries),
 			Period: time.Duration(period), Threshold: threshold, MaxAttempts: int(maxAttempts),
 		}
-		if err := s.Validate(Config{}); err != nil {
+		if err := s.Validate(nil, Config{}); err != nil {
 			require.Regexp(t, `^sim: `, err.Error(), "Validate(%+v)", s)
 			return
 		}

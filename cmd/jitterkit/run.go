@@ -201,8 +201,10 @@ func validate(o *options) error {
 	if err := outputs(o).Check(o.cfg.Sample > 1, o.trace, o.config); errors.As(err, &oe) {
 		return usageError("--%s %v", oe.Output, oe.Err)
 	}
-	if err := o.cfg.Validate(src, o.clients...); err != nil {
-		return configError(err)
+	for _, p := range unopened(o, src) {
+		if err := o.cfg.Validate(p, o.clients...); err != nil {
+			return configError(err)
+		}
 	}
 	return nil
 }

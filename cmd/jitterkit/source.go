@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/sim"
 )
@@ -32,6 +33,25 @@ func checkOneSource(o *options) error {
 		return usageError("%s checks one policy, got %d specs (%s); compare takes several", o.command, len(specs), strings.Join(specs, "; "))
 	}
 	return nil
+}
+
+// unopened returns the policies o names from src as the gate validates
+// them before any source is opened: each spec (the built-in strategies,
+// for a compare that names none), or a program or a recording by its
+// source alone.
+func unopened(o *options, src kit.Source) []gate.Policy {
+	if src != kit.SourceSpec {
+		return []gate.Policy{{Source: src}}
+	}
+	specs := o.specs
+	if len(specs) == 0 {
+		specs = gate.Builtins(nil, o.cfg.Scenario.WithDefaults().Kind, o.cfg.Checks.Cap)
+	}
+	out := make([]gate.Policy, len(specs))
+	for i, s := range specs {
+		out[i] = gate.SpecPolicy(s)
+	}
+	return out
 }
 
 // openPolicies opens every policy o names: specs first, then the program,

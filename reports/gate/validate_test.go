@@ -40,7 +40,7 @@ func TestConfigValidate(t *testing.T) {
 		{"a recording's part of the fleet is validated", gate.Config{Steps: gate.Replay}, kit.SourceTrace, []int{10_000_000_000}, "sim: clients 10000000000 is more than a replay holds (4294967295)"},
 	}
 	for _, tt := range tests {
-		err := tt.cfg.Validate(tt.src, tt.sizes...)
+		err := tt.cfg.Validate(gate.Policy{Source: tt.src}, tt.sizes...)
 		if tt.err == "" {
 			assert.NoError(t, err, tt.name)
 			continue
