@@ -40,7 +40,7 @@ func TestValidateLimits(t *testing.T) {
 		{"resamples", Scenario{}, Config{Resamples: -2}, "sim: resamples -2 is not between 0 and 1,000,000"},
 		{"workers", Scenario{}, Config{Workers: -1}, "sim: workers -1 is negative"},
 		{"memory limit of a byte", Scenario{MemoryLimit: 1}, Config{Runs: 1},
-			"sim: 1 run of 400 clients over 1h0m0s in 1s windows would need about 6.6 MiB, above the memory limit of 1 B: one run needs 2.4 MiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
+			"sim: 1 run of 400 clients over 1h0m0s in 1s windows would need about 6.6 MiB, above the memory limit of 1 B: one run needs 2.5 MiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
 	} {
 		assert.EqualError(t, c.s.Validate(nil, c.cfg), c.want, c.name)
 	}

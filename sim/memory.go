@@ -46,8 +46,8 @@ const (
 	// processed, whose every device may retry in a later second), 16; the
 	// list of arrivals further ahead than the ring, 16 a device, and the
 	// lists of one second's arrivals and of its retries within the second,
-	// 8 a device each, all three grown by a quarter at most; and the chunk
-	// lists, 2. The chunks that the ring's seconds leave partly filled
+	// 8 a device each, all three grown by a quarter at most; and the
+	// chunks' places in the pool, their links and the free list, 2. The chunks that the ring's seconds leave partly filled
 	// count apart (runBytes). On the default outage scaled to a million devices the engine allocates 45
 	// bytes a device at a million devices (BenchmarkReplay).
 	calendarBytes = 16 + 20 + 10 + 10 + 2
@@ -56,7 +56,7 @@ const (
 	// count 8 bytes a firing.
 	periodicBytes = 8 + 4 + 1
 	// runBytes is a run's fixed state beside its histograms: the
-	// calendar's ring of bucket headers, and the room of one partly filled
+	// calendar's ring of buckets, and the room of one partly filled
 	// chunk in each of the ring's 4,096 seconds (calendarChunk).
 	runBytes = ringBytes
 	// heapMinimum is the heap the garbage collector lets grow before it

@@ -36,7 +36,7 @@ func TestConfigValidate(t *testing.T) {
 		{"the checks' own seed", gate.Config{Checks: properties.Config{Seed: 7}}, kit.SourceSpec, nil, "Checks.Seed is 7: a gate's checks run on its own Seed; set Config.Seed instead"},
 		{"the replay's own seed", gate.Config{Seed: 3, Replay: sim.Config{Seed: 7}}, kit.SourceSpec, nil, "Replay.Seed is 7: a gate's replay runs on its own Seed; set Config.Seed instead"},
 		{"the gate's seed", gate.Config{Seed: 7}, kit.SourceSpec, nil, ""},
-		{"a replay over the scenario's memory limit", gate.Config{Scenario: sim.Scenario{Clients: 100_000, MemoryLimit: 1 << 20}}, kit.SourceSpec, nil, "sim: 20 runs of 100,000 clients over 1h0m0s in 1s windows would need about 45.8 MiB, above the memory limit of 1.0 MiB: one run needs 41.1 MiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
+		{"a replay over the scenario's memory limit", gate.Config{Scenario: sim.Scenario{Clients: 100_000, MemoryLimit: 1 << 20}}, kit.SourceSpec, nil, "sim: 20 runs of 100,000 clients over 1h0m0s in 1s windows would need about 45.9 MiB, above the memory limit of 1.0 MiB: one run needs 41.1 MiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
 		{"a recording's part of the fleet is validated", gate.Config{Steps: gate.Replay}, kit.SourceTrace, []int{10_000_000_000}, "sim: clients 10000000000 is more than a replay holds (4294967295)"},
 	}
 	for _, tt := range tests {
