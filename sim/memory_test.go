@@ -122,6 +122,30 @@ func TestMemoryCoversThePeak(t *testing.T) {
 	}
 }
 
+// Replays one after another each hold what their estimate says, as a
+// gate's do: a large replay first collects the garbage of the one before,
+// which the collector would otherwise leave on the heap beside it.
+func TestMemoryReplaysInARow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays of millions of devices are skipped under -short")
+	}
+	f := kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}.Factory()
+	s, cfg := Scenario{Clients: 1_500_000, AcceptRate: 75_000, Down: 30 * time.Second}, Config{Runs: 1, Workers: 1}
+	need := s.Memory(f, cfg)
+	require.Greater(t, need, int64(collectFirst), "a replay that collects first")
+	var err error
+	used := kittest.PeakHeap(time.Millisecond, func() {
+		for range 3 {
+			if _, err = Replay(context.Background(), f, s, cfg); err != nil {
+				return
+			}
+		}
+	})
+	require.NoError(t, err)
+	t.Logf("peak heap %s over three replays; estimate of one %s", kit.FormatBytes(used), kit.FormatBytes(need))
+	assert.LessOrEqual(t, used, need, "the estimate of one replay must cover the peak of three in a row")
+}
+
 // A server model's state that grows with its events, beyond what the
 // estimate counts ahead, is held to the room the limit leaves each run: the
 // run stops with a memory error that says what grew.
