@@ -43,6 +43,7 @@ func memoryCases(n int) []memoryCase {
 		{"outage/full/token-bucket", full, Scenario{Server: TokenBucket, Clients: n, AcceptRate: float64(n) / 8}, Config{Runs: 2, Workers: 2}, true},
 		{"periodic/full", full, Scenario{Kind: Periodic, Clients: n, AcceptRate: float64(n) / 100, Period: 10 * time.Second}, Config{Runs: 2, Workers: 2}, true},
 		{"storm/full", full, Scenario{Kind: Storm, Clients: n}, Config{Runs: 2, Workers: 2}, true},
+		{"storm/full/general", general(full), Scenario{Kind: Storm, Clients: n}, Config{Runs: 2, Workers: 2}, true},
 		{"reconnect/full", full, Scenario{Kind: Reconnect, Clients: n, CPU: float64(n)}, Config{Runs: 2, Workers: 2}, false},
 		{"overload/none", kit.Spec{Strategy: kit.None, Base: 100 * time.Millisecond}.Factory(), Scenario{Kind: Overload}, Config{Runs: 2, Workers: 2}, false},
 		{"contention/full", full, Scenario{Kind: Contention}, Config{Runs: 2, Workers: 2}, false},
