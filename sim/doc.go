@@ -95,8 +95,8 @@
 // run's histograms, what is kept of every run, and the summary, counted
 // twice for the garbage the collector lets pile up. A kit.Spec's policies
 // make no garbage, and their replay is counted by what it allocates in
-// all, about 52 bytes a device in a large fleet, within a few percent of
-// the heap it holds. Replay replays at once only as many runs as fit in
+// all and the runtime's records of it, about 54 bytes a device in a large
+// fleet, within a few percent of the memory it holds. Replay replays at once only as many runs as fit in
 // the scenario's MemoryLimit, and [Scenario.Validate] refuses a replay
 // that does not fit even one run at a time, saying what to change. Every
 // run keeps its figures; its histograms, 16 bytes a window, are what grows

@@ -88,7 +88,7 @@ func ExampleScenario_Validate() {
 	fmt.Println(sim.Scenario{Clients: 1e9}.Validate(nil, sim.Config{}))
 	fmt.Println(sim.Scenario{AcceptRate: -5}.Validate(nil, sim.Config{}))
 	// Output:
-	// sim: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 48.7 GiB, above the memory limit of 4.0 GiB: one run needs 48.7 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit
+	// sim: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 50.2 GiB, above the memory limit of 4.0 GiB: one run needs 50.2 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit
 	// sim: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 339.3 GiB, above the memory limit of 4.0 GiB: one run needs 339.3 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit
 	// sim: accept rate -5 per second is not a positive number
 }

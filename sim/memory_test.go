@@ -33,19 +33,19 @@ func TestMemoryHostileCases(t *testing.T) {
 		{"month in 10ms windows", none300, Scenario{Clients: 1, Down: maxHorizon - time.Hour, Horizon: maxHorizon, Window: 10 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
 			"sim: 10ms windows over 744h0m0s make 267,840,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
 		{"month in 1s windows, 20 runs", none300, Scenario{Clients: 1, Down: maxHorizon - time.Hour, Horizon: maxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 20},
-			"sim: 20 runs of 1 client over 744h0m0s in 1s windows would need about 859.6 MiB, above the memory limit of 256.0 MiB: what is kept of 20 runs needs 818.0 MiB; replay fewer runs, over a shorter horizon or in wider windows, keep only the representative run's histograms (Config.RepresentativeOnly), or raise the limit"},
+			"sim: 20 runs of 1 client over 744h0m0s in 1s windows would need about 886.5 MiB, above the memory limit of 256.0 MiB: what is kept of 20 runs needs 843.5 MiB; replay fewer runs, over a shorter horizon or in wider windows, keep only the representative run's histograms (Config.RepresentativeOnly), or raise the limit"},
 		{"month in 1s windows, one run", none300, Scenario{Clients: 1, Down: maxHorizon - time.Hour, Horizon: maxHorizon, MemoryLimit: 256 * mib}, Config{Runs: 1}, ""},
 		// 2. Nanosecond windows over 400ms: 13.2 GB for one run, with an
 		// estimate under 4 GiB.
 		{"400ms in 1ns windows", full, Scenario{Window: time.Nanosecond, Horizon: 400 * time.Millisecond, Down: 100 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
 			"sim: 1ns windows over 400ms make 400,000,000 windows, more than 10,000,000: use wider windows or a shorter horizon"},
 		{"400ms in 100ns windows", full, Scenario{Window: 100 * time.Nanosecond, Horizon: 400 * time.Millisecond, Down: 100 * time.Millisecond, MemoryLimit: 64 * mib}, Config{Runs: 1},
-			"sim: 1 run of 400 clients over 400ms in 100ns windows would need about 123.4 MiB, above the memory limit of 64.0 MiB: one run needs 61.6 MiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
+			"sim: 1 run of 400 clients over 400ms in 100ns windows would need about 127.2 MiB, above the memory limit of 64.0 MiB: one run needs 63.5 MiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
 		{"400ms in 100ns windows within 512 MiB", full, Scenario{Window: 100 * time.Nanosecond, Horizon: 400 * time.Millisecond, Down: 100 * time.Millisecond, MemoryLimit: 512 * mib}, Config{Runs: 3, Workers: 2}, ""},
 		// 3. One client, many runs: 60 to 100 KB a run, 3.0 GB for 50,000
 		// runs, a million runs accepted and killed at 8 GB.
 		{"one client, 2,000 runs", full, Scenario{Clients: 1, MemoryLimit: 128 * mib}, Config{Runs: 2000},
-			"sim: 2,000 runs of 1 client over 1h0m0s in 1s windows would need about 130.2 MiB, above the memory limit of 128.0 MiB: what is kept of 2,000 runs needs 129.3 MiB; replay fewer runs, over a shorter horizon or in wider windows, keep only the representative run's histograms (Config.RepresentativeOnly), or raise the limit"},
+			"sim: 2,000 runs of 1 client over 1h0m0s in 1s windows would need about 134.2 MiB, above the memory limit of 128.0 MiB: what is kept of 2,000 runs needs 133.4 MiB; replay fewer runs, over a shorter horizon or in wider windows, keep only the representative run's histograms (Config.RepresentativeOnly), or raise the limit"},
 		{"one client, 2,000 runs, representative only", full, Scenario{Clients: 1, MemoryLimit: 128 * mib}, Config{Runs: 2000, RepresentativeOnly: true, Resamples: 200}, ""},
 		{"one client, a million runs", full, Scenario{Clients: 1, MemoryLimit: 128 * mib}, Config{Runs: 1_000_000, RepresentativeOnly: true},
 			"sim: 1,000,000 runs of 1 client over 1h0m0s in 1s windows would need about 27.6 GiB, above the memory limit of 128.0 MiB: what is kept of 1,000,000 runs needs 27.6 GiB; replay fewer runs, over a shorter horizon or in wider windows, or raise the limit"},

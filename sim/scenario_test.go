@@ -24,7 +24,7 @@ func TestValidate(t *testing.T) {
 		{"negative clients", Scenario{Clients: -1}, "sim: clients -1 is negative"},
 		{"ten billion clients", Scenario{Clients: 1e10}, "sim: clients 10000000000 is more than a replay holds (4294967295)"},
 		{"a billion clients", Scenario{Clients: 1e9},
-			"sim: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 48.7 GiB, above the memory limit of 4.0 GiB: one run needs 48.7 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
+			"sim: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 50.2 GiB, above the memory limit of 4.0 GiB: one run needs 50.2 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
 		{"negative accept rate", Scenario{AcceptRate: -5}, "sim: accept rate -5 per second is not a positive number"},
 		{"NaN accept rate", Scenario{AcceptRate: math.NaN()}, "sim: accept rate NaN per second is not a positive number"},
 		{"infinite accept rate", Scenario{AcceptRate: math.Inf(1)}, "sim: accept rate +Inf per second is not a positive number"},
