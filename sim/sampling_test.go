@@ -22,7 +22,7 @@ import (
 // asked:
 //
 //	go test -run='^TestSampling$' -sampling -v -timeout=2h ./sim
-//	go test -run='^TestLargestFleet$' -largest=70000000 -v -timeout=1h ./sim
+//	go test -run='^TestLargestFleet$' -largest=100000000 -v -timeout=1h ./sim
 var (
 	sampling      = flag.Bool("sampling", false, "run TestSampling, which replays a fleet of -sampling.fleet devices and its samples")
 	samplingFleet = flag.Int("sampling.fleet", 1_000_000, "the whole fleet of TestSampling; its accept rate is an eighth of it a second")
