@@ -47,7 +47,7 @@ func TestScenarioLinesGolden(t *testing.T) {
 	)
 	var b strings.Builder
 	for _, c := range cases {
-		require.NoError(t, c.s.Validate(sim.Config{}), c.name)
+		require.NoError(t, c.s.Validate(nil, sim.Config{}), c.name)
 		p := &Replay{Scenario: c.s, Config: sim.Config{Runs: 3}}
 		cmp := Comparison{Scenario: c.s, Config: sim.Config{Runs: 5, Seed: 1}, Rows: []ComparisonRow{{Clients: 1000}, {Clients: 10_000}}}
 		fmt.Fprintf(&b, "%s\n  replay:     %s\n  comparison: %s\n", c.name, replayLine(p), comparisonScenario(cmp))

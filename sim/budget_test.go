@@ -333,11 +333,11 @@ func TestBudgetValidate(t *testing.T) {
 		assert.EqualError(t, c.b.WithDefaults().validate(), c.err)
 	}
 	s := Scenario{Kind: Overload, Budget: Budget{Kind: Finagle}, Retries: NoRetries}
-	assert.ErrorContains(t, s.Validate(Config{}), "budget finagle:percent=20%,min=10,ttl=10s limits retries, and the clients make none")
+	assert.ErrorContains(t, s.Validate(nil, Config{}), "budget finagle:percent=20%,min=10,ttl=10s limits retries, and the clients make none")
 	s = Scenario{Kind: Contention, Budget: Budget{Kind: Finagle}}
-	assert.ErrorContains(t, s.Validate(Config{}), "budget does not apply to the contention scenario")
+	assert.ErrorContains(t, s.Validate(nil, Config{}), "budget does not apply to the contention scenario")
 	s = Scenario{Kind: Reconnect, Budget: Budget{Kind: Finagle}}
-	assert.NoError(t, s.Validate(Config{}))
+	assert.NoError(t, s.Validate(nil, Config{}))
 }
 
 // TestBudgetWarnings pins the warnings' arithmetic on the overload
@@ -386,7 +386,7 @@ func TestBudgetWarnings(t *testing.T) {
 // duration whose sum with the others would overflow.
 func TestOverloadDurationsBeyondTheHorizon(t *testing.T) {
 	s := Scenario{Kind: Overload, DipFor: math.MaxInt64}
-	assert.ErrorContains(t, s.Validate(Config{}), "dip-for 2562047h47m16.854775807s is beyond the longest replay")
+	assert.ErrorContains(t, s.Validate(nil, Config{}), "dip-for 2562047h47m16.854775807s is beyond the longest replay")
 }
 
 // TestReconnectBudget replays one device against a broker that is down

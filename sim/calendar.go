@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"slices"
+	"unsafe"
 )
 
 // The calendar holds every device's pending arrival, bucketed by whole
@@ -15,27 +16,46 @@ import (
 //
 // The buckets of the next ringSize seconds are a ring; arrivals further
 // ahead wait in an unordered list and move into the ring each time the ring
-// turns. A bucket is a list of fixed-size chunks drawn from a shared free
-// list, so that buckets that grow and empty again reuse the same memory;
+// turns. A bucket is a chain of fixed-size chunks, numbered in one pool and
+// linked by number, drawn from a shared free list, so that buckets that
+// grow and empty again reuse the same memory, and a chunk's place in a
+// chain takes the same few bytes whatever the seconds it passes through;
 // a taken bucket is handed over as its chunks, and its chunks return to the
 // free list once the second is processed.
 const (
 	ringBits = 12
 	ringSize = 1 << ringBits
-	// ringBytes is the size of the ring's bucket headers.
-	ringBytes = ringSize * 24
+	// ringBytes is the size of the ring's buckets.
+	ringBytes = ringSize * int64(unsafe.Sizeof(bucket{}))
 	nsPerSec  = int64(1e9)
 )
 
 type calendar struct {
-	ring   [ringSize][][]uint64 // per second, its chunks
+	ring   [ringSize]bucket
 	far    []farEvent
-	cur    int64        // the next second to take
-	inRing int          // pending events in the ring; the others are far
-	chunk  int          // events per chunk
-	free   [][]uint64   // empty chunks
-	lists  [][][]uint64 // spare chunk lists
+	cur    int64 // the next second to take
+	inRing int   // pending events in the ring; the others are far
+	chunk  int   // events per chunk
+	// chunks holds every chunk, by number; the length of a second's last
+	// chunk is its bucket's. next holds, by number, the chunk after each
+	// in its second, or noChunk.
+	chunks [][]uint64
+	next   []int32
+	free   []int32    // the numbers of the empty chunks
+	taken  [][]uint64 // the chunks of the second taken last
+	first  int32      // the first of them, or noChunk once they are released
 }
+
+// A bucket is one second's chain of chunks: the numbers of its first and
+// last chunks, and the last chunk, which its arrivals are appended to; nil
+// when the second holds none.
+type bucket struct {
+	last        []uint64
+	first, tail int32
+}
+
+// noChunk ends a chain of chunks.
+const noChunk = -1
 
 type farEvent struct {
 	t   int64
@@ -46,7 +66,7 @@ type farEvent struct {
 // n/1024 events (at least 32, at most 4096), so that even a ring whose
 // every second is pending wastes at most four events' room per device.
 func newCalendar(n int) *calendar {
-	return &calendar{chunk: min(max(n/1024, 32), 4096)}
+	return &calendar{chunk: min(max(n/1024, 32), 4096), first: noChunk}
 }
 
 func packEvent(t int64, dev uint32) uint64 {
@@ -62,19 +82,13 @@ func packEvent(t int64, dev uint32) uint64 {
 //		c.add(t, dev)
 //	}
 func (c *calendar) tryAdd(sec int64, ev uint64) bool {
-	chunks := c.ring[sec&(ringSize-1)]
-	if uint64(sec-c.cur) >= ringSize || len(chunks) == 0 {
+	b := &c.ring[sec&(ringSize-1)]
+	n := len(b.last)
+	if uint64(sec-c.cur) >= ringSize || n == cap(b.last) {
 		return false
 	}
-	last := &chunks[len(chunks)-1]
-	ch := *last
-	n := len(ch)
-	if n == cap(ch) {
-		return false
-	}
-	ch = ch[:n+1]
-	ch[n] = ev
-	*last = ch
+	b.last = b.last[:n+1]
+	b.last[n] = ev
 	c.inRing++
 	return true
 }
@@ -90,29 +104,38 @@ func (c *calendar) add(t int64, dev uint32) {
 		c.far = append(c.far, farEvent{t, dev})
 		return
 	}
-	chunks := c.ring[sec&(ringSize-1)]
-	if chunks == nil && len(c.lists) > 0 {
-		chunks, c.lists = c.lists[len(c.lists)-1], c.lists[:len(c.lists)-1]
-	}
-	last := len(chunks) - 1
-	if last < 0 || len(chunks[last]) == cap(chunks[last]) {
-		var ch []uint64
-		if k := len(c.free); k > 0 {
-			ch, c.free = c.free[k-1], c.free[:k-1]
+	b := &c.ring[sec&(ringSize-1)]
+	if len(b.last) == cap(b.last) {
+		id := c.emptyChunk()
+		if b.last == nil {
+			b.first = id
 		} else {
-			ch = make([]uint64, 0, c.chunk)
+			c.chunks[b.tail] = b.last
+			c.next[b.tail] = id
 		}
-		chunks = append(chunks, ch)
-		c.ring[sec&(ringSize-1)] = chunks
-		last++
+		b.tail, b.last = id, c.chunks[id]
 	}
-	chunks[last] = append(chunks[last], packEvent(t, dev))
+	b.last = append(b.last, packEvent(t, dev))
 	c.inRing++
+}
+
+// emptyChunk returns the number of an empty chunk, which ends its chain:
+// one of the free list's, or a new one.
+func (c *calendar) emptyChunk() int32 {
+	if k := len(c.free); k > 0 {
+		id := c.free[k-1]
+		c.free = c.free[:k-1]
+		c.chunks[id], c.next[id] = c.chunks[id][:0], noChunk
+		return id
+	}
+	c.chunks = append(c.chunks, make([]uint64, 0, c.chunk))
+	c.next = append(c.next, noChunk)
+	return int32(len(c.chunks) - 1)
 }
 
 // take returns the next second that has arrivals, and its events as
 // chunks, which the caller hands back with release once it has processed
-// them. ok is false when nothing is pending.
+// them, before it takes the next. ok is false when nothing is pending.
 func (c *calendar) take() (sec int64, chunks [][]uint64, ok bool) {
 	for c.inRing+len(c.far) > 0 {
 		if c.inRing == 0 {
@@ -123,12 +146,17 @@ func (c *calendar) take() (sec int64, chunks [][]uint64, ok bool) {
 			c.cur = next
 			c.flush()
 		}
-		i := c.cur & (ringSize - 1)
-		chunks = c.ring[i]
-		c.ring[i] = nil
+		b := &c.ring[c.cur&(ringSize-1)]
 		n := 0
-		for _, ch := range chunks {
-			n += len(ch)
+		if b.last != nil {
+			c.chunks[b.tail] = b.last
+			chunks = c.taken[:0]
+			for id := b.first; id != noChunk; id = c.next[id] {
+				chunks = append(chunks, c.chunks[id])
+				n += len(c.chunks[id])
+			}
+			c.taken, c.first = chunks, b.first
+			*b = bucket{}
 		}
 		c.inRing -= n
 		sec = c.cur
@@ -145,23 +173,26 @@ func (c *calendar) take() (sec int64, chunks [][]uint64, ok bool) {
 
 // reset empties the calendar for a new run, keeping its chunks.
 func (c *calendar) reset() {
-	for i, chunks := range c.ring {
-		if chunks != nil {
-			c.release(chunks)
-			c.ring[i] = nil
+	c.release(nil)
+	for i := range c.ring {
+		if b := &c.ring[i]; b.last != nil {
+			c.first = b.first
+			c.release(nil)
+			*b = bucket{}
 		}
 	}
 	c.far = c.far[:0]
 	c.cur, c.inRing = 0, 0
 }
 
-// release returns the chunks of a processed second to the free list.
+// release returns the chunks of the second taken last, which chunks holds,
+// to the free list, once the second is processed.
 func (c *calendar) release(chunks [][]uint64) {
-	for i, ch := range chunks {
-		c.free = append(c.free, ch[:0])
-		chunks[i] = nil
+	clear(chunks)
+	for id := c.first; id != noChunk; id = c.next[id] {
+		c.free = append(c.free, id)
 	}
-	c.lists = append(c.lists, chunks[:0])
+	c.first = noChunk
 }
 
 // flush moves the far arrivals that now fall within the ring into it.

@@ -452,24 +452,45 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 
 // quotaLast returns the quota-th smallest event of a second's chunks, which
 // must hold more than quota ≥ 1 events: the last one accepted. It counts
-// the events by the top bits of their time within the second, and selects
-// only among those of the slice of the second where the quota runs out.
+// the events by the top ten bits of their time within the second (slices
+// of about a millisecond), and then, while the slice where the quota runs
+// out holds more than selectMost events, by the next ten bits of the
+// events in that slice, and so on; it selects only among the events of the
+// last slice, which it copies. A fleet in step, whose every arrival of a
+// second falls in one millisecond, is counted a few times over rather than
+// copied whole.
 func (e *engine) quotaLast(chunks [][]uint64, quota int64) uint64 {
-	const shift = 32 + 20 // about a millisecond
-	var count [1 << (62 - shift)]int64
-	for _, ch := range chunks {
-		for _, ev := range ch {
-			count[ev>>shift]++
+	const bits = 10
+	var count [1 << bits]int64
+	most := selectMost(e.n)
+	// The slice is the events whose bits from top up are prefix; every
+	// event is below 1<<62 (30 bits of time, 32 of device).
+	k, prefix, top := quota, uint64(0), uint(62)
+	for {
+		shift := top - bits
+		clear(count[:])
+		for _, ch := range chunks {
+			for _, ev := range ch {
+				if ev>>top == prefix {
+					count[ev>>shift&(1<<bits-1)]++
+				}
+			}
 		}
-	}
-	k, slice := quota, 0
-	for ; k > count[slice]; slice++ {
-		k -= count[slice]
+		slice := uint64(0)
+		for ; k > count[slice]; slice++ {
+			k -= count[slice]
+		}
+		prefix, top = prefix<<bits|slice, shift
+		// By the last 12 bits (top = 12), a slice holds at most 4,096
+		// events, a second's events being distinct.
+		if count[slice] <= most {
+			break
+		}
 	}
 	e.sel = e.sel[:0]
 	for _, ch := range chunks {
 		for _, ev := range ch {
-			if int(ev>>shift) == slice {
+			if ev>>top == prefix {
 				e.sel = append(e.sel, ev)
 			}
 		}
@@ -477,6 +498,11 @@ func (e *engine) quotaLast(chunks [][]uint64, quota int64) uint64 {
 	selectFirst(e.sel, int(k-1))
 	return e.sel[k-1]
 }
+
+// selectMost returns the most events quotaLast copies to select among, in
+// a fleet of n devices: a 256th of the fleet, and at least 4,096, as many
+// as a slice of 12 bits holds.
+func selectMost(n int) int64 { return max(4096, int64(n)/256) }
 
 // ordered processes the arrivals of one second in the order of time,
 // merging the retries that come back within the second.

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -107,6 +109,35 @@ func TestSelectFirst(t *testing.T) {
 		for i := k + 1; i < len(y); i++ {
 			require.GreaterOrEqual(t, y[i], y[k], "after selectFirst(%v, %d): y[%d] against y[%d]", x, k, i, k)
 		}
+	})
+}
+
+// TestQuotaLast checks the quota's last event against a sort, on seconds
+// whose events crowd into one slice of the second as a fleet in step does
+// (within a nanosecond, a microsecond, a millisecond) or spread over it, in
+// chunks of any size: quotaLast narrows the slices it counts until few
+// enough events are left to copy.
+func TestQuotaLast(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int{2, 100, int(selectMost(0)) + 1, 3 * int(selectMost(0))}).Draw(t, "events")
+		spread := rapid.SampledFrom([]uint64{1, 4, 1000, 1 << 20, 1e9 - 1}).Draw(t, "spread")
+		chunk := rapid.IntRange(1, 500).Draw(t, "chunk")
+		quota := rapid.Int64Range(1, int64(n)-1).Draw(t, "quota")
+		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 0))
+		var chunks [][]uint64
+		all := make([]uint64, 0, n)
+		for dev := range n {
+			ev := packEvent(int64(rng.Uint64N(spread)), uint32(dev))
+			if len(chunks) == 0 || len(chunks[len(chunks)-1]) == chunk {
+				chunks = append(chunks, nil)
+			}
+			chunks[len(chunks)-1] = append(chunks[len(chunks)-1], ev)
+			all = append(all, ev)
+		}
+		slices.Sort(all)
+		e := &engine{n: n}
+		require.Equal(t, all[quota-1], e.quotaLast(chunks, quota), "quotaLast of %d events within %dns, quota %d", n, spread, quota)
+		require.LessOrEqual(t, int64(cap(e.sel)), 2*selectMost(n), "the events copied to select among")
 	})
 }
 

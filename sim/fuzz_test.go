@@ -97,7 +97,7 @@ func FuzzReplay(f *testing.F) {
 			s.IDs = traceIDs(int(ids % 512))
 		}
 		cfg := Config{Runs: int(runs), Workers: int(workers), Level: level, Resamples: int(resamples), RepresentativeOnly: repOnly, Seed: replaySeed}
-		if err := s.Validate(cfg); err != nil {
+		if err := s.Validate(nil, cfg); err != nil {
 			require.True(t, strings.HasPrefix(err.Error(), "sim: "), "Validate() = %q; want the prefix sim: ", err)
 		}
 
@@ -133,10 +133,6 @@ func FuzzReplay(f *testing.F) {
 		if cfg.Resamples == 0 {
 			cfg.Resamples = 100
 		}
-		if s.Validate(cfg) != nil {
-			return
-		}
-
 		spec := kit.Spec{
 			Strategy: kit.Strategy(pick(strategy, kit.Strategies())),
 			Base:     time.Duration(base), Cap: time.Duration(capacity), Multiplier: multiplier,
@@ -145,11 +141,14 @@ func FuzzReplay(f *testing.F) {
 		if spec.Validate() != nil {
 			spec = kit.Spec{Strategy: spec.Strategy}
 		}
+		if s.Validate(spec.Factory(), cfg) != nil {
+			return
+		}
 		res, err := Replay(context.Background(), spec.Factory(), s, cfg)
 		require.NoError(t, err, "Replay(%s, %+v, %+v)", spec, s, cfg)
 
 		d := s.WithDefaults()
-		require.LessOrEqual(t, s.Memory(cfg), d.MemoryLimit, "the estimate of an accepted replay")
+		require.LessOrEqual(t, s.Memory(spec.Factory(), cfg), d.MemoryLimit, "the estimate of an accepted replay")
 		finite(t, "threshold × budget", d.Threshold*d.windowBudget())
 		for name, e := range res.Summary {
 			finite(t, string(name)+" median", e.Median)

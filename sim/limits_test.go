@@ -40,9 +40,9 @@ func TestValidateLimits(t *testing.T) {
 		{"resamples", Scenario{}, Config{Resamples: -2}, "sim: resamples -2 is not between 0 and 1,000,000"},
 		{"workers", Scenario{}, Config{Workers: -1}, "sim: workers -1 is negative"},
 		{"memory limit of a byte", Scenario{MemoryLimit: 1}, Config{Runs: 1},
-			"sim: 1 run of 400 clients over 1h0m0s in 1s windows would need about 6.6 MiB, above the memory limit of 1 B: one run needs 2.4 MiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
+			"sim: 1 run of 400 clients over 1h0m0s in 1s windows would need about 6.6 MiB, above the memory limit of 1 B: one run needs 2.5 MiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
 	} {
-		assert.EqualError(t, c.s.Validate(c.cfg), c.want, c.name)
+		assert.EqualError(t, c.s.Validate(nil, c.cfg), c.want, c.name)
 	}
 	for _, s := range []Scenario{
 		{AcceptRate: 1e-9, Threshold: 1e12, MaxAttempts: 1_000_000_000},
@@ -51,6 +51,6 @@ func TestValidateLimits(t *testing.T) {
 		{Kind: Storm, StartSpread: maxHorizon, Window: time.Second},
 		{Window: 360 * time.Microsecond},
 	} {
-		assert.NoError(t, s.Validate(Config{Runs: 1}), "%+v", s)
+		assert.NoError(t, s.Validate(nil, Config{Runs: 1}), "%+v", s)
 	}
 }

@@ -537,7 +537,7 @@ func replayModel(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Re
 // when it is set, or StuckGrace after ctx is done, as a *DeviceError of
 // cause StopHung.
 func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
-	b := s.budget(cfg)
+	b := s.budget(f, cfg)
 	workers := max(1, min(cfg.Workers, cfg.Runs, b.workers))
 	runs := make([]Run, cfg.Runs)
 	errs := make([]error, cfg.Runs)

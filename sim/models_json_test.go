@@ -174,7 +174,7 @@ func TestModelJSONTimesInRange(t *testing.T) {
 func TestModelScenarioWithDefaultsReplays(t *testing.T) {
 	for _, k := range []Kind{Overload, Reconnect, Contention} {
 		d := Scenario{Kind: k}.WithDefaults()
-		require.NoError(t, d.Validate(Config{}), "%s after defaults", k)
+		require.NoError(t, d.Validate(nil, Config{}), "%s after defaults", k)
 		assert.Equal(t, d, d.WithDefaults(), "%s: WithDefaults is idempotent", k)
 	}
 }

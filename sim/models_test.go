@@ -122,7 +122,7 @@ func TestModelValidate(t *testing.T) {
 		{"max-attempts on an overload", Scenario{Kind: Overload, MaxAttempts: 5}, "sim: max-attempts does not apply to the overload scenario"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			err := c.s.Validate(Config{})
+			err := c.s.Validate(nil, Config{})
 			var ce *kit.ConfigError
 			require.ErrorAs(t, err, &ce, "Validate()")
 			assert.EqualError(t, err, c.want, "Validate()")
@@ -131,12 +131,12 @@ func TestModelValidate(t *testing.T) {
 		})
 	}
 	for _, k := range []Kind{Overload, Reconnect, Contention} {
-		assert.NoError(t, Scenario{Kind: k}.Validate(Config{}), "the default %s", k)
+		assert.NoError(t, Scenario{Kind: k}.Validate(nil, Config{}), "the default %s", k)
 	}
-	assert.NoError(t, Scenario{Kind: Overload, Retries: NoRetries, Dip: DipStall}.Validate(Config{}), "an overload without retries whose dip stalls the server")
+	assert.NoError(t, Scenario{Kind: Overload, Retries: NoRetries, Dip: DipStall}.Validate(nil, Config{}), "an overload without retries whose dip stalls the server")
 	assert.Equal(t, RetryAfter, Scenario{RetryAfter: time.Second}.WithDefaults().Server, "a retry-after hint picks its server")
-	assert.NoError(t, Scenario{RetryAfter: time.Second}.Validate(Config{}), "a retry-after hint alone")
-	assert.EqualError(t, Scenario{Kind: Reconnect}.Validate(Config{TippingPoint: true}), "sim: tipping-point applies to the overload scenario only, not to the reconnect scenario", "a tipping point on a reconnect")
+	assert.NoError(t, Scenario{RetryAfter: time.Second}.Validate(nil, Config{}), "a retry-after hint alone")
+	assert.EqualError(t, Scenario{Kind: Reconnect}.Validate(nil, Config{TippingPoint: true}), "sim: tipping-point applies to the overload scenario only, not to the reconnect scenario", "a tipping point on a reconnect")
 }
 
 // TestModelDefaults pins WithDefaults of each server model to the defaults

@@ -199,14 +199,14 @@ func TestWideWindowWarns(t *testing.T) {
 // TestTimerOffsetValidate refuses the policy's timer offsets outside the
 // periodic kinds, and an unknown offset; the scenario's own is none there.
 func TestTimerOffsetValidate(t *testing.T) {
-	err := Scenario{TimerOffset: OffsetPolicy}.Validate(Config{})
+	err := Scenario{TimerOffset: OffsetPolicy}.Validate(nil, Config{})
 	var ce *kit.ConfigError
 	require.True(t, errors.As(err, &ce), "Validate: %v; want a *kit.ConfigError", err)
 	assert.EqualError(t, err, `sim: timer offset "policy" is for the periodic kinds, not outage`)
-	assert.EqualError(t, Scenario{Kind: Periodic, TimerOffset: "boot"}.Validate(Config{}), `sim: unknown timer offset "boot" (want scenario or policy)`)
-	assert.EqualError(t, Scenario{TimerOffset: "boot"}.Validate(Config{}), `sim: unknown timer offset "boot" (want scenario or policy)`)
-	assert.NoError(t, Scenario{Kind: PeriodicAligned, TimerOffset: OffsetPolicy}.Validate(Config{}))
-	assert.NoError(t, Scenario{TimerOffset: OffsetScenario}.Validate(Config{}), "the outage's own offset")
+	assert.EqualError(t, Scenario{Kind: Periodic, TimerOffset: "boot"}.Validate(nil, Config{}), `sim: unknown timer offset "boot" (want scenario or policy)`)
+	assert.EqualError(t, Scenario{TimerOffset: "boot"}.Validate(nil, Config{}), `sim: unknown timer offset "boot" (want scenario or policy)`)
+	assert.NoError(t, Scenario{Kind: PeriodicAligned, TimerOffset: OffsetPolicy}.Validate(nil, Config{}))
+	assert.NoError(t, Scenario{TimerOffset: OffsetScenario}.Validate(nil, Config{}), "the outage's own offset")
 	assert.Empty(t, Scenario{TimerOffset: OffsetScenario}.WithDefaults().TimerOffset, "an outage's timer offset after defaults; want none, it fires no timers")
 	assert.Equal(t, OffsetScenario, Scenario{Kind: Periodic}.WithDefaults().TimerOffset, "a periodic scenario's default timer offset")
 }

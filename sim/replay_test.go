@@ -77,9 +77,9 @@ func TestReplayIDsError(t *testing.T) {
 			assert.EqualError(t, err, "sim: run 0 (seed 5): device "+bad+": delay before attempt 3: delay -1s is negative")
 		})
 	}
-	assert.EqualError(t, Scenario{IDs: ids, Clients: 30}.Validate(Config{}), "sim: clients 30 but 40 ids: leave clients zero when the ids set the fleet")
-	assert.EqualError(t, Scenario{IDs: []string{"a", "", "c"}}.Validate(Config{}), "sim: IDs[1] is empty")
-	assert.NoError(t, Scenario{IDs: ids, Clients: 40}.Validate(Config{}))
+	assert.EqualError(t, Scenario{IDs: ids, Clients: 30}.Validate(nil, Config{}), "sim: clients 30 but 40 ids: leave clients zero when the ids set the fleet")
+	assert.EqualError(t, Scenario{IDs: []string{"a", "", "c"}}.Validate(nil, Config{}), "sim: IDs[1] is empty")
+	assert.NoError(t, Scenario{IDs: ids, Clients: 40}.Validate(nil, Config{}))
 }
 
 // TestReplayIDsHung checks that a policy of a fixed fleet that never

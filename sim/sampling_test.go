@@ -22,7 +22,7 @@ import (
 // asked:
 //
 //	go test -run='^TestSampling$' -sampling -v -timeout=2h ./sim
-//	go test -run='^TestLargestFleet$' -largest=70000000 -v -timeout=1h ./sim
+//	go test -run='^TestLargestFleet$' -largest=100000000 -v -timeout=1h ./sim
 var (
 	sampling      = flag.Bool("sampling", false, "run TestSampling, which replays a fleet of -sampling.fleet devices and its samples")
 	samplingFleet = flag.Int("sampling.fleet", 1_000_000, "the whole fleet of TestSampling; its accept rate is an eighth of it a second")
@@ -105,9 +105,10 @@ func TestLargestFleet(t *testing.T) {
 		t.Skip("replays a fleet of tens of millions: run with -largest=DEVICES")
 	}
 	const machine = 24 << 30
+	full := kit.Spec{Strategy: kit.Full}.Factory()
 	fits := func(n int, cfg Config) bool {
 		s := Scenario{Clients: n, AcceptRate: float64(n) / 8, MemoryLimit: machine}
-		return s.Validate(cfg) == nil
+		return s.Validate(full, cfg) == nil
 	}
 	for _, cfg := range []Config{{}, {Runs: 1}} {
 		lo, hi := 1, maxClients
@@ -120,7 +121,7 @@ func TestLargestFleet(t *testing.T) {
 			}
 		}
 		s := Scenario{Clients: lo, AcceptRate: float64(lo) / 8, MemoryLimit: machine}
-		t.Logf("largest fleet within %s by the estimate, %+v: %s devices (estimate %s)", kit.FormatBytes(machine), cfg, thousands(int64(lo)), kit.FormatBytes(s.Memory(cfg)))
+		t.Logf("largest fleet within %s by the estimate, %+v: %s devices (estimate %s)", kit.FormatBytes(machine), cfg, thousands(int64(lo)), kit.FormatBytes(s.Memory(full, cfg)))
 	}
 
 	n := *largest
@@ -129,7 +130,7 @@ func TestLargestFleet(t *testing.T) {
 	var r Result
 	var err error
 	start := time.Now()
-	used := kittest.PeakHeap(time.Millisecond, func() { r, err = Replay(context.Background(), kit.Spec{Strategy: kit.Full}.Factory(), s, cfg) })
+	used := kittest.PeakHeap(time.Millisecond, func() { r, err = Replay(context.Background(), full, s, cfg) })
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +140,7 @@ func TestLargestFleet(t *testing.T) {
 	run := r.Runs[0]
 	t.Logf("%s devices, one run: %v, %s attempts (%.1f ns each), peak heap %s (%.1f B/device), estimate %s, process heap obtained from the OS %s; all served after %.1fs, peak ratio %.3f",
 		thousands(int64(n)), elapsed.Round(time.Millisecond), thousands(int64(run.Attempts)), float64(elapsed.Nanoseconds())/float64(run.Attempts),
-		kit.FormatBytes(used), float64(used)/float64(n), kit.FormatBytes(s.Memory(cfg)), kit.FormatBytes(int64(m.HeapSys)), run.AllServed.Seconds(), run.PeakRatio)
+		kit.FormatBytes(used), float64(used)/float64(n), kit.FormatBytes(s.Memory(full, cfg)), kit.FormatBytes(int64(m.HeapSys)), run.AllServed.Seconds(), run.PeakRatio)
 	if math.IsNaN(run.PeakRatio) {
 		t.Error("peak ratio NaN")
 	}

@@ -525,12 +525,15 @@ func (s Scenario) modelDefaults() Scenario {
 
 // Validate reports the first field of s or cfg, after defaults, that is
 // out of range, saying which and what range it must be in, and refuses a
-// replay that would need more memory than s.MemoryLimit even one run at a
-// time, saying how much it would need and what to change ([Scenario.Memory]).
-// It is what [Replay] refuses before any work: a replay that Validate
-// accepts produces finite figures and needs no more than its limit. Its
-// error is a *[kit.ConfigError].
-func (s Scenario) Validate(cfg Config) error {
+// replay with the policies f makes that would need more memory than
+// s.MemoryLimit even one run at a time, saying how much it would need and
+// what to change ([Scenario.Memory]). f may be nil when the policies are
+// not known yet (a program not yet started): the memory is then that of a
+// factory the replay knows nothing of, the most any needs. Validate(f,
+// cfg) is what [Replay](ctx, f, s, cfg) refuses before any work: a replay
+// that Validate accepts produces finite figures and needs no more than its
+// limit. Its error is a *[kit.ConfigError].
+func (s Scenario) Validate(f kit.Factory, cfg Config) error {
 	if err := s.validateFields(); err != nil {
 		return err
 	}
@@ -540,7 +543,7 @@ func (s Scenario) Validate(cfg Config) error {
 	if kind := s.WithDefaults().Kind; cfg.TippingPoint && kind != Overload {
 		return invalid("tipping-point applies to the overload scenario only, not to the %s scenario", kind)
 	}
-	b := s.WithDefaults().budget(cfg.WithDefaults())
+	b := s.WithDefaults().budget(f, cfg.WithDefaults())
 	if b.workers == 0 {
 		return b.refusal()
 	}

@@ -24,7 +24,7 @@ func TestValidate(t *testing.T) {
 		{"negative clients", Scenario{Clients: -1}, "sim: clients -1 is negative"},
 		{"ten billion clients", Scenario{Clients: 1e10}, "sim: clients 10000000000 is more than a replay holds (4294967295)"},
 		{"a billion clients", Scenario{Clients: 1e9},
-			"sim: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 339.3 GiB, above the memory limit of 4.0 GiB: one run needs 339.3 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
+			"sim: 20 runs of 1,000,000,000 clients over 1h0m0s in 1s windows would need about 50.2 GiB, above the memory limit of 4.0 GiB: one run needs 50.2 GiB; replay fewer clients, over a shorter horizon or in wider windows, or raise the limit"},
 		{"negative accept rate", Scenario{AcceptRate: -5}, "sim: accept rate -5 per second is not a positive number"},
 		{"NaN accept rate", Scenario{AcceptRate: math.NaN()}, "sim: accept rate NaN per second is not a positive number"},
 		{"infinite accept rate", Scenario{AcceptRate: math.Inf(1)}, "sim: accept rate +Inf per second is not a positive number"},
@@ -39,14 +39,15 @@ func TestValidate(t *testing.T) {
 		{"negative retries", Scenario{Kind: Storm, Retries: -3}, "sim: retries -3 is negative"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			assert.EqualError(t, c.s.Validate(Config{}), c.want, "Validate()")
-			_, rerr := Replay(context.Background(), kit.Spec{Strategy: kit.Full}.Factory(), c.s, Config{})
+			f := kit.Spec{Strategy: kit.Full}.Factory()
+			assert.EqualError(t, c.s.Validate(f, Config{}), c.want, "Validate()")
+			_, rerr := Replay(context.Background(), f, c.s, Config{})
 			assert.EqualError(t, rerr, c.want, "Replay()")
 		})
 	}
-	assert.NoError(t, (Scenario{}).Validate(Config{}), "the default scenario")
+	assert.NoError(t, (Scenario{}).Validate(nil, Config{}), "the default scenario")
 	big := Scenario{Clients: 1e9, MemoryLimit: 1 << 40}
-	assert.NoError(t, big.Validate(Config{}), "a billion clients within a 1 TiB limit")
+	assert.NoError(t, big.Validate(nil, Config{}), "a billion clients within a 1 TiB limit")
 }
 
 // TestReplayWorkers checks that the figures do not depend on the number of
@@ -177,7 +178,7 @@ func FuzzScenario(f *testing.F) {
 			Horizon: time.Duration(horizon), RetryAfter: time.Duration(retryAfter), Retries: int(retries),
 			Period: time.Duration(period), Threshold: threshold, MaxAttempts: int(maxAttempts),
 		}
-		if err := s.Validate(Config{}); err != nil {
+		if err := s.Validate(nil, Config{}); err != nil {
 			require.Regexp(t, `^sim: `, err.Error(), "Validate(%+v)", s)
 			return
 		}

@@ -194,7 +194,7 @@ func TestThresholdsOutOfRange(t *testing.T) {
 		{Thresholds{MaxGaveUp: -0.01}, "sim: gave-up share -0.01 is not in (0, 1]"},
 		{Thresholds{MaxPending: math.NaN()}, "sim: pending share NaN is not in (0, 1]"},
 	} {
-		assert.EqualError(t, Scenario{}.Validate(Config{Thresholds: c.th}), c.want, "%+v", c.th)
+		assert.EqualError(t, Scenario{}.Validate(nil, Config{Thresholds: c.th}), c.want, "%+v", c.th)
 	}
-	assert.NoError(t, Scenario{}.Validate(Config{Thresholds: Thresholds{MaxGaveUp: 1, MaxPending: 1e-9}}))
+	assert.NoError(t, Scenario{}.Validate(nil, Config{Thresholds: Thresholds{MaxGaveUp: 1, MaxPending: 1e-9}}))
 }

@@ -80,10 +80,10 @@ func FuzzFlags(f *testing.F) {
 			if h := s.WithDefaults().Horizon; h > time.Hour {
 				s.Horizon = time.Hour
 			}
-			if s.Validate(cfg) != nil {
-				return // cut down, the scenario no longer holds together
-			}
 			for _, spec := range policies {
+				if s.Validate(spec.Factory(), cfg) != nil {
+					return // cut down, the scenario no longer holds together
+				}
 				res, err := sim.Replay(context.Background(), spec.Factory(), s, cfg)
 				require.NoError(t, err, "%q: replay of %s", line, spec)
 				for name, e := range res.Summary {

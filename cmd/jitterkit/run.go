@@ -155,7 +155,7 @@ func validate(o *options) error {
 	if err := outputs(o).Check(o.cfg.Sample > 1, o.trace, o.config); errors.As(err, &oe) {
 		return usageError("--%s %v", oe.Output, oe.Err)
 	}
-	if err := o.cfg.Validate(src, o.clients...); err != nil {
+	if err := o.cfg.ValidateNamed(src, o.specs, o.clients...); err != nil {
 		return configError(err)
 	}
 	return nil

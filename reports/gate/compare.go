@@ -367,7 +367,7 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 			if err != nil {
 				return nil, err
 			}
-			if err := s.Validate(cfg.Replay); err != nil {
+			if err := s.Validate(p.Factory, cfg.Replay); err != nil {
 				return nil, &InputError{err}
 			}
 			cells = append(cells, cell{p: p, clients: n})
@@ -382,7 +382,7 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 			if err != nil {
 				return nil, err
 			}
-			if err := s.Validate(cfg.Replay); err != nil {
+			if err := s.Validate(c.p.Factory, cfg.Replay); err != nil {
 				return nil, &InputError{err}
 			}
 			cells = append(cells, c)

@@ -514,7 +514,7 @@ func (g *gate) validate(sizes ...int) error {
 		if err != nil {
 			return err
 		}
-		if err := s.Validate(g.cfg.Replay); err != nil {
+		if err := s.Validate(g.p.Factory, g.cfg.Replay); err != nil {
 			return &InputError{err}
 		}
 	}

@@ -48,7 +48,7 @@ func (g *gate) plan(cells []cell, runs int) (atOnce int, cfg sim.Config) {
 			return 1, g.cfg.Replay
 		}
 		d := s.WithDefaults()
-		need = append(need, d.Memory(cfg))
+		need = append(need, d.Memory(c.p.Factory, cfg))
 		if limit < 0 || d.MemoryLimit < limit {
 			limit = d.MemoryLimit
 		}

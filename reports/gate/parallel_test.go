@@ -66,8 +66,8 @@ func TestPlanStaysWithinTheMemoryLimit(t *testing.T) {
 	s := sim.Scenario{Clients: 100_000, AcceptRate: 12_500}
 	// What one cell needs, as the gate replays it: one worker each, and
 	// only the representative run's histograms kept.
-	one := s.Memory(sim.Config{Runs: 1, Workers: 1, RepresentativeOnly: true})
 	p := SpecPolicy(kit.Spec{Strategy: kit.Full})
+	one := s.Memory(p.Factory, sim.Config{Runs: 1, Workers: 1, RepresentativeOnly: true})
 	cells := []cell{{p: p}, {p: p}}
 	for _, tt := range []struct {
 		name  string

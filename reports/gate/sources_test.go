@@ -58,10 +58,10 @@ func TestTraceDevicesRefused(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("device,attempt,delay_s\ndev-1,1,0.5\n"), 0o644))
 	cfg := gate.Config{Steps: gate.Checks, Checks: properties.Config{Devices: 5000}}
 	const want = "devices does not apply to a recorded trace: its own devices are checked"
-	assert.EqualError(t, cfg.Validate(kit.SourceTrace), want, "Validate")
+	assert.EqualError(t, cfg.Validate(gate.Policy{Source: kit.SourceTrace}), want, "Validate")
 	p, err := gate.OpenTrace(context.Background(), path, 0)
 	require.NoError(t, err)
 	_, err = gate.Run(context.Background(), p, cfg)
 	assert.EqualError(t, err, want, "Run")
-	assert.NoError(t, cfg.Validate(kit.SourceSpec), "a spec's devices are the checks' to choose")
+	assert.NoError(t, cfg.Validate(gate.SpecPolicy(kit.Spec{Strategy: kit.Full})), "a spec's devices are the checks' to choose")
 }
