@@ -1,10 +1,16 @@
 package reports
 
 import (
+	"bytes"
+	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -46,4 +52,38 @@ func TestStopLines(t *testing.T) {
 
 	assert.Equal(t, "6 of at most 20 runs", fixRuns(*stopped, Fix{Runs: 6}), "a fix replayed with the default runs that stopped early")
 	assert.Equal(t, "20 runs", fixRuns(*set, Fix{}), "a fix replayed with set runs")
+}
+
+// TestStopRendered replays a policy clearly over the threshold with the
+// default runs, and finds where it stopped in the report's every format
+// and in the replay's JSON.
+func TestStopRendered(t *testing.T) {
+	spec := kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}
+	res, err := sim.Replay(context.Background(), spec.Factory(), sim.Scenario{}, sim.Config{Seed: 1, RepresentativeOnly: true})
+	require.NoError(t, err)
+	require.NotNil(t, res.Stop)
+	var r Report
+	r.AddReplay(res)
+	require.Equal(t, res.Stop, r.Replay.Stop, "the report's stop")
+	want := "Stopped after 6 of at most 20 runs: every interval the verdict reads lies clear of its limit by 10% of it, and by a retry or a device at least."
+	for _, f := range Formats() {
+		var b bytes.Buffer
+		require.NoError(t, WriteFormat(&b, f, r), string(f))
+		if f == JUnit || f == JSON {
+			continue
+		}
+		assert.Contains(t, b.String(), strings.TrimSuffix(want, "."), "%s", f)
+	}
+	var text bytes.Buffer
+	require.NoError(t, WriteText(&text, r))
+	assert.Contains(t, text.String(), "\n  "+want+"\n", "the text summary")
+	assert.Contains(t, text.String(), "6 of at most 20 runs, threshold 0.6", "the text summary's replay line")
+
+	var js bytes.Buffer
+	require.NoError(t, WriteJSON(&js, r))
+	assert.Contains(t, js.String(), `"stop": {
+      "runs": 6,
+      "max_runs": 20,
+      "reason": "clear"
+    }`, "report.json")
 }

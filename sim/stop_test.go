@@ -1,10 +1,19 @@
 package sim
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat/distuv"
+	"pgregory.net/rapid"
+
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // TestMedianRank pins the ranks of the distribution-free interval of a
@@ -76,4 +85,130 @@ func TestStopString(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, c.s.String())
 	}
+}
+
+// TestSequentialReplay replays policies clearly over the threshold,
+// clearly within it, at it, and whose runs all agree, with the default
+// runs: each says where it stopped and why, and has the runs, summary,
+// representative run and verdict of a replay of that many runs; at any
+// number of workers, the same bytes.
+func TestSequentialReplay(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name   string
+		spec   kit.Spec
+		s      Scenario
+		runs   int
+		reason StopReason
+		status verdict.Status
+	}{
+		// Every device retries in one wave: 400 retries against 50, in
+		// every run.
+		{"over", kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}, Scenario{}, 6, StopClear, verdict.Fail},
+		// Full jitter from 10s: about 54 retries in the busiest second
+		// against 500 (0.11), far within 0.6.
+		{"within", kit.Spec{Strategy: kit.Full, Base: 10 * time.Second, Cap: time.Minute}, Scenario{AcceptRate: 500}, 6, StopClear, verdict.Pass},
+		// The same against 90 a second: a median peak ratio of 0.6,
+		// whose runs range from 0.52 to 0.73.
+		{"at the threshold", kit.Spec{Strategy: kit.Full, Base: 10 * time.Second, Cap: time.Minute}, Scenario{AcceptRate: 90}, DefaultRuns, StopMaxRuns, verdict.Fail},
+		// No jitter, 300 devices against 520 a second: a peak ratio of
+		// 0.577 in every run, within 10% of the threshold, and 12
+		// retries under it.
+		{"tight", kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}, Scenario{Clients: 300, AcceptRate: 520}, 6, StopTight, verdict.Pass},
+		// The same against 500 a second: exactly the threshold in every
+		// run, which no number of runs moves off it.
+		{"at the threshold in every run", kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}, Scenario{Clients: 300, AcceptRate: 500}, DefaultRuns, StopMaxRuns, verdict.Pass},
+		// A window of 6m averages full jitter's storm away (see
+		// TestWideWindowWarns): the 1s peak ratio, which the warning
+		// judges, is clear of the threshold too.
+		{"wide window", kit.Spec{Strategy: kit.Full, Base: 100 * ms, Cap: 10 * time.Second}, Scenario{Window: 6 * time.Minute}, 6, StopClear, verdict.Warn},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.spec.Factory()
+			seq, err := Replay(context.Background(), f, c.s, Config{Seed: 3, RepresentativeOnly: true})
+			require.NoError(t, err)
+			require.NotNil(t, seq.Stop, "the stop of a replay of the default runs")
+			assert.Equal(t, c.runs, seq.Stop.Runs, "runs made: %s", seq.Stop)
+			assert.Equal(t, c.reason, seq.Stop.Reason, "why: %s", seq.Stop)
+			assert.Equal(t, DefaultRuns, seq.Stop.MaxRuns, "the most runs")
+			assert.Len(t, seq.Runs, seq.Stop.Runs, "the runs of the result")
+			assert.Equal(t, DefaultRuns, seq.Config.Runs, "the configuration's runs, the most")
+			assert.Equal(t, c.status, seq.Status(), seq.Detail())
+
+			fixed, err := Replay(context.Background(), f, c.s, Config{Runs: seq.Stop.Runs, Seed: 3, RepresentativeOnly: true})
+			require.NoError(t, err)
+			assert.Nil(t, fixed.Stop, "the stop of a replay of set runs")
+			assert.Equal(t, fixed.Runs, seq.Runs, "the runs of the stopped replay and of a replay of as many")
+			assert.Equal(t, fixed.Summary, seq.Summary, "the summary")
+			assert.Equal(t, fixed.Representative, seq.Representative, "the representative run")
+			assert.Equal(t, fixed.Status(), seq.Status(), "the verdict")
+
+			var one, many bytes.Buffer
+			require.NoError(t, seq.WriteJSON(&one, c.spec.String()))
+			again, err := Replay(context.Background(), f, c.s, Config{Seed: 3, RepresentativeOnly: true, Workers: 5})
+			require.NoError(t, err)
+			require.NoError(t, again.WriteJSON(&many, c.spec.String()))
+			assert.Equal(t, one.String(), many.String(), "the JSON of the replay on one worker and on five")
+			assert.Contains(t, one.String(), fmt.Sprintf(`"stop": {
+    "runs": %d,`, c.runs), "the JSON's stop")
+		})
+	}
+}
+
+// TestSetRunsDoNotStop replays with the runs set, the default's number
+// among them, and a server model with the default runs: each makes every
+// run, and has no Stop.
+func TestSetRunsDoNotStop(t *testing.T) {
+	over := kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}.Factory()
+	for _, c := range []struct {
+		name string
+		s    Scenario
+		cfg  Config
+		runs int
+	}{
+		{"the default's number", Scenario{}, Config{Runs: DefaultRuns}, DefaultRuns},
+		{"seven", Scenario{}, Config{Runs: 7}, 7},
+		{"a server model's default", Scenario{Kind: Contention, Clients: 20}, Config{Resamples: 100}, DefaultRuns},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Replay(context.Background(), over, c.s, c.cfg)
+			require.NoError(t, err)
+			assert.Len(t, r.Runs, c.runs, "runs made")
+			assert.Nil(t, r.Stop, "the stop")
+			var b bytes.Buffer
+			require.NoError(t, r.WriteJSON(&b, "none"))
+			assert.NotContains(t, b.String(), `"stop"`, "the JSON")
+		})
+	}
+}
+
+// TestShortlistStopped adds runs in the batches of a replay of the
+// default runs, each in a drawn order of finishing, and stops after a
+// drawn batch: a shortlist of the most runs still keeps the histograms
+// of the representative run of those made.
+func TestShortlistStopped(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		most := rapid.IntRange(1, 80).Draw(t, "most")
+		looks := stopLooks(DefaultLevel, most)
+		stop := looks[rapid.IntRange(0, len(looks)-1).Draw(t, "stop")]
+		runs := make([]Run, stop)
+		for i := range runs {
+			runs[i].PeakRetryArrivals = rapid.IntRange(0, 5).Draw(t, "peak")
+		}
+		l := newShortlist(most)
+		from := 0
+		for _, to := range looks {
+			if to > stop {
+				break
+			}
+			for _, j := range rapid.Permutation(seq(to-from)).Draw(t, "order") {
+				i := from + j
+				l.add(runs[i].PeakRetryArrivals, i, func() *histogram { return newHistogram([]int64{int64(i)}, nil) })
+			}
+			from = to
+		}
+		rep := representative(runs)
+		got, _ := l.histogram(rep).ints()
+		require.Equal(t, []int{rep}, got, "the histograms kept after %d of at most %d runs; want run %d's, the representative", stop, most, rep)
+	})
 }

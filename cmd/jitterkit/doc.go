@@ -147,6 +147,11 @@ Retry budgets (--budget, overload and reconnect, where a reconnect after a reset
 	sim.DefaultReconnectClients, kit.FormatDuration(sim.DefaultReconnectDown), sim.DefaultCPU, sim.DefaultHandshake, sim.DefaultWarmUp, kit.FormatDuration(sim.DefaultColdDrop),
 	sim.DefaultContentionClients, kit.FormatDuration(sim.DefaultLatency), kit.FormatDuration(sim.DefaultLatencySD))
 
+// runsNote says, in the help of the commands that replay, how many runs a
+// replay makes without --runs.
+var runsNote = fmt.Sprintf(`Runs. Without --runs, a replay makes its runs in batches (6, 12, then %d) and stops after a batch once its verdict is decided: every interval the verdict reads (of the median peak ratio against the threshold, and of the figures its warnings judge) lies clear of its limit by %g%% of it and by a retry or a device at least, or is narrower than %g%% of it and a retry or a device away. Run i is the same fleet however many runs are made, so the same seed gives the same report, with the figures of --runs set to the runs made; the report says how many runs were made and why no more. --runs N makes exactly N runs. The server models, judged on the runs that recover, make %d.`,
+	sim.DefaultRuns, 100*sim.StopMargin, 100*sim.StopWidth, sim.DefaultRuns)
+
 // fleetNote says, in the help of the commands that replay one fleet, what
 // they replay when no fleet is described.
 var fleetNote = fmt.Sprintf(`Without --clients, --accept-rate and --down, on the command line or in a --config file, the fleet is the demo's: %d clients, a server that accepts %g requests a second, down for %s. A figure of that fleet says little of yours: the summary then says on its first line which parts are the demo's and how to describe yours, and the reports' reason names the default fleet.`,
@@ -185,6 +190,9 @@ func commandHelp(command string) string {
 				b.WriteString("\n  " + example + "\n")
 			}
 		}
+	}
+	if command != "check" {
+		b.WriteString("\n" + wrap(runsNote, 75, ""))
 	}
 	if command != "compare" {
 		b.WriteString("\n" + wrap(outputsNote(command), 75, ""))

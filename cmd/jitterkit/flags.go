@@ -171,7 +171,7 @@ var flags = []flagDef{
 		o.cfg.Seed = n
 		return nil
 	}},
-	{"runs", "N", "Run", fmt.Sprintf("replications, each a different fleet; at least %d, the fewest whose interval can pass", sim.MinRunsToPass), strconv.Itoa(sim.DefaultRuns), "rgC", intInto(func(o *options) *int { return &o.cfg.Replay.Runs })},
+	{"runs", "N", "Run", fmt.Sprintf("replications, each a different fleet; at least %d, the fewest whose interval can pass", sim.MinRunsToPass), fmt.Sprintf("up to %d, stopping once the verdict is decided; %d on the server models", sim.DefaultRuns, sim.DefaultRuns), "rgC", intInto(func(o *options) *int { return &o.cfg.Replay.Runs })},
 	{"sample", "1/K", "Run", fmt.Sprintf("replay 1/K of the fleet against 1/K of the accept rate, for a fleet too large for one machine; the sample holds at least %s devices, and its pass stands for the whole fleet (within %g%% of the threshold it warns)", "10,000", 100*gate.SampleError), "", "rg", func(o *options, v string) error {
 		k, err := strconv.Atoi(strings.TrimPrefix(v, "1/"))
 		if err != nil || !strings.HasPrefix(v, "1/") || k < 2 {
