@@ -42,7 +42,16 @@ import (
 // side (or within StopWidth of each other), which a policy whose runs are
 // each on the other side of the margin with probability q does with
 // probability (1−q)⁶, and the verdict of all 20 differs only when enough
-// of the other 14 runs are on the other side of the limit.
+// of the other 14 runs are on the other side of the limit. Measured on
+// fleets of 400 and 40 devices under each strategy, at accept rates that
+// put the median peak ratio at 0.8, 0.9, 1, 1.1 and 1.2 times the
+// threshold (TestStoppingFalseVerdicts in stop_test.go, 1,000 seeds each),
+// the stopped verdict differed from that of all 20 runs at 14 of the
+// 40,000 seeds (0.035%, at most 0.055% at 95% confidence), at most 6 of a
+// fleet's 1,000, each a pass where the 20 runs warned that the interval
+// reaches over the threshold, all in the fleets of 40, where one retry
+// moves a peak ratio by 7% to 20% of the threshold; the median's side of
+// the threshold never differed.
 const (
 	// StopMargin is how far, as a share of its limit, an interval must lie
 	// from the limit for its comparison to be decided.

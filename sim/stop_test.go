@@ -3,8 +3,11 @@ package sim
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
+	"strings"
 	"testing"
+	"text/tabwriter"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -211,4 +214,93 @@ func TestShortlistStopped(t *testing.T) {
 		got, _ := l.histogram(rep).ints()
 		require.Equal(t, []int{rep}, got, "the histograms kept after %d of at most %d runs; want run %d's, the representative", stop, most, rep)
 	})
+}
+
+// The false verdicts of the stopping rule: a measurement of minutes, run
+// only when asked:
+//
+//	go test ./sim -run '^TestStoppingFalseVerdicts$' -stopping -v -timeout=1h
+var (
+	stopping      = flag.Bool("stopping", false, "run TestStoppingFalseVerdicts, which replays each of its fleets at -stopping.seeds seeds")
+	stoppingSeeds = flag.Int("stopping.seeds", 1000, "the seeds of TestStoppingFalseVerdicts")
+)
+
+// TestStoppingFalseVerdicts measures how often a replay of the default
+// runs, which stops once its verdict is decided, gives another verdict
+// than all DefaultRuns runs of the same seed. The fleets are the default
+// outage of 400 devices and one of 40, whose runs' peaks are noisier and
+// coarser (a retry is a tenth of the threshold), under no jitter and
+// under full, equal and decorrelated jitter from 10s; each accept rate is
+// chosen so that the median peak ratio is the threshold times 0.8 to 1.2:
+// the median peak of retries of 200 runs (at seeds of their own) over the
+// rate that puts it there. At the threshold a fleet's verdict at 20 runs
+// changes from seed to seed; at 0.9 and 1.1 its runs straddle the margin.
+// It prints, for each, the share of seeds whose full replay fails, the
+// mean runs made, the share stopped early and those of them stopped as
+// tight, and the seeds whose verdict (pass, warn, fail or inconclusive)
+// and whose median peak ratio's side of the threshold differ. It fails
+// unless the measurement shows, at 95% confidence (the upper end of the
+// Clopper–Pearson interval of the share), that fewer than 1% of the seeds
+// get another verdict.
+func TestStoppingFalseVerdicts(t *testing.T) {
+	if !*stopping {
+		t.Skip("a measurement of minutes: run with -stopping")
+	}
+	seeds := *stoppingSeeds
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "clients\tpolicy\tpeak ratio / threshold\taccept rate\tfull fails\tmean runs\tstopped early\tof them tight\tverdict differs\tside differs\t")
+	var differ, sideDiffer, total int
+	start := time.Now()
+	for _, clients := range []int{400, 40} {
+		for _, st := range kit.Strategies() {
+			spec := kit.Spec{Strategy: st, Base: 10 * time.Second, Cap: time.Minute}
+			if st == kit.None {
+				spec.Base, spec.Cap = time.Second, 30*time.Second
+			}
+			f := spec.Factory()
+			pilot, err := Replay(context.Background(), f, Scenario{Clients: clients, AcceptRate: float64(clients) / 4}, Config{Runs: 200, Seed: 1 << 40})
+			require.NoError(t, err)
+			peak := pilot.Summary[PeakRetryArrivals].Median
+			for _, at := range []float64{0.8, 0.9, 1, 1.1, 1.2} {
+				s := Scenario{Clients: clients, AcceptRate: peak / (DefaultThreshold * at)}
+				var fails, made, early, tight, vd, sd int
+				for seed := uint64(1); seed <= uint64(seeds); seed++ {
+					seq, err := Replay(context.Background(), f, s, Config{Seed: seed, RepresentativeOnly: true})
+					require.NoError(t, err)
+					full := seq
+					if seq.Stop.Runs < DefaultRuns {
+						early++
+						if seq.Stop.Reason == StopTight {
+							tight++
+						}
+						full, err = Replay(context.Background(), f, s, Config{Runs: DefaultRuns, Seed: seed, RepresentativeOnly: true})
+						require.NoError(t, err)
+					}
+					made += len(seq.Runs)
+					if full.Status() == verdict.Fail {
+						fails++
+					}
+					if seq.Status() != full.Status() {
+						vd++
+					}
+					over := func(r Result) bool { return r.Summary[PeakRatio].Median > r.Scenario.Threshold }
+					if over(seq) != over(full) {
+						sd++
+					}
+				}
+				differ, sideDiffer, total = differ+vd, sideDiffer+sd, total+seeds
+				fmt.Fprintf(w, "%d\t%s\t%.2f\t%.1f/s\t%.1f%%\t%.1f\t%.1f%%\t%d\t%d\t%d\t\n", clients, spec, at, s.AcceptRate,
+					100*float64(fails)/float64(seeds), float64(made)/float64(seeds), 100*float64(early)/float64(seeds), tight, vd, sd)
+			}
+		}
+	}
+	w.Flush()
+	upper := 1.0
+	if differ < total {
+		upper = distuv.Beta{Alpha: float64(differ + 1), Beta: float64(total - differ)}.Quantile(0.95)
+	}
+	t.Logf("the stopped verdict against all %d runs, %d seeds a fleet, in %v:\n%s\nverdicts differ at %d of %d seeds (%.3f%%, at most %.3f%% at 95%% confidence), the peak ratio's side of the threshold at %d",
+		DefaultRuns, seeds, time.Since(start).Round(time.Second), b.String(), differ, total, 100*float64(differ)/float64(total), 100*upper, sideDiffer)
+	assert.Less(t, upper, 0.01, "the share of seeds whose stopped verdict differs from the full one, at 95%% confidence: %d of %d, too many, or too few seeds to show fewer than 1%%", differ, total)
 }
