@@ -103,7 +103,27 @@ func comparisonScenario(c Comparison) string {
 		fleet = plural(sizes[0], "client")
 	}
 	cfg := c.Config.WithDefaults()
-	return scenarioLine(c.Scenario, fleet, fmt.Sprintf("%d runs per cell", cfg.Runs), fmt.Sprintf("seed %d", cfg.Seed))
+	return scenarioLine(c.Scenario, fleet, cellRuns(c)+" per cell", fmt.Sprintf("seed %d", cfg.Seed))
+}
+
+// cellRuns says how many runs the cells of a comparison made: "20 runs",
+// or, when they were of the default runs and some stopped early (see
+// ComparisonRow.Runs), "6 to 12 of at most 20 runs".
+func cellRuns(c Comparison) string {
+	most := c.Config.WithDefaults().Runs
+	fewest, made := most, 0
+	for _, r := range c.Rows {
+		for _, n := range r.Runs {
+			fewest, made = min(fewest, n), max(made, n)
+		}
+	}
+	switch {
+	case fewest == most:
+		return plural(most, "run")
+	case fewest == made:
+		return fmt.Sprintf("%d of at most %s", fewest, plural(most, "run"))
+	}
+	return fmt.Sprintf("%d to %d of at most %s", fewest, made, plural(most, "run"))
 }
 
 // columnHeadings returns the policies' names, shortened to their

@@ -286,8 +286,8 @@ func budgetLine(p *Replay) string {
 // whole fleet's (…)".
 func replayLine(p *Replay) string {
 	var tail []string
-	if runs := p.Config.Runs; runs > 0 {
-		tail = append(tail, plural(runs, "run"))
+	if runs := runsMade(p); runs != "" {
+		tail = append(tail, runs)
 	}
 	if !p.Scenario.Kind.ServerModel() {
 		tail = append(tail, "threshold "+num(p.Scenario.WithDefaults().Threshold))
@@ -298,6 +298,28 @@ func replayLine(p *Replay) string {
 			num(float64(x.Of)), plural(x.Clients, "client"), num(float64(x.Of)), perSecond(x.AcceptRate), num(100*x.Error))
 	}
 	return line
+}
+
+// runsMade says how many runs the replay made: "20 runs", or "6 of at
+// most 20 runs" for a replay of the default runs that stopped early (see
+// sim.Stop); "" when its configuration says none.
+func runsMade(p *Replay) string {
+	if st := p.Stop; st != nil && st.Runs < st.MaxRuns {
+		return fmt.Sprintf("%d of at most %s", st.Runs, plural(st.MaxRuns, "run"))
+	}
+	if runs := p.Config.Runs; runs > 0 {
+		return plural(runs, "run")
+	}
+	return ""
+}
+
+// stopLine says, as a sentence, how many runs a replay of the default
+// runs made and why no more; "" for a replay whose runs were set.
+func stopLine(p *Replay) string {
+	if p.Stop == nil {
+		return ""
+	}
+	return upperFirst(p.Stop.String()) + "."
 }
 
 // duration writes d as a reader writes it: 2s, 20ms, 1h30m.

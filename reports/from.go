@@ -37,6 +37,7 @@ func (r *Report) AddReplay(res sim.Result) {
 		Detail:         res.Detail(),
 		Scenario:       res.Scenario,
 		Config:         res.Config,
+		Stop:           res.Stop,
 		Representative: res.Representative,
 		Summary:        res.Summary,
 		Runs:           slices.Clone(res.Runs),

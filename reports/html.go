@@ -101,6 +101,9 @@ type (
 		Status  verdict.Status
 		Detail  string
 		Level   string
+		// Stop says how many runs a replay of the default runs made, and
+		// why no more.
+		Stop    string
 		Figures []htmlFigure
 		// RunHeads head the runs table's columns, which runCells fills.
 		RunHeads []string
@@ -180,7 +183,7 @@ func renderHTML(r Report) ([]byte, error) {
 		v.Change.Policy = fixPolicy(*f)
 		v.Change.Figures = fixFigures(*f, threshold(r))
 		if len(v.Change.Figures) > 0 && r.Replay != nil {
-			v.Change.Measured = fmt.Sprintf("Replayed on the same scenario, %s.", plural(r.Replay.Config.WithDefaults().Runs, "run"))
+			v.Change.Measured = fmt.Sprintf("Replayed on the same scenario, %s.", fixRuns(*r.Replay, *f))
 		}
 	}
 
@@ -239,7 +242,7 @@ func renderHTML(r Report) ([]byte, error) {
 // units, every run, and its chart with its caption: the arrival
 // histogram, or a server model's time series (none for a Contention).
 func htmlReplayOf(p *Replay) (*htmlReplay, error) {
-	hr := &htmlReplay{Status: p.Status, Detail: p.Detail, Level: upperFirst(intervalHeading(p.Config.WithDefaults().Level))}
+	hr := &htmlReplay{Status: p.Status, Detail: p.Detail, Level: upperFirst(intervalHeading(p.Config.WithDefaults().Level)), Stop: stopLine(p)}
 	if x := p.Stopped; x != nil {
 		hr.Stopped = htmlCounterexampleOf(x)
 		return hr, nil
@@ -371,7 +374,7 @@ func histogramCaption(p *Replay) string {
 func comparisonCaption(c *Comparison) string {
 	level := intervalHeading(c.Config.WithDefaults().Level)
 	s := fmt.Sprintf("Each dot is a policy's median over %s, and the bar through it, capped at both ends, spans the %s of that median; a narrow interval shows as caps beside the dot.",
-		plural(c.Config.WithDefaults().Runs, "run"), level)
+		cellRuns(*c), level)
 	if t := thresholdPhrase(c); t != "" {
 		s += fmt.Sprintf(" The dashed line is the threshold, %s: a dot is red when the median is over it, amber when only its interval reaches over, and green when all of it is within.", t)
 	}

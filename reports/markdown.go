@@ -65,7 +65,7 @@ func renderMarkdown(r Report) ([]byte, error) {
 				fmt.Fprintf(&b, "- %s\n", mdText(f))
 			}
 			if r.Replay != nil {
-				fmt.Fprintf(&b, "\nReplayed on the same scenario, %s.\n", plural(r.Replay.Config.WithDefaults().Runs, "run"))
+				fmt.Fprintf(&b, "\nReplayed on the same scenario, %s.\n", fixRuns(*r.Replay, *ch.Fix))
 			}
 		}
 	default:
@@ -135,6 +135,9 @@ func renderMarkdown(r Report) ([]byte, error) {
 				fmt.Fprintf(&b, "| %s | %s | %s |\n", f.label, f.median(), f.bounds(true))
 			}
 			fmt.Fprintf(&b, "\n%s (%s).", plural(len(p.Runs), "run"), seedList(p.Runs))
+			if line := stopLine(p); line != "" {
+				fmt.Fprintf(&b, " %s", mdText(line))
+			}
 			switch k := p.Scenario.Kind; {
 			case k.Recovers():
 				fmt.Fprintf(&b, " The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s, reported, not judged: the replay is judged on recovery.", num(p.Budget()))

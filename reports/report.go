@@ -91,7 +91,10 @@ type Fix struct {
 	// after the trigger, in seconds, and the runs that recovered, of Runs.
 	Recovery  *sim.Estimate `json:"recovery_s,omitempty"`
 	Recovered int           `json:"recovered_runs,omitempty"`
-	Runs      int           `json:"runs,omitempty"`
+	// Runs is the number of runs of the changed replay, in a server model's
+	// replay, or when it is of the default runs and stopped early (see
+	// sim.Stop); 0 when it made the gate's Config.Runs.
+	Runs int `json:"runs,omitempty"`
 	// Amplification is the changed replay's retry amplification, in a
 	// server model's replay.
 	Amplification *sim.Estimate `json:"amplification,omitempty"`
@@ -153,6 +156,10 @@ type Replay struct {
 	Scenario sim.Scenario `json:"scenario"`
 	// Config is the replications' configuration, with its defaults.
 	Config sim.Config `json:"config"`
+	// Stop says, of a replay of the default runs, how many it made and why
+	// no more (see sim.Result.Stop); Config.Runs is then the most. It is
+	// nil when the replay made Config.Runs runs.
+	Stop *sim.Stop `json:"stop,omitempty"`
 	// Runs are the replications, in the order of their number. Only the
 	// representative run holds its histograms.
 	Runs []sim.Run `json:"runs"`
@@ -239,6 +246,11 @@ type ComparisonRow struct {
 	BudgetScope sim.BudgetScope `json:"budget_scope,omitempty"`
 	// Cells holds one estimate per policy, in the order of Policies.
 	Cells []sim.Estimate `json:"cells"`
+	// Runs holds, in the order of Policies, the runs each cell made, when
+	// its replay was of the default runs and so stopped once its verdict
+	// was decided (see sim.Stop); it is empty when every cell made the
+	// comparison's Config.Runs.
+	Runs []int `json:"runs,omitempty"`
 	// NoneServed marks, in the order of Policies, the cells of an outage
 	// in which no run served a device: a time of serving there has no
 	// value. It is empty when every cell served some.

@@ -242,7 +242,7 @@ func onDefaultFleet(p *Replay) string {
 // by (see sim.Result.Warnings).
 func (p *Replay) result() sim.Result {
 	return sim.Result{Scenario: p.Scenario, Config: p.Config, Runs: p.Runs, Representative: p.Representative, Summary: p.Summary,
-		Baselines: p.Baselines, TippingPoint: p.TippingPoint}
+		Baselines: p.Baselines, TippingPoint: p.TippingPoint, Stop: p.Stop}
 }
 
 // allPassed says that n checks passed.
@@ -376,6 +376,17 @@ func fixFigures(f Fix, threshold float64) []string {
 		out = append(out, "passes every check")
 	}
 	return out
+}
+
+// fixRuns says how many runs the replay of the fix f of the replay p made:
+// "20 runs", or "6 of at most 20 runs" for a replay of the default runs
+// that stopped early.
+func fixRuns(p Replay, f Fix) string {
+	most := p.Config.WithDefaults().Runs
+	if f.Runs > 0 && f.Runs < most {
+		return fmt.Sprintf("%d of at most %s", f.Runs, plural(most, "run"))
+	}
+	return plural(most, "run")
 }
 
 // threshold returns the threshold of r's replay, or 0 when it has none.

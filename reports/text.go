@@ -78,6 +78,9 @@ func renderText(r Report) ([]byte, error) {
 				fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.label, f.median(), f.bounds(false))
 			}
 			tw.Flush()
+			if line := stopLine(p); line != "" {
+				fmt.Fprintf(&b, "  %s\n", line)
+			}
 		}
 	}
 

@@ -38,6 +38,13 @@
 // ([Thresholds]) gave up or was still retrying in the median run: every
 // rule is a statistic over the runs, which no device of one run decides.
 //
+// With Config.Runs left zero, a fleet replay makes its runs in batches (6,
+// 12, then DefaultRuns) and stops after a batch once every interval its
+// verdict reads lies clear of its limit, or is too narrow to move off it
+// ([StopMargin]); [Result.Stop] says how many runs it made and why. Run i
+// is the same fleet whatever the batches, so the result is that of a
+// replay of as many runs set, and the same seed gives the same result.
+//
 // A window wider than a second averages a burst over its width, as the
 // server never does: such a replay also measures each run's peak of
 // retries in one whole second (Run.PeakRetryArrivals1s), and warns when

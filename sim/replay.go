@@ -17,7 +17,12 @@ import (
 
 // Config sets the replications of a replay.
 type Config struct {
-	// Runs is the number of runs; default 20, at most 1,000,000.
+	// Runs is the number of runs, at most 1,000,000. Zero replays a fleet
+	// kind's runs in batches until its verdict is decided, at most
+	// DefaultRuns (see [StopMargin], and Result.Stop for where it
+	// stopped), and a server model's DefaultRuns runs: their verdicts,
+	// and their baselines and tipping point, are judged on every run. Any
+	// other number replays exactly that many.
 	Runs int
 	// Seed is the seed every run's seed derives from. Run 0's seed is Seed
 	// itself, and run i's is a hash of Seed and i, so any run replays
@@ -313,7 +318,9 @@ func (e *DeviceError) PolicyDefect() bool {
 
 // Replay replays the scenario s cfg.Runs times, each run with its own fleet
 // of s.Clients devices whose policies f makes, and returns every run's
-// figures and their summary. Runs are replayed in parallel, and the result
+// figures and their summary. With cfg.Runs zero, a fleet replay stops
+// before DefaultRuns once its verdict is decided (see [StopMargin]), and
+// says where in Result.Stop. Runs are replayed in parallel, and the result
 // depends only on f, s and cfg.Seed, and so does the error of a replay
 // that fails: the error of the lowest-numbered run that fails.
 //
@@ -331,6 +338,7 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	if err := s.Validate(f, cfg); err != nil {
 		return Result{}, err
 	}
+	sequential := cfg.Runs == 0
 	s, cfg = s.WithDefaults(), cfg.WithDefaults()
 	b := s.budget(f, cfg)
 	if b.need > collectFirst {
@@ -356,17 +364,58 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	if cfg.RepresentativeOnly {
 		r.keep = newShortlist(cfg.Runs)
 	}
-	var wg sync.WaitGroup
 	for w := range r.slots {
 		r.slots[w].e = newEngine(f, s)
 		r.slots[w].run.Store(-1)
+	}
+	looks := []int{cfg.Runs}
+	if sequential {
+		looks = stopLooks(cfg.Level, cfg.Runs)
+	}
+	var st *Stop
+	made := 0
+	for _, n := range looks {
+		if err := r.replayRuns(ctx, stop, made, n); err != nil {
+			return Result{}, err
+		}
+		made = n
+		if !sequential {
+			break
+		}
+		reason, open := stopAt(r.runs[:n], s, cfg)
+		if reason != "" || n == cfg.Runs {
+			st = &Stop{Runs: n, MaxRuns: cfg.Runs, Reason: reason}
+			if reason == "" {
+				st.Reason, st.Undecided, st.Limit = StopMaxRuns, open.f, open.limit
+			}
+			break
+		}
+	}
+	r.slots = nil // the engines: garbage, before the summary's lists
+	runs := r.runs[:made]
+	rep := representative(runs)
+	if r.keep != nil {
+		runs[rep].Arrivals, runs[rep].RetryArrivals = r.keep.histogram(rep).ints()
+	}
+	return Result{Scenario: s, Config: cfg, Runs: runs, Representative: rep, Summary: summarize(runs, s, cfg), Stop: st}, nil
+}
+
+// replayRuns replays the runs numbered from from up to to on the slots'
+// engines, and returns once every one has finished; it returns the error
+// of the lowest-numbered run that failed, or where ctx stopped it. stop
+// cancels ctx.
+func (r *replay) replayRuns(ctx context.Context, stop context.CancelCauseFunc, from, to int) error {
+	r.next.Store(int64(from))
+	r.limit = to
+	var wg sync.WaitGroup
+	for w := range r.slots {
 		wg.Go(func() { r.work(ctx, &r.slots[w]) })
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	var hung <-chan error
-	if cfg.CallTimeout > 0 {
-		hung = r.watch(done, cfg.CallTimeout)
+	if r.cfg.CallTimeout > 0 {
+		hung = r.watch(done, r.cfg.CallTimeout)
 	}
 	select {
 	case <-done:
@@ -374,26 +423,21 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 		// The hung call's goroutine stays blocked, since Go cannot stop
 		// it; the other runs stop with the replay.
 		stop(errHung)
-		return Result{}, err
+		return err
 	case <-ctx.Done():
 		select {
 		case <-done:
 		case <-time.After(stuckGrace):
-			return Result{}, r.stuck(ctx)
+			return r.stuck(ctx)
 		}
 	}
-	r.slots = nil // the engines: garbage, before the summary's lists
 	if r.err != nil {
-		return Result{}, r.err
+		return r.err
 	}
-	if r.finished < cfg.Runs {
-		return Result{}, fmt.Errorf("sim: replay stopped after %d of %d runs: %w", r.finished, cfg.Runs, context.Cause(ctx))
+	if r.finished < to {
+		return fmt.Errorf("sim: replay stopped after %d of %d runs: %w", r.finished, r.cfg.Runs, context.Cause(ctx))
 	}
-	rep := representative(r.runs)
-	if r.keep != nil {
-		r.runs[rep].Arrivals, r.runs[rep].RetryArrivals = r.keep.histogram(rep).ints()
-	}
-	return Result{Scenario: s, Config: cfg, Runs: r.runs, Representative: rep, Summary: summarize(r.runs, s, cfg)}, nil
+	return nil
 }
 
 // collectFirst is the estimate above which Replay collects the garbage
@@ -408,7 +452,8 @@ type replay struct {
 	s   Scenario // with defaults
 	cfg Config   // with defaults
 
-	next atomic.Int64 // the number of the next run to start
+	next  atomic.Int64 // the number of the next run to start
+	limit int          // the number past the last run of the batch
 
 	mu       sync.Mutex
 	runs     []Run
@@ -433,11 +478,12 @@ type slot struct {
 var errSuperseded = errors.New("a lower-numbered run failed")
 
 // work replays runs on w's engine, in the order of their numbers, until
-// every run has started, ctx is done, or a lower-numbered run has failed.
+// every run of the batch has started, ctx is done, or a lower-numbered run
+// has failed.
 func (r *replay) work(ctx context.Context, w *slot) {
 	for ctx.Err() == nil {
 		i := int(r.next.Add(1) - 1)
-		if i >= r.cfg.Runs {
+		if i >= r.limit {
 			return
 		}
 		rctx, cancel := context.WithCancelCause(ctx)

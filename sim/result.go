@@ -44,6 +44,12 @@ type Result struct {
 	// TippingPoint is an Overload's tipping point, when Config.TippingPoint
 	// asked for it.
 	TippingPoint *TippingPoint
+	// Stop says, of a fleet replay of the default runs (Config.Runs left
+	// zero), how many runs it made and why no more (see [StopMargin]);
+	// Config.Runs is then the most it would have made. It is nil when the
+	// runs were set, or the scenario is a server model's: the replay made
+	// Config.Runs runs.
+	Stop *Stop
 }
 
 // A Baseline is a scenario replayed with a policy of the kit's, beside the
@@ -307,9 +313,9 @@ func (r Result) Detail() string {
 		retries = "re-sends of rejected firings"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "peak ratio %.2f [%.2f, %.2f] %s threshold %v: up to %s %s in one %v window against a budget of %s (median of %d runs, %g%% CI)",
+	fmt.Fprintf(&b, "peak ratio %.2f [%.2f, %.2f] %s threshold %v: up to %s %s in one %v window against a budget of %s (median of %s, %g%% CI)",
 		p.Median, p.Low, p.High, op, s.Threshold, count(sum[PeakRetryArrivals].Median), retries, s.Window,
-		count(s.windowBudget()), len(r.Runs), 100*r.Config.Level)
+		count(s.windowBudget()), r.runsJudged(), 100*r.Config.Level)
 	if s.Kind.periodic() {
 		b.WriteString("; " + timerLoad(s, sum))
 	}
@@ -353,6 +359,15 @@ func (r Result) Detail() string {
 	return b.String()
 }
 
+// runsJudged says how many runs the medians are of: "20 runs", or "6 of
+// at most 20 runs" for a replay of the default runs that stopped early.
+func (r Result) runsJudged() string {
+	if st := r.Stop; st != nil && st.Runs < st.MaxRuns {
+		return fmt.Sprintf("%d of at most %d runs", len(r.Runs), st.MaxRuns)
+	}
+	return fmt.Sprintf("%d runs", len(r.Runs))
+}
+
 // count writes x with thousands separators, and with one decimal when it
 // is not whole (a median of an even number of runs).
 func count(x float64) string {
@@ -379,11 +394,13 @@ func count(x float64) string {
 
 // MarshalJSON writes the result in the replay's JSON shape: "schema",
 // "scenario", "policy", "config", "status", "detail", "runs" and "summary",
-// then, in the server models, "baselines" and, when it was searched, an
-// Overload's "tipping_point" (see [TippingPoint.MarshalJSON]). The
-// recovery kinds also write "recovered_runs", the runs that recovered,
-// and "never_recovered", true when the median run did not: its
-// "recovery_s" is then the time to the horizon, a lower bound.
+// then, for a replay of the default runs, "stop" (see [Stop]; its config's
+// "runs" is then the most), in the server models, "baselines" and, when it
+// was searched, an Overload's "tipping_point" (see
+// [TippingPoint.MarshalJSON]). The recovery kinds also write
+// "recovered_runs", the runs that recovered, and "never_recovered", true
+// when the median run did not: its "recovery_s" is then the time to the
+// horizon, a lower bound.
 func (r Result) MarshalJSON() ([]byte, error) {
 	runs := r.Runs
 	if runs == nil {
@@ -406,6 +423,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Detail:         r.Detail(),
 		Runs:           runs,
 		Summary:        r.Summary,
+		Stop:           r.Stop,
 		Baselines:      r.Baselines,
 		TippingPoint:   r.TippingPoint,
 	})
@@ -449,6 +467,7 @@ type resultJSON struct {
 	Detail   string              `json:"detail"`
 	Runs     []Run               `json:"runs"`
 	Summary  map[Figure]Estimate `json:"summary"`
+	Stop     *Stop               `json:"stop,omitzero"`
 
 	RecoveredRuns  *int          `json:"recovered_runs,omitempty"`
 	NeverRecovered *bool         `json:"never_recovered,omitempty"`

@@ -80,10 +80,13 @@ func (l *shortlist) drop(h *keyHeap) {
 }
 
 // histogram returns the histograms kept of run, which must be the
-// representative one.
+// representative one of the runs added: of all n, or of the first m < n
+// when a replay stopped after m. That run has rank k' = ⌊(m−1)/2⌋ among
+// the m, and a run dropped is of rank below k − (n − m) ≤ k' or above k ≥
+// k' among them, so it is still kept.
 func (l *shortlist) histogram(run int) *histogram {
 	h := l.kept[run]
-	if h == nil || l.count != 1 {
+	if h == nil || l.seen == l.n && l.count != 1 {
 		panic("sim: the representative run's histograms were not kept")
 	}
 	return h

@@ -24,17 +24,24 @@ type Estimate struct {
 func summarize(runs []Run, s Scenario, cfg Config) map[Figure]Estimate {
 	out := make(map[Figure]Estimate, len(figureInfo))
 	x := make([]float64, len(runs))
-	for i, f := range figureInfo {
+	for _, f := range figureInfo {
 		if f.applies != nil && !f.applies(s) {
 			continue
 		}
 		for j, r := range runs {
 			x[j] = f.value(r, s)
 		}
-		src := rand.NewPCG(cfg.Seed, splitmix64(uint64(i)+1))
-		out[f.f] = bootstrapMedian(cfg.Level, cfg.Resamples, src, x)
+		out[f.f] = estimate(f.f, x, cfg)
 	}
 	return out
+}
+
+// estimate returns the median of x, the values of figure f over the runs,
+// and its interval at cfg.Level, from a generator of its own seeded from
+// cfg.Seed and f's place in figureInfo.
+func estimate(f Figure, x []float64, cfg Config) Estimate {
+	src := rand.NewPCG(cfg.Seed, splitmix64(uint64(f.lookup())+1))
+	return bootstrapMedian(cfg.Level, cfg.Resamples, src, x)
 }
 
 // bootstrapMedian returns the median of x and its BCa bootstrap interval

@@ -46,9 +46,9 @@ func demo(e *env) error {
 }
 
 // demoIntro says what the comparison measures, before it is shown.
-var demoIntro = cli.WrapLines(`400 devices lose their server at once. It is down for 2s, then accepts 50 requests a second. Each device retries on its policy: no jitter, or full, equal or decorrelated jitter, from a base of 100ms up to a cap of 10s. The peak ratio is the most retries that arrive in one second over the 50 the server accepts in a second: under 0.6 is comfortable, above 1 the server turns devices away and they retry again. Each cell is the median of 20 fleets, with its 95% interval.
+var demoIntro = cli.WrapLines(`400 devices lose their server at once. It is down for 2s, then accepts 50 requests a second. Each device retries on its policy: no jitter, or full, equal or decorrelated jitter, from a base of 100ms up to a cap of 10s. The peak ratio is the most retries that arrive in one second over the 50 the server accepts in a second: under 0.6 is comfortable, above 1 the server turns devices away and they retry again. Each cell is the median of up to 20 fleets, fewer once its verdict is decided, with its 95% interval.
 
-`, 76)
+`, 75)
 
 // glossary explains the words of the checks' table.
 var glossary = cli.WrapLines(`

@@ -29,10 +29,6 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// exitCodes is the table of exit codes, the same text in every help, in
-// the package's documentation and in the README.
-var exitCodes = verdict.ExitCodes()
-
 // helpMain is the text of "jitterkit help".
 var helpMain = `jitterkit proves that a retry policy's jitter de-synchronises a fleet.
 
@@ -105,9 +101,12 @@ var commandHeads = map[string][2]string{
 		`jitterkit compare --scenario storm --clients 1000,10000,100000`},
 }
 
-// modelsNote describes, in the help of the commands that replay, the
-// server models and how each is judged, with an example each.
-var modelsNote = fmt.Sprintf(`The server models. Against a server that rejects at once, the peak ratio is a fine judge; against servers that queue work and time out, or brokers that accept and then drop, it can pass a fleet that never recovers and fail one that recovers in seconds. For these scenarios the verdict is recovery: from the trigger's end, rounded up to a whole second, time is cut into 5s windows, and the service has recovered from the first window from which on every window's failed attempts (timeouts, rejections and drops, counted when the client learns of them) are at most 1%% of the attempts sent in it. A fleet whose median run has not recovered by the horizon fails; the peak ratio is reported and does not decide. Each figure is the median over the runs with its interval, and the summary counts the runs that recovered.
+// The texts the helps share: the exit codes, and for the commands that
+// replay the server models and their judges (an example each), the runs
+// made without --runs, and the fleet replayed when none is described.
+var (
+	exitCodes  = verdict.ExitCodes() // the same table in every help, the package's documentation and the README
+	modelsNote = fmt.Sprintf(`The server models. Against a server that rejects at once, the peak ratio is a fine judge; against servers that queue work and time out, or brokers that accept and then drop, it can pass a fleet that never recovers and fail one that recovers in seconds. For these scenarios the verdict is recovery: from the trigger's end, rounded up to a whole second, time is cut into 5s windows, and the service has recovered from the first window from which on every window's failed attempts (timeouts, rejections and drops, counted when the client learns of them) are at most 1%% of the attempts sent in it. A fleet whose median run has not recovered by the horizon fails; the peak ratio is reported and does not decide. Each figure is the median over the runs with its interval, and the summary counts the runs that recovered.
 
 --scenario overload: an open-loop Poisson stream of --rate requests a second (default %g), each from a device chosen at random, into one FIFO queue served at --accept-rate jobs a second (default %g) that never cancels work. A client waits --timeout for each attempt (default %s) and retries up to --retries times on its policy (default %d; each request starts the policy afresh). The trigger is a dip of the capacity to --dip of it (default 10%%) for --dip-for (%s) from --dip-at (%s), back at once or over --ramp. Retries of timed-out work keep the queue full of work nobody waits for: no backoff fixes that, and the kit replays the same fleet without retries as its baseline, and warns when recovery takes at least twice as long as the baseline's and 10s more. The server-side fixes are --queue-limit N (reject at once while N jobs are waiting or in service) and --drop-expired (skip work whose client stopped waiting); a failing gate replays both and says which recover. --tipping-point searches the shortest dip, in whole seconds, the fleet does not recover from, beside the baseline's. Example: jitterkit replay --scenario overload --policy full:base=100ms,cap=10s --tipping-point
 
@@ -116,14 +115,14 @@ var modelsNote = fmt.Sprintf(`The server models. Against a server that rejects a
 Retry budgets (--budget, overload and reconnect, where a reconnect after a reset on a drop is a first attempt again): backoff decides when a client retries, a budget whether it may. --budget-scope device gives each device its own, as a client library does; fleet gives the fleet one, as a shared proxy, gateway or client does: the same budget can end a storm at one scope and never bind at the other. finagle (Finagle's RetryBudget): each request deposits percent (20%%) of a retry, a retry withdraws one, both counting for ttl (10s), beside a reserve of min (10) retries a second times ttl. envoy (Envoy's retry budget): retries under way below max(percent (20%%) × attempts in flight, min (3)). grpc (retry throttling): tokens (10), a failure takes 1, a success adds ratio (0.1), retrying only above half. aws (the AWS SDK's retry quota): tokens (500), a retry costs cost (5) or timeout-cost after a timeout (10), a first attempt's success adds increment (1), a successful retry gives its cost back; aws2026 its newer costs, cost 14 and throttle-cost 5 after a rejection. adaptive (the SRE book's client-side throttling): each attempt is rejected at the client with probability max(0, (requests − k·accepts)/(requests+1)) over window (k 2, 2m). breaker (failsafe-go's defaults): opens after failures (1) of the last of (1) outcomes, stays open delay (1m), then lets probes (1) through and closes after successes (1) of them. Example: jitterkit replay --scenario overload --policy full:base=100ms,cap=10s --budget finagle --budget-scope fleet
 
 --scenario contention: optimistic concurrency on one row, the model of the AWS Architecture Blog's backoff simulator. %d clients each read the row and write it conditionally on its version; a client whose write fails backs off on its policy and reads again, until it succeeds. Each message takes |Normal(--latency, --latency-sd)| (%s, %s). The figures are the writes (the work) and the time until the last client succeeds, beside the simulator's own strategies at a base of 5ms and a cap of 2s, whose first backoff is twice the base, and no backoff at all. It fails when clients are left unfinished at the horizon and warns when the policy makes more writes than no backoff. Example: jitterkit replay --scenario contention --policy full:base=10ms,cap=2s`,
-	sim.DefaultRate, sim.DefaultOverloadAcceptRate, kit.FormatDuration(sim.DefaultTimeout), sim.DefaultOverloadRetries, kit.FormatDuration(sim.DefaultDipFor), kit.FormatDuration(sim.DefaultDipAt),
-	sim.DefaultReconnectClients, kit.FormatDuration(sim.DefaultReconnectDown), sim.DefaultCPU, sim.DefaultHandshake, sim.DefaultWarmUp, kit.FormatDuration(sim.DefaultColdDrop),
-	sim.DefaultContentionClients, kit.FormatDuration(sim.DefaultLatency), kit.FormatDuration(sim.DefaultLatencySD))
-
-// fleetNote says, in the help of the commands that replay one fleet, what
-// they replay when no fleet is described.
-var fleetNote = fmt.Sprintf(`Without --clients, --accept-rate and --down, on the command line or in a --config file, the fleet is the demo's: %d clients, a server that accepts %g requests a second, down for %s. A figure of that fleet says little of yours: the summary then says on its first line which parts are the demo's and how to describe yours, and the reports' reason names the default fleet.`,
-	sim.DefaultClients, sim.DefaultAcceptRate, kit.FormatDuration(sim.DefaultDown))
+		sim.DefaultRate, sim.DefaultOverloadAcceptRate, kit.FormatDuration(sim.DefaultTimeout), sim.DefaultOverloadRetries, kit.FormatDuration(sim.DefaultDipFor), kit.FormatDuration(sim.DefaultDipAt),
+		sim.DefaultReconnectClients, kit.FormatDuration(sim.DefaultReconnectDown), sim.DefaultCPU, sim.DefaultHandshake, sim.DefaultWarmUp, kit.FormatDuration(sim.DefaultColdDrop),
+		sim.DefaultContentionClients, kit.FormatDuration(sim.DefaultLatency), kit.FormatDuration(sim.DefaultLatencySD))
+	runsNote = fmt.Sprintf(`Runs. Without --runs, a replay makes its runs in batches (6, 12, then %d) and stops after a batch once its verdict is decided: every interval the verdict reads (of the median peak ratio against the threshold, and of the figures its warnings judge) lies clear of its limit by %g%% of it and by a retry or a device at least, or is narrower than %g%% of it and a retry or a device away. Run i is the same fleet however many runs are made, so the same seed gives the same report, with the figures of --runs set to the runs made; the report says how many runs were made and why no more. On fleets whose median peak ratio is 0.8 to 1.2 times the threshold, the stopped verdict differed from that of all %d runs at 14 of 40,000 seeds (0.035%%), each a pass where all %d runs warned that the interval reaches over the threshold, and the median's side of the threshold never. --runs N makes exactly N runs. The server models, judged on the runs that recover, make %d.`,
+		sim.DefaultRuns, 100*sim.StopMargin, 100*sim.StopWidth, sim.DefaultRuns, sim.DefaultRuns, sim.DefaultRuns)
+	fleetNote = fmt.Sprintf(`Without --clients, --accept-rate and --down, on the command line or in a --config file, the fleet is the demo's: %d clients, a server that accepts %g requests a second, down for %s. A figure of that fleet says little of yours: the summary then says on its first line which parts are the demo's and how to describe yours, and the reports' reason names the default fleet.`,
+		sim.DefaultClients, sim.DefaultAcceptRate, kit.FormatDuration(sim.DefaultDown))
+)
 
 // outputsNote says, in the help of the commands that write files, what a
 // run leaves in them when it has no outcome to write.
@@ -158,6 +157,9 @@ func commandHelp(command string) string {
 				b.WriteString("\n  " + example + "\n")
 			}
 		}
+	}
+	if command != "check" {
+		b.WriteString("\n" + cli.Wrap(runsNote, 75, ""))
 	}
 	if command != "compare" {
 		b.WriteString("\n" + cli.Wrap(outputsNote(command), 75, ""))

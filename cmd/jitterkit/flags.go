@@ -154,7 +154,7 @@ var flags = []cli.Flag[options]{
 		o.cfg.Seed = n
 		return nil
 	}},
-	{Name: "runs", Arg: "N", Group: "Run", Usage: fmt.Sprintf("replications, each a different fleet; at least %d, the fewest whose interval can pass", sim.MinRunsToPass), Default: strconv.Itoa(sim.DefaultRuns), Commands: "rgC", Set: cli.Int(func(o *options) *int { return &o.cfg.Replay.Runs })},
+	{Name: "runs", Arg: "N", Group: "Run", Usage: fmt.Sprintf("replications, each a different fleet; at least %d, the fewest whose interval can pass", sim.MinRunsToPass), Default: fmt.Sprintf("up to %d, stopping once the verdict is decided; %d on the server models", sim.DefaultRuns, sim.DefaultRuns), Commands: "rgC", Set: cli.Int(func(o *options) *int { return &o.cfg.Replay.Runs })},
 	{Name: "sample", Arg: "1/K", Group: "Run", Usage: fmt.Sprintf("replay 1/K of the fleet against 1/K of the accept rate, for a fleet too large for one machine; the sample holds at least %s devices, and its pass stands for the whole fleet (within %g%% of the threshold it warns)", "10,000", 100*gate.SampleError), Commands: "rg", Set: func(o *options, v string) error {
 		k, err := strconv.Atoi(strings.TrimPrefix(v, "1/"))
 		if err != nil || !strings.HasPrefix(v, "1/") || k < 2 {

@@ -16,9 +16,8 @@ import (
 
 // The exit codes (see verdict.ExitCodes), each saying one thing.
 const (
-	exitPass, exitFail, exitUsage = int(verdict.ExitPass), int(verdict.ExitFail), int(verdict.ExitUsage)
-	exitKit, exitNoVerdict        = int(verdict.ExitKit), int(verdict.ExitNoVerdict)
-	exitInterrupted               = int(verdict.ExitInterrupted)
+	exitPass, exitFail, exitUsage           = int(verdict.ExitPass), int(verdict.ExitFail), int(verdict.ExitUsage)
+	exitKit, exitNoVerdict, exitInterrupted = int(verdict.ExitKit), int(verdict.ExitNoVerdict), int(verdict.ExitInterrupted)
 )
 
 func main() {

@@ -306,6 +306,9 @@ func significant(d time.Duration, n int) time.Duration {
 // it.
 func addCell(row *reports.ComparisonRow, res sim.Result, f sim.Figure) {
 	row.Cells = append(row.Cells, res.Summary[f])
+	if res.Stop != nil {
+		row.Runs = append(row.Runs, res.Stop.Runs)
+	}
 	none := reports.ServedNone(res.Scenario, res.Summary)
 	if none && row.NoneServed == nil {
 		row.NoneServed = make([]bool, len(row.Cells)-1, len(row.Cells))

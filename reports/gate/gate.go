@@ -329,7 +329,9 @@ type replays struct {
 }
 
 // key returns what decides the replay of spec on s with cfg, or "" when
-// it cannot be told.
+// it cannot be told: the JSON of each, and whether cfg leaves the runs to
+// the replay, which stops once its verdict is decided (see sim.Stop),
+// rather than making the runs it writes.
 func (r *replays) key(spec kit.Spec, s sim.Scenario, cfg sim.Config) string {
 	if r == nil || len(s.IDs) > 0 {
 		return ""
@@ -339,7 +341,7 @@ func (r *replays) key(spec kit.Spec, s sim.Scenario, cfg sim.Config) string {
 	if err1 != nil || err2 != nil {
 		return ""
 	}
-	return spec.String() + "\x00" + string(sj) + "\x00" + string(cj)
+	return fmt.Sprint(spec.String(), "\x00", string(sj), "\x00", string(cj), "\x00", cfg.Runs == 0)
 }
 
 func (r *replays) get(key string) (sim.Result, bool) {
@@ -671,7 +673,8 @@ func (g *gate) replay(p Policy, clients int) (res sim.Result, stopped *sim.Devic
 }
 
 // devices counts the devices the cells' replays make with cfg, for the
-// progress.
+// progress: at most, since a replay of the default runs may stop before
+// the last (see sim.Stop).
 func (g *gate) devices(cells []cell, cfg sim.Config) int64 {
 	var n int64
 	for _, c := range cells {
@@ -734,13 +737,13 @@ func (g *gate) replayOn(c cell, cfg sim.Config, m Meter) (res sim.Result, stoppe
 		f = p.Factory
 		key = g.memo.key(*p.Spec, s, cfg)
 		if done, ok := g.memo.get(key); ok {
-			m.Add(int64(s.WithDefaults().Clients) * int64(cfg.WithDefaults().Runs))
+			m.Add(int64(s.WithDefaults().Clients) * int64(len(done.Runs)))
 			return done, nil, nil
 		}
 	}
 	res, err = sim.Replay(g.ctx, f, s, cfg)
 	if p.Spec != nil && err == nil {
-		m.Add(int64(s.WithDefaults().Clients) * int64(cfg.WithDefaults().Runs))
+		m.Add(int64(s.WithDefaults().Clients) * int64(len(res.Runs)))
 	}
 	res.Config = cfg.WithDefaults()
 	if perr := p.err(); perr != nil {
