@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 )
 
@@ -221,4 +222,168 @@ func selectFirst[T cmp.Ordered](b []T, k int) {
 		}
 	}
 	slices.Sort(b[lo : hi+1])
+}
+
+// A calendarQueue is a priority queue of events of one kind, each of a
+// device, in the order of olEvent.before (time, then device): the queue of
+// a reconnect's sends, whose times the policies choose. The events of the
+// seconds not yet taken wait in a calendar, unordered; once the caller has
+// reached the start of the calendar's next second, the queue takes it,
+// sorts its events and hands them out in order. An event pushed into a
+// second already taken waits in a heap beside, whose first event is
+// merged with the sorted second's. A push is then an append and a pop a
+// step along a sorted list, where a heap of every pending event costs its
+// depth in comparisons both ways.
+type calendarQueue struct {
+	// first is the queue's first event, or olNone when it is empty. When
+	// the events of the seconds taken are all popped but the calendar
+	// holds more (need), it is instead a mark at the start of the
+	// calendar's next second, before the events of that instant: the
+	// queue holds nothing before it, and the caller that reaches it calls
+	// take.
+	first olEvent
+	need  bool
+	kind  uint64
+	cal   *calendar
+	// start is the start of the second taken last, sorted its events in
+	// order and next the first of them still queued.
+	start  int64
+	sorted []uint64
+	next   int
+	late   olHeap  // the events pushed into seconds already taken
+	count  []int32 // sortSecond's counts
+}
+
+// newCalendarQueue returns an empty queue of events of the given kind,
+// which must not be 0, for a fleet of n devices.
+func newCalendarQueue(n int, kind uint64) *calendarQueue {
+	if kind == 0 {
+		panic("sim: a calendar queue of events of kind 0, its mark's")
+	}
+	return &calendarQueue{first: olNone, kind: kind, cal: newCalendar(n)}
+}
+
+// push queues the event of device dev at t ≥ 0.
+func (q *calendarQueue) push(t int64, dev uint32) {
+	sec := t / nsPerSec
+	if sec < q.cal.cur {
+		// The calendar's events come after those of the seconds taken,
+		// and so after ev.
+		ev := olEvent{t, olKey(q.kind, int(dev), 0)}
+		q.late.push(ev)
+		if ev.before(q.first) {
+			q.first, q.need = ev, false
+		}
+		return
+	}
+	if !q.cal.tryAdd(sec, packEvent(t, dev)) {
+		q.cal.add(t, dev)
+	}
+	if q.first == olNone {
+		q.mark()
+	}
+}
+
+// pop removes the first event, which must not be the mark.
+func (q *calendarQueue) pop() {
+	if len(q.late) > 0 && q.late[0] == q.first {
+		q.late.pop()
+	} else {
+		q.next++
+	}
+	q.setFirst()
+}
+
+// setFirst finds the first event among the sorted second's and the late
+// ones, or when there is none, the mark or olNone.
+func (q *calendarQueue) setFirst() {
+	q.first, q.need = olNone, false
+	if q.next < len(q.sorted) {
+		v := q.sorted[q.next]
+		q.first = olEvent{q.start + int64(v>>32), olKey(q.kind, int(uint32(v)), 0)}
+	}
+	if len(q.late) > 0 && q.late[0].before(q.first) {
+		q.first = q.late[0]
+	}
+	if q.first == olNone && q.cal.inRing+len(q.cal.far) > 0 {
+		q.mark()
+	}
+}
+
+// mark sets first to the mark at the start of the calendar's next second.
+func (q *calendarQueue) mark() {
+	q.first, q.need = olEvent{q.cal.cur * nsPerSec, 0}, true
+}
+
+// take replaces the mark with the events of the calendar's next second that
+// has any, sorted.
+func (q *calendarQueue) take() {
+	sec, chunks, _ := q.cal.take()
+	q.start = sec * nsPerSec
+	q.sortSecond(chunks)
+	q.cal.release(chunks)
+	q.next = 0
+	q.setFirst()
+}
+
+// sortSecond puts the events of one second, given as chunks, in order into
+// sorted: a counting sort into about as many slices of the second as there
+// are events, by the top bits of their times, then a sort of each slice
+// that holds many, and an insertion sort of the whole, whose events are
+// then out of order only within their slices, which hold about one each
+// when the times are spread.
+func (q *calendarQueue) sortSecond(chunks [][]uint64) {
+	n := 0
+	for _, ch := range chunks {
+		n += len(ch)
+	}
+	// An event is under 2⁶², its time within the second (under 2³⁰)
+	// above 32 bits of device.
+	b := min(max(bits.Len(uint(n)), 4), 16)
+	shift := 62 - b
+	if cap(q.count) < 1<<b+1 {
+		q.count = make([]int32, 1<<b+1)
+	}
+	count := q.count[:1<<b+1]
+	clear(count)
+	for _, ch := range chunks {
+		for _, v := range ch {
+			count[v>>shift+1]++
+		}
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	s := slices.Grow(q.sorted[:0], n)[:n]
+	for _, ch := range chunks {
+		for _, v := range ch {
+			i := v >> shift
+			s[count[i]] = v
+			count[i]++
+		}
+	}
+	// Now count[i] is the end of slice i, and the start of slice i+1.
+	lo := int32(0)
+	for _, hi := range count[:1<<b] {
+		if hi-lo > 16 {
+			slices.Sort(s[lo:hi])
+		}
+		lo = hi
+	}
+	for i := 1; i < len(s); i++ {
+		v, j := s[i], i
+		for ; j > 0 && s[j-1] > v; j-- {
+			s[j] = s[j-1]
+		}
+		s[j] = v
+	}
+	q.sorted = s
+}
+
+// reset empties the queue for a new run, keeping its memory.
+func (q *calendarQueue) reset() {
+	q.cal.reset()
+	q.first, q.need = olNone, false
+	q.sorted, q.next = q.sorted[:0], 0
+	q.late = q.late[:0]
 }

@@ -319,8 +319,9 @@ const (
 // are sent, sessions are dropped a fixed time after their accept, and
 // devices learn of replies and drops a fixed time after the broker's
 // event: those are FIFOs (olRings). Only the sends, after delays the
-// policies choose, go through a binary heap. The broker's seconds are
-// ticked over before the first event at or after them.
+// policies choose, go through a priority queue, a calendarQueue. The
+// broker's seconds are ticked over before the first event at or after
+// them.
 type reconnectEngine struct {
 	c       reconnect
 	f       kit.Factory
@@ -335,10 +336,10 @@ type reconnectEngine struct {
 	ids  []string
 	boot time.Time
 
-	sends olHeap
+	sends *calendarQueue
 	// now holds, in order, the sends due at the instant being handled
 	// (a reset's reconnect at once), which would otherwise go through the
-	// heap only to come out of it next; cur is that instant and nowLast
+	// queue only to come out of it next; cur is that instant and nowLast
 	// the last send now holds.
 	now     olRing
 	nowLast olEvent
@@ -400,6 +401,7 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 		ids:     make([]string, c.Devices),
 		pol:     make([]kit.Policy, c.Devices),
 		att:     make([]uint32, c.Devices),
+		sends:   newCalendarQueue(c.Devices, rcSend),
 	}
 	e.back = int64(c.RTT) - e.out
 	var spec kit.Spec
@@ -427,7 +429,7 @@ func (e *reconnectEngine) reset(run int, seed uint64) {
 	clear(e.pos)
 	e.kept = 0
 	clear(e.asked)
-	e.sends = e.sends[:0]
+	e.sends.reset()
 	e.now.reset()
 	e.arrive.reset()
 	e.drop.reset()
@@ -470,29 +472,38 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 		if e.c.Spread > 0 {
 			t = int64(e.rng.Uint64() % uint64(e.c.Spread))
 		}
-		e.pushSend(olEvent{t, olKey(rcSend, i, 0)})
+		e.pushSend(t, uint32(i))
 	}
 	for e.err == nil {
-		ev := olNone
-		var ring *olRing
-		ev = e.sends.min()
-		if h := e.reply.first; h.before(ev) {
-			ev, ring = h, &e.reply
-		}
-		if h := e.dropped.first; h.before(ev) {
-			ev, ring = h, &e.dropped
-		}
-		if h := e.arrive.first; h.before(ev) {
+		// Each ring holds the events of one kind, and the rings are merged
+		// in the order of their kinds, so that of events at one instant
+		// the first ring's comes first: only times are compared, and keys
+		// only between the sends of now and those of the queue, whose
+		// mark comes before any send of its instant.
+		ev, ring := e.drop.first, &e.drop
+		if h := e.arrive.first; h.t < ev.t {
 			ev, ring = h, &e.arrive
 		}
-		if h := e.drop.first; h.before(ev) {
-			ev, ring = h, &e.drop
+		if h := e.dropped.first; h.t < ev.t {
+			ev, ring = h, &e.dropped
 		}
-		if h := e.now.first; h.before(ev) {
+		if h := e.reply.first; h.t < ev.t {
+			ev, ring = h, &e.reply
+		}
+		if h := e.now.first; h.t < ev.t {
 			ev, ring = h, &e.now
+		}
+		if h := e.sends.first; h.t < ev.t || h.t == ev.t && ring == &e.now && h.k < ev.k {
+			ev, ring = h, nil
 		}
 		if ev.t >= e.horizon {
 			break
+		}
+		if ring == nil && e.sends.need {
+			// The run has reached the start of the next second of the
+			// sends' calendar: the queue takes its sends, to be merged.
+			e.sends.take()
+			continue
 		}
 		e.cur = ev.t
 		e.sample(ev.t)
@@ -686,7 +697,7 @@ func (e *reconnectEngine) failure(t int64, dev uint32) {
 		if b != nil {
 			e.ticket[dev] = ticket
 		}
-		e.pushSend(olEvent{t + d, olKey(rcSend, int(dev), 0)})
+		e.pushSend(t+d, dev)
 	} else if b != nil {
 		b.abandon(ticket)
 	}
@@ -735,7 +746,7 @@ func (e *reconnectEngine) onDrop(t int64, dev uint32) {
 			return
 		}
 	}
-	e.pushSend(olEvent{t + u, olKey(rcSend, int(dev), 0)})
+	e.pushSend(t+u, dev)
 }
 
 // delay asks device dev's policy at t for its next delay, and returns
@@ -845,13 +856,15 @@ func reconnectError(run int, seed uint64, id string, attempt, sent int, t int64,
 		Err: fmt.Errorf("after %d connects, at %v: %w", sent, time.Duration(t), err)}
 }
 
-// pushSend queues a send: in now when it is due at the instant being
-// handled and comes after the sends now holds, in the heap otherwise.
-func (e *reconnectEngine) pushSend(ev olEvent) {
-	if ev.t == e.cur && (e.now.n == 0 || e.nowLast.before(ev)) {
+// pushSend queues device dev's send at t: in now when it is due at the
+// instant being handled and comes after the sends now holds, in sends
+// otherwise.
+func (e *reconnectEngine) pushSend(t int64, dev uint32) {
+	ev := olEvent{t, olKey(rcSend, int(dev), 0)}
+	if t == e.cur && (e.now.n == 0 || e.nowLast.before(ev)) {
 		e.now.push(ev)
 		e.nowLast = ev
 		return
 	}
-	e.sends.push(ev)
+	e.sends.push(t, dev)
 }
