@@ -318,10 +318,13 @@ const (
 // events' time and key. Connects reach the broker a fixed time after they
 // are sent, sessions are dropped a fixed time after their accept, and
 // devices learn of replies and drops a fixed time after the broker's
-// event: those are FIFOs (olRings). Only the sends, after delays the
-// policies choose, go through a priority queue, a calendarQueue. The
-// broker's seconds are ticked over before the first event at or after
-// them.
+// event: those are FIFOs (olRings). Only the connects, sent after delays
+// the policies choose, go through a priority queue, a calendarQueue: their
+// sends when a budget admits them, which it does in the order they are
+// sent, or when they reach the broker at once; their arrivals otherwise,
+// when nothing depends on the order of the sends, and a connect is
+// counted as sent once its send time is known. The broker's seconds are
+// ticked over before the first event at or after them.
 type reconnectEngine struct {
 	c       reconnect
 	f       kit.Factory
@@ -336,18 +339,17 @@ type reconnectEngine struct {
 	ids  []string
 	boot time.Time
 
-	sends *calendarQueue
-	// now holds, in order, the sends due at the instant being handled
-	// (a reset's reconnect at once), which would otherwise go through the
-	// queue only to come out of it next; cur is that instant and nowLast
-	// the last send now holds.
-	now     olRing
-	nowLast olEvent
-	cur     int64
-	arrive  olRing
-	drop    olRing
-	dropped olRing
-	reply   olRing
+	// queue holds the events of the connects, of its kind: rcSend with a
+	// budget, rcArrive without.
+	queue *calendarQueue
+	// ring holds the FIFO of each kind of event: ring[rcArrive] the
+	// arrivals, and so on. The queue's events due a fixed time after the
+	// instant being handled (a reset's reconnect at once), which come in
+	// order, go to the ring of their kind instead, which costs less;
+	// queuedLast is the last of them the ring holds.
+	ring       [rcSend + 1]olRing
+	queuedLast olEvent
+	cur        int64 // the instant being handled
 
 	// The broker: the units left in the current second, the units the
 	// warm-up has had, whether it is warm, the next whole second to tick
@@ -401,9 +403,16 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 		ids:     make([]string, c.Devices),
 		pol:     make([]kit.Policy, c.Devices),
 		att:     make([]uint32, c.Devices),
-		sends:   newCalendarQueue(c.Devices, rcSend),
 	}
 	e.back = int64(c.RTT) - e.out
+	// A connect sent at t that reaches the broker at t, with no round
+	// trip, does so after the events of kinds before a send at t: its
+	// send must then be an event too.
+	queued := rcArrive
+	if c.Budget.Kind != NoBudget || e.out == 0 {
+		queued = rcSend
+	}
+	e.queue = newCalendarQueue(c.Devices, queued)
 	var spec kit.Spec
 	if spec, e.builtin = builtinSpec(f); !e.builtin {
 		e.asked = make([]uint32, c.Devices)
@@ -429,12 +438,10 @@ func (e *reconnectEngine) reset(run int, seed uint64) {
 	clear(e.pos)
 	e.kept = 0
 	clear(e.asked)
-	e.sends.reset()
-	e.now.reset()
-	e.arrive.reset()
-	e.drop.reset()
-	e.dropped.reset()
-	e.reply.reset()
+	e.queue.reset()
+	for k := range e.ring {
+		e.ring[k].reset()
+	}
 	e.left, e.warmed, e.warm, e.sessions = 0, 0, false, 0
 	e.nextTick = e.downEnd
 	n := e.c.seconds()
@@ -476,40 +483,40 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 	}
 	for e.err == nil {
 		// Each ring holds the events of one kind, and the rings are merged
-		// in the order of their kinds, so that of events at one instant
-		// the first ring's comes first: only times are compared, and keys
-		// only between the sends of now and those of the queue, whose
-		// mark comes before any send of its instant.
-		ev, ring := e.drop.first, &e.drop
-		if h := e.arrive.first; h.t < ev.t {
-			ev, ring = h, &e.arrive
+		// in the order of their kinds, which is the order of their events
+		// at one instant: times alone decide between them. The queue's
+		// first event comes before theirs by time, then key (which starts
+		// with the kind); its mark, before any event of its instant.
+		ev, ring := e.ring[rcDrop].first, &e.ring[rcDrop]
+		if h := e.ring[rcArrive].first; h.t < ev.t {
+			ev, ring = h, &e.ring[rcArrive]
 		}
-		if h := e.dropped.first; h.t < ev.t {
-			ev, ring = h, &e.dropped
+		if h := e.ring[rcDropped].first; h.t < ev.t {
+			ev, ring = h, &e.ring[rcDropped]
 		}
-		if h := e.reply.first; h.t < ev.t {
-			ev, ring = h, &e.reply
+		if h := e.ring[rcReply].first; h.t < ev.t {
+			ev, ring = h, &e.ring[rcReply]
 		}
-		if h := e.now.first; h.t < ev.t {
-			ev, ring = h, &e.now
+		if h := e.ring[rcSend].first; h.t < ev.t {
+			ev, ring = h, &e.ring[rcSend]
 		}
-		if h := e.sends.first; h.t < ev.t || h.t == ev.t && ring == &e.now && h.k < ev.k {
+		if h := e.queue.first; h.before(ev) {
 			ev, ring = h, nil
 		}
 		if ev.t >= e.horizon {
 			break
 		}
-		if ring == nil && e.sends.need {
+		if e.queue.need && ring == nil {
 			// The run has reached the start of the next second of the
-			// sends' calendar: the queue takes its sends, to be merged.
-			e.sends.take()
+			// queue's calendar: the queue takes its events, to be merged.
+			e.queue.take()
 			continue
 		}
 		e.cur = ev.t
 		e.sample(ev.t)
 		e.tick(ev.t)
 		if ring == nil {
-			e.sends.pop()
+			e.queue.pop()
 		} else {
 			ring.pop()
 		}
@@ -522,7 +529,7 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 		case rcDrop:
 			e.r.Dropped++
 			e.sessions--
-			e.dropped.push(olEvent{ev.t + e.back, olKey(rcDropped, int(dev), 0)})
+			e.ring[rcDropped].push(olEvent{ev.t + e.back, olKey(rcDropped, int(dev), 0)})
 		case rcDropped:
 			e.r.Series.Failures[ev.t/nsPerSec]++
 			e.ended(ev.t, dev, kit.Drop)
@@ -579,7 +586,8 @@ func (e *reconnectEngine) tick(t int64) {
 	}
 }
 
-// send sends device dev's next connect at t.
+// send sends device dev's next connect at t: at its send event, or when
+// sends are not events, once t is known.
 func (e *reconnectEngine) send(t int64, dev uint32) {
 	if b := e.bud.of(dev); b != nil {
 		ok, ticket := b.admit(t, !e.fresh[dev])
@@ -605,7 +613,13 @@ func (e *reconnectEngine) send(t int64, dev uint32) {
 	}
 	e.att[dev]++
 	e.r.Attempts++
-	e.arrive.push(olEvent{t + e.out, olKey(rcArrive, int(dev), 0)})
+	if e.queue.kind == rcArrive {
+		e.pushQueued(t+e.out, dev)
+	} else {
+		// The sends are events, handled in order, and so are their
+		// arrivals.
+		e.ring[rcArrive].push(olEvent{t + e.out, olKey(rcArrive, int(dev), 0)})
+	}
 }
 
 // arrival handles device dev's connect reaching the broker at t.
@@ -621,17 +635,17 @@ func (e *reconnectEngine) arrival(t int64, dev uint32) {
 		e.r.Accepted++
 		e.sessions++
 		if e.warm {
-			e.reply.push(olEvent{t + e.back, olKey(rcReply, int(dev), rcServed)})
+			e.ring[rcReply].push(olEvent{t + e.back, olKey(rcReply, int(dev), rcServed)})
 			return
 		}
 		e.r.AcceptedCold++
-		e.drop.push(olEvent{t + int64(e.c.ColdDrop), olKey(rcDrop, int(dev), 0)})
+		e.ring[rcDrop].push(olEvent{t + int64(e.c.ColdDrop), olKey(rcDrop, int(dev), 0)})
 		return
 	default:
 		e.left -= min(e.c.Refusal, e.left)
 	}
 	e.r.Refused++
-	e.reply.push(olEvent{t + e.back, olKey(rcReply, int(dev), rcRefused)})
+	e.ring[rcReply].push(olEvent{t + e.back, olKey(rcReply, int(dev), rcRefused)})
 }
 
 // observe tells device dev's policy how its connect ended, learned at t:
@@ -856,15 +870,32 @@ func reconnectError(run int, seed uint64, id string, attempt, sent int, t int64,
 		Err: fmt.Errorf("after %d connects, at %v: %w", sent, time.Duration(t), err)}
 }
 
-// pushSend queues device dev's send at t: in now when it is due at the
-// instant being handled and comes after the sends now holds, in sends
-// otherwise.
+// pushSend schedules device dev's connect, sent at t: its send is queued
+// when sends are events (see reconnectEngine), and otherwise made at once.
 func (e *reconnectEngine) pushSend(t int64, dev uint32) {
-	ev := olEvent{t, olKey(rcSend, int(dev), 0)}
-	if t == e.cur && (e.now.n == 0 || e.nowLast.before(ev)) {
-		e.now.push(ev)
-		e.nowLast = ev
+	if e.queue.kind == rcSend {
+		e.pushQueued(t, dev)
 		return
 	}
-	e.sends.push(t, dev)
+	e.send(t, dev)
+}
+
+// pushQueued queues device dev's event at t of the queue's kind: in the
+// ring of that kind when it is due at the instant being handled, or a
+// round trip's way out after it for an arrival (a reset's reconnect at
+// once), and comes after the events that ring holds; in the queue
+// otherwise.
+func (e *reconnectEngine) pushQueued(t int64, dev uint32) {
+	k := e.queue.kind
+	due := e.cur
+	if k == rcArrive {
+		due += e.out
+	}
+	ev := olEvent{t, olKey(k, int(dev), 0)}
+	if r := &e.ring[k]; t == due && (r.n == 0 || e.queuedLast.before(ev)) {
+		r.push(ev)
+		e.queuedLast = ev
+		return
+	}
+	e.queue.push(t, dev)
 }
