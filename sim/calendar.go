@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -31,6 +32,7 @@ const (
 type calendar struct {
 	ring   [ringSize][][]uint64 // per second, its chunks
 	far    []farEvent
+	farMin int64        // the first second of far, math.MaxInt64 when empty
 	cur    int64        // the next second to take
 	inRing int          // pending events in the ring; the others are far
 	chunk  int          // events per chunk
@@ -47,7 +49,7 @@ type farEvent struct {
 // n/1024 events (at least 32, at most 4096), so that even a ring whose
 // every second is pending wastes at most four events' room per device.
 func newCalendar(n int) *calendar {
-	return &calendar{chunk: min(max(n/1024, 32), 4096)}
+	return &calendar{chunk: min(max(n/1024, 32), 4096), farMin: math.MaxInt64}
 }
 
 func packEvent(t int64, dev uint32) uint64 {
@@ -89,6 +91,7 @@ func (c *calendar) add(t int64, dev uint32) {
 	}
 	if sec-c.cur >= ringSize {
 		c.far = append(c.far, farEvent{t, dev})
+		c.farMin = min(c.farMin, sec)
 		return
 	}
 	chunks := c.ring[sec&(ringSize-1)]
@@ -117,11 +120,7 @@ func (c *calendar) add(t int64, dev uint32) {
 func (c *calendar) take() (sec int64, chunks [][]uint64, ok bool) {
 	for c.inRing+len(c.far) > 0 {
 		if c.inRing == 0 {
-			next := c.far[0].t / nsPerSec
-			for _, e := range c.far[1:] {
-				next = min(next, e.t/nsPerSec)
-			}
-			c.cur = next
+			c.cur = c.farMin
 			c.flush()
 		}
 		i := c.cur & (ringSize - 1)
@@ -152,8 +151,23 @@ func (c *calendar) reset() {
 			c.ring[i] = nil
 		}
 	}
-	c.far = c.far[:0]
+	c.far, c.farMin = c.far[:0], math.MaxInt64
 	c.cur, c.inRing = 0, 0
+}
+
+// next returns the second that take would take next, and false when
+// nothing is pending. The far arrivals are all at or after the next
+// multiple of ringSize, where take would move them into the ring before it
+// reaches them.
+func (c *calendar) next() (int64, bool) {
+	if c.inRing > 0 {
+		for sec := c.cur; sec < c.farMin; sec++ {
+			if len(c.ring[sec&(ringSize-1)]) > 0 {
+				return sec, true
+			}
+		}
+	}
+	return c.farMin, len(c.far) > 0
 }
 
 // release returns the chunks of a processed second to the free list.
@@ -168,11 +182,13 @@ func (c *calendar) release(chunks [][]uint64) {
 // flush moves the far arrivals that now fall within the ring into it.
 func (c *calendar) flush() {
 	keep := c.far[:0]
+	c.farMin = math.MaxInt64
 	for _, e := range c.far {
-		if e.t/nsPerSec-c.cur < ringSize {
+		if sec := e.t / nsPerSec; sec-c.cur < ringSize {
 			c.add(e.t, e.dev)
 		} else {
 			keep = append(keep, e)
+			c.farMin = min(c.farMin, sec)
 		}
 	}
 	clear(c.far[len(keep):])
@@ -226,32 +242,34 @@ func selectFirst[T cmp.Ordered](b []T, k int) {
 
 // A calendarQueue is a priority queue of events of one kind, each of a
 // device, in the order of olEvent.before (time, then device): the queue of
-// a reconnect's sends, whose times the policies choose. The events of the
-// seconds not yet taken wait in a calendar, unordered; once the caller has
-// reached the start of the calendar's next second, the queue takes it,
-// sorts its events and hands them out in order. An event pushed into a
-// second already taken waits in a heap beside, whose first event is
-// merged with the sorted second's. A push is then an append and a pop a
-// step along a sorted list, where a heap of every pending event costs its
-// depth in comparisons both ways.
+// a reconnect's connects, whose times the policies choose. The events of
+// the seconds not yet taken wait in a calendar, unordered; once the caller
+// has reached the start of the calendar's next second that has events,
+// the queue takes it, sorts its events and hands them out in order. An
+// event pushed into the second taken waits in a heap beside, whose first
+// event is merged with the sorted second's. A push is then an append and
+// a pop a step along a sorted list, where a heap of every pending event
+// costs its depth in comparisons both ways.
 type calendarQueue struct {
 	// first is the queue's first event, or olNone when it is empty. When
-	// the events of the seconds taken are all popped but the calendar
+	// the events of the second taken are all popped but the calendar
 	// holds more (need), it is instead a mark at the start of the
-	// calendar's next second, before the events of that instant: the
-	// queue holds nothing before it, and the caller that reaches it calls
-	// take.
+	// calendar's next second that has events, before the events of that
+	// instant: the queue holds nothing before it, and the caller that
+	// reaches it calls take.
 	first olEvent
 	need  bool
 	kind  uint64
 	cal   *calendar
 	// start is the start of the second taken last, sorted its events in
-	// order and next the first of them still queued.
-	start  int64
-	sorted []uint64
-	next   int
-	late   olHeap  // the events pushed into seconds already taken
-	count  []int32 // sortSecond's counts
+	// order and next the first of them still queued; late holds those
+	// pushed into it since, and fromLate says that first is late's.
+	start    int64
+	sorted   []uint64
+	next     int
+	late     secondHeap
+	fromLate bool
+	count    []int32 // sortSecond's counts
 }
 
 // newCalendarQueue returns an empty queue of events of the given kind,
@@ -263,30 +281,40 @@ func newCalendarQueue(n int, kind uint64) *calendarQueue {
 	return &calendarQueue{first: olNone, kind: kind, cal: newCalendar(n)}
 }
 
-// push queues the event of device dev at t ≥ 0.
+// push queues the event of device dev at t, which must not be before the
+// start of the second taken last: an event of the instant reached or
+// after it, since the caller reached that second to take it.
 func (q *calendarQueue) push(t int64, dev uint32) {
 	sec := t / nsPerSec
+	v := packEvent(t, dev)
 	if sec < q.cal.cur {
-		// The calendar's events come after those of the seconds taken,
-		// and so after ev.
-		ev := olEvent{t, olKey(q.kind, int(dev), 0)}
-		q.late.push(ev)
-		if ev.before(q.first) {
-			q.first, q.need = ev, false
+		if t < q.start {
+			panic("sim: an event was pushed into a second before the one taken")
+		}
+		// The calendar's events come after those of the second taken,
+		// and so after this one.
+		q.late.push(v)
+		if ev := q.event(v); ev.before(q.first) {
+			q.first, q.need, q.fromLate = ev, false, true
 		}
 		return
 	}
-	if !q.cal.tryAdd(sec, packEvent(t, dev)) {
+	if !q.cal.tryAdd(sec, v) {
 		q.cal.add(t, dev)
 	}
-	if q.first == olNone {
-		q.mark()
+	if at := sec * nsPerSec; at < q.first.t && (q.need || q.first == olNone) {
+		q.first, q.need = olEvent{at, 0}, true
 	}
+}
+
+// event returns the event v of the second taken.
+func (q *calendarQueue) event(v uint64) olEvent {
+	return olEvent{q.start + int64(v>>32), olKey(q.kind, int(uint32(v)), 0)}
 }
 
 // pop removes the first event, which must not be the mark.
 func (q *calendarQueue) pop() {
-	if len(q.late) > 0 && q.late[0] == q.first {
+	if q.fromLate {
 		q.late.pop()
 	} else {
 		q.next++
@@ -297,26 +325,21 @@ func (q *calendarQueue) pop() {
 // setFirst finds the first event among the sorted second's and the late
 // ones, or when there is none, the mark or olNone.
 func (q *calendarQueue) setFirst() {
-	q.first, q.need = olNone, false
-	if q.next < len(q.sorted) {
-		v := q.sorted[q.next]
-		q.first = olEvent{q.start + int64(v>>32), olKey(q.kind, int(uint32(v)), 0)}
-	}
-	if len(q.late) > 0 && q.late[0].before(q.first) {
-		q.first = q.late[0]
-	}
-	if q.first == olNone && q.cal.inRing+len(q.cal.far) > 0 {
-		q.mark()
+	switch {
+	case q.next < len(q.sorted) && (len(q.late) == 0 || q.sorted[q.next] < q.late[0]):
+		q.first, q.need, q.fromLate = q.event(q.sorted[q.next]), false, false
+	case len(q.late) > 0:
+		q.first, q.need, q.fromLate = q.event(q.late[0]), false, true
+	default:
+		q.first, q.need = olNone, false
+		if sec, ok := q.cal.next(); ok {
+			q.first, q.need = olEvent{sec * nsPerSec, 0}, true
+		}
 	}
 }
 
-// mark sets first to the mark at the start of the calendar's next second.
-func (q *calendarQueue) mark() {
-	q.first, q.need = olEvent{q.cal.cur * nsPerSec, 0}, true
-}
-
-// take replaces the mark with the events of the calendar's next second that
-// has any, sorted.
+// take replaces the mark with the events of the calendar's second it
+// marks, sorted.
 func (q *calendarQueue) take() {
 	sec, chunks, _ := q.cal.take()
 	q.start = sec * nsPerSec
@@ -383,7 +406,49 @@ func (q *calendarQueue) sortSecond(chunks [][]uint64) {
 // reset empties the queue for a new run, keeping its memory.
 func (q *calendarQueue) reset() {
 	q.cal.reset()
-	q.first, q.need = olNone, false
-	q.sorted, q.next = q.sorted[:0], 0
+	q.first, q.need, q.fromLate = olNone, false, false
+	q.start, q.sorted, q.next = 0, q.sorted[:0], 0
 	q.late = q.late[:0]
+}
+
+// A secondHeap is a binary min-heap of the events of one second, as a
+// calendar packs them (packEvent): the arrivals that come back within the
+// second being processed.
+type secondHeap []uint64
+
+func (h *secondHeap) push(ev uint64) {
+	a := append(*h, ev)
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p] <= a[i] {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+	*h = a
+}
+
+func (h *secondHeap) pop() uint64 {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if r := l + 1; r < n && a[r] < a[l] {
+			l = r
+		}
+		if a[i] <= a[l] {
+			break
+		}
+		a[i], a[l] = a[l], a[i]
+		i = l
+	}
+	*h = a
+	return top
 }

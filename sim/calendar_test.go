@@ -73,7 +73,7 @@ func (c queueCase) run(t *testing.T, q *calendarQueue, r *rand.Rand) {
 	for n := 0; n < events && (len(want) > 0 || back.n > 0); n++ {
 		if h := q.first; h.t < back.first.t || h.t == back.first.t && h.k < back.first.k {
 			if q.need {
-				require.LessOrEqual(t, h.t, want.min().t, "event %d: the mark is after the first event", n)
+				require.Equal(t, want.min().t/nsPerSec*nsPerSec, h.t, "event %d: the mark is not at the start of the first event's second", n)
 				q.take()
 				continue
 			}
