@@ -154,12 +154,13 @@ const (
 	// rings grown by doubling.
 	overloadEventBytes = 2 * 16
 	// reconnectDeviceBytes is a reconnect device's policy interface (16),
-	// its connects sent (4), its id (16+24), its place in its kept delays
-	// and their list (4+24) with room for 16 of them (keptDelayBytes
-	// each), room for two events under way in the rings (16 each, grown
-	// by doubling), and its send in the calendar queue
-	// (calendarQueueBytes).
-	reconnectDeviceBytes = 16 + 4 + 40 + 4 + 24 + 16*keptDelayBytes + 2*2*16 + calendarQueueBytes
+	// its connects sent (4), its id (16+24), its row of kept delays (a
+	// seqRow: its place in them, their number and the first seqInline)
+	// and the list of the others (24) with room for 16 delays in all
+	// (keptDelayBytes each beyond the row's), room for two events under
+	// way in the rings (16 each, grown by doubling), and its connect in
+	// the calendar queue (calendarQueueBytes).
+	reconnectDeviceBytes = 16 + 4 + 40 + int64(unsafe.Sizeof(seqRow{})) + 24 + (16-seqInline)*keptDelayBytes + 2*2*16 + calendarQueueBytes
 	// calendarQueueBytes is the room of an event in a calendarQueue, at
 	// its largest: in the calendar's chunks (8) or its list of events
 	// further ahead than the ring (16), in the sorted second (8) or among

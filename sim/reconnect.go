@@ -366,11 +366,11 @@ type reconnectEngine struct {
 	// With a built-in factory, whose policies are functions of the
 	// device, each device has one policy whose delays the engine keeps
 	// (seq, -1 for a stop): a reset starts the device's sequence again at
-	// pos 0 rather than making a policy that would give the same delays.
+	// its first delay rather than making a policy that would give the
+	// same delays.
 	builtin        bool
 	resetOnSuccess bool // the built-in policy starts over on a success
-	seq            [][]int64
-	pos            []uint32
+	seq            delaySeqs
 	kept           int64    // the delays seq holds, or the live policies were asked for
 	asked          []uint32 // the delays each device's live policy was asked for
 
@@ -418,8 +418,7 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 		e.asked = make([]uint32, c.Devices)
 	} else {
 		e.resetOnSuccess = spec.Reset == kit.ResetOnSuccess
-		e.seq = make([][]int64, c.Devices)
-		e.pos = make([]uint32, c.Devices)
+		e.seq = delaySeqs{row: make([]seqRow, c.Devices), tail: make([][]int64, c.Devices)}
 	}
 	return e, nil
 }
@@ -432,10 +431,7 @@ func (e *reconnectEngine) reset(run int, seed uint64) {
 	clear(e.ids)
 	clear(e.pol)
 	clear(e.att)
-	for i := range e.seq {
-		e.seq[i] = e.seq[i][:0]
-	}
-	clear(e.pos)
+	e.seq.reset()
 	e.kept = 0
 	clear(e.asked)
 	e.queue.reset()
@@ -655,7 +651,7 @@ func (e *reconnectEngine) arrival(t int64, dev uint32) {
 func (e *reconnectEngine) observe(t int64, dev uint32, o kit.Outcome) bool {
 	if e.builtin {
 		if o == kit.Success && e.resetOnSuccess {
-			e.pos[dev] = 0
+			e.seq.row[dev].pos = 0
 		}
 		return true
 	}
@@ -737,7 +733,7 @@ func (e *reconnectEngine) onDrop(t int64, dev uint32) {
 		e.fresh[dev] = true
 	}
 	if e.builtin {
-		e.pos[dev] = 0
+		e.seq.row[dev].pos = 0
 	} else {
 		p, cause, err := makePolicy(e.f, kit.Device{ID: e.id(dev), Boot: e.boot})
 		if err != nil {
@@ -823,10 +819,17 @@ func (e *reconnectEngine) releasePolicy(dev uint32) {
 // builtinDelay returns device dev's next delay with a built-in factory:
 // the one its sequence holds at pos, asked of its policy the first time.
 func (e *reconnectEngine) builtinDelay(dev uint32) (int64, error) {
-	i := e.pos[dev]
-	e.pos[dev]++
-	if int(i) < len(e.seq[dev]) {
-		if d := e.seq[dev][i]; d >= 0 {
+	r := &e.seq.row[dev]
+	i := r.pos
+	r.pos++
+	if i < r.n {
+		var d int64
+		if i < seqInline {
+			d = r.head[i]
+		} else {
+			d = e.seq.tail[dev][i-seqInline]
+		}
+		if d >= 0 {
 			return d, nil
 		}
 		return 0, kit.ErrStop
@@ -837,11 +840,50 @@ func (e *reconnectEngine) builtinDelay(dev uint32) (int64, error) {
 	d, err := nextDelay(e.pol[dev])
 	switch {
 	case err == nil:
-		e.seq[dev] = append(e.seq[dev], d)
+		e.seq.add(dev, d)
 	case errors.Is(err, kit.ErrStop):
-		e.seq[dev] = append(e.seq[dev], -1)
+		e.seq.add(dev, -1)
 	}
 	return d, err
+}
+
+// seqInline is the number of delays a seqRow holds.
+const seqInline = 7
+
+// delaySeqs holds, in order, the delays each device's built-in policy
+// gave (-1 for a stop), and the device's place in them: its first delays
+// and its place in a row, a cache line a device, which a device whose
+// resets read its delays again from the first reads alone; the others in
+// its tail.
+type delaySeqs struct {
+	row  []seqRow
+	tail [][]int64
+}
+
+// A seqRow is a device's place in its delays, their number, and the first
+// of them.
+type seqRow struct {
+	pos, n uint32
+	head   [seqInline]int64
+}
+
+// add keeps device dev's next delay d.
+func (s *delaySeqs) add(dev uint32, d int64) {
+	r := &s.row[dev]
+	if r.n < seqInline {
+		r.head[r.n] = d
+	} else {
+		s.tail[dev] = append(s.tail[dev], d)
+	}
+	r.n++
+}
+
+// reset empties every device's delays, keeping their memory.
+func (s *delaySeqs) reset() {
+	clear(s.row)
+	for i := range s.tail {
+		s.tail[i] = s.tail[i][:0]
+	}
 }
 
 // id returns the id of device dev.
