@@ -374,6 +374,11 @@ type reconnectEngine struct {
 	kept           int64    // the delays seq holds, or the live policies were asked for
 	asked          []uint32 // the delays each device's live policy was asked for
 
+	// atOnce has a device learn of the broker's reply and of its drop of
+	// a session when the broker makes them, as if the learning were the
+	// event at that later instant, which is then not queued.
+	atOnce bool
+
 	// With a budget: its run, each device's ticket (see budgetState), and
 	// whether its next connect is a first attempt (its first, or the first
 	// after a reset).
@@ -420,6 +425,14 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 		e.resetOnSuccess = spec.Reset == kit.ResetOnSuccess
 		e.seq = delaySeqs{row: make([]seqRow, c.Devices), tail: make([][]int64, c.Devices)}
 	}
+	// What a device learns changes only its own state, the counts and the
+	// queue, in which it queues its next arrival, when its policy is a
+	// function of the device, its connects are sent at once, it draws
+	// nothing from the run's generator, and its kept delays cannot outgrow
+	// their room (a device keeps at most a delay a connect): then it may
+	// learn it as soon as the broker's event that tells it is known.
+	e.atOnce = e.builtin && queued == rcArrive && c.OnDrop != dropResetJitter &&
+		(c.room == 0 || int64(c.Devices)*int64(c.MaxAttempts)*keptDelayBytes <= c.room)
 	return e, nil
 }
 
@@ -525,28 +538,11 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 		case rcDrop:
 			e.r.Dropped++
 			e.sessions--
-			e.ring[rcDropped].push(olEvent{ev.t + e.back, olKey(rcDropped, int(dev), 0)})
+			e.learn(rcDropped, ev.t+e.back, dev, 0)
 		case rcDropped:
-			e.r.Series.Failures[ev.t/nsPerSec]++
-			e.ended(ev.t, dev, kit.Drop)
-			// The drop tells the device its connect was accepted, then
-			// dropped.
-			if e.observe(ev.t, dev, kit.Success) && e.observe(ev.t, dev, kit.Drop) {
-				e.onDrop(ev.t, dev)
-			}
+			e.learnDrop(ev.t, dev)
 		case rcReply:
-			if ev.attempt() == rcServed {
-				e.ended(ev.t, dev, kit.Success)
-				if e.observe(ev.t, dev, kit.Success) {
-					e.served(ev.t, dev)
-				}
-			} else {
-				e.r.Series.Failures[ev.t/nsPerSec]++
-				e.ended(ev.t, dev, kit.Rejection)
-				if e.observe(ev.t, dev, kit.Rejection) {
-					e.failure(ev.t, dev)
-				}
-			}
+			e.learnReply(ev.t, dev, ev.attempt())
 		}
 	}
 	if e.err != nil {
@@ -631,7 +627,7 @@ func (e *reconnectEngine) arrival(t int64, dev uint32) {
 		e.r.Accepted++
 		e.sessions++
 		if e.warm {
-			e.ring[rcReply].push(olEvent{t + e.back, olKey(rcReply, int(dev), rcServed)})
+			e.learn(rcReply, t+e.back, dev, rcServed)
 			return
 		}
 		e.r.AcceptedCold++
@@ -641,7 +637,49 @@ func (e *reconnectEngine) arrival(t int64, dev uint32) {
 		e.left -= min(e.c.Refusal, e.left)
 	}
 	e.r.Refused++
-	e.ring[rcReply].push(olEvent{t + e.back, olKey(rcReply, int(dev), rcRefused)})
+	e.learn(rcReply, t+e.back, dev, rcRefused)
+}
+
+// learn has device dev learn at t what an event of kind rcReply or
+// rcDropped tells it (what, the low bits of its key): as that event, or
+// at once when learning is not an event (see atOnce).
+func (e *reconnectEngine) learn(kind uint64, t int64, dev uint32, what int) {
+	switch {
+	case !e.atOnce:
+		e.ring[kind].push(olEvent{t, olKey(kind, int(dev), what)})
+	case t >= e.horizon:
+	case kind == rcReply:
+		e.learnReply(t, dev, what)
+	default:
+		e.learnDrop(t, dev)
+	}
+}
+
+// learnReply handles device dev learning at t of the broker's reply to its
+// connect, what: rcServed or rcRefused.
+func (e *reconnectEngine) learnReply(t int64, dev uint32, what int) {
+	if what == rcServed {
+		e.ended(t, dev, kit.Success)
+		if e.observe(t, dev, kit.Success) {
+			e.served(t, dev)
+		}
+		return
+	}
+	e.r.Series.Failures[t/nsPerSec]++
+	e.ended(t, dev, kit.Rejection)
+	if e.observe(t, dev, kit.Rejection) {
+		e.failure(t, dev)
+	}
+}
+
+// learnDrop handles device dev learning at t of the drop of its session.
+func (e *reconnectEngine) learnDrop(t int64, dev uint32) {
+	e.r.Series.Failures[t/nsPerSec]++
+	e.ended(t, dev, kit.Drop)
+	// The drop tells the device its connect was accepted, then dropped.
+	if e.observe(t, dev, kit.Success) && e.observe(t, dev, kit.Drop) {
+		e.onDrop(t, dev)
+	}
 }
 
 // observe tells device dev's policy how its connect ended, learned at t:
