@@ -343,13 +343,17 @@ type reconnectEngine struct {
 	// budget, rcArrive without.
 	queue *calendarQueue
 	// ring holds the FIFO of each kind of event: ring[rcArrive] the
-	// arrivals, and so on. The queue's events due a fixed time after the
-	// instant being handled (a reset's reconnect at once), which come in
-	// order, go to the ring of their kind instead, which costs less;
+	// arrivals, and so on. The queue's events of a reconnect at once (a
+	// reset's), due a fixed time after the instant being handled, come in
+	// order and go to the ring of their kind instead, which costs less;
 	// queuedLast is the last of them the ring holds.
 	ring       [rcSend + 1]olRing
 	queuedLast olEvent
 	cur        int64 // the instant being handled
+	// atOnceLag is the time from the instant being handled to the
+	// queue's event of a reconnect at once: 0 for a send, the way out for
+	// an arrival, and the way back too when devices learn at once.
+	atOnceLag int64
 
 	// The broker: the units left in the current second, the units the
 	// warm-up has had, whether it is warm, the next whole second to tick
@@ -433,6 +437,12 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 	// learn it as soon as the broker's event that tells it is known.
 	e.atOnce = e.builtin && queued == rcArrive && c.OnDrop != dropResetJitter &&
 		(c.room == 0 || int64(c.Devices)*int64(c.MaxAttempts)*keptDelayBytes <= c.room)
+	if queued == rcArrive {
+		e.atOnceLag = e.out
+	}
+	if e.atOnce {
+		e.atOnceLag += e.back
+	}
 	return e, nil
 }
 
@@ -961,18 +971,12 @@ func (e *reconnectEngine) pushSend(t int64, dev uint32) {
 }
 
 // pushQueued queues device dev's event at t of the queue's kind: in the
-// ring of that kind when it is due at the instant being handled, or a
-// round trip's way out after it for an arrival (a reset's reconnect at
-// once), and comes after the events that ring holds; in the queue
-// otherwise.
+// ring of that kind when it is that of a reconnect at once (see atOnceLag)
+// and comes after the events that ring holds; in the queue otherwise.
 func (e *reconnectEngine) pushQueued(t int64, dev uint32) {
 	k := e.queue.kind
-	due := e.cur
-	if k == rcArrive {
-		due += e.out
-	}
 	ev := olEvent{t, olKey(k, int(dev), 0)}
-	if r := &e.ring[k]; t == due && (r.n == 0 || e.queuedLast.before(ev)) {
+	if r := &e.ring[k]; t == e.cur+e.atOnceLag && (r.n == 0 || e.queuedLast.before(ev)) {
 		r.push(ev)
 		e.queuedLast = ev
 		return
