@@ -763,9 +763,14 @@ func (e *reconnectEngine) failure(t int64, dev uint32) {
 
 // ended tells device dev's budget, if any, how its connect ended at t.
 func (e *reconnectEngine) ended(t int64, dev uint32, o kit.Outcome) {
-	if b := e.bud.of(dev); b != nil {
-		b.ended(t, o, e.retry[dev], e.ticket[dev])
+	if len(e.bud.states) > 0 {
+		e.budgetEnded(t, dev, o)
 	}
+}
+
+// budgetEnded is ended with a budget.
+func (e *reconnectEngine) budgetEnded(t int64, dev uint32, o kit.Outcome) {
+	e.bud.of(dev).ended(t, o, e.retry[dev], e.ticket[dev])
 }
 
 // onDrop handles the drop of device dev's session, learned at t.
