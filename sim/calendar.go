@@ -2,6 +2,8 @@ package sim
 
 import (
 	"cmp"
+	"math"
+	"math/bits"
 	"slices"
 	"unsafe"
 )
@@ -33,6 +35,7 @@ const (
 type calendar struct {
 	ring   [ringSize]bucket
 	far    []farEvent
+	farMin int64 // the first second of far, math.MaxInt64 when empty
 	cur    int64 // the next second to take
 	inRing int   // pending events in the ring; the others are far
 	chunk  int   // events per chunk
@@ -66,7 +69,7 @@ type farEvent struct {
 // n/1024 events (at least 32, at most 4096), so that even a ring whose
 // every second is pending wastes at most four events' room per device.
 func newCalendar(n int) *calendar {
-	return &calendar{chunk: min(max(n/1024, 32), 4096), first: noChunk}
+	return &calendar{chunk: min(max(n/1024, 32), 4096), first: noChunk, farMin: math.MaxInt64}
 }
 
 func packEvent(t int64, dev uint32) uint64 {
@@ -102,6 +105,7 @@ func (c *calendar) add(t int64, dev uint32) {
 	}
 	if sec-c.cur >= ringSize {
 		c.far = append(c.far, farEvent{t, dev})
+		c.farMin = min(c.farMin, sec)
 		return
 	}
 	b := &c.ring[sec&(ringSize-1)]
@@ -139,11 +143,7 @@ func (c *calendar) emptyChunk() int32 {
 func (c *calendar) take() (sec int64, chunks [][]uint64, ok bool) {
 	for c.inRing+len(c.far) > 0 {
 		if c.inRing == 0 {
-			next := c.far[0].t / nsPerSec
-			for _, e := range c.far[1:] {
-				next = min(next, e.t/nsPerSec)
-			}
-			c.cur = next
+			c.cur = c.farMin
 			c.flush()
 		}
 		b := &c.ring[c.cur&(ringSize-1)]
@@ -181,8 +181,23 @@ func (c *calendar) reset() {
 			*b = bucket{}
 		}
 	}
-	c.far = c.far[:0]
+	c.far, c.farMin = c.far[:0], math.MaxInt64
 	c.cur, c.inRing = 0, 0
+}
+
+// nextSecond returns the second that take would take next, and false when
+// nothing is pending. The far arrivals are all at or after the next
+// multiple of ringSize, where take would move them into the ring before it
+// reaches them.
+func (c *calendar) nextSecond() (int64, bool) {
+	if c.inRing > 0 {
+		for sec := c.cur; sec < c.farMin; sec++ {
+			if c.ring[sec&(ringSize-1)].last != nil {
+				return sec, true
+			}
+		}
+	}
+	return c.farMin, len(c.far) > 0
 }
 
 // release returns the chunks of the second taken last, which chunks holds,
@@ -198,11 +213,13 @@ func (c *calendar) release(chunks [][]uint64) {
 // flush moves the far arrivals that now fall within the ring into it.
 func (c *calendar) flush() {
 	keep := c.far[:0]
+	c.farMin = math.MaxInt64
 	for _, e := range c.far {
-		if e.t/nsPerSec-c.cur < ringSize {
+		if sec := e.t / nsPerSec; sec-c.cur < ringSize {
 			c.add(e.t, e.dev)
 		} else {
 			keep = append(keep, e)
+			c.farMin = min(c.farMin, sec)
 		}
 	}
 	clear(c.far[len(keep):])
@@ -252,4 +269,217 @@ func selectFirst[T cmp.Ordered](b []T, k int) {
 		}
 	}
 	slices.Sort(b[lo : hi+1])
+}
+
+// A calendarQueue is a priority queue of events of one kind, each of a
+// device, in the order of olEvent.before (time, then device): the queue of
+// a reconnect's connects, whose times the policies choose. The events of
+// the seconds not yet taken wait in a calendar, unordered; once the caller
+// has reached the start of the calendar's next second that has events,
+// the queue takes it, sorts its events and hands them out in order. An
+// event pushed into the second taken waits in a heap beside, whose first
+// event is merged with the sorted second's. A push is then an append and
+// a pop a step along a sorted list, where a heap of every pending event
+// costs its depth in comparisons both ways.
+type calendarQueue struct {
+	// first is the queue's first event, or olNone when it is empty. When
+	// the events of the second taken are all popped but the calendar
+	// holds more (need), it is instead a mark at the start of the
+	// calendar's next second that has events, before the events of that
+	// instant: the queue holds nothing before it, and the caller that
+	// reaches it calls take.
+	first olEvent
+	need  bool
+	kind  uint64
+	cal   *calendar
+	// start is the start of the second taken last, sorted its events in
+	// order and next the first of them still queued; late holds those
+	// pushed into it since, and fromLate says that first is late's.
+	start    int64
+	sorted   []uint64
+	next     int
+	late     secondHeap
+	fromLate bool
+	count    []int32 // sortSecond's counts
+}
+
+// newCalendarQueue returns an empty queue of events of the given kind,
+// which must not be 0, for a fleet of n devices.
+func newCalendarQueue(n int, kind uint64) *calendarQueue {
+	if kind == 0 {
+		panic("sim: a calendar queue of events of kind 0, its mark's")
+	}
+	return &calendarQueue{first: olNone, kind: kind, cal: newCalendar(n)}
+}
+
+// push queues the event of device dev at t, which must not be before the
+// start of the second taken last: an event of the instant reached or
+// after it, since the caller reached that second to take it.
+func (q *calendarQueue) push(t int64, dev uint32) {
+	sec := t / nsPerSec
+	v := packEvent(t, dev)
+	if sec < q.cal.cur {
+		if t < q.start {
+			panic("sim: an event was pushed into a second before the one taken")
+		}
+		// The calendar's events come after those of the second taken,
+		// and so after this one.
+		q.late.push(v)
+		if ev := q.event(v); ev.before(q.first) {
+			q.first, q.need, q.fromLate = ev, false, true
+		}
+		return
+	}
+	if !q.cal.tryAdd(sec, v) {
+		q.cal.add(t, dev)
+	}
+	if at := sec * nsPerSec; at < q.first.t && (q.need || q.first == olNone) {
+		q.first, q.need = olEvent{at, 0}, true
+	}
+}
+
+// event returns the event v of the second taken.
+func (q *calendarQueue) event(v uint64) olEvent {
+	return olEvent{q.start + int64(v>>32), olKey(q.kind, int(uint32(v)), 0)}
+}
+
+// pop removes the first event, which must not be the mark.
+func (q *calendarQueue) pop() {
+	if q.fromLate {
+		q.late.pop()
+	} else {
+		q.next++
+	}
+	q.setFirst()
+}
+
+// setFirst finds the first event among the sorted second's and the late
+// ones, or when there is none, the mark or olNone.
+func (q *calendarQueue) setFirst() {
+	switch {
+	case q.next < len(q.sorted) && (len(q.late) == 0 || q.sorted[q.next] < q.late[0]):
+		q.first, q.need, q.fromLate = q.event(q.sorted[q.next]), false, false
+	case len(q.late) > 0:
+		q.first, q.need, q.fromLate = q.event(q.late[0]), false, true
+	default:
+		q.first, q.need = olNone, false
+		if sec, ok := q.cal.nextSecond(); ok {
+			q.first, q.need = olEvent{sec * nsPerSec, 0}, true
+		}
+	}
+}
+
+// take replaces the mark with the events of the calendar's second it
+// marks, sorted.
+func (q *calendarQueue) take() {
+	sec, chunks, _ := q.cal.take()
+	q.start = sec * nsPerSec
+	q.sortSecond(chunks)
+	q.cal.release(chunks)
+	q.next = 0
+	q.setFirst()
+}
+
+// sortSecond puts the events of one second, given as chunks, in order into
+// sorted: a counting sort into about as many slices of the second as there
+// are events, by the top bits of their times, then a sort of each slice
+// that holds many, and an insertion sort of the whole, whose events are
+// then out of order only within their slices, which hold about one each
+// when the times are spread.
+func (q *calendarQueue) sortSecond(chunks [][]uint64) {
+	n := 0
+	for _, ch := range chunks {
+		n += len(ch)
+	}
+	// An event is under 2⁶², its time within the second (under 2³⁰)
+	// above 32 bits of device.
+	b := min(max(bits.Len(uint(n)), 4), 16)
+	shift := 62 - b
+	if cap(q.count) < 1<<b+1 {
+		q.count = make([]int32, 1<<b+1)
+	}
+	count := q.count[:1<<b+1]
+	clear(count)
+	for _, ch := range chunks {
+		for _, v := range ch {
+			count[v>>shift+1]++
+		}
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	s := slices.Grow(q.sorted[:0], n)[:n]
+	for _, ch := range chunks {
+		for _, v := range ch {
+			i := v >> shift
+			s[count[i]] = v
+			count[i]++
+		}
+	}
+	// Now count[i] is the end of slice i, and the start of slice i+1.
+	lo := int32(0)
+	for _, hi := range count[:1<<b] {
+		if hi-lo > 16 {
+			slices.Sort(s[lo:hi])
+		}
+		lo = hi
+	}
+	for i := 1; i < len(s); i++ {
+		v, j := s[i], i
+		for ; j > 0 && s[j-1] > v; j-- {
+			s[j] = s[j-1]
+		}
+		s[j] = v
+	}
+	q.sorted = s
+}
+
+// reset empties the queue for a new run, keeping its memory.
+func (q *calendarQueue) reset() {
+	q.cal.reset()
+	q.first, q.need, q.fromLate = olNone, false, false
+	q.start, q.sorted, q.next = 0, q.sorted[:0], 0
+	q.late = q.late[:0]
+}
+
+// A secondHeap is a binary min-heap of the events of one second, as a
+// calendar packs them (packEvent): the arrivals that come back within the
+// second being processed.
+type secondHeap []uint64
+
+func (h *secondHeap) push(ev uint64) {
+	a := append(*h, ev)
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p] <= a[i] {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+	*h = a
+}
+
+func (h *secondHeap) pop() uint64 {
+	a := *h
+	top := a[0]
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if r := l + 1; r < n && a[r] < a[l] {
+			l = r
+		}
+		if a[i] <= a[l] {
+			break
+		}
+		a[i], a[l] = a[l], a[i]
+		i = l
+	}
+	*h = a
+	return top
 }

@@ -42,9 +42,9 @@ type engine struct {
 	hashes serialHashes
 	att    []uint32
 	cal    *calendar
-	heap   []uint64 // arrivals within the second being processed (ordered mode)
-	id     []byte   // the buffer device ids are written in
-	sel    []uint64 // the events a selection runs on, or a second's events to sort
+	heap   secondHeap // arrivals within the second being processed (ordered mode)
+	id     []byte     // the buffer device ids are written in
+	sel    []uint64   // the events a selection runs on, or a second's events to sort
 
 	// The device whose policy is being asked for the delay before its
 	// attempt callAttempt, or -1: a panic in the policy names them.
@@ -514,7 +514,7 @@ func (e *engine) ordered(start, end int64, b []uint64) {
 	for (i < len(b) || len(e.heap) > 0) && e.err == nil {
 		var ev uint64
 		if len(e.heap) > 0 && (i == len(b) || e.heap[0] < b[i]) {
-			ev = e.popHeap()
+			ev = e.heap.pop()
 		} else {
 			ev = b[i]
 			i++
@@ -600,7 +600,7 @@ func (e *engine) schedule(dev uint32, t, end int64) {
 		e.cal.add(t, dev)
 		return
 	}
-	e.pushHeap(packEvent(t, dev))
+	e.heap.push(packEvent(t, dev))
 }
 
 // next returns the time of dev's next arrival after a rejection at t, and
@@ -704,43 +704,6 @@ func (e *engine) nextFiring(dev uint32) (int64, bool) {
 	e.flags[dev] &^= resending
 	t := e.firingAt(dev, e.firing[dev])
 	return t, t < e.horizon
-}
-
-func (e *engine) pushHeap(ev uint64) {
-	e.heap = append(e.heap, ev)
-	h := e.heap
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if h[p] <= h[i] {
-			break
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-}
-
-func (e *engine) popHeap() uint64 {
-	h := e.heap
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		if r := l + 1; r < n && h[r] < h[l] {
-			l = r
-		}
-		if h[i] <= h[l] {
-			break
-		}
-		h[i], h[l] = h[l], h[i]
-		i = l
-	}
-	e.heap = h
-	return top
 }
 
 // storm runs the Storm kind: every device's first attempt and Retries

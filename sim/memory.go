@@ -395,11 +395,20 @@ const (
 	// rings grown by doubling.
 	overloadEventBytes = 2 * 16
 	// reconnectDeviceBytes is a reconnect device's policy interface (16),
-	// its connects sent (4), its id (16+24), its place in its kept delays
-	// and their list (4+24) with room for 16 of them (keptDelayBytes
-	// each), and room for three events under way in the queues (16 each,
-	// grown by doubling).
-	reconnectDeviceBytes = 16 + 4 + 40 + 4 + 24 + 16*keptDelayBytes + 3*2*16
+	// its connects sent (4), its id (16+24), its row of kept delays (a
+	// seqRow: its place in them, their number and the first seqInline)
+	// and the list of the others (24) with room for 16 delays in all
+	// (keptDelayBytes each beyond the row's), room for two events under
+	// way in the rings (16 each, grown by doubling), and its connect in
+	// the calendar queue (calendarQueueBytes).
+	reconnectDeviceBytes = 16 + 4 + 40 + int64(unsafe.Sizeof(seqRow{})) + 24 + (16-seqInline)*keptDelayBytes + 2*2*16 + calendarQueueBytes
+	// calendarQueueBytes is the room of an event in a calendarQueue, at
+	// its largest: in the calendar's chunks (8) or its list of events
+	// further ahead than the ring (16), in the sorted second (8) or among
+	// the late events (16), those lists grown by doubling, and its share
+	// of the counts that sort a second (8). The chunks that the ring's
+	// seconds leave partly filled count apart (modelRunBytes).
+	calendarQueueBytes = 8 + 2*16 + 2*8 + 2*16 + 8
 	// contentionClientBytes is a contention client's state (14), its
 	// policy's interface (16) and room for two events in the heap (24
 	// each, grown by doubling).
@@ -435,7 +444,10 @@ func (s Scenario) modelRunBytes() int64 {
 		}
 		return add(mul(n, perDevice), mul(requests, overloadRequestBytes), mul(4*inFlight, overloadEventBytes), s.budgetBytes(requests*(1+retries)), series)
 	case Reconnect:
-		return add(mul(n, modelDeviceBytes+reconnectDeviceBytes+24), s.budgetBytes(int64(s.Clients)*max(int64(s.MaxAttempts), 1)), series)
+		// The sends' calendar: its ring of bucket headers, and one partly
+		// filled chunk in each second that holds a send.
+		cal := add(runBytes, mul(min(n, ringSize)*calendarChunk(int(n)), 8))
+		return add(mul(n, modelDeviceBytes+reconnectDeviceBytes+24), cal, s.budgetBytes(int64(s.Clients)*max(int64(s.MaxAttempts), 1)), series)
 	}
 	return add(mul(n, modelDeviceBytes+contentionClientBytes), series)
 }

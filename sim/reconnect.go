@@ -318,8 +318,12 @@ const (
 // events' time and key. Connects reach the broker a fixed time after they
 // are sent, sessions are dropped a fixed time after their accept, and
 // devices learn of replies and drops a fixed time after the broker's
-// event: those are FIFOs (olRings). Only the sends, after delays the
-// policies choose, go through a binary heap. The broker's seconds are
+// event: those are FIFOs (olRings). Only the connects, sent after delays
+// the policies choose, go through a priority queue, a calendarQueue: their
+// sends when a budget admits them, which it does in the order they are
+// sent, or when they reach the broker at once; their arrivals otherwise,
+// when nothing depends on the order of the sends, and a connect is
+// counted as sent once its send time is known. The broker's seconds are
 // ticked over before the first event at or after them.
 type reconnectEngine struct {
 	c       reconnect
@@ -335,18 +339,21 @@ type reconnectEngine struct {
 	ids  []string
 	boot time.Time
 
-	sends olHeap
-	// now holds, in order, the sends due at the instant being handled
-	// (a reset's reconnect at once), which would otherwise go through the
-	// heap only to come out of it next; cur is that instant and nowLast
-	// the last send now holds.
-	now     olRing
-	nowLast olEvent
-	cur     int64
-	arrive  olRing
-	drop    olRing
-	dropped olRing
-	reply   olRing
+	// queue holds the events of the connects, of its kind: rcSend with a
+	// budget, rcArrive without.
+	queue *calendarQueue
+	// ring holds the FIFO of each kind of event: ring[rcArrive] the
+	// arrivals, and so on. The queue's events of a reconnect at once (a
+	// reset's), due a fixed time after the instant being handled, come in
+	// order and go to the ring of their kind instead, which costs less;
+	// queuedLast is the last of them the ring holds.
+	ring       [rcSend + 1]olRing
+	queuedLast olEvent
+	cur        int64 // the instant being handled
+	// atOnceLag is the time from the instant being handled to the
+	// queue's event of a reconnect at once: 0 for a send, the way out for
+	// an arrival, and the way back too when devices learn at once.
+	atOnceLag int64
 
 	// The broker: the units left in the current second, the units the
 	// warm-up has had, whether it is warm, the next whole second to tick
@@ -363,13 +370,18 @@ type reconnectEngine struct {
 	// With a built-in factory, whose policies are functions of the
 	// device, each device has one policy whose delays the engine keeps
 	// (seq, -1 for a stop): a reset starts the device's sequence again at
-	// pos 0 rather than making a policy that would give the same delays.
+	// its first delay rather than making a policy that would give the
+	// same delays.
 	builtin        bool
 	resetOnSuccess bool // the built-in policy starts over on a success
-	seq            [][]int64
-	pos            []uint32
+	seq            delaySeqs
 	kept           int64    // the delays seq holds, or the live policies were asked for
 	asked          []uint32 // the delays each device's live policy was asked for
+
+	// atOnce has a device learn of the broker's reply and of its drop of
+	// a session when the broker makes them, as if the learning were the
+	// event at that later instant, which is then not queued.
+	atOnce bool
 
 	// With a budget: its run, each device's ticket (see budgetState), and
 	// whether its next connect is a first attempt (its first, or the first
@@ -402,13 +414,34 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 		att:     make([]uint32, c.Devices),
 	}
 	e.back = int64(c.RTT) - e.out
+	// A connect sent at t that reaches the broker at t, with no round
+	// trip, does so after the events of kinds before a send at t: its
+	// send must then be an event too.
+	queued := rcArrive
+	if c.Budget.Kind != NoBudget || e.out == 0 {
+		queued = rcSend
+	}
+	e.queue = newCalendarQueue(c.Devices, queued)
 	var spec kit.Spec
 	if spec, e.builtin = builtinSpec(f); !e.builtin {
 		e.asked = make([]uint32, c.Devices)
 	} else {
 		e.resetOnSuccess = spec.Reset == kit.ResetOnSuccess
-		e.seq = make([][]int64, c.Devices)
-		e.pos = make([]uint32, c.Devices)
+		e.seq = delaySeqs{row: make([]seqRow, c.Devices), tail: make([][]int64, c.Devices)}
+	}
+	// What a device learns changes only its own state, the counts and the
+	// queue, in which it queues its next arrival, when its policy is a
+	// function of the device, its connects are sent at once, it draws
+	// nothing from the run's generator, and its kept delays cannot outgrow
+	// their room (a device keeps at most a delay a connect): then it may
+	// learn it as soon as the broker's event that tells it is known.
+	e.atOnce = e.builtin && queued == rcArrive && c.OnDrop != dropResetJitter &&
+		(c.room == 0 || int64(c.Devices)*int64(c.MaxAttempts)*keptDelayBytes <= c.room)
+	if queued == rcArrive {
+		e.atOnceLag = e.out
+	}
+	if e.atOnce {
+		e.atOnceLag += e.back
 	}
 	return e, nil
 }
@@ -421,18 +454,13 @@ func (e *reconnectEngine) reset(run int, seed uint64) {
 	clear(e.ids)
 	clear(e.pol)
 	clear(e.att)
-	for i := range e.seq {
-		e.seq[i] = e.seq[i][:0]
-	}
-	clear(e.pos)
+	e.seq.reset()
 	e.kept = 0
 	clear(e.asked)
-	e.sends = e.sends[:0]
-	e.now.reset()
-	e.arrive.reset()
-	e.drop.reset()
-	e.dropped.reset()
-	e.reply.reset()
+	e.queue.reset()
+	for k := range e.ring {
+		e.ring[k].reset()
+	}
 	e.left, e.warmed, e.warm, e.sessions = 0, 0, false, 0
 	e.nextTick = e.downEnd
 	n := e.c.seconds()
@@ -470,35 +498,44 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 		if e.c.Spread > 0 {
 			t = int64(e.rng.Uint64() % uint64(e.c.Spread))
 		}
-		e.pushSend(olEvent{t, olKey(rcSend, i, 0)})
+		e.pushSend(t, uint32(i))
 	}
 	for e.err == nil {
-		ev := olNone
-		var ring *olRing
-		ev = e.sends.min()
-		if h := e.reply.first; h.before(ev) {
-			ev, ring = h, &e.reply
+		// Each ring holds the events of one kind, and the rings are merged
+		// in the order of their kinds, which is the order of their events
+		// at one instant: times alone decide between them. The queue's
+		// first event comes before theirs by time, then key (which starts
+		// with the kind); its mark, before any event of its instant.
+		ev, ring := e.ring[rcDrop].first, &e.ring[rcDrop]
+		if h := e.ring[rcArrive].first; h.t < ev.t {
+			ev, ring = h, &e.ring[rcArrive]
 		}
-		if h := e.dropped.first; h.before(ev) {
-			ev, ring = h, &e.dropped
+		if h := e.ring[rcDropped].first; h.t < ev.t {
+			ev, ring = h, &e.ring[rcDropped]
 		}
-		if h := e.arrive.first; h.before(ev) {
-			ev, ring = h, &e.arrive
+		if h := e.ring[rcReply].first; h.t < ev.t {
+			ev, ring = h, &e.ring[rcReply]
 		}
-		if h := e.drop.first; h.before(ev) {
-			ev, ring = h, &e.drop
+		if h := e.ring[rcSend].first; h.t < ev.t {
+			ev, ring = h, &e.ring[rcSend]
 		}
-		if h := e.now.first; h.before(ev) {
-			ev, ring = h, &e.now
+		if h := e.queue.first; h.before(ev) {
+			ev, ring = h, nil
 		}
 		if ev.t >= e.horizon {
 			break
+		}
+		if e.queue.need && ring == nil {
+			// The run has reached the start of the next second of the
+			// queue's calendar: the queue takes its events, to be merged.
+			e.queue.take()
+			continue
 		}
 		e.cur = ev.t
 		e.sample(ev.t)
 		e.tick(ev.t)
 		if ring == nil {
-			e.sends.pop()
+			e.queue.pop()
 		} else {
 			ring.pop()
 		}
@@ -511,28 +548,11 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 		case rcDrop:
 			e.r.Dropped++
 			e.sessions--
-			e.dropped.push(olEvent{ev.t + e.back, olKey(rcDropped, int(dev), 0)})
+			e.learn(rcDropped, ev.t+e.back, dev, 0)
 		case rcDropped:
-			e.r.Series.Failures[ev.t/nsPerSec]++
-			e.ended(ev.t, dev, kit.Drop)
-			// The drop tells the device its connect was accepted, then
-			// dropped.
-			if e.observe(ev.t, dev, kit.Success) && e.observe(ev.t, dev, kit.Drop) {
-				e.onDrop(ev.t, dev)
-			}
+			e.learnDrop(ev.t, dev)
 		case rcReply:
-			if ev.attempt() == rcServed {
-				e.ended(ev.t, dev, kit.Success)
-				if e.observe(ev.t, dev, kit.Success) {
-					e.served(ev.t, dev)
-				}
-			} else {
-				e.r.Series.Failures[ev.t/nsPerSec]++
-				e.ended(ev.t, dev, kit.Rejection)
-				if e.observe(ev.t, dev, kit.Rejection) {
-					e.failure(ev.t, dev)
-				}
-			}
+			e.learnReply(ev.t, dev, ev.attempt())
 		}
 	}
 	if e.err != nil {
@@ -568,7 +588,8 @@ func (e *reconnectEngine) tick(t int64) {
 	}
 }
 
-// send sends device dev's next connect at t.
+// send sends device dev's next connect at t: at its send event, or when
+// sends are not events, once t is known.
 func (e *reconnectEngine) send(t int64, dev uint32) {
 	if b := e.bud.of(dev); b != nil {
 		ok, ticket := b.admit(t, !e.fresh[dev])
@@ -594,7 +615,13 @@ func (e *reconnectEngine) send(t int64, dev uint32) {
 	}
 	e.att[dev]++
 	e.r.Attempts++
-	e.arrive.push(olEvent{t + e.out, olKey(rcArrive, int(dev), 0)})
+	if e.queue.kind == rcArrive {
+		e.pushQueued(t+e.out, dev)
+	} else {
+		// The sends are events, handled in order, and so are their
+		// arrivals.
+		e.ring[rcArrive].push(olEvent{t + e.out, olKey(rcArrive, int(dev), 0)})
+	}
 }
 
 // arrival handles device dev's connect reaching the broker at t.
@@ -610,17 +637,59 @@ func (e *reconnectEngine) arrival(t int64, dev uint32) {
 		e.r.Accepted++
 		e.sessions++
 		if e.warm {
-			e.reply.push(olEvent{t + e.back, olKey(rcReply, int(dev), rcServed)})
+			e.learn(rcReply, t+e.back, dev, rcServed)
 			return
 		}
 		e.r.AcceptedCold++
-		e.drop.push(olEvent{t + int64(e.c.ColdDrop), olKey(rcDrop, int(dev), 0)})
+		e.ring[rcDrop].push(olEvent{t + int64(e.c.ColdDrop), olKey(rcDrop, int(dev), 0)})
 		return
 	default:
 		e.left -= min(e.c.Refusal, e.left)
 	}
 	e.r.Refused++
-	e.reply.push(olEvent{t + e.back, olKey(rcReply, int(dev), rcRefused)})
+	e.learn(rcReply, t+e.back, dev, rcRefused)
+}
+
+// learn has device dev learn at t what an event of kind rcReply or
+// rcDropped tells it (what, the low bits of its key): as that event, or
+// at once when learning is not an event (see atOnce).
+func (e *reconnectEngine) learn(kind uint64, t int64, dev uint32, what int) {
+	switch {
+	case !e.atOnce:
+		e.ring[kind].push(olEvent{t, olKey(kind, int(dev), what)})
+	case t >= e.horizon:
+	case kind == rcReply:
+		e.learnReply(t, dev, what)
+	default:
+		e.learnDrop(t, dev)
+	}
+}
+
+// learnReply handles device dev learning at t of the broker's reply to its
+// connect, what: rcServed or rcRefused.
+func (e *reconnectEngine) learnReply(t int64, dev uint32, what int) {
+	if what == rcServed {
+		e.ended(t, dev, kit.Success)
+		if e.observe(t, dev, kit.Success) {
+			e.served(t, dev)
+		}
+		return
+	}
+	e.r.Series.Failures[t/nsPerSec]++
+	e.ended(t, dev, kit.Rejection)
+	if e.observe(t, dev, kit.Rejection) {
+		e.failure(t, dev)
+	}
+}
+
+// learnDrop handles device dev learning at t of the drop of its session.
+func (e *reconnectEngine) learnDrop(t int64, dev uint32) {
+	e.r.Series.Failures[t/nsPerSec]++
+	e.ended(t, dev, kit.Drop)
+	// The drop tells the device its connect was accepted, then dropped.
+	if e.observe(t, dev, kit.Success) && e.observe(t, dev, kit.Drop) {
+		e.onDrop(t, dev)
+	}
 }
 
 // observe tells device dev's policy how its connect ended, learned at t:
@@ -630,7 +699,7 @@ func (e *reconnectEngine) arrival(t int64, dev uint32) {
 func (e *reconnectEngine) observe(t int64, dev uint32, o kit.Outcome) bool {
 	if e.builtin {
 		if o == kit.Success && e.resetOnSuccess {
-			e.pos[dev] = 0
+			e.seq.row[dev].pos = 0
 		}
 		return true
 	}
@@ -686,7 +755,7 @@ func (e *reconnectEngine) failure(t int64, dev uint32) {
 		if b != nil {
 			e.ticket[dev] = ticket
 		}
-		e.pushSend(olEvent{t + d, olKey(rcSend, int(dev), 0)})
+		e.pushSend(t+d, dev)
 	} else if b != nil {
 		b.abandon(ticket)
 	}
@@ -694,9 +763,14 @@ func (e *reconnectEngine) failure(t int64, dev uint32) {
 
 // ended tells device dev's budget, if any, how its connect ended at t.
 func (e *reconnectEngine) ended(t int64, dev uint32, o kit.Outcome) {
-	if b := e.bud.of(dev); b != nil {
-		b.ended(t, o, e.retry[dev], e.ticket[dev])
+	if len(e.bud.states) > 0 {
+		e.budgetEnded(t, dev, o)
 	}
+}
+
+// budgetEnded is ended with a budget.
+func (e *reconnectEngine) budgetEnded(t int64, dev uint32, o kit.Outcome) {
+	e.bud.of(dev).ended(t, o, e.retry[dev], e.ticket[dev])
 }
 
 // onDrop handles the drop of device dev's session, learned at t.
@@ -712,7 +786,7 @@ func (e *reconnectEngine) onDrop(t int64, dev uint32) {
 		e.fresh[dev] = true
 	}
 	if e.builtin {
-		e.pos[dev] = 0
+		e.seq.row[dev].pos = 0
 	} else {
 		p, cause, err := makePolicy(e.f, kit.Device{ID: e.id(dev), Boot: e.boot})
 		if err != nil {
@@ -735,7 +809,7 @@ func (e *reconnectEngine) onDrop(t int64, dev uint32) {
 			return
 		}
 	}
-	e.pushSend(olEvent{t + u, olKey(rcSend, int(dev), 0)})
+	e.pushSend(t+u, dev)
 }
 
 // delay asks device dev's policy at t for its next delay, and returns
@@ -798,10 +872,17 @@ func (e *reconnectEngine) releasePolicy(dev uint32) {
 // builtinDelay returns device dev's next delay with a built-in factory:
 // the one its sequence holds at pos, asked of its policy the first time.
 func (e *reconnectEngine) builtinDelay(dev uint32) (int64, error) {
-	i := e.pos[dev]
-	e.pos[dev]++
-	if int(i) < len(e.seq[dev]) {
-		if d := e.seq[dev][i]; d >= 0 {
+	r := &e.seq.row[dev]
+	i := r.pos
+	r.pos++
+	if i < r.n {
+		var d int64
+		if i < seqInline {
+			d = r.head[i]
+		} else {
+			d = e.seq.tail[dev][i-seqInline]
+		}
+		if d >= 0 {
 			return d, nil
 		}
 		return 0, kit.ErrStop
@@ -812,11 +893,50 @@ func (e *reconnectEngine) builtinDelay(dev uint32) (int64, error) {
 	d, err := nextDelay(e.pol[dev])
 	switch {
 	case err == nil:
-		e.seq[dev] = append(e.seq[dev], d)
+		e.seq.add(dev, d)
 	case errors.Is(err, kit.ErrStop):
-		e.seq[dev] = append(e.seq[dev], -1)
+		e.seq.add(dev, -1)
 	}
 	return d, err
+}
+
+// seqInline is the number of delays a seqRow holds.
+const seqInline = 7
+
+// delaySeqs holds, in order, the delays each device's built-in policy
+// gave (-1 for a stop), and the device's place in them: its first delays
+// and its place in a row, a cache line a device, which a device whose
+// resets read its delays again from the first reads alone; the others in
+// its tail.
+type delaySeqs struct {
+	row  []seqRow
+	tail [][]int64
+}
+
+// A seqRow is a device's place in its delays, their number, and the first
+// of them.
+type seqRow struct {
+	pos, n uint32
+	head   [seqInline]int64
+}
+
+// add keeps device dev's next delay d.
+func (s *delaySeqs) add(dev uint32, d int64) {
+	r := &s.row[dev]
+	if r.n < seqInline {
+		r.head[r.n] = d
+	} else {
+		s.tail[dev] = append(s.tail[dev], d)
+	}
+	r.n++
+}
+
+// reset empties every device's delays, keeping their memory.
+func (s *delaySeqs) reset() {
+	clear(s.row)
+	for i := range s.tail {
+		s.tail[i] = s.tail[i][:0]
+	}
 }
 
 // id returns the id of device dev.
@@ -845,13 +965,26 @@ func reconnectError(run int, seed uint64, id string, attempt, sent int, t int64,
 		Err: fmt.Errorf("after %d connects, at %v: %w", sent, time.Duration(t), err)}
 }
 
-// pushSend queues a send: in now when it is due at the instant being
-// handled and comes after the sends now holds, in the heap otherwise.
-func (e *reconnectEngine) pushSend(ev olEvent) {
-	if ev.t == e.cur && (e.now.n == 0 || e.nowLast.before(ev)) {
-		e.now.push(ev)
-		e.nowLast = ev
+// pushSend schedules device dev's connect, sent at t: its send is queued
+// when sends are events (see reconnectEngine), and otherwise made at once.
+func (e *reconnectEngine) pushSend(t int64, dev uint32) {
+	if e.queue.kind == rcSend {
+		e.pushQueued(t, dev)
 		return
 	}
-	e.sends.push(ev)
+	e.send(t, dev)
+}
+
+// pushQueued queues device dev's event at t of the queue's kind: in the
+// ring of that kind when it is that of a reconnect at once (see atOnceLag)
+// and comes after the events that ring holds; in the queue otherwise.
+func (e *reconnectEngine) pushQueued(t int64, dev uint32) {
+	k := e.queue.kind
+	ev := olEvent{t, olKey(k, int(dev), 0)}
+	if r := &e.ring[k]; t == e.cur+e.atOnceLag && (r.n == 0 || e.queuedLast.before(ev)) {
+		r.push(ev)
+		e.queuedLast = ev
+		return
+	}
+	e.queue.push(t, dev)
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -402,6 +403,39 @@ func TestReconnectDeterministic(t *testing.T) {
 	other, err := g.replay(0, 43)
 	require.NoError(t, err)
 	assert.NotEqual(t, a.Attempts, other.Attempts, "seed 43 against seed 42")
+}
+
+// TestReconnectLearnsAtOnce replays the default reconnect, shortened, for
+// each OnDrop that lets a device learn as soon as the broker's event that
+// tells it is known (atOnce), with and without RefuseCold and with a
+// spec that starts over on a success, once learning at once and once
+// with learning as events, and requires the same figures.
+func TestReconnectLearnsAtOnce(t *testing.T) {
+	for _, od := range []onDrop{dropReset, dropContinue} {
+		for _, refuse := range []bool{false, true} {
+			for _, reset := range []kit.ResetRule{kit.ResetNever, kit.ResetOnSuccess} {
+				t.Run(fmt.Sprintf("%v/refuse-cold=%v/reset=%v", od, refuse, reset), func(t *testing.T) {
+					c := defaultReconnect()
+					c.OnDrop, c.RefuseCold, c.Horizon = od, refuse, 60*time.Second
+					f := kit.Spec{Strategy: kit.Full, Base: time.Second, Cap: 30 * time.Second, Reset: reset}.Factory()
+					once, err := newReconnectEngine(c, f)
+					require.NoError(t, err)
+					require.True(t, once.atOnce, "a spec's devices learn at once")
+					events, err := newReconnectEngine(c, f)
+					require.NoError(t, err)
+					events.atOnce = false
+					for run := range 2 {
+						seed := runSeed(3, run)
+						want, err := events.replay(run, seed)
+						require.NoError(t, err)
+						got, err := once.replay(run, seed)
+						require.NoError(t, err)
+						require.Equal(t, want, got, "seed %d: learning at once (+) against as events (-)", seed)
+					}
+				})
+			}
+		}
+	}
 }
 
 // TestReconnectDefaults checks the claim the model is for: at the
