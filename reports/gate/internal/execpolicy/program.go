@@ -21,6 +21,14 @@
 // policy is made, and replies are read as they come, so the program works
 // through a fleet without waiting on a round trip per device.
 //
+// A device asks for Options.Attempts delays first. Only a device that uses
+// nearly all of them asks again, for twice as many, when an eighth of them
+// (at least one) is left: early enough that the reply is usually there
+// when the device needs it, and late enough that the program is not asked
+// for delays that the devices never use. Every delay a program computes
+// costs its time, and in a replay most devices use fewer delays than they
+// first asked for.
+//
 // # Time
 //
 // One limit, [Options.Timeout], decides whether a program is too slow, and
@@ -162,8 +170,9 @@ const (
 // Options configures a Program. The zero value is ready to use.
 type Options struct {
 	// Attempts is how many delays the first request for a device asks
-	// for; default DefaultAttempts. A device that uses them all is asked
-	// again for twice as many, and the new tail is used.
+	// for; default DefaultAttempts. A device that uses nearly all of them
+	// asks again for twice as many, and uses the new tail (see the package
+	// documentation).
 	Attempts int
 	// Timeout is the one limit on the program's speed: how long it may go
 	// without writing while at least one request waits for its reply;
@@ -831,9 +840,10 @@ type policy struct {
 }
 
 // Next returns the device's next delay. The first call waits for the reply
-// to the request sent when the policy was made. A device that has used half
-// of a reply holding all it asked for asks again for twice as many, and
-// goes on with the longer reply's tail once the shorter one runs out.
+// to the request sent when the policy was made. A device with only
+// reaskAhead of a reply holding all it asked for left asks again for twice
+// as many, and goes on with the longer reply's tail once the shorter one
+// runs out.
 func (pl *policy) Next() (time.Duration, error) {
 	if pl.delays == nil || pl.next == len(pl.delays) {
 		if pl.r == nil {
@@ -856,11 +866,18 @@ func (pl *policy) Next() (time.Duration, error) {
 	}
 	s := pl.delays[pl.next]
 	pl.next++
-	if pl.r == nil && len(pl.delays) == pl.asked && pl.asked < maxAttempts && 2*pl.next >= pl.asked {
+	if pl.r == nil && len(pl.delays) == pl.asked && pl.asked < maxAttempts && pl.asked-pl.next <= reaskAhead(pl.asked) {
 		pl.r = pl.p.request(pl.id, min(2*pl.asked, maxAttempts))
 	}
 	return kit.Seconds(s)
 }
+
+// reaskAhead returns how many of the asked delays of a reply are left when
+// a device asks for more: an eighth of them, at least one. With fewer left,
+// the device would often wait for its reply behind every request written
+// before it; asking earlier, most devices would ask for delays they never
+// use.
+func reaskAhead(asked int) int { return max(1, asked/8) }
 
 // A tail keeps the last max bytes written to it.
 type tail struct {
