@@ -28,6 +28,18 @@
 // Inconclusive when a step could not gather the evidence it needs, Pass
 // otherwise; the advice is [reports.Advise]'s.
 //
+// # An external program
+//
+// A policy of ExecPolicy costs the gate the time its program takes to
+// answer. When the property checks find the program reproducible (every
+// device they made again gave the same delays, in the same process and
+// from a second one) and the gate's replays make the same device more than
+// once (the search for a fix, or a server model), the replays ask the
+// program each request once and reuse its reply, keeping the replies
+// within what the largest replay leaves of the memory limit, and at most a
+// quarter of it. The checks always ask the program: their answers decide
+// whether it is reproducible. A program that is not gets every request.
+//
 // # Errors
 //
 // Run returns an error, and no report, when it could not judge: an

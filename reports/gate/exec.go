@@ -29,6 +29,9 @@ var ErrExecTimeout = execpolicy.ErrTimeout
 // Compare, or of neither, calls its Close, which may be called again. Only
 // a shell that cannot be started is an error here; a program that breaks
 // the protocol is an error of the gate, naming the device and the line.
+//
+// When Run's property checks find the program reproducible, Run's replays
+// ask it each request once (see Config.Checks).
 func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Policy, error) {
 	opt := execpolicy.Options{Timeout: timeout}
 	// Once one of the programs has broken the protocol, the others are
@@ -38,7 +41,7 @@ func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Pol
 	ctx, abandon := context.WithCancel(ctx)
 	var mu sync.Mutex
 	var started []*execpolicy.Program
-	start := func() (kit.Factory, error) {
+	start := func() (*execpolicy.Program, error) {
 		p, err := execpolicy.Start(ctx, command, opt)
 		if err != nil {
 			return nil, err
@@ -46,7 +49,7 @@ func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Pol
 		mu.Lock()
 		started = append(started, p)
 		mu.Unlock()
-		return p.Factory(), nil
+		return p, nil
 	}
 	programs := func() []*execpolicy.Program {
 		mu.Lock()
@@ -62,8 +65,15 @@ func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Pol
 		Name:    command,
 		Source:  kit.SourceExec,
 		Command: command,
-		Factory: first,
-		Again:   start,
+		Factory: first.Factory(),
+		Again: func() (kit.Factory, error) {
+			p, err := start()
+			if err != nil {
+				return nil, err
+			}
+			return p.Factory(), nil
+		},
+		reuse: first.Reusing,
 		Err: func() error {
 			for _, p := range programs() {
 				if err := p.Err(); err != nil {

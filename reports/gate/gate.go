@@ -48,6 +48,11 @@ type Policy struct {
 	// belong to their requests only if it wrote no line too many, which
 	// shows once it is closed.
 	Close func() error
+
+	// reuse returns a factory of the policy that asks an external program
+	// each request once, keeping its replies within budget bytes; nil for
+	// other sources (see reuseReplies).
+	reuse func(budget int64) kit.Factory
 }
 
 // SpecPolicy returns the built-in strategy s describes, named by its spec.
@@ -317,6 +322,10 @@ type gate struct {
 	cfg   Config
 	check checker
 	memo  *replays // nil: every replay is made
+	// reserved is the memory the replies of the policy's program kept for
+	// reuse may take, with the garbage collector's room: the replays that
+	// run side by side plan within the limit less it.
+	reserved int64
 }
 
 // replays holds the replays of built-in specs a gate made, by what
@@ -543,6 +552,7 @@ func (g *gate) run() (reports.Report, error) {
 			// checks' findings are the verdict.
 			return rep, nil
 		}
+		g.reuseReplies(out)
 	}
 	if g.cfg.Steps&Replay == 0 {
 		return rep, g.fix(&rep)

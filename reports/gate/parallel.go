@@ -23,8 +23,10 @@ type cell struct {
 // only when each has fewer runs than there are cores, as few as keep every
 // core busy, and only as many as fit in the memory limit together: the
 // sum of the largest estimates of that many cells stays within the
-// smallest limit of them. The results do not depend on the plan: a
-// replay's result depends on its policy, scenario and seed alone.
+// smallest limit of them, less the memory the gate keeps beside them (the
+// replies of an external program, see reuseReplies). The results do not
+// depend on the plan: a replay's result depends on its policy, scenario
+// and seed alone.
 func (g *gate) plan(cells []cell, runs int) (atOnce int, cfg sim.Config) {
 	cfg = g.cfg.Replay
 	if runs > 0 {
@@ -53,6 +55,7 @@ func (g *gate) plan(cells []cell, runs int) (atOnce int, cfg sim.Config) {
 			limit = d.MemoryLimit
 		}
 	}
+	limit -= g.reserved
 	slices.Sort(need)
 	slices.Reverse(need)
 	for atOnce > 1 && sum(need[:atOnce]) > limit {

@@ -21,6 +21,24 @@
 // policy is made, and replies are read as they come, so the program works
 // through a fleet without waiting on a round trip per device.
 //
+// A device asks for Options.Attempts delays first. Only a device that uses
+// nearly all of them asks again, for twice as many, when an eighth of them
+// (at least one) is left: early enough that the reply is usually there
+// when the device needs it, and late enough that the program is not asked
+// for delays that the devices never use. Every delay a program computes
+// costs its time, and in a replay most devices use fewer delays than they
+// first asked for.
+//
+// # Reusing replies
+//
+// A replay may make the same device again: the runs of replays on the same
+// seed replay the same fleets, and a server model makes a device's policy
+// afresh for each of its requests. [Program.Reusing] returns a factory that
+// asks the program each request once and answers it again from the reply
+// it kept, within a budget of memory. It is for a program known to answer
+// the same request with the same delays every time; [Program.Factory]
+// always asks.
+//
 // # Time
 //
 // One limit, [Options.Timeout], decides whether a program is too slow, and
@@ -162,8 +180,9 @@ const (
 // Options configures a Program. The zero value is ready to use.
 type Options struct {
 	// Attempts is how many delays the first request for a device asks
-	// for; default DefaultAttempts. A device that uses them all is asked
-	// again for twice as many, and the new tail is used.
+	// for; default DefaultAttempts. A device that uses nearly all of them
+	// asks again for twice as many, and uses the new tail (see the package
+	// documentation).
 	Attempts int
 	// Timeout is the one limit on the program's speed: how long it may go
 	// without writing while at least one request waits for its reply;
@@ -232,6 +251,7 @@ type Program struct {
 type reply struct {
 	device string
 	asked  int
+	keep   *kept         // where the reply is kept once it is read, or nil
 	done   chan struct{} // closed when delays or err is set
 	delays []float64
 	err    error
@@ -334,7 +354,7 @@ func (p *Program) Stderr() string { return escape(p.stderr.String(), true) }
 func (p *Program) Factory() kit.Factory {
 	return func(d kit.Device) kit.Policy {
 		pl := &policy{p: p, id: d.ID}
-		pl.r = p.request(d.ID, p.opt.Attempts)
+		pl.r = p.request(d.ID, p.opt.Attempts, nil)
 		return pl
 	}
 }
@@ -596,9 +616,19 @@ func (p *Program) endedByExit() bool {
 }
 
 // request sends the request for the first n delays of device id and
-// returns the reply to wait on.
-func (p *Program) request(id string, n int) *reply {
-	r := &reply{device: id, asked: n, done: make(chan struct{})}
+// returns the reply to wait on. With keep, a reply kept for the same
+// request answers it, and the reply read is kept.
+func (p *Program) request(id string, n int, keep *kept) *reply {
+	r := &reply{device: id, asked: n, keep: keep, done: make(chan struct{})}
+	if keep != nil {
+		if delays, ok := keep.get(id, n); ok {
+			if r.err = p.refusal(); r.err == nil {
+				r.delays = delays
+			}
+			close(r.done)
+			return r
+		}
+	}
 	req, _ := json.Marshal(struct {
 		Device   string `json:"device"`
 		Attempts int    `json:"attempts"`
@@ -606,12 +636,7 @@ func (p *Program) request(id string, n int) *reply {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 	p.mu.Lock()
-	switch {
-	case p.err != nil:
-		r.err = p.err
-	case p.closing:
-		r.err = errClosed
-	}
+	r.err = p.refusalLocked()
 	if r.err != nil {
 		p.mu.Unlock()
 		close(r.done)
@@ -646,6 +671,25 @@ func (p *Program) request(id string, n int) *reply {
 		}
 	}
 	return r
+}
+
+// refusal returns the error every request fails with once the program has
+// failed or is closed, or nil.
+func (p *Program) refusal() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.refusalLocked()
+}
+
+// refusalLocked is refusal with p.mu held.
+func (p *Program) refusalLocked() error {
+	switch {
+	case p.err != nil:
+		return p.err
+	case p.closing:
+		return errClosed
+	}
+	return nil
 }
 
 // read reads the program's replies, in order, into the requests waiting
@@ -693,6 +737,9 @@ func (p *Program) read() {
 		p.pending = p.pending[1:]
 		p.lastDevice = r.device
 		p.mu.Unlock()
+		if r.keep != nil {
+			r.keep.put(r.device, r.asked, r.delays)
+		}
 		close(r.done)
 	}
 }
@@ -824,6 +871,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 type policy struct {
 	p      *Program
 	id     string
+	keep   *kept     // the replies reused, or nil
 	r      *reply    // the request in flight, if any
 	delays []float64 // the delays of the last reply; nil before the first
 	asked  int       // how many delays the last reply was asked for
@@ -831,16 +879,17 @@ type policy struct {
 }
 
 // Next returns the device's next delay. The first call waits for the reply
-// to the request sent when the policy was made. A device that has used half
-// of a reply holding all it asked for asks again for twice as many, and
-// goes on with the longer reply's tail once the shorter one runs out.
+// to the request sent when the policy was made. A device with only
+// reaskAhead of a reply holding all it asked for left asks again for twice
+// as many, and goes on with the longer reply's tail once the shorter one
+// runs out.
 func (pl *policy) Next() (time.Duration, error) {
 	if pl.delays == nil || pl.next == len(pl.delays) {
 		if pl.r == nil {
 			if len(pl.delays) < pl.asked || pl.asked >= maxAttempts {
 				return 0, kit.ErrStop
 			}
-			pl.r = pl.p.request(pl.id, min(2*pl.asked, maxAttempts))
+			pl.r = pl.p.request(pl.id, min(2*pl.asked, maxAttempts), pl.keep)
 		}
 		delays, err := pl.p.wait(pl.r)
 		if err != nil {
@@ -856,11 +905,18 @@ func (pl *policy) Next() (time.Duration, error) {
 	}
 	s := pl.delays[pl.next]
 	pl.next++
-	if pl.r == nil && len(pl.delays) == pl.asked && pl.asked < maxAttempts && 2*pl.next >= pl.asked {
-		pl.r = pl.p.request(pl.id, min(2*pl.asked, maxAttempts))
+	if pl.r == nil && len(pl.delays) == pl.asked && pl.asked < maxAttempts && pl.asked-pl.next <= reaskAhead(pl.asked) {
+		pl.r = pl.p.request(pl.id, min(2*pl.asked, maxAttempts), pl.keep)
 	}
 	return kit.Seconds(s)
 }
+
+// reaskAhead returns how many of the asked delays of a reply are left when
+// a device asks for more: an eighth of them, at least one. With fewer left,
+// the device would often wait for its reply behind every request written
+// before it; asking earlier, most devices would ask for delays they never
+// use.
+func reaskAhead(asked int) int { return max(1, asked/8) }
 
 // A tail keeps the last max bytes written to it.
 type tail struct {

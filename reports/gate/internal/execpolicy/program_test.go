@@ -5,6 +5,7 @@ package execpolicy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -148,35 +149,52 @@ func TestDelays(t *testing.T) {
 	}
 }
 
-// TestRequests checks the request lines and the re-asks of a device that
-// uses half the delays it was given (2, then 4 at its 1st delay, 8 at its
-// 2nd, 16 at its 5th): the program logs each request and answers as many
+// TestRequests checks the request lines, and that a device asks again,
+// for twice as many delays, only when an eighth of those it was given (at
+// least one) is left: the program logs each request and answers as many
 // delays as asked, each the attempt number in seconds.
 func TestRequests(t *testing.T) {
-	log := filepath.Join(t.TempDir(), "requests")
-	p := start(t, `exec python3 -c '
+	tests := []struct {
+		name     string
+		attempts int
+		reads    int // the delays the device uses
+		want     []int
+	}{
+		{name: "most of a reply used", attempts: 32, reads: 27, want: []int{32}},
+		{name: "an eighth left", attempts: 32, reads: 28, want: []int{32, 64}},
+		{name: "the tail of the second reply", attempts: 32, reads: 40, want: []int{32, 64}},
+		{name: "an eighth of the second reply left", attempts: 32, reads: 56, want: []int{32, 64, 128}},
+		// An eighth of 2 or 4 is less than one delay: one is left.
+		{name: "small replies", attempts: 2, reads: 7, want: []int{2, 4, 8, 16}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "requests")
+			p := start(t, `exec python3 -c '
 import json, sys
 log = open(sys.argv[1], "w")
 for line in sys.stdin:
     log.write(line); log.flush()
     req = json.loads(line)
     print(json.dumps([float(i + 1) for i in range(req["attempts"])]), flush=True)
-' `+log, Options{Attempts: 2})
-	pl := p.Factory()(kit.Device{ID: `dev-"<7>"`})
-	for i := 1; i <= 5; i++ {
-		d, err := pl.Next()
-		require.NoError(t, err, "Next() #%d", i)
-		require.Equal(t, time.Duration(i)*time.Second, d, "Next() #%d", i)
+' `+log, Options{Attempts: tt.attempts})
+			id := `dev-"<7>"`
+			pl := p.Factory()(kit.Device{ID: id})
+			for i := 1; i <= tt.reads; i++ {
+				d, err := pl.Next()
+				require.NoError(t, err, "Next() #%d", i)
+				require.Equal(t, time.Duration(i)*time.Second, d, "Next() #%d", i)
+			}
+			require.NoError(t, p.Close(), "Close()")
+			got, err := os.ReadFile(log)
+			require.NoError(t, err)
+			want := ""
+			for _, n := range tt.want {
+				want += fmt.Sprintf(`{"device":"dev-\"\u003c7\u003e\"","attempts":%d}`+"\n", n)
+			}
+			assert.Equal(t, want, string(got), "requests of a device that uses %d delays", tt.reads)
+		})
 	}
-	require.NoError(t, p.Close(), "Close()")
-	got, err := os.ReadFile(log)
-	require.NoError(t, err)
-	want := `{"device":"dev-\"\u003c7\u003e\"","attempts":2}
-{"device":"dev-\"\u003c7\u003e\"","attempts":4}
-{"device":"dev-\"\u003c7\u003e\"","attempts":8}
-{"device":"dev-\"\u003c7\u003e\"","attempts":16}
-`
-	assert.Equal(t, want, string(got), "requests")
 }
 
 // TestConcurrent uses one program from several goroutines: requests are
@@ -421,7 +439,7 @@ func TestEveryReplyBelongsToItsRequest(t *testing.T) {
 		want:    `exec "read -r line; echo '[1]'; echo '[1]'; while read -r line; do echo '[2]'; done": it wrote a line nobody asked for, after the reply to device "dev-000012": "[1]"`,
 	}, {
 		name: "a shifted reply longer than its request",
-		// dev-1 asks for 4, uses 2 and asks for 8; dev-2 asks for 4. The
+		// dev-1 asks for 4, uses 3 and asks for 8; dev-2 asks for 4. The
 		// program answers the first request twice, after it has read all
 		// three: dev-1's second request gets the repeat, and dev-2 the
 		// 8 delays meant for dev-1.
@@ -430,7 +448,8 @@ func TestEveryReplyBelongsToItsRequest(t *testing.T) {
 		run: func(f kit.Factory) error {
 			d1 := f(kit.Device{ID: "dev-1"})
 			d1.Next()
-			d1.Next() // half of 4 used: asks for 8
+			d1.Next()
+			d1.Next() // one of 4 left: asks for 8
 			_, err := f(kit.Device{ID: "dev-2"}).Next()
 			return err
 		},
