@@ -76,5 +76,5 @@ func (g *gate) replyBudget() int64 {
 	if g.cfg.Steps&Fix != 0 {
 		cfg.Runs = holdsRuns(cfg.WithDefaults().Runs)
 	}
-	return min(limit/4, (limit-s.Memory(cfg))/2)
+	return min(limit/4, (limit-s.Memory(nil, cfg))/2)
 }

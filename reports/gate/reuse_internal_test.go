@@ -16,7 +16,7 @@ func TestReplyBudget(t *testing.T) {
 	fleet := sim.Scenario{Clients: 50_000, AcceptRate: 3000, Down: time.Minute}
 	holds := Config{}.ReplayConfig()
 	holds.Runs = holdsRuns(sim.DefaultRuns)
-	full := fleet.WithDefaults().Memory(holds) // at the default limit, every worker
+	full := fleet.WithDefaults().Memory(nil, holds) // at the default limit, every worker
 	tests := []struct {
 		name  string
 		limit int64 // 0 for the default
@@ -45,7 +45,7 @@ func TestReplyBudget(t *testing.T) {
 			}
 			assert.Positive(t, got, "replyBudget()")
 			assert.LessOrEqual(t, got, d.MemoryLimit/4, "replyBudget(): at most a quarter of the limit")
-			assert.LessOrEqual(t, d.Memory(cfg)+2*got, d.MemoryLimit, "the largest replay and the replies kept, twice")
+			assert.LessOrEqual(t, d.Memory(nil, cfg)+2*got, d.MemoryLimit, "the largest replay and the replies kept, twice")
 		})
 	}
 }
