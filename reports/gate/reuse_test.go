@@ -101,7 +101,7 @@ func TestReuseReplies(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, verdict.Fail, rep.Verdict, "the verdict: the search for a fix must run")
 			require.NotEmpty(t, rep.Fixes, "the fixes")
-			assert.Equal(t, tt.reproducible, check(t, rep, properties.NameReproducibility).Status, "the reproducibility check")
+			assert.Equal(t, tt.reproducible, checkNamed(t, rep, properties.NameReproducibility).Status, "the reproducibility check")
 
 			if again := repeated(t, logs); tt.reused {
 				assert.Zero(t, again, "requests of the replays that reached the program again")
@@ -126,16 +126,4 @@ func TestReuseReplies(t *testing.T) {
 			assert.Equal(t, want.String(), got.String(), "the report with the replies reused")
 		})
 	}
-}
-
-// check returns the result of the check named name in rep.
-func check(t *testing.T, rep reports.Report, name string) properties.Result {
-	t.Helper()
-	for _, c := range rep.Checks {
-		if c.Name == name {
-			return c
-		}
-	}
-	require.Failf(t, "no such check", "%s", name)
-	return properties.Result{}
 }
