@@ -112,7 +112,7 @@ func (s Scenario) modelFieldsApply() error {
 	}
 	// The fields of one server or of some fleet kinds, which the others
 	// would replay as if they were not set.
-	server := Scenario{Server: s.Server, RetryAfter: s.RetryAfter}.WithDefaults().Server
+	server := s.server()
 	switch {
 	case s.Retries == NoRetries && kind != Overload:
 		return invalid("retries 0 applies to the overload scenario only: a %s replay retries at least once", kind)

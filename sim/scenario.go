@@ -388,12 +388,7 @@ func (s Scenario) WithDefaults() Scenario {
 	if s.Kind == "" {
 		s.Kind = Outage
 	}
-	switch {
-	case s.Server == "" && s.RetryAfter != 0:
-		s.Server = RetryAfter // the hint is that server's
-	case s.Server == "":
-		s.Server = PerSecond
-	}
+	s.Server = s.server()
 	s = s.modelDefaults()
 	if s.Clients == 0 {
 		s.Clients = DefaultClients
@@ -770,6 +765,18 @@ type scenarioJSON struct {
 // invalid returns a *kit.ConfigError saying what is wrong.
 func invalid(format string, args ...any) error {
 	return &kit.ConfigError{Package: "sim", Err: fmt.Errorf(format, args...)}
+}
+
+// server returns the server s names, or its default: RetryAfter when
+// that server's hint is set (the hint is that server's), else PerSecond.
+func (s Scenario) server() Server {
+	switch {
+	case s.Server != "":
+		return s.Server
+	case s.RetryAfter != 0:
+		return RetryAfter
+	}
+	return PerSecond
 }
 
 // A FleetPart is a part of the fleet a scenario describes: a field, by

@@ -330,6 +330,16 @@ func smallestRecording(policies []Policy) int {
 	return n
 }
 
+// builtinPolicies returns the built-in strategies a comparison of cfg's
+// scenario replays when it is given no policy (see Builtins).
+func builtinPolicies(cfg Config) []Policy {
+	var out []Policy
+	for _, s := range Builtins(nil, cfg.Scenario.WithDefaults().Kind, cfg.Checks.Cap) {
+		out = append(out, SpecPolicy(s))
+	}
+	return out
+}
+
 // Compare replays each policy at each fleet size on cfg's scenario, with
 // cfg's replications and seed, and returns a comparison per headline
 // figure of the scenario's kind (see Headlines). Without policies it
@@ -346,9 +356,7 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 	g := &gate{ctx: ctx, cfg: cfg, memo: &replays{}}
 	kind := cfg.Scenario.WithDefaults().Kind
 	if len(policies) == 0 {
-		for _, s := range Builtins(nil, kind, cfg.Checks.Cap) {
-			policies = append(policies, SpecPolicy(s))
-		}
+		policies = builtinPolicies(cfg)
 	}
 	if len(sizes) == 0 {
 		sizes = []int{0}

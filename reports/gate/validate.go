@@ -36,10 +36,10 @@ func (c Config) Validate(p Policy, sizes ...int) error {
 // a program or a recording (src Exec or Trace) by its source alone.
 func (c Config) ValidateNamed(src kit.Source, specs []kit.Spec, sizes ...int) error {
 	policies := []Policy{{Source: src}}
-	if src == kit.SourceSpec {
-		if len(specs) == 0 {
-			specs = Builtins(nil, c.Scenario.WithDefaults().Kind, c.Checks.Cap)
-		}
+	switch {
+	case src == kit.SourceSpec && len(specs) == 0:
+		policies = builtinPolicies(c)
+	case src == kit.SourceSpec:
 		policies = policies[:0]
 		for _, s := range specs {
 			policies = append(policies, SpecPolicy(s))
