@@ -103,7 +103,7 @@ func (t *Table[T]) Parse(command string, args []string, o *T, given map[string]b
 		f := t.Lookup(name)
 		switch {
 		case f == nil:
-			return out, fmt.Errorf("%s does not take --%s%s", command, name, t.Suggest(name, command))
+			return out, fmt.Errorf("%s does not take --%s%s", command, name, t.suggest(name, command))
 		case !t.Takes(f, command):
 			return out, fmt.Errorf("%s does not take --%s (%s)", command, name, t.takenBy(f))
 		case !hasValue && f.Arg == "":
@@ -164,10 +164,10 @@ func (t *Table[T]) takenBy(f *Flag[T]) string {
 	return List(cmds, "and") + " do"
 }
 
-// Suggest returns " (did you mean --x?)" for the flag of command (of any
+// suggest returns " (did you mean --x?)" for the flag of command (of any
 // command, when it is "") closest to name, when one is within two edits
 // of it.
-func (t *Table[T]) Suggest(name, command string) string {
+func (t *Table[T]) suggest(name, command string) string {
 	var names []string
 	for i := range t.Flags {
 		if command == "" || t.Takes(&t.Flags[i], command) {

@@ -132,12 +132,12 @@ func TestValues(t *testing.T) {
 		assert.NoError(t, err, "Fraction(%q)", tc.in)
 		assert.InDelta(t, tc.want, x, 1e-12, "Fraction(%q)", tc.in)
 	}
-	n, err := PositiveInt("10_000")
+	n, err := positiveInt("10_000")
 	assert.NoError(t, err)
 	assert.Equal(t, 10000, n)
-	_, err = PositiveInt("0")
+	_, err = positiveInt("0")
 	assert.EqualError(t, err, "0 is not a positive number")
-	_, err = PositiveInt("99999999999999999999")
+	_, err = positiveInt("99999999999999999999")
 	assert.EqualError(t, err, "99999999999999999999 is too large")
 	var f struct{ x float64 }
 	set := Float(func(o *struct{ x float64 }) *float64 { return &o.x })
@@ -181,7 +181,7 @@ func TestParsedAndAppended(t *testing.T) {
 		n  int
 		xs []string
 	}
-	set := Parsed(PositiveInt, func(o *O) *int { return &o.n })
+	set := Parsed(positiveInt, func(o *O) *int { return &o.n })
 	require.NoError(t, set(&o, "7"))
 	assert.Equal(t, 7, o.n)
 	assert.EqualError(t, set(&o, "-1"), "-1 is not a positive number")

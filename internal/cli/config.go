@@ -69,7 +69,7 @@ func (t *Table[T]) ReadConfig(data []byte, path, command, skip string, o *T, giv
 		case name == skip:
 			return fmt.Errorf("%s:%d: unknown key %q", path, key.Line, name)
 		case f == nil:
-			return fmt.Errorf("%s:%d: unknown key %q%s", path, key.Line, name, strings.Replace(t.Suggest(name, ""), "--", "", 1))
+			return fmt.Errorf("%s:%d: unknown key %q%s", path, key.Line, name, strings.Replace(t.suggest(name, ""), "--", "", 1))
 		}
 		if line, ok := seen[name]; ok {
 			return at(key.Line, "given again (first on line %d)", line)

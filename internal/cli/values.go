@@ -92,7 +92,7 @@ func Duration[T any](field func(*T) *time.Duration) func(*T, string) error {
 // Int sets a positive whole number; underscores may group its digits.
 func Int[T any](field func(*T) *int) func(*T, string) error {
 	return func(o *T, v string) (err error) {
-		*field(o), err = PositiveInt(v)
+		*field(o), err = positiveInt(v)
 		return err
 	}
 }
@@ -101,7 +101,7 @@ func Int[T any](field func(*T) *int) func(*T, string) error {
 func Ints[T any](field func(*T) *[]int) func(*T, string) error {
 	return func(o *T, v string) error {
 		for _, part := range strings.Split(v, ",") {
-			n, err := PositiveInt(strings.TrimSpace(part))
+			n, err := positiveInt(strings.TrimSpace(part))
 			if err != nil {
 				return err
 			}
@@ -111,9 +111,9 @@ func Ints[T any](field func(*T) *[]int) func(*T, string) error {
 	}
 }
 
-// PositiveInt reads a positive whole number; underscores may group its
+// positiveInt reads a positive whole number; underscores may group its
 // digits.
-func PositiveInt(v string) (int, error) {
+func positiveInt(v string) (int, error) {
 	n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
