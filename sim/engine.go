@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -85,6 +86,9 @@ type engine struct {
 	// second (fine).
 	secRetries, peak1s int64
 	fine               bool
+	// overAt, below math.MaxInt64, ends a run at the end of the first
+	// second in which a window holds that many retries (see Over).
+	overAt int64
 
 	err error
 }
@@ -109,6 +113,7 @@ func newEngine(f kit.Factory, s Scenario) *engine {
 		hinted:   hinted,
 		hist:     make([]int64, windows),
 		rhist:    make([]int64, windows),
+		overAt:   math.MaxInt64,
 	}
 	if spec, ok := builtinSpec(f); ok {
 		e.bi = newBuiltin(spec)
@@ -355,6 +360,9 @@ func (e *engine) replay(ctx context.Context) error {
 		}
 		e.peak1s = max(e.peak1s, e.secRetries)
 		e.cal.release(chunks)
+		if e.overIn(sec) {
+			break
+		}
 	}
 	return nil
 }

@@ -353,20 +353,9 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	r := &replay{
-		f:      f,
-		s:      s,
-		cfg:    cfg,
-		runs:   make([]Run, cfg.Runs),
-		failed: cfg.Runs,
-		slots:  make([]slot, b.workers),
-	}
+	r := newReplay(f, s, cfg, cfg.Runs, b.workers)
 	if cfg.RepresentativeOnly {
 		r.keep = newShortlist(cfg.Runs)
-	}
-	for w := range r.slots {
-		r.slots[w].e = newEngine(f, s)
-		r.slots[w].run.Store(-1)
 	}
 	looks := []int{cfg.Runs}
 	if sequential {
@@ -398,6 +387,24 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 		runs[rep].Arrivals, runs[rep].RetryArrivals = r.keep.histogram(rep).ints()
 	}
 	return Result{Scenario: s, Config: cfg, Runs: runs, Representative: rep, Summary: summarize(runs, s, cfg), Stop: st}, nil
+}
+
+// newReplay returns the replay of runs runs of s with cfg, on workers
+// engines of their own.
+func newReplay(f kit.Factory, s Scenario, cfg Config, runs, workers int) *replay {
+	r := &replay{
+		f:      f,
+		s:      s,
+		cfg:    cfg,
+		runs:   make([]Run, runs),
+		failed: runs,
+		slots:  make([]slot, workers),
+	}
+	for w := range r.slots {
+		r.slots[w].e = newEngine(f, s)
+		r.slots[w].run.Store(-1)
+	}
+	return r
 }
 
 // replayRuns replays the runs numbered from from up to to on the slots'
@@ -462,6 +469,8 @@ type replay struct {
 	failed   int        // the lowest-numbered run that failed, or cfg.Runs
 	err      error      // its error
 	slots    []slot
+	// figuresOnly keeps no run's histograms, and no shortlist (see Over).
+	figuresOnly bool
 }
 
 // A slot is a worker: its engine, the run it replays, and the cancel
@@ -546,11 +555,13 @@ func (r *replay) finish(w *slot, i int, run Run, err error) {
 	}
 	r.finished++
 	r.runs[i] = run
-	if r.keep == nil {
+	switch {
+	case r.figuresOnly:
+	case r.keep == nil:
 		r.runs[i].Arrivals, r.runs[i].RetryArrivals = w.e.histograms()
-		return
+	default:
+		r.keep.add(run.PeakRetryArrivals, i, w.e.compact)
 	}
-	r.keep.add(run.PeakRetryArrivals, i, w.e.compact)
 }
 
 // representative returns the number of the representative run: the run

@@ -18,17 +18,20 @@ import (
 )
 
 // The cost of the search for a fix. Each family of changes (one strategy,
-// one way of scaling the backoff) doubles a factor until a replay of
+// one way of scaling the backoff) doubles a factor until a probe of
 // probeRuns runs passes (at most maxDoublings times), narrows it down by
 // bisection (bisections times), then confirms the smallest passing change
-// with the gate's own replications and holdsRuns more (twice the gate's,
+// with the gate's own replications and holdsRuns in all (twice the gate's,
 // at least holdsMinRuns), stepping up by a quarter, to a change of its own
 // each time, at most confirmations times. With the four families a failing
-// policy has at most, the search costs at most 4·(maxDoublings+bisections)
-// replays of probeRuns runs and 4·confirmations replays of about three
-// times the gate's runs: at the default 20 runs, about ten times the
-// gate's own replay and comparison, and usually far less, since a family
-// stops at its first change that passes.
+// policy has at most, the search makes at most 4·(maxDoublings+bisections)
+// probes of probeRuns runs and 4·confirmations replays of the gate's runs,
+// each with holdsRuns − runs more. A probe replays only the runs that
+// decide its median, and those it shares with earlier replays not at all
+// (see probe); the runs that only count those over the threshold stop
+// once they are (see holds). So a change far from passing costs the first
+// seconds of a few runs, and the search, a family stopping at its first
+// change that passes, costs a few times the gate's own replay at most.
 const (
 	probeRuns     = 5
 	maxDoublings  = 12 // a factor of 4,096
@@ -398,19 +401,60 @@ func (g *gate) search(f family) (candidate, bool, error) {
 	return candidate{}, false, nil
 }
 
-// probe replays the family's policy at factor k with runs runs, at most
-// the gate's own, and reports whether its median peak ratio is within the
-// threshold. A change whose replay would not fit in the memory limit does
-// not pass: it is no fix the user could gate.
+// probe reports whether the median peak ratio of runs runs (at most the
+// gate's own) of the family's policy at factor k is within the threshold.
+// A change whose replay would not fit in the memory limit does not pass:
+// it is no fix the user could gate.
+//
+// The median of an odd number n of runs is within the threshold when at
+// least (n+1)/2 of them are, and over it when as many are over: a probe
+// replays runs only until one side has that many, and each run only until
+// it is over (see sim.Over), after the runs of any replay of the same spec
+// the gate has made. So a probe costs as few runs as decide it, and a
+// change far from passing the first seconds of them; its answer is the
+// one a replay of all n would give.
 func (g *gate) probe(f family, k float64, runs int) (bool, error) {
-	res, stopped, err := g.replayWith(f.policy(k), min(runs, g.cfg.Replay.WithDefaults().Runs))
-	if tooBig(err) {
-		return false, nil
-	}
-	if err != nil || stopped != nil {
+	n := min(runs, g.cfg.Replay.WithDefaults().Runs)
+	p := f.policy(k)
+	c := cell{p: p, clients: g.fleet(p)}
+	s, err := g.cellScenario(c)
+	if err != nil {
 		return false, err
 	}
-	return res.Summary[sim.PeakRatio].Median <= res.Scenario.Threshold, nil
+	if n%2 == 0 || s.WithDefaults().Kind.ServerModel() {
+		// The median of an even number of runs is the mean of two.
+		res, stopped, err := g.replayWith(p, n)
+		if tooBig(err) {
+			return false, nil
+		}
+		if err != nil || stopped != nil {
+			return false, err
+		}
+		return res.Summary[sim.PeakRatio].Median <= res.Scenario.Threshold, nil
+	}
+	h := *g
+	h.cfg.Progress = nil
+	limit := s.WithDefaults().Threshold
+	side := (n + 1) / 2
+	over, within := 0, 0
+	for over < side && within < side {
+		from := over + within
+		runs, stopped, err := h.overOn(c, h.cfg.Replay, limit, from, from+side-max(over, within))
+		if tooBig(err) {
+			return false, nil
+		}
+		if err != nil || stopped != nil {
+			return false, err
+		}
+		for _, o := range runs {
+			if o {
+				over++
+			} else {
+				within++
+			}
+		}
+	}
+	return within >= side, nil
 }
 
 // clear reports whether a passing replay passes by more than one retry in
@@ -470,7 +514,7 @@ func (g *gate) confirm(f family, k float64) (candidate, bool, error) {
 		if err != nil || stopped != nil || res.Status() != verdict.Pass || !clear(res) || !g.clearOfSample(res) {
 			return c, false, err
 		}
-		if ok, err := g.holds(p); err != nil || !ok {
+		if ok, err := g.holds(p, res); err != nil || !ok {
 			return c, false, err
 		}
 		c.fix.PeakRatio, c.fix.AllServed = res.Summary[sim.PeakRatio], res.Summary[sim.AllServed]
@@ -555,29 +599,39 @@ func failsAgain(r int, p float64) float64 {
 }
 
 // holds reports whether the changed policy p passes on other seeds too
-// (see otherSeedFail): it replays holdsRuns of the gate's runs, and counts
-// those over the threshold. A gate of the default runs is judged as one of
-// DefaultRuns: it fails after fewer (see sim.Stop) only when the interval
-// of their median lies wholly over the threshold, by a margin, which takes
-// each of its first 6 runs over it, or 10 of its first 12, far rarer than
-// half of 20 for a share p that passes this rule.
-func (g *gate) holds(p Policy) (bool, error) {
+// (see otherSeedFail): it counts, of holdsRuns of the gate's runs, those
+// over the threshold, replaying only the runs after those of res, the
+// change's replay with the gate's own runs, and each run over the
+// threshold only until it is (see sim.Over). A gate of the default runs is
+// judged as one of DefaultRuns: it fails after fewer (see sim.Stop) only
+// when the interval of their median lies wholly over the threshold, by a
+// margin, which takes each of its first 6 runs over it, or 10 of its first
+// 12, far rarer than half of 20 for a share p that passes this rule.
+func (g *gate) holds(p Policy, res sim.Result) (bool, error) {
 	r := g.cfg.Replay.WithDefaults().Runs
 	n := holdsRuns(r)
-	res, stopped, err := g.replayWith(p, n)
-	if tooBig(err) {
-		return false, nil
-	}
-	if err != nil || stopped != nil {
-		return false, err
-	}
+	limit := res.Scenario.WithDefaults().Threshold
 	over := 0
-	for _, run := range res.Runs {
-		if run.PeakRatio > res.Scenario.WithDefaults().Threshold {
+	for _, run := range res.Runs[:min(len(res.Runs), n)] {
+		if run.PeakRatio > limit {
 			over++
 		}
 	}
-	return failsAgain(r, shareBound(over, len(res.Runs))) <= otherSeedFail, nil
+	if from := len(res.Runs); from < n {
+		more, stopped, err := g.overOn(cell{p: p, clients: g.fleet(p)}, g.cfg.Replay, limit, from, n)
+		if tooBig(err) {
+			return false, nil
+		}
+		if err != nil || stopped != nil {
+			return false, err
+		}
+		for _, o := range more {
+			if o {
+				over++
+			}
+		}
+	}
+	return failsAgain(r, shareBound(over, n)) <= otherSeedFail, nil
 }
 
 // fleet returns the number of devices a replay of p takes, as replay's

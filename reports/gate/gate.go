@@ -104,8 +104,9 @@ const (
 	// strategy, its seed, or its own delays slowed down. Each is replayed
 	// on the same fleet with the gate's replications and more, so that it
 	// passes on other seeds too, and checked when the change could fail
-	// the checks, against the cap it needs, before it is suggested. It
-	// costs at most about ten times the gate's replay and comparison.
+	// the checks, against the cap it needs, before it is suggested. A
+	// change is probed on as few runs as decide it, each only until it is
+	// over the threshold, before the winners are confirmed in full.
 	Fix
 
 	// All is every step, what the zero Steps means.
@@ -335,6 +336,8 @@ type gate struct {
 type replays struct {
 	mu   sync.Mutex
 	done map[string]sim.Result
+	// first holds, by runsKey, the runs of the replay of the most runs.
+	first map[string][]sim.Run
 }
 
 // key returns what decides the replay of spec on s with cfg, or "" when
@@ -363,16 +366,43 @@ func (r *replays) get(key string) (sim.Result, bool) {
 	return res, ok
 }
 
-func (r *replays) put(key string, res sim.Result) {
+// runsKey returns what decides each run of a replay of spec on s with cfg,
+// or "" when it cannot be told or spec is nil: run i of every replay with
+// that key is the same run, whatever their number of runs (see
+// sim.Config.Seed).
+func (r *replays) runsKey(spec *kit.Spec, s sim.Scenario, cfg sim.Config) string {
+	if spec == nil {
+		return ""
+	}
+	cfg.Runs = 1
+	return r.key(*spec, s, cfg)
+}
+
+// put keeps res, the replay of key, and its runs as those of runsKey.
+func (r *replays) put(key, runsKey string, res sim.Result) {
 	if key == "" {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done == nil {
-		r.done = map[string]sim.Result{}
+		r.done, r.first = map[string]sim.Result{}, map[string][]sim.Run{}
 	}
 	r.done[key] = res
+	if runsKey != "" && len(res.Runs) > len(r.first[runsKey]) {
+		r.first[runsKey] = res.Runs
+	}
+}
+
+// runs returns the most runs, from run 0, of the replays kept under
+// runsKey.
+func (r *replays) runs(runsKey string) []sim.Run {
+	if r == nil || runsKey == "" {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.first[runsKey]
 }
 
 // oneSeed refuses a seed of the checks or of the replay: the gate's Seed
@@ -723,20 +753,9 @@ func (g *gate) replayCells(step string, cells []cell, runs int) ([]sim.Result, e
 // replayOn replays the cell c with cfg, counting the devices on m.
 func (g *gate) replayOn(c cell, cfg sim.Config, m Meter) (res sim.Result, stopped *sim.DeviceError, err error) {
 	p := c.p
-	s, err := g.cellScenario(c)
+	s, cfg, err := g.prepare(c, cfg)
 	if err != nil {
 		return res, nil, err
-	}
-	if p.IDs == nil {
-		s.IDs = nil
-	}
-	switch {
-	case p.Source == kit.SourceExec:
-		// As in the checks, the program's own silence timeout decides
-		// whether it answers in time.
-		cfg.CallTimeout = 0
-	case cfg.CallTimeout == 0:
-		cfg.CallTimeout = properties.DefaultCallTimeout
 	}
 	f := counted(p.Factory, m)
 	var key string
@@ -756,24 +775,78 @@ func (g *gate) replayOn(c cell, cfg sim.Config, m Meter) (res sim.Result, stoppe
 		m.Add(int64(s.WithDefaults().Clients) * int64(len(res.Runs)))
 	}
 	res.Config = cfg.WithDefaults()
+	if stopped, err = g.outcome(p, err); stopped != nil || err != nil {
+		return res, stopped, err
+	}
+	g.memo.put(key, g.memo.runsKey(p.Spec, s, cfg), res)
+	return res, nil, nil
+}
+
+// prepare returns the scenario and the configuration of the cell c's
+// replays with cfg.
+func (g *gate) prepare(c cell, cfg sim.Config) (sim.Scenario, sim.Config, error) {
+	s, err := g.cellScenario(c)
+	if err != nil {
+		return s, cfg, err
+	}
+	if c.p.IDs == nil {
+		s.IDs = nil
+	}
+	switch {
+	case c.p.Source == kit.SourceExec:
+		// As in the checks, the program's own silence timeout decides
+		// whether it answers in time.
+		cfg.CallTimeout = 0
+	case cfg.CallTimeout == 0:
+		cfg.CallTimeout = properties.DefaultCallTimeout
+	}
+	return s, cfg, nil
+}
+
+// outcome sorts the error of a replay of p: a defect of the policy that
+// stopped it is returned as stopped, anything else as the gate's error.
+func (g *gate) outcome(p Policy, err error) (stopped *sim.DeviceError, _ error) {
 	if perr := p.err(); perr != nil {
-		return res, nil, &InputError{perr}
+		return nil, &InputError{perr}
 	}
 	var de *sim.DeviceError
 	switch {
 	case g.nearTestDeadline() && errors.As(err, &de) && de.Cause == sim.StopHung:
 		// Go test's deadline, not the user, stopped the replay, on a call
 		// that never returned: the policy's defect, named with its device.
-		return res, de, nil
+		return de, nil
 	case g.ctx.Err() != nil:
-		return res, nil, g.stopped("during the replay", err)
+		return nil, g.stopped("during the replay", err)
 	case errors.As(err, &de) && de.PolicyDefect():
-		return res, de, nil
+		return de, nil
 	case errors.As(err, &de):
-		return res, nil, &InputError{fmt.Errorf("the policy's source failed: %w", err)}
+		return nil, &InputError{fmt.Errorf("the policy's source failed: %w", err)}
 	case err != nil:
-		return res, nil, &InputError{err}
+		return nil, &InputError{err}
 	}
-	g.memo.put(key, res)
-	return res, nil, nil
+	return nil, nil
+}
+
+// overOn reports, for each run of the cell c from from up to to−1 with
+// cfg, whether its peak ratio is over limit (see sim.Over), after the
+// runs of earlier replays of the same spec that the gate still holds.
+func (g *gate) overOn(c cell, cfg sim.Config, limit float64, from, to int) (over []bool, stopped *sim.DeviceError, err error) {
+	s, cfg, err := g.prepare(c, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if known := g.memo.runs(g.memo.runsKey(c.p.Spec, s, cfg)); from < len(known) {
+		for _, r := range known[from:min(to, len(known))] {
+			over = append(over, r.PeakRatio > limit)
+			from++
+		}
+	}
+	if from == to {
+		return over, nil, nil
+	}
+	more, err := sim.Over(g.ctx, c.p.Factory, s, cfg, limit, from, to)
+	if stopped, err = g.outcome(c.p, err); stopped != nil || err != nil {
+		return nil, stopped, err
+	}
+	return append(over, more...), nil, nil
 }
