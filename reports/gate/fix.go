@@ -54,6 +54,20 @@ type family struct {
 	checks bool // the changed policy must pass the property checks
 }
 
+// lockstep reports whether the family's change at k delays every device
+// alike, whatever its seed: decorrelated jitter whose base has reached its
+// cap draws min(cap, u) for a u of at least the base, the cap itself,
+// every time. Such a fleet retries in lockstep, which is what a fix is
+// to end, and a family that raises the base stays there at every larger
+// factor, so its search ends.
+func (f family) lockstep(k float64) bool {
+	if f.spec == nil {
+		return false
+	}
+	s := withDefaults(*f.spec(k))
+	return s.Strategy == kit.Decorrelated && s.Base >= s.Cap
+}
+
 // fixes searches, for a gate that failed, the smallest changes of each
 // family that pass on the same scenario, fleet and declared cap, and
 // returns the best: those within the declared cap first, then the one that
@@ -350,7 +364,7 @@ func (g *gate) search(f family) (candidate, bool, error) {
 			}
 		}
 	}
-	for k, i := lo*2, 0; i < maxDoublings; k, i = k*2, i+1 {
+	for k, i := lo*2, 0; i < maxDoublings && !f.lockstep(k); k, i = k*2, i+1 {
 		ok, err := g.probe(f, k, probeRuns)
 		if err != nil {
 			return candidate{}, false, err
@@ -380,7 +394,7 @@ func (g *gate) search(f family) (candidate, bool, error) {
 		}
 	}
 	tried := ""
-	for k, i := hi, 0; i < confirmations; k = k * 1.25 {
+	for k, i := hi, 0; i < confirmations && !f.lockstep(k); k = k * 1.25 {
 		// A step of a quarter may round to the change just tried (nice
 		// rounds a base of 38s and of 47s both to 50s): each
 		// confirmation tries a change of its own.
@@ -599,26 +613,32 @@ func failsAgain(r int, p float64) float64 {
 }
 
 // holds reports whether the changed policy p passes on other seeds too
-// (see otherSeedFail): it counts, of holdsRuns of the gate's runs, those
-// over the threshold, replaying only the runs after those of res, the
-// change's replay with the gate's own runs, and each run over the
-// threshold only until it is (see sim.Over). A gate of the default runs is
-// judged as one of DefaultRuns: it fails after fewer (see sim.Stop) only
-// when the interval of their median lies wholly over the threshold, by a
-// margin, which takes each of its first 6 runs over it, or 10 of its first
-// 12, far rarer than half of 20 for a share p that passes this rule.
+// (see otherSeedFail): whether, of holdsRuns of the gate's runs, at most
+// mostOver are over the threshold. It counts those of res, the change's
+// replay with the gate's own runs, first, and replays the rest only until
+// the count is decided, each run over the threshold only until it is (see
+// sim.Over): its answer is the count of all holdsRuns. A gate of the
+// default runs is judged as one of DefaultRuns: it fails after fewer (see
+// sim.Stop) only when the interval of their median lies wholly over the
+// threshold, by a margin, which takes each of its first 6 runs over it, or
+// 10 of its first 12, far rarer than half of 20 for a share p that passes
+// this rule.
 func (g *gate) holds(p Policy, res sim.Result) (bool, error) {
 	r := g.cfg.Replay.WithDefaults().Runs
 	n := holdsRuns(r)
+	most := mostOver(r, n)
 	limit := res.Scenario.WithDefaults().Threshold
-	over := 0
-	for _, run := range res.Runs[:min(len(res.Runs), n)] {
+	over, done := 0, min(len(res.Runs), n)
+	for _, run := range res.Runs[:done] {
 		if run.PeakRatio > limit {
 			over++
 		}
 	}
-	if from := len(res.Runs); from < n {
-		more, stopped, err := g.overOn(cell{p: p, clients: g.fleet(p)}, g.cfg.Replay, limit, from, n)
+	// Until over passes most, the runs left decide only when they could
+	// take it past: the fewest that might are replayed next.
+	for over <= most && over+n-done > most {
+		next := done + (n - done) - (most - over)
+		more, stopped, err := g.overOn(cell{p: p, clients: g.fleet(p)}, g.cfg.Replay, limit, done, next)
 		if tooBig(err) {
 			return false, nil
 		}
@@ -630,8 +650,20 @@ func (g *gate) holds(p Policy, res sim.Result) (bool, error) {
 				over++
 			}
 		}
+		done = next
 	}
-	return failsAgain(r, shareBound(over, n)) <= otherSeedFail, nil
+	return over <= most, nil
+}
+
+// mostOver returns the most runs of n over the threshold that still show a
+// gate of r runs passes on other seeds (see otherSeedFail), −1 when none
+// do.
+func mostOver(r, n int) int {
+	m := -1
+	for m+1 <= n && failsAgain(r, shareBound(m+1, n)) <= otherSeedFail {
+		m++
+	}
+	return m
 }
 
 // fleet returns the number of devices a replay of p takes, as replay's

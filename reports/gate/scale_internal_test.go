@@ -105,13 +105,20 @@ func TestScaledCap(t *testing.T) {
 // TestHoldsRuns checks the runs and the bound that judge a change on other
 // seeds: with none of the runs over the threshold, a gate of r runs fails
 // again with a probability of at most otherSeedFail; with half of them
-// over, it is refused.
+// over, it is refused; mostOver is the count where the one turns into the
+// other.
 func TestHoldsRuns(t *testing.T) {
 	for _, r := range []int{1, 3, 5, 20, 100} {
 		n := holdsRuns(r)
 		assert.GreaterOrEqual(t, n, 2*min(r, holdsMaxRuns/2), "runs for a gate of %d", r)
 		assert.LessOrEqual(t, failsAgain(r, shareBound(0, n)), otherSeedFail, "a gate of %d runs, none of %d over", r, n)
 		assert.Greater(t, failsAgain(r, shareBound(n/2, n)), otherSeedFail, "a gate of %d runs, half of %d over", r, n)
+		// mostOver is where the rule turns: every count up to it holds,
+		// every count past it does not.
+		m := mostOver(r, n)
+		for k := 0; k <= n; k++ {
+			assert.Equal(t, k <= m, failsAgain(r, shareBound(k, n)) <= otherSeedFail, "a gate of %d runs, %d of %d over", r, k, n)
+		}
 	}
 	// The one-sided 95% bound on a share seen 0 times in n is 1-0.05^(1/n).
 	assert.InDelta(t, 0.0722, shareBound(0, 40), 1e-4)
