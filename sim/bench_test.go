@@ -88,6 +88,32 @@ func BenchmarkReplayLongOutage(b *testing.B) {
 	}
 }
 
+// BenchmarkReplayCrowdedSeconds replays a million devices of each
+// strategy (base 1s, cap 30s) against 50,000 accepted a second, down 30s,
+// one run per iteration: its seconds hold hundreds of thousands of
+// arrivals each, of devices in no order, whose state is read ahead in
+// blocks (see readAheadBlock) so that the cache misses of a block overlap.
+//
+//	go test -run='^$' -bench=ReplayCrowdedSeconds -benchtime=3x -count=3 ./sim
+func BenchmarkReplayCrowdedSeconds(b *testing.B) {
+	s := Scenario{Clients: 1_000_000, AcceptRate: 50_000, Down: 30 * time.Second}
+	for _, st := range kit.Strategies() {
+		f := kit.Spec{Strategy: st, Base: time.Second, Cap: 30 * time.Second}.Factory()
+		b.Run(string(st), func(b *testing.B) {
+			if testing.Short() {
+				b.Skip("a million devices are skipped under -short")
+			}
+			benchReplay(b, f, s, func(ctx context.Context, s Scenario) (Run, error) {
+				r, err := Replay(ctx, f, s, Config{Runs: 1, Workers: 1})
+				if err != nil {
+					return Run{}, err
+				}
+				return r.Runs[0], nil
+			})
+		})
+	}
+}
+
 // BenchmarkReplayServers replays each server model under full jitter's
 // default spec, 100,000 devices against 12,500 accepted a second, one run
 // per iteration: the default outage, and the periodic-aligned timers,

@@ -89,6 +89,10 @@ type engine struct {
 	// overAt, below math.MaxInt64, ends a run at the end of the first
 	// second in which a window holds that many retries (see Over).
 	overAt int64
+	// readAhead sums what builtinSecond reads of the devices of each
+	// block of arrivals before it processes them, so that the reads are
+	// kept: it has no other use.
+	readAhead uint64
 
 	err error
 }
