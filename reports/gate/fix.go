@@ -103,6 +103,8 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	atOnce, cfg := g.plan(cells, 0)
 	h := *g
 	h.cfg.Replay.Workers = cfg.Workers
+	h.tried = g.meter("fix search: changes", 0)
+	defer h.tried.Finish()
 	found := make([]candidate, len(families))
 	ok := make([]bool, len(families))
 	err := each(len(families), atOnce, func(i int) error {
@@ -428,6 +430,9 @@ func (g *gate) search(f family) (candidate, bool, error) {
 // change far from passing the first seconds of them; its answer is the
 // one a replay of all n would give.
 func (g *gate) probe(f family, k float64, runs int) (bool, error) {
+	if g.tried != nil {
+		g.tried.Add(1)
+	}
 	n := min(runs, g.cfg.Replay.WithDefaults().Runs)
 	p := f.policy(k)
 	c := cell{p: p, clients: g.fleet(p)}
@@ -507,6 +512,9 @@ func tooBig(err error) bool {
 // declared cap says so, and is checked against the cap it reaches, which
 // the user would declare with it.
 func (g *gate) confirm(f family, k float64) (candidate, bool, error) {
+	if g.tried != nil {
+		g.tried.Add(1)
+	}
 	p := f.policy(k)
 	c := candidate{fix: reports.Fix{Change: f.change(k)}}
 	if f.spec != nil {

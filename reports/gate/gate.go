@@ -327,6 +327,9 @@ type gate struct {
 	// reuse may take, with the garbage collector's room: the replays that
 	// run side by side plan within the limit less it.
 	reserved int64
+	// tried counts the changes the search for a fix probed or confirmed,
+	// for its progress; nil outside the search.
+	tried Meter
 }
 
 // replays holds the replays of built-in specs a gate made, by what

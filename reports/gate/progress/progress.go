@@ -18,17 +18,21 @@ import (
 )
 
 // On returns a gate's Config.Progress that shows each step's progress on
-// w, labelled by the step (see Start).
+// w, labelled by the step (see Start). On a file or a pipe its steps share
+// one schedule of plain lines: a line is due Every after the last one, or
+// after On, and is written by the step then under way. So a gate of many
+// shorter steps is never silent for longer than one long step would be.
 func On(w io.Writer) func(step string, total int64) gate.Meter {
-	return func(step string, total int64) gate.Meter { return Start(w, step, total) }
+	l := newSchedule(realClock{}, Every)
+	return func(step string, total int64) gate.Meter { return l.start(w, step, total, Delay) }
 }
 
 // Delay is how long work runs before its bar appears: shorter work shows
 // none.
 const Delay = time.Second
 
-// Every is how often a step's plain line is written on a file or a pipe:
-// work shorter than that writes none.
+// Every is how often a plain line is written on a file or a pipe: work
+// shorter than that writes none.
 const Every = 10 * time.Second
 
 // IsTerminal reports whether w is a character device, such as a terminal,
@@ -42,12 +46,56 @@ func IsTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// A clock tells the time and when a time has come: the system's, or a
+// test's own.
+type clock interface {
+	Now() time.Time
+	// At returns a channel that receives once the time is t or later.
+	At(t time.Time) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                  { return time.Now() }
+func (realClock) At(t time.Time) <-chan time.Time { return time.After(time.Until(t)) }
+
+// A schedule is when the plain lines of one gate's steps are due: every
+// interval after the last line written by any of them.
+type schedule struct {
+	clock clock
+	every time.Duration
+	mu    sync.Mutex
+	last  time.Time
+}
+
+func newSchedule(c clock, every time.Duration) *schedule {
+	return &schedule{clock: c, every: every, last: c.Now()}
+}
+
+// due returns when the next line is due.
+func (l *schedule) due() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last.Add(l.every)
+}
+
+// write writes line(now) on w if a line is due now: of two steps under
+// way at once, only the first to ask writes it.
+func (l *schedule) write(w io.Writer, line func(now time.Time) string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now := l.clock.Now(); !now.Before(l.last.Add(l.every)) {
+		fmt.Fprintln(w, line(now))
+		l.last = now
+	}
+}
+
 // A Bar counts work done towards a total, and draws itself on its writer
 // every tenth of a second once Delay has passed. The zero Bar and a nil Bar
 // draw nothing; Add on them only counts.
 type Bar struct {
 	w     io.Writer
-	plain bool // w is a file or a pipe: plain lines, every Every
+	plain *schedule // when w is a file or a pipe: the plain lines' schedule
 	label string
 	total atomic.Int64
 	done  atomic.Int64
@@ -64,14 +112,15 @@ type Bar struct {
 // log; and that counts silently on any other writer. A total of 0 counts
 // without a bar or a share. The caller calls Finish.
 func Start(w io.Writer, label string, total int64) *Bar {
-	return start(w, label, total, Delay, Every)
+	return newSchedule(realClock{}, Every).start(w, label, total, Delay)
 }
 
-func start(w io.Writer, label string, total int64, delay, every time.Duration) *Bar {
-	b := &Bar{label: label, start: time.Now(), delay: delay}
+// start returns a bar whose plain lines, if it writes any, keep to l.
+func (l *schedule) start(w io.Writer, label string, total int64, delay time.Duration) *Bar {
+	b := &Bar{label: label, start: l.clock.Now(), delay: delay}
 	b.total.Store(total)
 	if _, file := w.(*os.File); file && !IsTerminal(w) {
-		b.w, b.plain, b.delay = w, true, every
+		b.plain = l
 	} else if !IsTerminal(w) {
 		return b
 	}
@@ -101,7 +150,7 @@ func (b *Bar) Finish() {
 
 func (b *Bar) loop() {
 	defer b.wg.Done()
-	if b.plain {
+	if b.plain != nil {
 		b.lines()
 		return
 	}
@@ -123,16 +172,15 @@ func (b *Bar) loop() {
 	}
 }
 
-// lines writes a plain line every b.delay until Finish.
+// lines writes a plain line whenever one is due until Finish.
 func (b *Bar) lines() {
-	tick := time.NewTicker(b.delay)
-	defer tick.Stop()
+	l := b.plain
 	for {
 		select {
 		case <-b.stop:
 			return
-		case <-tick.C:
-			fmt.Fprintln(b.w, b.plainLine(time.Since(b.start)))
+		case <-l.clock.At(l.due()):
+			l.write(b.w, func(now time.Time) string { return b.plainLine(now.Sub(b.start)) })
 		}
 	}
 }

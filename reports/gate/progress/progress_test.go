@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,21 +41,21 @@ func TestNotATerminal(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	var buf bytes.Buffer
-	b := start(&buf, "replay", 10, 0, 0)
+	b := newSchedule(realClock{}, 0).start(&buf, "replay", 10, 0)
 	b.Add(5)
 	time.Sleep(150 * time.Millisecond)
 	b.Finish()
 	assert.Zero(t, buf.Len(), "bytes a bar on a buffer wrote")
 
 	assert.False(t, IsTerminal(f))
-	quiet := start(f, "replay", 10, 0, time.Hour)
+	quiet := newSchedule(realClock{}, time.Hour).start(f, "replay", 10, 0)
 	quiet.Add(5)
 	time.Sleep(50 * time.Millisecond)
 	quiet.Finish()
 	st, _ := f.Stat()
 	assert.Zero(t, st.Size(), "work shorter than the interval writes no line")
 
-	b = start(f, "replay", 10, 0, 20*time.Millisecond)
+	b = newSchedule(realClock{}, 20*time.Millisecond).start(f, "replay", 10, 0)
 	b.Add(6)
 	// Poll for the first line rather than sleep a fixed time: a loaded
 	// machine may run the ticker late, never early.
@@ -80,4 +81,99 @@ func TestNilBar(t *testing.T) {
 	var b *Bar
 	b.Add(1)
 	b.Finish()
+}
+
+// fakeClock is a clock that moves only when the test advances it.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []fakeTimer
+}
+
+type fakeTimer struct {
+	at time.Time
+	c  chan time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) At(t time.Time) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	if !t.After(c.now) {
+		ch <- c.now
+		return ch
+	}
+	c.timers = append(c.timers, fakeTimer{t, ch})
+	return ch
+}
+
+// advance moves the clock on by d and fires the timers it reaches.
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.timers[:0]
+	for _, t := range c.timers {
+		if t.at.After(c.now) {
+			kept = append(kept, t)
+			continue
+		}
+		t.c <- c.now
+	}
+	c.timers = kept
+}
+
+// TestScheduleAcrossSteps holds the plain lines of a gate's steps, on a
+// file, to one schedule: a step of 8s writes no line, the next writes one
+// 10s after the gate began, 2s into it, and another 10s later; two steps
+// under way at once write one line between them.
+func TestScheduleAcrossSteps(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	require.NoError(t, err)
+	defer f.Close()
+	lines := func() []string {
+		data, err := os.ReadFile(f.Name())
+		require.NoError(t, err)
+		return strings.Fields(strings.ReplaceAll(string(data), " ", "_"))
+	}
+	waitFor := func(n int) {
+		t.Helper()
+		require.Eventually(t, func() bool { return len(lines()) >= n }, 10*time.Second, time.Millisecond, "line %d", n)
+	}
+	clk := &fakeClock{now: time.Unix(0, 0)}
+	l := newSchedule(clk, Every)
+
+	checks := l.start(f, "checks: devices", 0, Delay)
+	checks.Add(3)
+	clk.advance(8 * time.Second)
+	checks.Finish()
+	replay := l.start(f, "replay: devices", 100, Delay)
+	replay.Add(40)
+	clk.advance(2 * time.Second)
+	waitFor(1)
+	replay.Add(20)
+	clk.advance(10 * time.Second)
+	waitFor(2)
+	replay.Finish()
+
+	a := l.start(f, "comparison: devices", 10, Delay)
+	b := l.start(f, "comparison: devices", 10, Delay)
+	clk.advance(9 * time.Second)
+	a.Add(1)
+	b.Add(1) // whichever of the two writes the line, it reads the same
+	clk.advance(time.Second)
+	waitFor(3)
+	a.Finish()
+	b.Finish()
+	assert.Equal(t, []string{
+		"jitterkit:_replay:_devices:_40_of_100_(40%),_2s",
+		"jitterkit:_replay:_devices:_60_of_100_(60%),_12s",
+		"jitterkit:_comparison:_devices:_1_of_10_(10%),_10s",
+	}, lines())
 }

@@ -44,10 +44,10 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 func TestTerminal(t *testing.T) {
 	master, slave := openPTY(t)
 	require.True(t, IsTerminal(slave), "IsTerminal(pty)")
-	b := start(slave, "replay", 4, time.Hour, Every)
+	b := newSchedule(realClock{}, Every).start(slave, "replay", 4, time.Hour)
 	b.Add(2)
 	b.Finish()
-	b = start(slave, "replay", 4, 0, Every)
+	b = newSchedule(realClock{}, Every).start(slave, "replay", 4, 0)
 	b.Add(2)
 	// A read of the master returns what the terminal holds so far, and an
 	// error (EIO) once the slave is closed and everything was read.
