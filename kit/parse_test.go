@@ -2,6 +2,7 @@ package kit_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,8 +59,9 @@ func TestParseBytes(t *testing.T) {
 		{" 512 MiB ", 512 << 20, ""},
 		{"1073741824", 1 << 30, ""},
 		{"lots", 0, `"lots" is not a size (a whole number of bytes, or of KiB, MiB, GiB or TiB: e.g. 8GiB)`},
-		{"0", 0, `"0" is not a size (a whole number of bytes, or of KiB, MiB, GiB or TiB: e.g. 8GiB)`},
-		{"-1GiB", 0, `"-1GiB" is not a size (a whole number of bytes, or of KiB, MiB, GiB or TiB: e.g. 8GiB)`},
+		{"0", 0, "0 is not positive"},
+		{" 0 GiB", 0, "0 GiB is not positive"},
+		{"-1GiB", 0, "-1GiB is not positive"},
 		{"1.3B", 0, `"1.3B" is not a size (a whole number of bytes, or of KiB, MiB, GiB or TiB: e.g. 8GiB)`},
 		{"1e3", 0, `"1e3" is not a size (a whole number of bytes, or of KiB, MiB, GiB or TiB: e.g. 8GiB)`},
 		{"NaN", 0, `"NaN" is not a size (a whole number of bytes, or of KiB, MiB, GiB or TiB: e.g. 8GiB)`},
@@ -73,5 +75,35 @@ func TestParseBytes(t *testing.T) {
 		}
 		require.NoError(t, err, "ParseBytes(%q)", tt.in)
 		assert.Equal(t, tt.want, got, "ParseBytes(%q)", tt.in)
+	}
+}
+
+// TestParseDuration reads what time.ParseDuration reads, and says why it
+// refuses the rest.
+func TestParseDuration(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		err  string
+	}{
+		{"1m30s", 90 * time.Second, ""},
+		{" 100ms ", 100 * time.Millisecond, ""},
+		{"2562047h", 2562047 * time.Hour, ""},
+		{"soon", 0, `"soon" is not a duration (e.g. 100ms, 10s, 1m30s)`},
+		{"10", 0, `"10" is not a duration (e.g. 100ms, 10s, 1m30s)`},
+		{"1s:cap=2s", 0, `"1s:cap=2s" is not a duration (e.g. 100ms, 10s, 1m30s)`},
+		{"0s", 0, "0s is not positive"},
+		{"-5m", 0, "-5m0s is not positive"},
+		{"9999999h", 0, "9999999h is longer than the longest duration, 2562047h47m16.854775807s"},
+		{"1h99999999999999999999s", 0, "1h99999999999999999999s is longer than the longest duration, 2562047h47m16.854775807s"},
+	}
+	for _, tt := range tests {
+		got, err := kit.ParseDuration(tt.in)
+		if tt.err != "" {
+			assert.EqualError(t, err, tt.err, "ParseDuration(%q)", tt.in)
+			continue
+		}
+		require.NoError(t, err, "ParseDuration(%q)", tt.in)
+		assert.Equal(t, tt.want, got, "ParseDuration(%q)", tt.in)
 	}
 }

@@ -72,12 +72,9 @@ func ParseSpec(text string) (Spec, error) {
 			seen[key] = true
 			switch key {
 			case "base", "cap":
-				d, err := time.ParseDuration(value)
+				d, err := ParseDuration(value)
 				if err != nil {
-					return fail(key, "%q is not a duration (e.g. 100ms, 10s, 1m30s)", value)
-				}
-				if d <= 0 {
-					return fail(key, "%v is not positive", d)
+					return fail(key, "%v", err)
 				}
 				if key == "base" {
 					s.Base = d

@@ -103,3 +103,21 @@ func TestMessagesGolden(t *testing.T) {
 	}
 	kittest.Golden(t, filepath.Join("testdata", "messages.golden"), []byte(b.String()))
 }
+
+// TestBoundsSaysTheAttemptsItSaw holds the bounds check's passing detail to
+// the delays the devices gave: a policy limited to five attempts is judged
+// over five, not over the attempts the checks asked for.
+func TestBoundsSaysTheAttemptsItSaw(t *testing.T) {
+	full := kit.Spec{Strategy: kit.Full, Base: 100 * time.Millisecond, Cap: 10 * time.Second}.Factory()
+	for _, tt := range []struct {
+		f    kit.Factory
+		want string
+	}{
+		{full, "over up to 32 attempts in bounds"},
+		{func(d kit.Device) kit.Policy { return kit.Limit(full(d), 5) }, "over up to 5 attempts in bounds"},
+	} {
+		out, err := Run(context.Background(), tt.f, Config{Seed: 1, Cap: 10 * time.Second})
+		assert.NoError(t, err)
+		assert.Contains(t, resultOf(t, out, NameBounds).Detail, tt.want)
+	}
+}

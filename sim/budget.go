@@ -414,9 +414,9 @@ func ParseBudget(spec string) (Budget, error) {
 func (f budgetField) set(value string) error {
 	switch {
 	case f.d != nil:
-		d, err := time.ParseDuration(value)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("%q is not a positive duration (e.g. 10s)", value)
+		d, err := kit.ParseDuration(value)
+		if err != nil {
+			return err
 		}
 		*f.d = d
 	case f.i != nil:

@@ -288,7 +288,7 @@ func TestParseBudget(t *testing.T) {
 		{"hystrix", `unknown budget "hystrix" (want one of finagle, envoy, grpc, aws, aws2026, adaptive, breaker)`},
 		{"finagle:tokens=5", "budget finagle: unknown key tokens (want percent, min, ttl)"},
 		{"finagle:percent", `budget finagle: "percent": want key=value`},
-		{"finagle:ttl=0s", `budget finagle: ttl: "0s" is not a positive duration (e.g. 10s)`},
+		{"finagle:ttl=0s", `budget finagle: ttl: 0s is not positive`},
 		{"grpc:tokens=-1", `budget grpc: tokens: "-1" is not a number of at least 1e-09`},
 		{"breaker:failures=1.5", `budget breaker: failures: "1.5" is not a positive whole number`},
 		{"aws:cost=5,cost=6", "budget aws: cost given more than once"},

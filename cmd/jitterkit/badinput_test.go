@@ -36,7 +36,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`check`, `extra`}, 2, `jitterkit: check takes no arguments, got "extra" (see "jitterkit help check")`},
 		{[]string{`check`, `--dwon`}, 2, `jitterkit: check does not take --dwon (see "jitterkit help check")`},
 		{[]string{`replay`, `--policy`, `full`, `--down`}, 2, `jitterkit: --down needs a value: --down DURATION (see "jitterkit help replay")`},
-		{[]string{`replay`, `--policy`, `full`, `--down`, `soon`}, 2, `jitterkit: --down: "soon" is not a duration (e.g. 100ms, 2s, 1m30s) (see "jitterkit help replay")`},
+		{[]string{`replay`, `--policy`, `full`, `--down`, `soon`}, 2, `jitterkit: --down: "soon" is not a duration (e.g. 100ms, 10s, 1m30s) (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--down`, `-2s`}, 2, `jitterkit: --down: -2s is not positive (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--down`, `2s`, `--down`, `3s`}, 2, `jitterkit: --down is given more than once (see "jitterkit help replay")`},
 		{[]string{`replay`, `--policy`, `full`, `--clients`, `0`}, 2, `jitterkit: --clients: 0 is not a positive number (see "jitterkit help replay")`},

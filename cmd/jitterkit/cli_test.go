@@ -62,7 +62,7 @@ func TestNoCommand(t *testing.T) {
 	r := jitterkit(t, context.Background())
 	assert.Equal(t, exitUsage, r.code, "exit code")
 	assert.Empty(t, r.stdout, "stdout")
-	assert.Equal(t, helpMain+"jitterkit: no command given: want demo, check, replay, gate, compare or help\n", r.stderr, "stderr")
+	assert.Equal(t, helpMain+"jitterkit: no command given: want demo, check, replay, gate, compare, help or version\n", r.stderr, "stderr")
 }
 
 // TestDemo pins the demo: the README's first command.

@@ -35,7 +35,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
 		io.WriteString(stderr, helpMain)
-		return usageError("no command given: want demo, check, replay, gate, compare or help")
+		return usageError("no command given: want demo, check, replay, gate, compare, help or version")
 	}
 	command, rest := args[0], args[1:]
 	switch {

@@ -50,7 +50,7 @@ func TestParse(t *testing.T) {
 		{"not this command's", "show", []string{"--on"}, opts{}, "show does not take --on (run does)"},
 		{"a near miss", "run", []string{"--wiat", "1s"}, opts{}, "run does not take --wiat (did you mean --wait?)"},
 		{"no value", "run", []string{"--wait"}, opts{}, "--wait needs a value: --wait DURATION"},
-		{"a bad value", "run", []string{"--wait", "soon"}, opts{}, `--wait: "soon" is not a duration (e.g. 100ms, 2s, 1m30s)`},
+		{"a bad value", "run", []string{"--wait", "soon"}, opts{}, `--wait: "soon" is not a duration (e.g. 100ms, 10s, 1m30s)`},
 		{"not positive", "run", []string{"--wait", "0"}, opts{}, "--wait: 0s is not positive"},
 		{"not a choice", "run", []string{"--mode", "c"}, opts{}, `--mode: "c" is not a mode (want a, b)`},
 		{"an argument", "run", []string{"x"}, opts{}, `run takes no arguments, got "x"`},
@@ -91,7 +91,7 @@ func TestConfigUnderTheCommandLine(t *testing.T) {
 		{"the skipped key", "mode: a\n", `c.yaml:1: unknown key "mode"`},
 		{"given again", "wait: 1s\nwait: 2s\n", "c.yaml:2: wait: given again (first on line 1)"},
 		{"a list for one value", "wait: [1s, 2s]\n", "c.yaml:1: wait: want a single value"},
-		{"a bad value", "wait: soon\n", `c.yaml:1: wait: "soon" is not a duration (e.g. 100ms, 2s, 1m30s)`},
+		{"a bad value", "wait: soon\n", `c.yaml:1: wait: "soon" is not a duration (e.g. 100ms, 10s, 1m30s)`},
 		{"bad YAML", "wait: [\n", "c.yaml:1: did not find expected node content"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

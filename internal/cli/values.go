@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
 )
 
 // The setters below read one value of a flag into the field of the
@@ -77,12 +79,9 @@ func Bool[T any](field func(*T) *bool) func(*T, string) error {
 // Duration sets a positive duration, such as 100ms or 1m30s.
 func Duration[T any](field func(*T) *time.Duration) func(*T, string) error {
 	return func(o *T, v string) error {
-		d, err := time.ParseDuration(strings.TrimSpace(v))
+		d, err := kit.ParseDuration(v)
 		if err != nil {
-			return fmt.Errorf("%q is not a duration (e.g. 100ms, 2s, 1m30s)", v)
-		}
-		if d <= 0 {
-			return fmt.Errorf("%s is not positive", d)
+			return err
 		}
 		*field(o) = d
 		return nil
