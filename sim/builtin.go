@@ -127,10 +127,14 @@ type serialHashes struct {
 	valid  bool   // id holds device next's id, and head its hash but the last byte
 	id     []byte //
 	head   uint64
+	last   uint64 // the hash of device next−1's id, if valid
 }
 
 // hash returns kit.HashID(serialID(prefix, i)).
 func (s *serialHashes) hash(i int) uint64 {
+	if s.valid && i == s.next-1 {
+		return s.last
+	}
 	if !s.valid || i != s.next {
 		s.id = appendID(s.id[:0], s.prefix, i)
 		s.head = hashID(s.id[:len(s.id)-1])
@@ -138,7 +142,7 @@ func (s *serialHashes) hash(i int) uint64 {
 	}
 	last := &s.id[len(s.id)-1]
 	h := (s.head ^ uint64(*last)) * fnvPrime
-	s.next++
+	s.next, s.last = s.next+1, h
 	if *last < '9' {
 		*last++
 	} else {

@@ -101,7 +101,8 @@ func TestBuiltinMatchesPolicies(t *testing.T) {
 }
 
 // TestSerialHashes checks the hashes of serial ids, taken in order, from
-// anywhere, and across the carries of their digits, against kit.HashID.
+// anywhere, each twice, and across the carries of their digits, against
+// kit.HashID.
 func TestSerialHashes(t *testing.T) {
 	h := serialHashes{prefix: devicePrefix(7)}
 	for _, i := range []int{0, 1, 2, 3, 9, 10, 11, 99, 100, 5, 6, 9_999_998, 9_999_999, 10_000_000, 10_000_001, 123} {
@@ -114,6 +115,11 @@ func TestSerialHashes(t *testing.T) {
 		id := serialID(h.prefix, i)
 		if got, want := h.hash(i), kit.HashID(id); got != want {
 			t.Fatalf("in order: hash(%d) = %#x; want kit.HashID(%q) = %#x", i, got, id, want)
+		}
+		// A device's id hashed again, as its seed and its timer's offset
+		// both are, hashes the same.
+		if got, want := h.hash(i), kit.HashID(id); got != want {
+			t.Fatalf("again: hash(%d) = %#x; want kit.HashID(%q) = %#x", i, got, id, want)
 		}
 	}
 }

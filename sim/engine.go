@@ -271,13 +271,17 @@ func (e *engine) builtinPolicy(st *devState, i int) {
 	case kit.SeedConstant:
 		h = 1 // kit's constantSeed
 	default:
-		if e.ids != nil {
-			h = kit.HashID(e.ids[i])
-		} else {
-			h = e.hashes.hash(i)
-		}
+		h = e.idHash(i)
 	}
 	e.bi.init(st, h)
+}
+
+// idHash returns kit.HashID of device i's id, without allocating the id.
+func (e *engine) idHash(i int) uint64 {
+	if e.ids != nil {
+		return kit.HashID(e.ids[i])
+	}
+	return e.hashes.hash(i)
 }
 
 // fail records the first error of the run.
@@ -333,7 +337,7 @@ func (e *engine) replay(ctx context.Context) error {
 		case e.s.Kind == Periodic && e.s.TimerOffset == OffsetPolicy:
 			t = 0
 		case e.s.Kind == Periodic:
-			t = int64(kit.HashID(e.deviceID(i)) % uint64(e.s.Period))
+			t = int64(e.idHash(i) % uint64(e.s.Period))
 		}
 		if e.s.TimerOffset == OffsetPolicy {
 			t += e.policyOffset(i)
@@ -454,6 +458,17 @@ func (e *engine) bucket(sec int64, chunks [][]uint64) {
 			}
 		}
 	default:
+		// A device has one arrival pending at a time, so a second holds
+		// at most the fleet's: the list takes that room once, where
+		// growing with the seconds would leave its outgrown arrays
+		// behind (see compactRun).
+		total := 0
+		for _, ch := range chunks {
+			total += len(ch)
+		}
+		if cap(e.sel) < total {
+			e.sel = make([]uint64, 0, max(total, e.n))
+		}
 		e.sel = e.sel[:0]
 		for _, ch := range chunks {
 			e.sel = append(e.sel, ch...)
@@ -611,6 +626,10 @@ func (e *engine) schedule(dev uint32, t, end int64) {
 	if t >= end {
 		e.cal.add(t, dev)
 		return
+	}
+	if len(e.heap) == cap(e.heap) {
+		// At most the fleet's arrivals are pending, as in bucket.
+		e.heap = slices.Grow(e.heap, max(len(e.heap), e.n-len(e.heap)))
 	}
 	e.heap.push(packEvent(t, dev))
 }

@@ -239,7 +239,8 @@ const runtimeShare = 32
 //     selectMost events; in the seconds decided arrival by arrival (the
 //     periodic kinds, a token bucket, the second the server comes up in
 //     when that is not a whole second), the second's arrivals, at most
-//     the fleet, and the heap of its retries within the second, as many.
+//     the fleet, and the heap of its retries within the second, as many,
+//     each allocated once at that size.
 func (s Scenario) compactRun(spec kit.Spec) (held, allocated int64) {
 	n := int64(max(s.Clients, 0))
 	windows := s.windows()
@@ -288,13 +289,13 @@ func (s Scenario) compactRun(spec kit.Spec) (held, allocated int64) {
 		grow(selectMost(s.Clients), 8, false)
 		return held, allocated
 	}
-	// The second's arrivals are appended a chunk at a time, each array
-	// at least a quarter larger than the last (see appended), so every
-	// array the selection took is at most four times what it holds at
-	// last.
-	sel := max(objectBytes(8*selectMost(s.Clients), false), objectBytes(mul(8, n+n/4+512), false))
-	held, allocated = add(held, sel), add(allocated, mul(5, sel))
-	grow(n, 8, false) // the heap
+	// The list of a second's arrivals and the heap of its retries each
+	// take room for the whole fleet once, the most a second holds (see
+	// bucket and schedule), after the selection's arrays (quotaLast), which
+	// the list replaces.
+	selHeld, selAllocated := appended(selectMost(s.Clients), 8, false)
+	list := objectBytes(mul(8, max(n, 1)), false)
+	held, allocated = add(held, max(selHeld, list), list), add(allocated, selAllocated, list, list)
 	return held, allocated
 }
 
