@@ -103,8 +103,8 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	atOnce, cfg := g.plan(cells, 0)
 	h := *g
 	h.cfg.Replay.Workers = cfg.Workers
-	h.tried = g.meter("fix search: changes", 0)
-	defer h.tried.Finish()
+	h.searched = g.meter("fix search: devices", 0)
+	defer h.searched.Finish()
 	found := make([]candidate, len(families))
 	ok := make([]bool, len(families))
 	err := each(len(families), atOnce, func(i int) error {
@@ -430,9 +430,6 @@ func (g *gate) search(f family) (candidate, bool, error) {
 // change far from passing the first seconds of them; its answer is the
 // one a replay of all n would give.
 func (g *gate) probe(f family, k float64, runs int) (bool, error) {
-	if g.tried != nil {
-		g.tried.Add(1)
-	}
 	n := min(runs, g.cfg.Replay.WithDefaults().Runs)
 	p := f.policy(k)
 	c := cell{p: p, clients: g.fleet(p)}
@@ -512,9 +509,6 @@ func tooBig(err error) bool {
 // declared cap says so, and is checked against the cap it reaches, which
 // the user would declare with it.
 func (g *gate) confirm(f family, k float64) (candidate, bool, error) {
-	if g.tried != nil {
-		g.tried.Add(1)
-	}
 	p := f.policy(k)
 	c := candidate{fix: reports.Fix{Change: f.change(k)}}
 	if f.spec != nil {
@@ -690,14 +684,23 @@ func (g *gate) fleet(p Policy) int {
 }
 
 // replayWith replays p on the gate's scenario and fleet with runs runs (0
-// for the gate's own), with no progress shown.
+// for the gate's own), counting its devices as the search for a fix's,
+// with no progress of its own shown.
 func (g *gate) replayWith(p Policy, runs int) (sim.Result, *sim.DeviceError, error) {
 	h := *g
-	h.cfg.Progress = nil
 	if runs > 0 {
 		h.cfg.Replay.Runs = runs
 	}
-	return h.replay(p, g.fleet(p))
+	return h.replayOn(cell{p: p, clients: g.fleet(p)}, h.cfg.Replay, g.searchMeter())
+}
+
+// searchMeter returns the meter of the search for a fix's devices, one
+// that counts nothing outside the search.
+func (g *gate) searchMeter() Meter {
+	if g.searched == nil {
+		return nopMeter{}
+	}
+	return g.searched
 }
 
 // withDefaults returns s with its base, cap and seed written out.

@@ -327,9 +327,9 @@ type gate struct {
 	// reuse may take, with the garbage collector's room: the replays that
 	// run side by side plan within the limit less it.
 	reserved int64
-	// tried counts the changes the search for a fix probed or confirmed,
-	// for its progress; nil outside the search.
-	tried Meter
+	// searched counts the devices the search for a fix replayed, for its
+	// progress; nil outside the search.
+	searched Meter
 }
 
 // replays holds the replays of built-in specs a gate made, by what
@@ -847,9 +847,17 @@ func (g *gate) overOn(c cell, cfg sim.Config, limit float64, from, to int) (over
 	if from == to {
 		return over, nil, nil
 	}
-	more, err := sim.Over(g.ctx, c.p.Factory, s, cfg, limit, from, to)
+	m := g.searchMeter()
+	f := c.p.Factory
+	if c.p.Spec == nil {
+		f = counted(f, m)
+	}
+	more, err := sim.Over(g.ctx, f, s, cfg, limit, from, to)
 	if stopped, err = g.outcome(c.p, err); stopped != nil || err != nil {
 		return nil, stopped, err
+	}
+	if c.p.Spec != nil {
+		m.Add(int64(s.WithDefaults().Clients) * int64(to-from))
 	}
 	return append(over, more...), nil, nil
 }
