@@ -1,6 +1,7 @@
 package kit_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -105,5 +106,14 @@ func TestParseDuration(t *testing.T) {
 		}
 		require.NoError(t, err, "ParseDuration(%q)", tt.in)
 		assert.Equal(t, tt.want, got, "ParseDuration(%q)", tt.in)
+	}
+}
+
+func TestFormatCount(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0", 7: "7", 999: "999", 1000: "1,000", -1000: "-1,000", -999: "-999",
+		1_234_567: "1,234,567", 100_000_000: "100,000,000", math.MaxInt64: "9,223,372,036,854,775,807",
+	} {
+		assert.Equal(t, want, kit.FormatCount(n), "FormatCount(%d)", n)
 	}
 }

@@ -167,6 +167,16 @@ func FormatDuration(d time.Duration) string {
 }
 
 // FormatBytes writes n in binary units, as the memory limits and estimates
+// FormatCount writes n with a comma between each three digits, as the
+// kit's reports write counts: 1,000,000.
+func FormatCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // are written: 512 B, 1.5 KiB, 12.0 GiB.
 func FormatBytes(n int64) string {
 	const unit = 1024

@@ -487,9 +487,9 @@ func (b Budget) Describe(clients int) string {
 		what = fmt.Sprintf("a circuit breaker (open after %s of the last %d outcomes, for %s; closed once %s of %d probes)", plural(b.FailureThreshold, "failure"), b.FailureCapacity, kit.FormatDuration(b.Delay), plural(b.SuccessThreshold, "success"), b.SuccessCapacity)
 	}
 	if b.Scope == ScopeFleet {
-		return fmt.Sprintf("The %s devices share one budget, %s, as they would behind a proxy or a gateway, or with one client for every caller.", thousands(int64(clients)), what)
+		return fmt.Sprintf("The %s devices share one budget, %s, as they would behind a proxy or a gateway, or with one client for every caller.", kit.FormatCount(int64(clients)), what)
 	}
-	return fmt.Sprintf("Each of the %s devices holds a budget of its own, %s, as it would with a client library's instance on every device.", thousands(int64(clients)), what)
+	return fmt.Sprintf("Each of the %s devices holds a budget of its own, %s, as it would with a client library's instance on every device.", kit.FormatCount(int64(clients)), what)
 }
 
 // A budgetState is a budget's state in a run, held by one device or by
@@ -868,7 +868,7 @@ func (s Scenario) BudgetWarning(w Warning) string {
 	}
 	c := s.AcceptRate
 	capacity := fmt.Sprintf("the server's capacity of %s jobs a second", count(c))
-	each := fmt.Sprintf("each of the %s devices", thousands(int64(s.Clients)))
+	each := fmt.Sprintf("each of the %s devices", kit.FormatCount(int64(s.Clients)))
 	switch w {
 	case BudgetNeverBinds:
 		if b.Scope != ScopeDevice {
@@ -878,12 +878,12 @@ func (s Scenario) BudgetWarning(w Warning) string {
 		case Finagle:
 			if got := b.MinPerSecond * n; got >= c {
 				return fmt.Sprintf("The budget cannot hold the retries below the server's capacity, whatever the storm: %s holds a reserve of %s retries a second, %s × %s = %s retries a second in all, at least %s.",
-					each, count(b.MinPerSecond), thousands(int64(s.Clients)), count(b.MinPerSecond), count(got), capacity)
+					each, count(b.MinPerSecond), kit.FormatCount(int64(s.Clients)), count(b.MinPerSecond), count(got), capacity)
 			}
 		case Envoy:
 			if got := float64(b.MinConcurrency) * n / s.Timeout.Seconds(); got >= c {
 				return fmt.Sprintf("The budget cannot hold the retries below the server's capacity, whatever the storm: %s lets %d retries be under way whatever its load, %s × %d = %s at once, each under way up to its %s timeout: up to %s retries a second, at least %s.",
-					each, b.MinConcurrency, thousands(int64(s.Clients)), b.MinConcurrency, count(float64(b.MinConcurrency)*n), kit.FormatDuration(s.Timeout), count(got), capacity)
+					each, b.MinConcurrency, kit.FormatCount(int64(s.Clients)), b.MinConcurrency, count(float64(b.MinConcurrency)*n), kit.FormatDuration(s.Timeout), count(got), capacity)
 			}
 		case AWS, AWS2026:
 			cost := b.cheapestRetry()

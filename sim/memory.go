@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -519,11 +518,11 @@ func (s Scenario) arrivalsPerDevice() int64 {
 // memory it would need, the part that needs the most, and what to change.
 func (b budget) refusal() error {
 	s, cfg := b.s, b.cfg
-	fleet := thousands(int64(s.Clients)) + " clients"
+	fleet := kit.FormatCount(int64(s.Clients)) + " clients"
 	if s.Clients == 1 {
 		fleet = "1 client"
 	}
-	runs := thousands(int64(cfg.Runs)) + " runs"
+	runs := kit.FormatCount(int64(cfg.Runs)) + " runs"
 	if cfg.Runs == 1 {
 		runs = "1 run"
 	}
@@ -562,13 +561,4 @@ func add(xs ...int64) int64 {
 		sum += x
 	}
 	return sum
-}
-
-// thousands writes n with thousands separators.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -242,8 +242,8 @@ func TestFormatBytes(t *testing.T) {
 	}{{512, "512 B"}, {1536, "1.5 KiB"}, {12 << 30, "12.0 GiB"}, {1 << 62, "4.0 EiB"}} {
 		assert.Equal(t, c.want, kit.FormatBytes(c.n), "kit.FormatBytes(%d)", c.n)
 	}
-	assert.Equal(t, "1,234,567", thousands(1234567))
-	assert.Equal(t, fmt.Sprint(999), thousands(999))
+	assert.Equal(t, "1,234,567", kit.FormatCount(1234567))
+	assert.Equal(t, fmt.Sprint(999), kit.FormatCount(999))
 }
 
 // TestSizeClasses holds the estimate's picture of the allocator to the

@@ -175,7 +175,7 @@ func (s Scenario) validateModelRanges() error {
 		return between("rtt", s.RTT, maxHorizon, "")
 	case Reconnect:
 		if s.Clients < 1 || s.Clients > maxReconnectDevices {
-			return invalid("clients %d is not between 1 and %s", s.Clients, thousands(maxReconnectDevices))
+			return invalid("clients %d is not between 1 and %s", s.Clients, kit.FormatCount(maxReconnectDevices))
 		}
 		for _, err := range []error{
 			between("rtt", s.RTT, maxHorizon, ""),
@@ -188,7 +188,7 @@ func (s Scenario) validateModelRanges() error {
 		}
 	case Contention:
 		if s.Clients < 1 || s.Clients > maxContentionClients {
-			return invalid("clients %d is not between 1 and %s", s.Clients, thousands(maxContentionClients))
+			return invalid("clients %d is not between 1 and %s", s.Clients, kit.FormatCount(maxContentionClients))
 		}
 		if err := between("latency", s.Latency, maxContentionNet, ""); err != nil {
 			return err

@@ -177,9 +177,9 @@ func (o overload) validate() error {
 	case o.Horizon <= 0 || o.Horizon > maxH:
 		return invalid("horizon %v is not in (0, %v]", o.Horizon, maxH)
 	case o.schedule == nil && o.Rate*o.Horizon.Seconds() > maxOverloadRequests:
-		return invalid("rate %v per second over %v makes %.0f requests, more than %s", o.Rate, o.Horizon, o.Rate*o.Horizon.Seconds(), thousands(maxOverloadRequests))
+		return invalid("rate %v per second over %v makes %.0f requests, more than %s", o.Rate, o.Horizon, o.Rate*o.Horizon.Seconds(), kit.FormatCount(maxOverloadRequests))
 	case len(o.schedule) > maxOverloadRequests:
-		return invalid("%d scheduled requests, more than %s", len(o.schedule), thousands(maxOverloadRequests))
+		return invalid("%d scheduled requests, more than %s", len(o.schedule), kit.FormatCount(maxOverloadRequests))
 	}
 	for k := 1; k < len(o.schedule); k++ {
 		if o.schedule[k] < o.schedule[k-1] {
@@ -856,7 +856,7 @@ func (e *overloadEngine) arrival(ev olEvent) {
 		return
 	}
 	if e.o.room > 0 && int64(e.queue.n+1)*overloadEventBytes > e.o.room {
-		e.err = grownError(e.run, e.seed, fmt.Sprintf("the queue grew past %s jobs", thousands(int64(e.queue.n))), ev.t, e.o.room)
+		e.err = grownError(e.run, e.seed, fmt.Sprintf("the queue grew past %s jobs", kit.FormatCount(int64(e.queue.n))), ev.t, e.o.room)
 		return
 	}
 	e.nSystem++

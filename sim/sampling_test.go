@@ -121,7 +121,7 @@ func TestLargestFleet(t *testing.T) {
 			}
 		}
 		s := Scenario{Clients: lo, AcceptRate: float64(lo) / 8, MemoryLimit: machine}
-		t.Logf("largest fleet within %s by the estimate, %+v: %s devices (estimate %s)", kit.FormatBytes(machine), cfg, thousands(int64(lo)), kit.FormatBytes(s.Memory(full, cfg)))
+		t.Logf("largest fleet within %s by the estimate, %+v: %s devices (estimate %s)", kit.FormatBytes(machine), cfg, kit.FormatCount(int64(lo)), kit.FormatBytes(s.Memory(full, cfg)))
 	}
 
 	n := *largest
@@ -139,7 +139,7 @@ func TestLargestFleet(t *testing.T) {
 	runtime.ReadMemStats(&m)
 	run := r.Runs[0]
 	t.Logf("%s devices, one run: %v, %s attempts (%.1f ns each), peak heap %s (%.1f B/device), estimate %s, process heap obtained from the OS %s; all served after %.1fs, peak ratio %.3f",
-		thousands(int64(n)), elapsed.Round(time.Millisecond), thousands(int64(run.Attempts)), float64(elapsed.Nanoseconds())/float64(run.Attempts),
+		kit.FormatCount(int64(n)), elapsed.Round(time.Millisecond), kit.FormatCount(int64(run.Attempts)), float64(elapsed.Nanoseconds())/float64(run.Attempts),
 		kit.FormatBytes(used), float64(used)/float64(n), kit.FormatBytes(s.Memory(full, cfg)), kit.FormatBytes(int64(m.HeapSys)), run.AllServed.Seconds(), run.PeakRatio)
 	if math.IsNaN(run.PeakRatio) {
 		t.Error("peak ratio NaN")

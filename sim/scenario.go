@@ -627,7 +627,7 @@ func (s Scenario) validateFields() error {
 	case s.MemoryLimit < 0:
 		return invalid("memory limit %d is negative", s.MemoryLimit)
 	case s.windows() > maxWindows:
-		return invalid("%v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), thousands(s.windows()), thousands(maxWindows))
+		return invalid("%v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), kit.FormatCount(s.windows()), kit.FormatCount(maxWindows))
 	}
 	for i, id := range s.IDs {
 		if id == "" {

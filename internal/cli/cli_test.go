@@ -170,6 +170,11 @@ func TestInts(t *testing.T) {
 	require.NoError(t, set(&o, "5"))
 	assert.Equal(t, []int{1, 10000, 5}, o.n)
 	assert.EqualError(t, set(&o, "3,x"), `"x" is not a whole number`)
+	// A thousands separator is not read as a list.
+	assert.EqualError(t, set(&o, "1,000"), `"1,000" reads as a list: commas separate the numbers here, so write one without them (1000, or 1_000)`)
+	assert.EqualError(t, set(&o, "1,050,000"), `"1,050,000" reads as a list: commas separate the numbers here, so write one without them (1050000, or 1_050_000)`)
+	assert.Equal(t, []int{1, 10000, 5}, o.n, "a refused list adds nothing")
+	require.NoError(t, set(&o, "1,500"), "sizes of 1 and 500")
 }
 
 func TestParsedAndAppended(t *testing.T) {

@@ -96,16 +96,28 @@ func Int[T any](field func(*T) *int) func(*T, string) error {
 	}
 }
 
-// Ints adds to a list of positive whole numbers, comma-separated.
+// Ints adds to a list of positive whole numbers, comma-separated: all of
+// them, or none when one is refused.
 func Ints[T any](field func(*T) *[]int) func(*T, string) error {
 	return func(o *T, v string) error {
-		for _, part := range strings.Split(v, ",") {
+		parts := strings.Split(v, ",")
+		for _, part := range parts[1:] {
+			// 1,000 or 1,050 is one number written with a thousands
+			// separator, not a list of 1 and 0, or of 1 and 50.
+			if p := strings.TrimSpace(part); len(p) == 3 && p[0] == '0' && strings.Trim(p, "0123456789") == "" {
+				return fmt.Errorf("%q reads as a list: commas separate the numbers here, so write one without them (%s, or %s)",
+					v, strings.ReplaceAll(v, ",", ""), strings.ReplaceAll(v, ",", "_"))
+			}
+		}
+		ns := make([]int, len(parts))
+		for i, part := range parts {
 			n, err := positiveInt(strings.TrimSpace(part))
 			if err != nil {
 				return err
 			}
-			*field(o) = append(*field(o), n)
+			ns[i] = n
 		}
+		*field(o) = append(*field(o), ns...)
 		return nil
 	}
 }

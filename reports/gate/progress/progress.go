@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports/gate"
 )
 
@@ -185,14 +186,15 @@ func (b *Bar) lines() {
 	}
 }
 
-// plainLine renders a plain line: "jitterkit: replay: 12 of 20 (60%), 10s".
+// plainLine renders a plain line: "jitterkit: replay: devices: 12,000 of
+// 20,000 (60%), 10s".
 func (b *Bar) plainLine(elapsed time.Duration) string {
 	done, total := b.done.Load(), b.total.Load()
 	secs := elapsed.Round(time.Second).String()
 	if total <= 0 {
-		return fmt.Sprintf("jitterkit: %s: %d done, %s", b.label, done, secs)
+		return fmt.Sprintf("jitterkit: %s: %s done, %s", b.label, kit.FormatCount(done), secs)
 	}
-	return fmt.Sprintf("jitterkit: %s: %d of %d (%.0f%%), %s", b.label, min(done, total), total, 100*min(float64(done)/float64(total), 1), secs)
+	return fmt.Sprintf("jitterkit: %s: %s of %s (%.0f%%), %s", b.label, kit.FormatCount(min(done, total)), kit.FormatCount(total), 100*min(float64(done)/float64(total), 1), secs)
 }
 
 // line renders the bar: "replay [=========>          ] 45%  3.1s".

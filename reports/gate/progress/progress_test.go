@@ -75,6 +75,10 @@ func TestPlainLine(t *testing.T) {
 	assert.Equal(t, "jitterkit: fix search: 12 of 20 (60%), 10s", b.plainLine(10*time.Second+300*time.Millisecond))
 	b.total.Store(0)
 	assert.Equal(t, "jitterkit: fix search: 12 done, 1m5s", b.plainLine(65*time.Second))
+	b.done.Store(1_234_567)
+	assert.Equal(t, "jitterkit: fix search: 1,234,567 done, 1m5s", b.plainLine(65*time.Second))
+	b.total.Store(20_000_000)
+	assert.Equal(t, "jitterkit: fix search: 1,234,567 of 20,000,000 (6%), 1m5s", b.plainLine(65*time.Second))
 }
 
 func TestNilBar(t *testing.T) {
