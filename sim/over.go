@@ -61,11 +61,8 @@ func Over(ctx context.Context, f kit.Factory, s Scenario, cfg Config, limit floa
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	r := newReplay(f, s, cfg, to, b.workers)
-	r.figuresOnly = true
-	// The runs below from are not Over's to replay: they count as
-	// finished, as a batch's earlier runs do in Replay.
-	r.finished = from
+	r := newReplay(f, s, cfg, to-from, b.workers)
+	r.figuresOnly, r.first, r.failed = true, from, to
 	over := overCount(limit, s.windowBudget())
 	for w := range r.slots {
 		r.slots[w].e.overAt = over
@@ -75,7 +72,7 @@ func Over(ctx context.Context, f kit.Factory, s Scenario, cfg Config, limit floa
 	}
 	out := make([]bool, to-from)
 	for i := range out {
-		out[i] = r.runs[from+i].PeakRatio > limit
+		out[i] = r.runs[i].PeakRatio > limit
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -147,8 +148,22 @@ func TestOverRefuses(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := Over(ctx, full, Scenario{Clients: 100, AcceptRate: 10}, Config{}, 0.6, 0, 3)
+		_, err := Over(ctx, full, Scenario{Clients: 100, AcceptRate: 10}, Config{}, 0.6, 5, 8)
 		require.ErrorIs(t, err, context.Canceled)
+		assert.ErrorContains(t, err, "stopped after 0 of 3 runs")
+	})
+
+	// The runs before from are not Over's: it holds none of their figures,
+	// so a late run costs what an early one does.
+	t.Run("late runs", func(t *testing.T) {
+		s := Scenario{Clients: 10, AcceptRate: 10, MemoryLimit: 3 << 20}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		over, err := Over(context.Background(), full, s, Config{}, 0.6, maxRuns-1, maxRuns)
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		assert.Len(t, over, 1)
+		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(s.MemoryLimit), "bytes allocated")
 	})
 }
 

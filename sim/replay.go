@@ -441,7 +441,7 @@ func (r *replay) replayRuns(ctx context.Context, stop context.CancelCauseFunc, f
 	if r.err != nil {
 		return r.err
 	}
-	if r.finished < to {
+	if r.finished < to-r.first {
 		return fmt.Errorf("sim: replay stopped after %d of %d runs: %w", r.finished, r.cfg.Runs, context.Cause(ctx))
 	}
 	return nil
@@ -463,7 +463,8 @@ type replay struct {
 	limit int          // the number past the last run of the batch
 
 	mu       sync.Mutex
-	runs     []Run
+	runs     []Run      // from run number first on
+	first    int        // Over's first run; 0 in Replay
 	keep     *shortlist // with RepresentativeOnly, the histograms kept
 	finished int        // runs finished without error
 	failed   int        // the lowest-numbered run that failed, or cfg.Runs
@@ -554,11 +555,11 @@ func (r *replay) finish(w *slot, i int, run Run, err error) {
 		return
 	}
 	r.finished++
-	r.runs[i] = run
+	r.runs[i-r.first] = run
 	switch {
 	case r.figuresOnly:
 	case r.keep == nil:
-		r.runs[i].Arrivals, r.runs[i].RetryArrivals = w.e.histograms()
+		r.runs[i-r.first].Arrivals, r.runs[i-r.first].RetryArrivals = w.e.histograms()
 	default:
 		r.keep.add(run.PeakRetryArrivals, i, w.e.compact)
 	}
