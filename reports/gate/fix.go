@@ -55,17 +55,18 @@ type family struct {
 }
 
 // lockstep reports whether the family's change at k delays every device
-// alike, whatever its seed: decorrelated jitter whose base has reached its
-// cap draws min(cap, u) for a u of at least the base, the cap itself,
-// every time. Such a fleet retries in lockstep, which is what a fix is
-// to end, and a family that raises the base stays there at every larger
-// factor, so its search ends.
+// alike, whatever its seed: decorrelated jitter draws min(cap, u) for a u
+// between the base and the previous delay times its multiplier, which is
+// the cap itself every time once the base has reached the cap, and the
+// base every time under a multiplier of 1 (0 is the default, 3). Such a fleet retries in
+// lockstep, which is what a fix is to end, and a family that raises the
+// base stays there at every larger factor, so its search ends.
 func (f family) lockstep(k float64) bool {
 	if f.spec == nil {
 		return false
 	}
 	s := withDefaults(*f.spec(k))
-	return s.Strategy == kit.Decorrelated && s.Base >= s.Cap
+	return s.Strategy == kit.Decorrelated && (s.Base >= s.Cap || s.Multiplier != 0 && s.Multiplier <= 1)
 }
 
 // fixes searches, for a gate that failed, the smallest changes of each
@@ -180,7 +181,13 @@ func (g *gate) families(rep reports.Report) []family {
 		base := *s
 		base.Seed = kit.SeedDevice
 		if base.Strategy != kit.None {
-			out = append(out, g.specFamilies(base)...)
+			own := g.specFamilies(base)
+			for i := range own {
+				// A change of the base or the cap alone, of a policy
+				// the checks failed, may fail them the same way.
+				own[i].checks = own[i].checks || checksFailed
+			}
+			out = append(out, own...)
 		}
 		for _, st := range []kit.Strategy{kit.Decorrelated, kit.Full} {
 			if st != base.Strategy {

@@ -20,6 +20,8 @@ func TestLockstep(t *testing.T) {
 		{Strategy: kit.Decorrelated, Base: time.Second, Cap: 30 * time.Second, Seed: kit.SeedDevice},
 		{Strategy: kit.Full, Base: time.Second, Cap: 30 * time.Second, Seed: kit.SeedDevice},
 		{Strategy: kit.Decorrelated, Base: 40 * time.Second, Cap: 30 * time.Second, Seed: kit.SeedDevice},
+		{Strategy: kit.Decorrelated, Base: time.Second, Cap: 10 * time.Second, Multiplier: 1, Seed: kit.SeedDevice},
+		{Strategy: kit.Full, Base: time.Second, Cap: 10 * time.Second, Multiplier: 1, Seed: kit.SeedDevice},
 	} {
 		for _, f := range g.specFamilies(s) {
 			for k := 1.0; k <= 1024; k *= 2 {

@@ -93,6 +93,29 @@ func TestFirstFixPasses(t *testing.T) {
 	}
 }
 
+// TestFixOfALockstepSpec gates decorrelated jitter under a multiplier of
+// 1, whose every delay is its base: the checks fail it, while a replay of
+// first attempts spread over a minute passes. Raising its base keeps it in
+// lockstep, so every change the gate suggests is one that passes when
+// gated, checks included.
+func TestFixOfALockstepSpec(t *testing.T) {
+	cfg := gate.Config{
+		Checks:   properties.Config{Cap: 10 * time.Second},
+		Scenario: sim.Scenario{Clients: 1000, AcceptRate: 100, StartSpread: time.Minute},
+		Replay:   sim.Config{Runs: 5},
+	}
+	rep, err := gate.Run(context.Background(), gate.SpecPolicy(spec(t, "decorrelated:base=1s,cap=10s,multiplier=1")), cfg)
+	require.NoError(t, err)
+	require.Equal(t, verdict.Fail, rep.Verdict)
+	require.NotEmpty(t, rep.Fixes)
+	for _, fix := range rep.Fixes {
+		require.NotEmpty(t, fix.Spec, "%s", fix.Change)
+		again, err := gate.Run(context.Background(), gate.SpecPolicy(spec(t, fix.Spec)), cfg)
+		require.NoError(t, err)
+		assert.Equal(t, verdict.Pass, again.Verdict, "%s", fix.Change)
+	}
+}
+
 // TestScaleFix slows down a policy of the caller's that passes every check
 // but storms: the fix multiplies its own delays.
 func TestScaleFix(t *testing.T) {
