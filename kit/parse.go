@@ -54,16 +54,20 @@ func splitSpecs(text string) []string {
 
 // ParseDuration reads a positive duration as time.ParseDuration does, such
 // as 100ms or 1m30s, and says what is wrong with one it refuses: not a
-// duration, not positive, or longer than a time.Duration holds (about 292
-// years).
+// duration, not positive, shorter than a nanosecond, or longer than a
+// time.Duration holds (about 292 years).
 func ParseDuration(text string) (time.Duration, error) {
 	t := strings.TrimSpace(text)
 	d, err := time.ParseDuration(t)
 	switch {
+	case err != nil && durationForm.MatchString(t) && strings.HasPrefix(t, "-"):
+		return 0, fmt.Errorf("%s is not positive", t)
 	case err != nil && durationForm.MatchString(t):
 		return 0, fmt.Errorf("%s is longer than the longest duration, %v", t, time.Duration(math.MaxInt64))
 	case err != nil:
 		return 0, fmt.Errorf("%q is not a duration (e.g. 100ms, 10s, 1m30s)", text)
+	case d == 0 && strings.Trim(t, "+-0.nsuµμmh") != "":
+		return 0, fmt.Errorf("%s is shorter than the shortest duration, 1ns", t)
 	case d <= 0:
 		return 0, fmt.Errorf("%v is not positive", d)
 	}
@@ -71,7 +75,7 @@ func ParseDuration(text string) (time.Duration, error) {
 }
 
 // durationForm is the form of a duration time.ParseDuration reads, of any
-// length: what it refuses in this form is too long.
+// length: what it refuses in this form is out of range.
 var durationForm = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // ParseBytes reads a size in bytes as FormatBytes writes it, or as a user

@@ -97,6 +97,11 @@ func TestParseDuration(t *testing.T) {
 		{"-5m", 0, "-5m0s is not positive"},
 		{"9999999h", 0, "9999999h is longer than the longest duration, 2562047h47m16.854775807s"},
 		{"1h99999999999999999999s", 0, "1h99999999999999999999s is longer than the longest duration, 2562047h47m16.854775807s"},
+		{"-9999999h", 0, "-9999999h is not positive"},
+		{"-0s", 0, "0s is not positive"},
+		{".1ns", 0, ".1ns is shorter than the shortest duration, 1ns"},
+		{"0.0000000001s", 0, "0.0000000001s is shorter than the shortest duration, 1ns"},
+		{"0.000ms", 0, "0s is not positive"},
 	}
 	for _, tt := range tests {
 		got, err := kit.ParseDuration(tt.in)

@@ -78,7 +78,11 @@ func (r *runner) bounds() Result {
 		for _, d := range r.main.devices {
 			most = max(most, len(d.delays))
 		}
-		res.Detail = fmt.Sprintf("all delays of %d devices over up to %d attempts in bounds; %s", len(r.main.devices), most, want)
+		attempts := "attempts"
+		if most == 1 {
+			attempts = "attempt"
+		}
+		res.Detail = fmt.Sprintf("all delays of %d devices over up to %d %s in bounds; %s", len(r.main.devices), most, attempts, want)
 		return res
 	}
 	res.Status = verdict.Fail

@@ -115,6 +115,7 @@ func TestBoundsSaysTheAttemptsItSaw(t *testing.T) {
 	}{
 		{full, "over up to 32 attempts in bounds"},
 		{func(d kit.Device) kit.Policy { return kit.Limit(full(d), 5) }, "over up to 5 attempts in bounds"},
+		{func(d kit.Device) kit.Policy { return kit.Limit(full(d), 1) }, "over up to 1 attempt in bounds"},
 	} {
 		out, err := Run(context.Background(), tt.f, Config{Seed: 1, Cap: 10 * time.Second})
 		assert.NoError(t, err)
