@@ -455,29 +455,40 @@ func (g *gate) probe(f family, k float64, runs int) (bool, error) {
 		}
 		return res.Summary[sim.PeakRatio].Median <= res.Scenario.Threshold, nil
 	}
-	h := *g
-	h.cfg.Progress = nil
 	limit := s.WithDefaults().Threshold
 	side := (n + 1) / 2
 	over, within := 0, 0
 	for over < side && within < side {
 		from := over + within
-		runs, stopped, err := h.overOn(c, h.cfg.Replay, limit, from, from+side-max(over, within))
-		if tooBig(err) {
-			return false, nil
-		}
-		if err != nil || stopped != nil {
+		to := from + side - max(over, within)
+		more, ok, err := g.countOver(c, limit, from, to)
+		if !ok {
 			return false, err
 		}
-		for _, o := range runs {
-			if o {
-				over++
-			} else {
-				within++
-			}
-		}
+		over, within = over+more, within+(to-from-more)
 	}
 	return within >= side, nil
+}
+
+// countOver returns how many of the runs of the cell c from from up to
+// to−1 are over limit (see overOn). ok is false when they could not be
+// counted: their replay would not fit in the memory limit, so the change
+// is no fix the user could gate, or a defect of the policy stopped it, or
+// the gate failed (err).
+func (g *gate) countOver(c cell, limit float64, from, to int) (over int, ok bool, err error) {
+	runs, stopped, err := g.overOn(c, g.cfg.Replay, limit, from, to)
+	if tooBig(err) {
+		return 0, false, nil
+	}
+	if err != nil || stopped != nil {
+		return 0, false, err
+	}
+	for _, o := range runs {
+		if o {
+			over++
+		}
+	}
+	return over, true, nil
 }
 
 // clear reports whether a passing replay passes by more than one retry in
@@ -644,22 +655,16 @@ func (g *gate) holds(p Policy, res sim.Result) (bool, error) {
 		}
 	}
 	// Until over passes most, the runs left decide only when they could
-	// take it past: the fewest that might are replayed next.
+	// take it past: the fewest that might, up to run n − (most − over),
+	// are replayed next.
+	c := cell{p: p, clients: g.fleet(p)}
 	for over <= most && over+n-done > most {
-		next := done + (n - done) - (most - over)
-		more, stopped, err := g.overOn(cell{p: p, clients: g.fleet(p)}, g.cfg.Replay, limit, done, next)
-		if tooBig(err) {
-			return false, nil
-		}
-		if err != nil || stopped != nil {
+		next := n - (most - over)
+		more, ok, err := g.countOver(c, limit, done, next)
+		if !ok {
 			return false, err
 		}
-		for _, o := range more {
-			if o {
-				over++
-			}
-		}
-		done = next
+		over, done = over+more, next
 	}
 	return over <= most, nil
 }
