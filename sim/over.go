@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"math"
-	"runtime"
 
 	"github.com/jitterkit/jitterkit/kit"
 )
@@ -56,9 +55,7 @@ func Over(ctx context.Context, f kit.Factory, s Scenario, cfg Config, limit floa
 		return nil, invalid("Over replays the fleet kinds, and %s is a server model: replay it with Replay", s.Kind)
 	}
 	b := s.budget(f, cfg)
-	if b.need > collectFirst {
-		runtime.GC()
-	}
+	b.collect()
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := newReplay(f, s, cfg, to-from, b.workers)

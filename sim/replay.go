@@ -341,13 +341,7 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	sequential := cfg.Runs == 0
 	s, cfg = s.WithDefaults(), cfg.WithDefaults()
 	b := s.budget(f, cfg)
-	if b.need > collectFirst {
-		// The estimate is what the replay adds to the heap. The garbage
-		// of what ran before it, such as the last of a gate's replays,
-		// would stay beside it until the collector's next cycle, which
-		// the heap that garbage was part of sets: it is collected first.
-		runtime.GC()
-	}
+	b.collect()
 	if s.Kind.ServerModel() {
 		return replayModel(ctx, f, s, cfg)
 	}
@@ -447,11 +441,22 @@ func (r *replay) replayRuns(ctx context.Context, stop context.CancelCauseFunc, f
 	return nil
 }
 
-// collectFirst is the estimate above which Replay collects the garbage
+// collectFirst is the estimate above which a replay collects the garbage
 // already on the heap before it starts: 64 MiB, about a million devices
 // of a kit.Spec's, whose replay takes seconds beside the collection's
 // milliseconds.
 const collectFirst = 64 << 20
+
+// collect collects the garbage on the heap before a replay whose
+// estimate is over collectFirst. The estimate is what the replay adds to
+// the heap. The garbage of what ran before it, such as the last of a
+// gate's replays, would stay beside it until the collector's next cycle,
+// which the heap that garbage was part of sets: it is collected first.
+func (b budget) collect() {
+	if b.need > collectFirst {
+		runtime.GC()
+	}
+}
 
 // A replay holds the state its workers share.
 type replay struct {
