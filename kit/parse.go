@@ -66,7 +66,7 @@ func ParseDuration(text string) (time.Duration, error) {
 		return 0, fmt.Errorf("%s is longer than the longest duration, %v", t, time.Duration(math.MaxInt64))
 	case err != nil:
 		return 0, fmt.Errorf("%q is not a duration (e.g. 100ms, 10s, 1m30s)", text)
-	case d == 0 && strings.Trim(t, "+-0.nsuµμmh") != "":
+	case d == 0 && strings.ContainsAny(t, "123456789"):
 		return 0, fmt.Errorf("%s is shorter than the shortest duration, 1ns", t)
 	case d <= 0:
 		return 0, fmt.Errorf("%v is not positive", d)
