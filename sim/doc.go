@@ -49,7 +49,19 @@
 // server never does: such a replay also measures each run's peak of
 // retries in one whole second (Run.PeakRetryArrivals1s), and warns when
 // that peak is over the threshold of one second's budget while the wide
-// window's is within it ([AveragedAway]).
+// window's is within it ([AveragedAway]), and fails when it is over in the
+// median run, unless Config.AllowWideWindow. Config.FailWarnings makes
+// every warning fail.
+//
+// # Recovery
+//
+// The server models [Overload] and [Reconnect] are judged on recovery
+// (see Run.Recovered). Their runs are bimodal near a tipping point: most
+// recover at once and some collapse for good, so the verdict reads every
+// run, not the median: a run that never recovers is a counterexample and
+// fails the replay, naming its seed, and a pass says what its runs bound
+// of the chance of collapse ([Collapses], Config.CollapseBound for a
+// tighter bound).
 //
 // # Timers
 //

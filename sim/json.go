@@ -95,7 +95,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	}
 	*c = Config{Runs: j.Runs, Seed: j.Seed, Level: j.Level, Resamples: j.Resamples,
 		Thresholds:   Thresholds{MaxGaveUp: j.Thresholds.MaxGaveUp, MaxPending: j.Thresholds.MaxPending},
-		TippingPoint: j.TippingPoint}
+		TippingPoint: j.TippingPoint, CollapseBound: j.CollapseBound, FailWarnings: j.FailWarnings, AllowWideWindow: j.AllowWideWindow}
 	return nil
 }
 

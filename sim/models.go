@@ -513,11 +513,19 @@ func (m contentionModel) run(i int, seed uint64) (Run, error) {
 // defaults, validated) with cfg (after defaults), its baselines and, when
 // asked, its tipping point.
 func replayModel(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
-	res, err := replayModelRuns(ctx, f, s, cfg)
+	var res Result
+	var err error
+	if cfg.CollapseBound > 0 && s.Kind.Recovers() {
+		res, err = replayToBound(ctx, f, s, cfg)
+	} else {
+		res, err = replayModelRuns(ctx, f, s, cfg)
+	}
 	if err != nil {
 		return Result{}, err
 	}
-	if res.Baselines, err = baselines(ctx, s, cfg); err != nil {
+	made := cfg
+	made.Runs = len(res.Runs)
+	if res.Baselines, err = baselines(ctx, s, made); err != nil {
 		return Result{}, err
 	}
 	if cfg.TippingPoint && s.Kind == Overload {
@@ -530,6 +538,34 @@ func replayModel(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Re
 	return res, nil
 }
 
+// replayToBound replays a recovery kind's runs in batches until none of
+// them collapsed bounds the chance of collapse at cfg.CollapseBound, or one
+// of them collapsed (see [Collapses]): the result of a replay of as many
+// runs, whose Stop says where it stopped, and whose Config.Runs is the
+// most it would have made.
+func replayToBound(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
+	looks := collapseLooks(cfg.CollapseBound, cfg.Level)
+	most := looks[len(looks)-1]
+	var runs []Run
+	var err error
+	st := &Stop{MaxRuns: most, Reason: StopBound, Limit: cfg.CollapseBound}
+	for _, n := range looks {
+		c := cfg
+		c.Runs = n
+		if runs, err = replayModelBatch(ctx, f, s, c, runs); err != nil {
+			return Result{}, err
+		}
+		if slices.ContainsFunc(runs, func(r Run) bool { return !r.Recovered }) {
+			st.Reason, st.Limit = StopCollapsed, 0
+			break
+		}
+	}
+	st.Runs = len(runs)
+	res := finishModel(runs, s, cfg)
+	res.Config.Runs, res.Stop = most, st
+	return res, nil
+}
+
 // replayModelRuns replays the runs of s with cfg, workers at a time, and
 // summarizes them. The runs, and the error of the lowest-numbered run that
 // fails, depend only on f, s and cfg.Seed. A policy's call that does not
@@ -537,11 +573,39 @@ func replayModel(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Re
 // when it is set, or StuckGrace after ctx is done, as a *DeviceError of
 // cause StopHung.
 func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result, error) {
+	runs, err := replayModelBatch(ctx, f, s, cfg, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	return finishModel(runs, s, cfg), nil
+}
+
+// finishModel returns the result of a server model's runs: their summary,
+// and the series of the representative run alone.
+func finishModel(runs []Run, s Scenario, cfg Config) Result {
+	rep := representativeBy(runs, func(r Run) float64 { return modelKey(s, r) })
+	for i := range runs {
+		if i != rep {
+			runs[i].Series = nil
+			if cfg.RepresentativeOnly {
+				runs[i].Arrivals, runs[i].RetryArrivals = nil, nil
+			}
+		}
+	}
+	cfg.Runs = len(runs)
+	return Result{Scenario: s, Config: cfg, Runs: runs, Representative: rep, Summary: summarize(runs, s, cfg)}
+}
+
+// replayModelBatch replays the runs of s with cfg numbered from len(made)
+// up to cfg.Runs, workers at a time, and returns made with them appended.
+func replayModelBatch(ctx context.Context, f kit.Factory, s Scenario, cfg Config, made []Run) ([]Run, error) {
+	from := len(made)
 	b := s.budget(f, cfg)
-	workers := max(1, min(cfg.Workers, cfg.Runs, b.workers))
-	runs := make([]Run, cfg.Runs)
+	workers := max(1, min(cfg.Workers, cfg.Runs-from, b.workers))
+	runs := append(made, make([]Run, cfg.Runs-from)...)
 	errs := make([]error, cfg.Runs)
 	var next atomic.Int64
+	next.Store(int64(from))
 	var failed atomic.Int64
 	failed.Store(int64(cfg.Runs))
 	_, builtin := builtinSpec(f)
@@ -557,7 +621,7 @@ func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config)
 		}
 		e, err := newModelEngine(s, wf, b.room())
 		if err != nil {
-			return Result{}, err
+			return nil, err
 		}
 		engines[w] = e
 	}
@@ -595,35 +659,26 @@ func replayModelRuns(ctx context.Context, f kit.Factory, s Scenario, cfg Config)
 	select {
 	case <-done:
 	case err := <-hung:
-		return Result{}, err
+		return nil, err
 	case <-ctx.Done():
 		select {
 		case <-done:
 		case <-time.After(stuckGrace):
 			if err := stuckModel(calls, cfg, fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))); err != nil {
-				return Result{}, err
+				return nil, err
 			}
-			return Result{}, fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
+			return nil, fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
 		}
 	}
 	for i := range errs {
 		if errs[i] != nil {
-			return Result{}, errs[i]
+			return nil, errs[i]
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("sim: replay stopped: %w", context.Cause(ctx))
+		return nil, fmt.Errorf("sim: replay stopped: %w", context.Cause(ctx))
 	}
-	rep := representativeBy(runs, func(r Run) float64 { return modelKey(s, r) })
-	for i := range runs {
-		if i != rep {
-			runs[i].Series = nil
-			if cfg.RepresentativeOnly {
-				runs[i].Arrivals, runs[i].RetryArrivals = nil, nil
-			}
-		}
-	}
-	return Result{Scenario: s, Config: cfg, Runs: runs, Representative: rep, Summary: summarize(runs, s, cfg)}, nil
+	return runs, nil
 }
 
 // runModel replays run i on e into *run or *err, and reports false when a

@@ -162,12 +162,13 @@ func TestGaveUpAtMostTheFleet(t *testing.T) {
 	})
 }
 
-// TestWideWindowWarns replays the default outage's storm of full jitter in
+// TestWideWindowFails replays the default outage's storm of full jitter in
 // 6m windows: the window's peak ratio is far under the threshold, the same
-// runs' 1s peak is the 1s replay's, run by run, and the replay warns with
-// the 1s figure instead of passing. A policy whose 1s peak is within the
+// runs' 1s peak is the 1s replay's, run by run, and the replay fails with
+// the 1s figure instead of passing, or warns when Config.AllowWideWindow
+// lets the window average. A policy whose 1s peak is within the
 // threshold, in every run, passes in the wide window too.
-func TestWideWindowWarns(t *testing.T) {
+func TestWideWindowFails(t *testing.T) {
 	f := outagePolicy(kit.Full)
 	narrow, err := Replay(context.Background(), f, defaultOutage, Config{Runs: 20, Seed: 1})
 	require.NoError(t, err)
@@ -183,7 +184,10 @@ func TestWideWindowWarns(t *testing.T) {
 		assert.Equal(t, narrow.Runs[i].PeakRatio, run.PeakRatio1s, "run %d (seed %d): 1s peak ratio of the 6m replay against the 1s replay's", i, run.Seed)
 	}
 	assert.LessOrEqual(t, r.Summary[PeakRatio].Median, 0.6, "6m window: peak ratio")
-	assert.Equal(t, verdict.Warn, r.Status(), "6m window: %s", r.Detail())
+	assert.Equal(t, verdict.Fail, r.Status(), "6m window: %s", r.Detail())
+	allowed := r
+	allowed.Config.AllowWideWindow = true
+	assert.Equal(t, verdict.Warn, allowed.Status(), "6m window, allowed to average: %s", allowed.Detail())
 	assert.Equal(t, "a 6m window averages the storm away, which 1s windows show: at 1s the peak ratio is 31.9, over the 0.6 threshold, with up to 1,597 retries in one second",
 		AveragedAway(r.Scenario, r.Summary))
 	assert.Contains(t, r.Detail(), AveragedAway(r.Scenario, r.Summary), "the detail of the 6m replay")

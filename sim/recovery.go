@@ -48,7 +48,15 @@ func baselines(ctx context.Context, s Scenario, cfg Config) ([]Baseline, error) 
 		if err != nil {
 			return fmt.Errorf("sim: the %s baseline: %w", name, err)
 		}
-		out = append(out, Baseline{Name: name, Recovered: res.Recovered(), Summary: res.Summary})
+		b := Baseline{Name: name, Recovered: res.Recovered(), Summary: res.Summary}
+		if s.Kind.Recovers() {
+			for i, run := range res.Runs {
+				if !run.Recovered {
+					b.Unrecovered = append(b.Unrecovered, i)
+				}
+			}
+		}
+		out = append(out, b)
 		return nil
 	}
 	switch s.Kind {
@@ -87,21 +95,24 @@ func (r Result) Baseline(name string) *Baseline {
 	return nil
 }
 
-// failsRecovery reports whether a replay of runs of which recovered
-// recovered fails on recovery: its median run did not recover.
-func failsRecovery(recovered, runs int) bool { return runs > 0 && 2*recovered <= runs }
+// medianUnrecovered reports whether the median of runs, of which
+// recovered recovered, did not recover: at most half of them did.
+func medianUnrecovered(recovered, runs int) bool { return runs > 0 && 2*recovered <= runs }
 
 // NeverRecovered reports whether the replay's median run did not recover
-// after the trigger: at most half of its runs did. A recovery kind fails
-// on it.
-func (r Result) NeverRecovered() bool { return failsRecovery(r.Recovered(), len(r.Runs)) }
+// after the trigger: at most half of its runs did, so that the median time
+// to recover is a lower bound. The verdict reads every run: one that did
+// not recover fails the replay (see [Collapses]).
+func (r Result) NeverRecovered() bool { return medianUnrecovered(r.Recovered(), len(r.Runs)) }
 
 // NeverRecovered reports whether the baseline's median run, of runs,
 // did not recover.
-func (b Baseline) NeverRecovered(runs int) bool { return failsRecovery(b.Recovered, runs) }
+func (b Baseline) NeverRecovered(runs int) bool { return medianUnrecovered(b.Recovered, runs) }
 
-// tippingPoint searches the shortest dip, in whole seconds, that s's
-// fleet, and its baseline without retries, fail to recover from.
+// tippingPoint searches the shortest dip, in whole seconds, from which
+// some run of s's fleet, and some run of its baseline without retries,
+// does not recover: the rule of a collapse (see [Collapses]), on the
+// replay's runs.
 func tippingPoint(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (TippingPoint, error) {
 	longest := (s.Horizon - s.DipAt - s.Ramp - recoveryWindow*time.Second).Truncate(time.Second)
 	tp := TippingPoint{Longest: longest}
@@ -113,7 +124,7 @@ func tippingPoint(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (T
 			if err != nil {
 				return false, err
 			}
-			return res.NeverRecovered(), nil
+			return res.Recovered() < len(res.Runs), nil
 		}
 		hi := longest / time.Second
 		if bad, err := fails(hi * time.Second); err != nil || !bad {
@@ -147,48 +158,51 @@ func tippingPoint(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (T
 }
 
 // modelStatus judges a server model's replay. The recovery kinds fail
-// when the median run did not recover (at most half of the runs did) and a
-// Reconnect, or a Contention, when the median run leaves devices
+// when a run that judges the policy never recovered (see [Collapses]), and
+// a Reconnect, or a Contention, when the median run leaves devices
 // unserved at the horizon; the peak ratio is reported and does not
-// decide. Fewer than MinRunsToPass runs are inconclusive; a warning (see
-// [Result.Warnings]) warns.
+// decide. Fewer than MinRunsToPass runs, or judged runs, are
+// inconclusive; a warning (see [Result.Warnings]) warns, or fails with
+// Config.FailWarnings.
 func (r Result) modelStatus() verdict.Status {
 	s := r.Scenario
+	c := r.Collapses()
 	switch {
 	case len(r.Runs) == 0 || r.Unjudged() != "":
 		return verdict.Inconclusive
-	case s.Kind.Recovers() && r.NeverRecovered():
+	case c != nil && c.Collapsed > 0:
 		return verdict.Fail
 	case s.Kind != Overload && r.Summary[Served].Median < float64(s.Clients):
 		return verdict.Fail
-	case len(r.Runs) < MinRunsToPass:
+	case len(r.Runs) < MinRunsToPass || c != nil && c.Runs < MinRunsToPass:
 		return verdict.Inconclusive
 	case len(r.Warnings()) > 0:
-		return verdict.Warn
+		return r.warned()
 	}
 	return verdict.Pass
 }
 
 // Unjudged says why a server model's replay judged nothing of its policy,
 // or returns "" when it did: its clients made no retries, none of the
-// median run's retries reached the server, or no write of a Contention
-// conflicted, so that the policy's delays were never used; or the same
-// Overload without retries never recovers either, so that the scenario,
-// not the policy, keeps the service down. The replay is then
-// Inconclusive.
+// median run's retries reached the server and no run collapsed, or no
+// write of a Contention conflicted, so that the policy's delays were never
+// used; or no run collapsed and fewer than MinRunsToPass were judged,
+// since in the others the same Overload without retries never recovers
+// either: the scenario, not the policy, keeps the service down. The
+// replay is then Inconclusive.
 func (r Result) Unjudged() string {
 	s, sum := r.Scenario, r.Summary
+	c := r.Collapses()
 	switch {
 	case s.Kind == Overload && s.Retries == NoRetries:
 		return "the clients make no retries (retries 0), so that the policy is never asked for a delay"
+	case s.Kind.Recovers() && c.Collapsed > 0:
 	case s.Kind.Recovers() && len(r.Runs) > 0 && sum[PeakRetryArrivals].Median == 0 && sum[BudgetThrottled].Median == 0:
 		return "no retry reached the server in the median run, so that the policy's delays were never judged"
 	case s.Kind == Contention && len(r.Runs) > 0 && sum[Attempts].Median <= float64(s.Clients):
 		return "no write conflicted in the median run, so that no client backed off and the policy's delays were never judged"
-	case s.Kind == Overload && r.NeverRecovered():
-		if b := r.Baseline(BaselineNoRetries); b != nil && b.NeverRecovered(len(r.Runs)) {
-			return "the same fleet without retries never recovers either: the scenario, not the policy, keeps the service down"
-		}
+	case s.Kind == Overload && c.Excused > 0 && c.Runs < MinRunsToPass:
+		return fmt.Sprintf("the same fleet without retries never recovers either, in %d of %d runs: the scenario, not the policy, keeps the service down", c.Excused, len(r.Runs))
 	}
 	return ""
 }
@@ -264,6 +278,12 @@ func (r Result) modelDetail() string {
 		fmt.Fprintf(&b, "recovered %s after %s %s (%s); %d of %d runs recovered",
 			seconds(rec.Median), ended, interval(rec, "%.0fs"), ci, r.Recovered(), runs)
 	}
+	if c := r.Collapses(); c.Runs > 0 {
+		fmt.Fprintf(&b, "; %s", c)
+		if c.Excused > 0 {
+			fmt.Fprintf(&b, " (%d more did not recover without retries either, and judge nothing)", c.Excused)
+		}
+	}
 	if base := r.Baseline(BaselineNoRetries); base != nil {
 		bm := base.Summary[RecoveryTime].Median
 		switch {
@@ -321,7 +341,7 @@ func (tp TippingPoint) text() string {
 		// both: the retries tip nothing over.
 		return fmt.Sprintf("none: the fleet recovers from every dip the same fleet without retries recovers from, and both fail from a dip of %s (a longer --horizon searches further)", kit.FormatDuration(tp.BaselineDip))
 	}
-	return fmt.Sprintf("the shortest dip the fleet does not recover from is %s; without retries, %s", say(tp.Dip), say(tp.BaselineDip))
+	return fmt.Sprintf("the shortest dip from which a run of the fleet does not recover is %s; without retries, %s", say(tp.Dip), say(tp.BaselineDip))
 }
 
 // interval writes an estimate's interval in brackets, each end in format.

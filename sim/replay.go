@@ -65,6 +65,22 @@ type Config struct {
 	// ([Result.TippingPoint]): about 16 replays more, of the fleet and of
 	// its baseline. The other kinds, which have no dip, refuse it.
 	TippingPoint bool
+	// CollapseBound, when positive, is the chance of collapse that a
+	// recovery kind's replay of the default runs (Runs zero) must bound
+	// at Level: it makes its runs in batches, doubling from DefaultRuns,
+	// until none of them collapsed gives a bound at most CollapseBound, or
+	// one collapsed (see [Collapses] and [Result.Stop]). It is between
+	// MinCollapseBound and 1; 0.01 makes 299 runs of a fleet that
+	// passes. The other kinds refuse it, and so does a Runs set.
+	CollapseBound float64
+	// FailWarnings makes every warning fail: a replay that would warn
+	// (see [Result.Warnings]) fails instead, with the same detail.
+	FailWarnings bool
+	// AllowWideWindow lets a window wider than a second average a storm
+	// away: a replay whose 1s peak ratio is over the threshold in the
+	// median run while its window's is within it (see [AveragedAway])
+	// then warns instead of failing.
+	AllowWideWindow bool
 }
 
 // Defaults of Config.
@@ -113,6 +129,8 @@ func (c Config) validate() error {
 		return invalid("confidence level %v is not between 0 and 1", c.Level)
 	case c.Resamples < 0 || c.Resamples > maxResamples:
 		return invalid("resamples %d is not between 0 and 1,000,000", c.Resamples)
+	case c.CollapseBound != 0 && !(c.CollapseBound >= MinCollapseBound && c.CollapseBound <= 1):
+		return invalid("collapse bound %v is not between %v and 1", c.CollapseBound, MinCollapseBound)
 	}
 	return c.Thresholds.validate()
 }

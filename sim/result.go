@@ -57,15 +57,18 @@ type Result struct {
 type Baseline struct {
 	// Name says what the policy is, such as "no retries" or "full jitter".
 	Name string `json:"name"`
-	// Recovered counts the runs that recovered, in the recovery kinds.
-	Recovered int `json:"recovered_runs"`
+	// Recovered counts the runs that recovered, in the recovery kinds,
+	// and Unrecovered lists the numbers of those that did not, in order:
+	// the baseline's run i has the seed of the policy's run i.
+	Recovered   int   `json:"recovered_runs"`
+	Unrecovered []int `json:"unrecovered_runs,omitempty"`
 	// Summary is the median of each figure over the runs, with its
 	// interval.
 	Summary map[Figure]Estimate `json:"summary"`
 }
 
 // A TippingPoint is the shortest dip, in whole seconds, that an Overload's
-// fleet fails to recover from (the median run does not recover), beside
+// fleet fails to recover from (some run does not recover), beside
 // the same fleet's without retries, searched by bisection between 1s and
 // Longest with every other field of the scenario kept. A zero Dip, or
 // BaselineDip, means that none up to Longest failed: it is longer.
@@ -88,14 +91,16 @@ const MinRunsToPass = 3
 // binomial rule the median of retries follows too, with p the chance that
 // a run has none. Beside the peak ratio, it fails periodic timers whose
 // offsets are the policy's (OffsetPolicy) and crowd the server over the
-// threshold ([OffsetsCrowd]); a storm that a wide window averages away is
-// a warning ([WideWindow]).
+// threshold ([OffsetsCrowd]), and a storm that a wide window averages away
+// in the median run fails, unless Config.AllowWideWindow makes it a
+// warning ([WideWindow]). With Config.FailWarnings, a replay that would
+// warn fails.
 func (r Result) Status() verdict.Status {
 	if r.Scenario.Kind.ServerModel() {
 		return r.modelStatus()
 	}
 	switch {
-	case r.Summary[PeakRatio].Median > r.Scenario.Threshold || r.policyTimersCrowd():
+	case r.Summary[PeakRatio].Median > r.Scenario.Threshold || r.policyTimersCrowd() || r.wideWindowFails():
 		return verdict.Fail
 	case len(r.Runs) > 0 && r.Summary[PeakRetryArrivals].Median == 0:
 		return verdict.Inconclusive
@@ -104,9 +109,27 @@ func (r Result) Status() verdict.Status {
 		// enough to fail, its absence too little to pass.
 		return verdict.Inconclusive
 	case len(r.Warnings()) > 0:
-		return verdict.Warn
+		return r.warned()
 	}
 	return verdict.Pass
+}
+
+// warned returns the status of a replay that has a warning: Warn, or Fail
+// with Config.FailWarnings.
+func (r Result) warned() verdict.Status {
+	if r.Config.FailWarnings {
+		return verdict.Fail
+	}
+	return verdict.Warn
+}
+
+// wideWindowFails reports whether a window wider than a second averages
+// away a storm that 1s windows show in the median run: its peak ratio at
+// 1s is over the threshold, as a replay in 1s windows would fail, unless
+// Config.AllowWideWindow.
+func (r Result) wideWindowFails() bool {
+	fine, ok := r.Summary[PeakRatio1s]
+	return ok && !r.Config.AllowWideWindow && AveragedAway(r.Scenario, r.Summary) != "" && fine.Median > r.Scenario.Threshold
 }
 
 // A Warning is a finding of a replay short of a failure: a replay whose
@@ -150,6 +173,8 @@ const (
 	// away: the same runs' peak of retries in whole seconds is over the
 	// threshold, in the median run or at its interval's high end (see
 	// [AveragedAway]), the statistics IntervalOver and the failure judge.
+	// In the median run it fails the replay, unless
+	// Config.AllowWideWindow.
 	WideWindow
 	// SlowRecovery: a recovery kind's fleet takes much longer to recover
 	// than the same scenario without retries, the baseline the replay runs
@@ -299,6 +324,24 @@ func (r Result) Passed() bool { return r.Status() != verdict.Fail }
 //
 //	peak ratio 39.62 [38.10, 40.70] > threshold 0.6: up to 1,981 retries in one 1s window against a budget of 50 (median of 20 runs, 95% CI); busiest window 1,981 arrivals; all served after 14.8s; 3,103 attempts; 400 of 400 served
 func (r Result) Detail() string {
+	d := r.detail()
+	if r.Config.FailWarnings {
+		lax := r
+		lax.Config.FailWarnings = false
+		if lax.Status() == verdict.Warn {
+			names := make([]string, 0, 2)
+			for _, w := range r.Warnings() {
+				names = append(names, w.String())
+			}
+			d += fmt.Sprintf("; warned (%s), which fails, since every warning does (FailWarnings)", strings.Join(names, ", "))
+		}
+	}
+	return d
+}
+
+// detail says what the replay judged and found, as Detail, but for the
+// warnings that FailWarnings fails.
+func (r Result) detail() string {
 	if r.Scenario.Kind.ServerModel() {
 		return r.modelDetail()
 	}
@@ -398,9 +441,10 @@ func count(x float64) string {
 // "runs" is then the most), in the server models, "baselines" and, when it
 // was searched, an Overload's "tipping_point" (see
 // [TippingPoint.MarshalJSON]). The recovery kinds also write
-// "recovered_runs", the runs that recovered, and "never_recovered", true
-// when the median run did not: its "recovery_s" is then the time to the
-// horizon, a lower bound.
+// "recovered_runs", the runs that recovered, "never_recovered", true
+// when the median run did not (its "recovery_s" is then the time to the
+// horizon, a lower bound), and "collapses", the runs that never recovered
+// and the bounds on the chance of collapse (see [Collapses]).
 func (r Result) MarshalJSON() ([]byte, error) {
 	runs := r.Runs
 	if runs == nil {
@@ -415,6 +459,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	return marshal(resultJSON{
 		RecoveredRuns:  recovered,
 		NeverRecovered: never,
+		Collapses:      r.Collapses(),
 		Schema:         Schema,
 		Scenario:       r.Scenario,
 		Policy:         r.Policy,
@@ -471,19 +516,21 @@ type resultJSON struct {
 
 	RecoveredRuns  *int          `json:"recovered_runs,omitempty"`
 	NeverRecovered *bool         `json:"never_recovered,omitempty"`
+	Collapses      *Collapses    `json:"collapses,omitempty"`
 	Baselines      []Baseline    `json:"baselines,omitzero"`
 	TippingPoint   *TippingPoint `json:"tipping_point,omitzero"`
 }
 
 // MarshalJSON writes the replications' configuration after its defaults:
 // "runs", "seed", "level", "resamples" and "thresholds", whose
-// "max_gave_up" and "max_pending" are shares of the fleet, and
-// "tipping_point": true when the replay searched for it.
+// "max_gave_up" and "max_pending" are shares of the fleet, and, when set,
+// "tipping_point": true when the replay searched for it, "collapse_bound",
+// "fail_warnings" and "allow_wide_window".
 func (c Config) MarshalJSON() ([]byte, error) {
 	d := c.WithDefaults()
 	return marshal(configJSON{Runs: d.Runs, Seed: d.Seed, Level: d.Level, Resamples: d.Resamples,
 		Thresholds:   thresholdsJSON{MaxGaveUp: d.Thresholds.MaxGaveUp, MaxPending: d.Thresholds.MaxPending},
-		TippingPoint: d.TippingPoint})
+		TippingPoint: d.TippingPoint, CollapseBound: d.CollapseBound, FailWarnings: d.FailWarnings, AllowWideWindow: d.AllowWideWindow})
 }
 
 type configJSON struct {
@@ -493,7 +540,10 @@ type configJSON struct {
 	Resamples  int            `json:"resamples"`
 	Thresholds thresholdsJSON `json:"thresholds"`
 
-	TippingPoint bool `json:"tipping_point,omitzero"`
+	TippingPoint    bool    `json:"tipping_point,omitzero"`
+	CollapseBound   float64 `json:"collapse_bound,omitzero"`
+	FailWarnings    bool    `json:"fail_warnings,omitzero"`
+	AllowWideWindow bool    `json:"allow_wide_window,omitzero"`
 }
 
 type thresholdsJSON struct {

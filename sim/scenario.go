@@ -538,6 +538,12 @@ func (s Scenario) Validate(f kit.Factory, cfg Config) error {
 	if kind := s.WithDefaults().Kind; cfg.TippingPoint && kind != Overload {
 		return invalid("tipping-point applies to the overload scenario only, not to the %s scenario", kind)
 	}
+	switch kind := s.WithDefaults().Kind; {
+	case cfg.CollapseBound != 0 && !kind.Recovers():
+		return invalid("collapse-bound applies to the overload and reconnect scenarios only, not to the %s scenario", kind)
+	case cfg.CollapseBound != 0 && cfg.Runs != 0:
+		return invalid("collapse-bound sets the runs itself: leave runs unset, not %d", cfg.Runs)
+	}
 	b := s.WithDefaults().budget(f, cfg.WithDefaults())
 	if b.workers == 0 {
 		return b.refusal()

@@ -76,6 +76,13 @@ const (
 	// StopMaxRuns: the replay made its most runs, DefaultRuns, and the
 	// interval of Stop.Undecided was neither clear nor tight.
 	StopMaxRuns StopReason = "max runs"
+	// StopBound: a recovery kind's replay toward Config.CollapseBound
+	// made the runs that bound the chance of collapse at Stop.Limit, and
+	// none collapsed (see [Collapses]).
+	StopBound StopReason = "bound"
+	// StopCollapsed: a recovery kind's replay toward Config.CollapseBound
+	// stopped after the batch in which a run collapsed.
+	StopCollapsed StopReason = "collapsed"
 )
 
 // A Stop says how many runs a replay of the default runs made and why it
@@ -110,6 +117,10 @@ func (s Stop) String() string {
 	case StopTight:
 		return fmt.Sprintf("stopped after %d of at most %d runs: every interval the verdict reads lies clear of its limit by %g%% of it, or is narrower than %g%% of it and a retry or a device away",
 			s.Runs, s.MaxRuns, 100*StopMargin, 100*StopWidth)
+	case StopBound:
+		return fmt.Sprintf("all %d runs: the fewest of which none collapsing bounds the chance of collapse at %s", s.Runs, percent(s.Limit))
+	case StopCollapsed:
+		return fmt.Sprintf("stopped after %d of at most %d runs: a run collapsed", s.Runs, s.MaxRuns)
 	}
 	return fmt.Sprintf("all %d runs: the interval of the %s was neither clear of its limit of %v by %g%% of it nor narrower than %g%% of it",
 		s.Runs, s.Undecided.Label(), s.Limit, 100*StopMargin, 100*StopWidth)

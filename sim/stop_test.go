@@ -122,9 +122,9 @@ func TestSequentialReplay(t *testing.T) {
 		// run, which no number of runs moves off it.
 		{"at the threshold in every run", kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}, Scenario{Clients: 300, AcceptRate: 500}, DefaultRuns, StopMaxRuns, verdict.Pass},
 		// A window of 6m averages full jitter's storm away (see
-		// TestWideWindowWarns): the 1s peak ratio, which the warning
+		// TestWideWindowFails): the 1s peak ratio, which the failure
 		// judges, is clear of the threshold too.
-		{"wide window", kit.Spec{Strategy: kit.Full, Base: 100 * ms, Cap: 10 * time.Second}, Scenario{Window: 6 * time.Minute}, 6, StopClear, verdict.Warn},
+		{"wide window", kit.Spec{Strategy: kit.Full, Base: 100 * ms, Cap: 10 * time.Second}, Scenario{Window: 6 * time.Minute}, 6, StopClear, verdict.Fail},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := c.spec.Factory()
