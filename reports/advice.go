@@ -93,6 +93,8 @@ func Advise(r Report) []string {
 		ratio := p.Summary[sim.PeakRatio].Median
 		switch {
 		case len(r.Fixes) > 0 || (p.Status != verdict.Fail && ratio <= s.Threshold):
+		case ratio <= s.Threshold && sim.AveragedAway(s, p.Summary) != "":
+			// The window, not the spread, hides the storm: said below.
 		case s.Server == sim.RetryAfter:
 			add("%s", hintAdvice(s, ratio))
 		default:

@@ -139,6 +139,13 @@ func summaryFigures(p *Replay) []figure {
 			if l, ok := modelLabels[s.Kind][f]; ok {
 				fig.label = l
 			}
+			if f == sim.Amplification {
+				if c := res.Collapses(); c != nil && c.Runs > 0 {
+					// Each end of its interval is a one-sided bound, at
+					// the same level as the medians' intervals.
+					out = append(out, figure{label: "runs that collapsed (share; each bound one-sided)", iv: sim.Estimate{Median: c.Share, Low: c.Low, High: c.High}})
+				}
+			}
 			switch {
 			case f == sim.RecoveryTime && res.NeverRecovered():
 				fig.none = "never, in the median run"
@@ -314,12 +321,23 @@ func runsMade(p *Replay) string {
 }
 
 // stopLine says, as a sentence, how many runs a replay of the default
-// runs made and why no more; "" for a replay whose runs were set.
+// runs made and why no more, and, when a run collapsed, how to replay it
+// alone; "" when there is nothing to say.
 func stopLine(p *Replay) string {
-	if p.Stop == nil {
-		return ""
+	var out []string
+	if p.Stop != nil {
+		out = append(out, upperFirst(p.Stop.String())+".")
 	}
-	return upperFirst(p.Stop.String()) + "."
+	if c := p.Collapses; c != nil && c.Collapsed > 0 {
+		line := fmt.Sprintf("The first run that never recovered is run %d, seed %d", c.First, c.Seed)
+		if p.Reproduce != "" {
+			line += "; it replays with: " + p.Reproduce
+		} else {
+			line += "."
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, " ")
 }
 
 // duration writes d as a reader writes it: 2s, 20ms, 1h30m.

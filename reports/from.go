@@ -43,6 +43,7 @@ func (r *Report) AddReplay(res sim.Result) {
 		Runs:           slices.Clone(res.Runs),
 		Baselines:      res.Baselines,
 		TippingPoint:   res.TippingPoint,
+		Collapses:      res.Collapses(),
 	}
 	for i := range p.Runs {
 		if i != p.Representative {

@@ -164,6 +164,9 @@ func renderJUnit(r Report) ([]byte, error) {
 			for _, f := range summaryFigures(p) {
 				lines = append(lines, fmt.Sprintf("%s: %s", f.label, f.value()))
 			}
+			if line := stopLine(p); line != "" {
+				lines = append(lines, line)
+			}
 		}
 		if first != "" {
 			lines = append(lines, "what to change first: "+first)

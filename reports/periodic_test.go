@@ -72,7 +72,7 @@ func TestAdvisePolicyOffsets(t *testing.T) {
 // windows warns, and the advice says to judge it in 1s windows.
 func TestAdviseWideWindow(t *testing.T) {
 	r := replayReport(t, "full:base=100ms,cap=10s", sim.Scenario{Window: 6 * time.Minute})
-	require.Equal(t, verdict.Warn, r.Replay.Status, "the replay: %s", r.Replay.Detail)
+	require.Equal(t, verdict.Fail, r.Replay.Status, "the replay: %s", r.Replay.Detail)
 	advice := reports.Advise(r)
 	require.Len(t, advice, 1)
 	assert.True(t, strings.HasPrefix(advice[0], "A 6m window averages the storm away, which 1s windows show: at 1s the peak ratio is "), "advice: %q", advice[0])

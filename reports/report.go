@@ -147,7 +147,7 @@ type Policy struct {
 type Replay struct {
 	// Status is sim's verdict of the replay (see sim.Result.Status): Fail
 	// when the median peak ratio is over the scenario's threshold, or, on
-	// a server model, when the median run did not recover; and Fail when
+	// a recovery kind, when a judged run never recovered; and Fail when
 	// a policy's defect stopped the replay (see Stopped).
 	Status verdict.Status `json:"status"`
 	// Detail says what was judged, got before want.
@@ -180,6 +180,13 @@ type Replay struct {
 	Baselines []sim.Baseline `json:"baselines,omitempty"`
 	// TippingPoint is an overload's tipping point, when it was searched.
 	TippingPoint *sim.TippingPoint `json:"tipping_point,omitempty"`
+	// Collapses says, in the recovery kinds, how many runs never
+	// recovered and what that bounds of the chance of collapse (see
+	// sim.Result.Collapses); nil in the other kinds.
+	Collapses *sim.Collapses `json:"collapses,omitempty"`
+	// Reproduce, when a run collapsed, says how to replay the first run
+	// that did alone, from its seed, in the words of the gate's caller.
+	Reproduce string `json:"reproduce,omitempty"`
 }
 
 // A Sample is a replay of 1/Of of a fleet against 1/Of of its accept rate,

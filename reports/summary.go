@@ -162,7 +162,7 @@ func replayReason(p *Replay) string {
 		return crowd
 	}
 	head = fmt.Sprintf("%s within the %s threshold", head, num(s.Threshold))
-	if p.Status != verdict.Warn {
+	if p.Status == verdict.Pass {
 		return head
 	}
 	switch w := p.result().Warnings(); {
@@ -198,13 +198,17 @@ func modelReason(p *Replay) string {
 		return head
 	}
 	recovered := res.Recovered()
+	c := res.Collapses()
+	if c.Collapsed > 0 {
+		return fmt.Sprintf("%d of %d runs never recovered from the trigger within the replay's %s horizon: %s", c.Collapsed, c.Runs, duration(s.Horizon), c.Chance())
+	}
 	if res.NeverRecovered() {
 		return fmt.Sprintf("the service never recovered from the trigger within the replay's %s horizon (%d of %d runs recovered)", duration(s.Horizon), recovered, runs)
 	}
 	if s.Kind == sim.Reconnect && p.Summary[sim.Served].Median < float64(s.Clients) {
 		return fmt.Sprintf("%s of %s devices were not connected by the replay's %s horizon", num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon))
 	}
-	head := fmt.Sprintf("the service recovered %s after the trigger (%d of %d runs)", seconds(p.Summary[sim.RecoveryTime].Median), recovered, runs)
+	head := fmt.Sprintf("the service recovered %s after the trigger (%d of %d runs; %s)", seconds(p.Summary[sim.RecoveryTime].Median), recovered, runs, c)
 	w := res.Warnings()
 	switch {
 	case slices.Contains(w, sim.SlowRecovery) && res.Baseline(sim.BaselineNoRetries) != nil:

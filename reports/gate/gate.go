@@ -155,6 +155,14 @@ type Config struct {
 	// report.md, report.html, junit.xml); empty writes none. Run writes
 	// nothing: its caller writes what it wants.
 	ReportDir string
+	// FailWarnings makes every warning fail the gate, as a failure does,
+	// rather than pass: each check or replay that warns (a check's, such
+	// as reproducibility, which Checks.RequireReproducible fails alone;
+	// the replay's, see sim.Result.Warnings; a sample's pass near the
+	// threshold) fails, saying so, and so does each replay of the search
+	// for a fix (it sets Replay.FailWarnings). The CLI's --warnings fail
+	// sets it.
+	FailWarnings bool
 	// Sample, above 1, replays a fleet too large for one machine as 1/Sample
 	// of its devices against 1/Sample of its accept rate: the replay's
 	// figures depend on the fleet through the ratio of the two. In
@@ -299,6 +307,7 @@ func run(ctx context.Context, p Policy, cfg Config, check checker) (rep reports.
 	if err != nil {
 		return reports.Report{}, err
 	}
+	g.failWarnings(&rep)
 	rep.Verdict = judge(rep)
 	rep.Advice = reports.Advise(rep)
 	return rep, nil
@@ -444,6 +453,10 @@ func (c Config) withDefaults() Config {
 	}
 	c.Checks.Seed, c.Replay.Seed = c.Seed, c.Seed
 	c.Replay.RepresentativeOnly = true
+	if c.FailWarnings {
+		// A change the search for a fix offers must not warn either.
+		c.Replay.FailWarnings = true
+	}
 	return c
 }
 
@@ -600,6 +613,9 @@ func (g *gate) run() (reports.Report, error) {
 		return rep, nil
 	}
 	rep.AddReplay(res)
+	if c := rep.Replay.Collapses; c != nil && c.Collapsed > 0 {
+		rep.Replay.Reproduce = g.reproduce(Replay, c.Seed)
+	}
 	if g.cfg.Sample > 1 && g.p.IDs == nil {
 		rep.Replay.MarkSample(g.cfg.Scenario.WithDefaults(), g.cfg.Sample, SampleError)
 	}
@@ -613,8 +629,26 @@ func (g *gate) run() (reports.Report, error) {
 	return rep, g.fix(&rep)
 }
 
+// failWarnings turns every warning of rep, of a check or of the replay,
+// into a failure of its part when the gate's Config.FailWarnings asks.
+func (g *gate) failWarnings(rep *reports.Report) {
+	if !g.cfg.FailWarnings {
+		return
+	}
+	const failed = "; a warning, which fails since every warning does"
+	for i := range rep.Checks {
+		if c := &rep.Checks[i]; c.Status == verdict.Warn {
+			c.Status, c.Detail = verdict.Fail, c.Detail+failed
+		}
+	}
+	if p := rep.Replay; p != nil && p.Status == verdict.Warn {
+		p.Status, p.Detail = verdict.Fail, p.Detail+failed
+	}
+}
+
 // fix adds the fixes of a failing policy, when the Fix step runs.
 func (g *gate) fix(rep *reports.Report) error {
+	g.failWarnings(rep)
 	if g.cfg.Steps&Fix == 0 {
 		rep.FixesNotSearched = judge(*rep) == verdict.Fail
 		return nil
