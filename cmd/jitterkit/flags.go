@@ -83,7 +83,15 @@ var flags = []cli.Flag[options]{
 
 	{Name: "devices", Arg: "N", Group: "Checks", Usage: "devices the property checks examine", Default: strconv.Itoa(properties.DefaultDevices), Commands: "cg", Set: cli.Int(func(o *options) *int { return &o.cfg.Checks.Devices })},
 	{Name: "min-cv", Arg: "CV", Group: "Checks", Usage: "least coefficient of variation of the delays across devices", Default: fmt.Sprint(properties.DefaultThresholds().MinCV), Commands: "cg", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Checks.Thresholds.MinCV })},
-	{Name: "require-reproducible", Group: "Checks", Usage: "fail, not warn, a policy whose delays a device cannot reproduce", Default: "false", Commands: "cg", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Checks.RequireReproducible })},
+	{Name: "require-reproducible", Group: "Checks", Usage: "fail, not warn, a policy whose delays a device cannot reproduce (--warnings fail fails every warning)", Default: "false", Commands: "cg", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Checks.RequireReproducible })},
+	{Name: "warnings", Arg: "pass|fail", Group: "Checks", Usage: "what a warning of a check or of the replay makes of the verdict: pass (exit 0, the warning said), or fail (exit 1, as a failure, for a CI that allows none)", Default: "pass", Commands: "crg", Set: func(o *options, v string) error {
+		switch v {
+		case "pass", "fail":
+			o.cfg.FailWarnings = v == "fail"
+			return nil
+		}
+		return fmt.Errorf("%q is not what a warning makes of the verdict (want pass or fail)", v)
+	}},
 
 	{Name: "scenario", Arg: "NAME", Group: "Scenario", Usage: "how the fleet's attempts begin: outage, long-outage, storm (every device fails at once and keeps failing: the peak of its retries is judged), periodic or periodic-aligned (every device fires a timer each --period, offset by a hash of its id or on the boundary; the policy times the re-sends of rejected firings); or a server model judged on recovery, overload (a queue with timeouts) or reconnect (a broker that drops sessions until warm), or contention (optimistic concurrency on one row): see the notes above", Default: string(sim.Outage), Commands: "rgC",
 		Set: cli.Choice(sim.Kinds, "scenario", func(o *options) *sim.Kind { return &o.cfg.Scenario.Kind })},
@@ -140,7 +148,7 @@ var flags = []cli.Flag[options]{
 	{Name: "period", Arg: "DURATION", Group: "Scenario", Usage: "the timer period of the periodic scenarios", Default: kit.FormatDuration(sim.DefaultPeriod), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Period })},
 	{Name: "timer-offset", Arg: "FROM", Group: "Scenario", Usage: "where the periodic timers' offsets come from: scenario (their load is reported, not judged) or policy (each device's offset is its policy's first delay, modulo the period; timers that crowd the server fail)", Default: string(sim.OffsetScenario), Commands: "rgC",
 		Set: cli.Choice(sim.Offsets, "timer offset", func(o *options) *sim.Offset { return &o.cfg.Scenario.TimerOffset })},
-	{Name: "window", Arg: "DURATION", Group: "Scenario", Usage: "width of the histogram's windows and of the peak; a window wider than 1s warns when it averages a storm away", Default: fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
+	{Name: "window", Arg: "DURATION", Group: "Scenario", Usage: "width of the histogram's windows and of the peak; a window wider than 1s fails when it averages away a storm that 1s windows show (see --allow-wide-window)", Default: fmt.Sprintf("%s; %s for storm", kit.FormatDuration(sim.DefaultWindow), kit.FormatDuration(sim.DefaultStormWindow)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
 	{Name: "start-spread", Arg: "DURATION", Group: "Scenario", Usage: "spread of the devices' first attempts", Default: kit.FormatDuration(sim.DefaultStartSpread), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
 	{Name: "horizon", Arg: "DURATION", Group: "Scenario", Usage: "when the replay stops", Default: kit.FormatDuration(sim.DefaultHorizon) + "; 5 periods for the periodic scenarios; " + kit.FormatDuration(sim.DefaultModelHorizon) + " for overload and reconnect", Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
 	{Name: "threshold", Arg: "RATIO", Group: "Scenario", Usage: "highest peak ratio that passes (in overload and reconnect the peak ratio is reported, and recovery judged)", Default: fmt.Sprint(sim.DefaultThreshold), Commands: "rg", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
@@ -163,6 +171,8 @@ var flags = []cli.Flag[options]{
 		o.cfg.Sample = k
 		return nil
 	}},
+	{Name: "allow-wide-window", Group: "Scenario", Usage: "let a --window wider than 1s average a storm away: the replay warns, and does not fail, when the median run's peak ratio at 1s is over the threshold and its window's is within it", Default: "false", Commands: "rg", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Replay.AllowWideWindow })},
+	{Name: "collapse-bound", Arg: "SHARE", Group: "Run", Usage: fmt.Sprintf("overload, reconnect: replay until the runs, none collapsing, bound the chance that a run never recovers at SHARE (at 95%%; 0.01 takes 299 runs), or one collapses; at least %g. %d runs bound it at 13.9%%", sim.MinCollapseBound, sim.DefaultRuns), Commands: "rg", Set: cli.Parsed(cli.Fraction, func(o *options) *float64 { return &o.cfg.Replay.CollapseBound })},
 	{Name: "tipping-point", Group: "Run", Usage: "overload: search the shortest dip, in whole seconds, the fleet does not recover from, and the same without retries (about 16 replays more)", Default: "false", Commands: "rg", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Replay.TippingPoint })},
 	{Name: "memory-limit", Arg: "SIZE", Group: "Run", Usage: "the most memory a run may need, such as 8GiB; a larger run is refused up front", Default: kit.FormatBytes(properties.DefaultMemoryLimit), Commands: "crgC", Set: cli.Parsed(kit.ParseBytes, func(o *options) *int64 { return &o.memoryLimit })},
 	{Name: "exec-timeout", Arg: "DURATION", Group: "Run", Usage: "how long the program may stay silent while a request waits, start-up included", Default: kit.FormatDuration(gate.DefaultExecTimeout), Commands: "crgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.execTimeout })},

@@ -100,6 +100,7 @@ func TestConfigCoversFlags(t *testing.T) {
 		"queue-limit": "50", "drop-expired": "true", "on-drop": "continue", "refuse-cold": "true", "cpu": "1000",
 		"handshake": "5", "warm-up": "2000", "cold-drop": "50ms", "latency": "5ms", "latency-sd": "1ms", "tipping-point": "true",
 		"budget": "finagle:percent=10%", "budget-scope": "fleet", "quiet": "true",
+		"warnings": "fail", "allow-wide-window": "true", "collapse-bound": "0.01",
 	}
 	var yaml strings.Builder
 	for _, f := range flags {
@@ -135,7 +136,7 @@ func TestReproduceKeepsSwitches(t *testing.T) {
 			switches = append(switches, f.Name)
 		}
 	}
-	require.ElementsMatch(t, []string{"fix", "require-reproducible", "drop-expired", "refuse-cold", "tipping-point", "quiet"}, switches, "the switches; a new one needs its rows here")
+	require.ElementsMatch(t, []string{"fix", "require-reproducible", "drop-expired", "refuse-cold", "allow-wide-window", "tipping-point", "quiet"}, switches, "the switches; a new one needs its rows here")
 	tests := []struct {
 		args []string
 		want string

@@ -72,7 +72,7 @@ func reproduce(o *options) func(step gate.Step, seed uint64) string {
 		parts := []string{"jitterkit", command}
 		for _, a := range o.args {
 			switch def := table.Lookup(a.Name); {
-			case a.Name == "seed" || a.Name == "runs" || a.Name == "report" || a.Name == "json" || !table.Takes(def, command):
+			case a.Name == "seed" || a.Name == "runs" || a.Name == "collapse-bound" || a.Name == "report" || a.Name == "json" || !table.Takes(def, command):
 			case def.Arg == "" && a.Value == "true":
 				parts = append(parts, "--"+a.Name)
 			case def.Arg == "":

@@ -7,15 +7,28 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestReplayWideWindowWarns replays the default outage's storm of full
+// TestReplayWideWindowFails replays the default outage's storm of full
 // jitter in 6m windows: its window's peak ratio is far under the
-// threshold, and the replay warns with the 1s figure and what to change
+// threshold, and the replay fails (warns with --allow-wide-window, and
+// fails again with --warnings fail) with the 1s figure and what to change
 // instead of passing. A warning exits 0, as a check's does.
-func TestReplayWideWindowWarns(t *testing.T) {
+func TestReplayWideWindowFails(t *testing.T) {
 	r := jitterkit(t, context.Background(), "replay", "--window", "6m", "--policy", "full:base=100ms,cap=10s", "--runs", "5")
-	assert.Equal(t, exitPass, r.code, "exit code; stderr %q", r.stderr)
-	assert.Contains(t, r.stdout, "replay  WARN  ", "the replay's line")
-	assert.NotContains(t, r.stdout, "replay  PASS  ", "the replay's line")
+	assert.Equal(t, exitFail, r.code, "exit code; stderr %q", r.stderr)
+	assert.Contains(t, r.stdout, "replay  FAIL  ", "the replay's line")
+	assert.NotContains(t, r.stdout, "Spread the retries wider", "what to change")
+
+	allowed := jitterkit(t, context.Background(), "replay", "--window", "6m", "--policy", "full:base=100ms,cap=10s", "--runs", "5", "--allow-wide-window")
+	assert.Equal(t, exitPass, allowed.code, "--allow-wide-window: exit code; stderr %q", allowed.stderr)
+	assert.Contains(t, allowed.stdout, "replay  WARN  ", "--allow-wide-window: the replay's line")
+
+	strict := jitterkit(t, context.Background(), "replay", "--window", "6m", "--policy", "full:base=100ms,cap=10s", "--runs", "5", "--allow-wide-window", "--warnings", "fail")
+	assert.Equal(t, exitFail, strict.code, "--allow-wide-window --warnings fail: exit code; stderr %q", strict.stderr)
+	assert.Contains(t, strict.stdout, "which fails, since every warning does", "--warnings fail: the replay's detail")
+
+	bad := jitterkit(t, context.Background(), "replay", "--policy", "full", "--warnings", "maybe")
+	assert.Equal(t, exitUsage, bad.code)
+	assert.Contains(t, bad.stderr, `--warnings: "maybe" is not what a warning makes of the verdict (want pass or fail)`)
 	assert.Contains(t, r.stdout, "a 6m window averages the storm away, which 1s windows show: at 1s the peak ratio is ", "the replay's detail")
 	assert.Contains(t, r.stdout, "  - A 6m window averages the storm away, which 1s windows show: at 1s the peak ratio is ", "what to change")
 	assert.Contains(t, r.stdout, "peak retry arrivals per 1s", "the figures")
@@ -55,4 +68,31 @@ func TestReplayTimerOffsetFlag(t *testing.T) {
 	r = jitterkit(t, context.Background(), "replay", "--scenario", "periodic", "--timer-offset", "boot", "--policy", "full")
 	assert.Equal(t, exitUsage, r.code, "exit code of --timer-offset boot; stdout %q", r.stdout)
 	assert.Contains(t, r.stderr, `"boot" is not a timer offset (want scenario, policy)`)
+}
+
+// TestReplayCollapse replays the bimodal overload at seed 1: under a dip
+// of 1.25s, 6 of 20 runs collapse, under 1.28s, 8, while the median run
+// recovers at once. The replay fails, names the first run that collapsed
+// and the command that replays it, and that command fails too.
+func TestReplayCollapse(t *testing.T) {
+	for _, c := range []struct{ dip, want string }{
+		{"1250ms", "6 of 20 runs never recovered from the trigger within the replay's 5m horizon: a chance of collapse of 30%, between 14% and 50.8% at 95%"},
+		{"1280ms", "8 of 20 runs never recovered from the trigger within the replay's 5m horizon: a chance of collapse of 40%, between 21.7% and 60.6% at 95%"},
+	} {
+		r := jitterkit(t, context.Background(), "replay", "--scenario", "overload", "--policy", "full:base=1s,cap=30s", "--dip-for", c.dip, "--seed", "1", "--fix=false")
+		assert.Equal(t, exitFail, r.code, "--dip-for %s: exit code; stderr %q", c.dip, r.stderr)
+		assert.Contains(t, r.stdout, c.want, "--dip-for %s", c.dip)
+		again := "jitterkit replay --scenario overload --policy full:base=1s,cap=30s --dip-for " + c.dip + " --fix=false --runs 3 --seed 1"
+		assert.Contains(t, r.stdout, "The first run that never recovered is run 0, seed 1; it replays with: "+again, "--dip-for %s", c.dip)
+	}
+	r := jitterkit(t, context.Background(), "replay", "--scenario", "overload", "--policy", "full:base=1s,cap=30s", "--dip-for", "1250ms", "--fix=false", "--runs", "3", "--seed", "1")
+	assert.Equal(t, exitFail, r.code, "the replay of the first collapsed run; stderr %q", r.stderr)
+
+	pass := jitterkit(t, context.Background(), "replay", "--scenario", "overload", "--policy", "full:base=1s,cap=30s", "--dip-for", "1150ms", "--seed", "1", "--fix=false")
+	assert.Equal(t, exitPass, pass.code, "--dip-for 1150ms; stderr %q", pass.stderr)
+	assert.Contains(t, pass.stdout, "0 of 20 runs collapsed: a chance of collapse below 13.9% at 95%")
+
+	bound := jitterkit(t, context.Background(), "replay", "--scenario", "overload", "--policy", "full:base=1s,cap=30s", "--dip-for", "1150ms", "--seed", "1", "--fix=false", "--collapse-bound", "5%")
+	assert.Equal(t, exitFail, bound.code, "--collapse-bound 5%%; stderr %q", bound.stderr)
+	assert.Contains(t, bound.stdout, "Stopped after 59 of at most 59 runs: a run collapsed.")
 }
