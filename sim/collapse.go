@@ -42,7 +42,8 @@ import (
 // of the 800 replays stated a bound below p (both at p = 15.4%, where
 // (1 − p)^20 = 3.5%), and none of the 2,112 runs that collapsed recovered
 // when replayed with a horizon three times as long: no failure was false.
-// The rule of the median passed every fleet with p below one half.
+// The rule of the median it replaces failed a replay only when at least
+// half of its runs collapsed.
 
 // MinCollapseBound is the smallest Config.CollapseBound: 2,995 runs of
 // none collapsed at the default Level.
