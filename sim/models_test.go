@@ -342,14 +342,14 @@ func TestModelTippingPoint(t *testing.T) {
 	assert.LessOrEqual(t, tp.Dip, tp.BaselineDip, "Dip: retries never make a fleet recover from a longer dip")
 	assert.Zero(t, tp.Dip%time.Second, "Dip is in whole seconds")
 	assert.Zero(t, tp.BaselineDip%time.Second, "BaselineDip is in whole seconds")
-	assert.Contains(t, res.Detail(), "; tipping point: the shortest dip the fleet does not recover from is "+kit.FormatDuration(tp.Dip)+"; without retries, "+kit.FormatDuration(tp.BaselineDip))
+	assert.Contains(t, res.Detail(), "; tipping point: the shortest dip from which a run of the fleet does not recover is "+kit.FormatDuration(tp.Dip)+"; without retries, "+kit.FormatDuration(tp.BaselineDip))
 
 	s.Dip = 0.8
 	res, err = Replay(context.Background(), f, s, cfg)
 	require.NoError(t, err)
 	require.NotNil(t, res.TippingPoint, "TippingPoint")
 	assert.Equal(t, TippingPoint{Longest: 105 * time.Second}, *res.TippingPoint, "a dip that leaves the capacity over the load")
-	assert.Contains(t, res.Detail(), "; tipping point: the shortest dip the fleet does not recover from is none up to 1m45s; without retries, none up to 1m45s")
+	assert.Contains(t, res.Detail(), "; tipping point: the shortest dip from which a run of the fleet does not recover is none up to 1m45s; without retries, none up to 1m45s")
 
 	_, err = Replay(context.Background(), f, Scenario{Kind: Reconnect, Clients: 200, CPU: 200, Horizon: time.Minute}, cfg)
 	assert.EqualError(t, err, "sim: tipping-point applies to the overload scenario only, not to the reconnect scenario", "a reconnect has no dip, and no tipping point to search")
