@@ -66,8 +66,10 @@ const (
 	// AmplificationFromTrigger is the same of the attempts sent from the
 	// trigger's start, in an Overload.
 	AmplificationFromTrigger Figure = "amplification_from_trigger"
-	// Goodput is the successes after the trigger over what was offered
-	// then, in the recovery kinds.
+	// Goodput is, in the recovery kinds, the share of what was offered
+	// from the trigger's end on that succeeded by the horizon, between 0
+	// and 1: an Overload's requests offered from the dip's end, a
+	// Reconnect's devices (see [Run.Goodput]).
 	Goodput Figure = "goodput_after_trigger"
 	// JobsAtEnd is the jobs in an Overload's system at the horizon.
 	JobsAtEnd Figure = "jobs_at_end"
@@ -118,7 +120,7 @@ var figureInfo = []struct {
 	{RecoveryTime, "recovered after the trigger", "s", recoveryValue, recovers},
 	{Amplification, "retry amplification (attempts / first attempts)", "", func(r Run, _ Scenario) float64 { return r.Amplification }, recovers},
 	{AmplificationFromTrigger, "retry amplification from the trigger on", "", func(r Run, _ Scenario) float64 { return r.AmplificationFromTrigger }, is(Overload)},
-	{Goodput, "goodput after the trigger (of offered)", "", func(r Run, _ Scenario) float64 { return r.Goodput }, recovers},
+	{Goodput, "goodput (share of what was offered from the trigger's end that succeeded)", "", func(r Run, _ Scenario) float64 { return r.Goodput }, recovers},
 	{JobsAtEnd, "jobs in the system at the horizon", "", func(r Run, _ Scenario) float64 { return float64(r.JobsAtEnd) }, is(Overload)},
 	{Timeouts, "timed-out attempts", "", func(r Run, _ Scenario) float64 { return float64(r.Timeouts) }, is(Overload)},
 	{SessionsAccepted, "sessions accepted", "", func(r Run, _ Scenario) float64 { return float64(r.Accepted) }, is(Reconnect)},

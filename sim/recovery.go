@@ -283,7 +283,7 @@ func (r Result) modelDetail() string {
 	if s.Kind == Overload {
 		fmt.Fprintf(&b, ", %.2f from the trigger on", sum[AmplificationFromTrigger].Median)
 	}
-	fmt.Fprintf(&b, "; goodput after the trigger %.0f%% of offered", 100*sum[Goodput].Median)
+	fmt.Fprintf(&b, "; goodput %.0f%% of what was offered from the trigger's end", 100*sum[Goodput].Median)
 	switch s.Kind {
 	case Overload:
 		jobs := "jobs"
