@@ -244,15 +244,51 @@ func checkFigures(c properties.Result) (figure, threshold string) {
 		return num(c.Figure), num(c.Threshold)
 	}
 	format := num
-	if strings.HasPrefix(c.Unit, "of ") {
+	share := strings.HasPrefix(c.Unit, "of ")
+	if share {
 		format = percent
 	}
-	figure = withUnit(format(c.Figure), c.Unit)
+	fig, th := format(c.Figure), format(c.Threshold)
+	// Rounded to three digits, a figure can seem to meet a threshold it
+	// misses, or the other way round ("1% < 1%"): more digits until the
+	// printed comparison reads as the real one.
+	for digits := 4; digits <= 17 && meets(printed(fig), c.Want, printed(th)) != meets(c.Figure, c.Want, c.Threshold); digits++ {
+		scale := 1.0
+		if share {
+			scale = 100
+		}
+		fig, th = strconv.FormatFloat(scale*c.Figure, 'g', digits, 64), strconv.FormatFloat(scale*c.Threshold, 'g', digits, 64)
+		if share {
+			fig, th = fig+"%", th+"%"
+		}
+	}
+	figure = withUnit(fig, c.Unit)
 	if c.Unit == "CV" || c.Unit == "p" {
 		// A symbol reads before its number: "CV 0.581", "p 0.0181".
-		figure = c.Unit + " " + format(c.Figure)
+		figure = c.Unit + " " + fig
 	}
-	return figure, strings.TrimSpace(c.Want + " " + format(c.Threshold))
+	return figure, strings.TrimSpace(c.Want + " " + th)
+}
+
+// meets reports whether x compares to limit as want says ("≥", "≤", "<");
+// any other want is met.
+func meets(x float64, want string, limit float64) bool {
+	switch want {
+	case "≥":
+		return x >= limit
+	case "≤":
+		return x <= limit
+	case "<":
+		return x < limit
+	}
+	return true
+}
+
+// printed reads back a number as num or percent print it; a share reads
+// as its percentage, which compares as the share does.
+func printed(s string) float64 {
+	x, _ := strconv.ParseFloat(strings.TrimSuffix(strings.ReplaceAll(s, ",", ""), "%"), 64)
+	return x
 }
 
 // percent formats a share as a percentage with at most three significant
