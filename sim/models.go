@@ -80,7 +80,9 @@ var modelFields = []modelField{
 	// The recovery kinds are judged on recovery, and report their peak
 	// ratio without a threshold: their default, which WithDefaults sets,
 	// stands for no choice.
-	{"threshold", func(s Scenario) bool { return s.Threshold != 0 && !(s.Kind.Recovers() && s.Threshold == DefaultThreshold) }, fleetKinds},
+	{"threshold", func(s Scenario) bool {
+		return s.Threshold != 0 && !(s.Kind.Recovers() && s.Threshold == DefaultThreshold)
+	}, fleetKinds},
 	// An overload's requests are bounded by Retries, a contention's
 	// clients by their success: neither has an attempt limit.
 	{"max-attempts", func(s Scenario) bool { return s.MaxAttempts != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Reconnect}},
