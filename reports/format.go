@@ -80,13 +80,13 @@ var modelLabels = map[sim.Kind]map[sim.Figure]string{
 	},
 	sim.Reconnect: {
 		sim.Served:    "devices connected",
-		sim.AllServed: "last device connected after",
+		sim.AllServed: "last device connected, from t=0",
 		sim.Pending:   "devices still reconnecting at the horizon",
 		sim.Attempts:  "connects sent",
 	},
 	sim.Contention: {
 		sim.Served:    "clients that succeeded",
-		sim.AllServed: "last client succeeded after",
+		sim.AllServed: "last client succeeded, from t=0",
 		sim.Pending:   "clients unfinished at the horizon",
 		sim.Attempts:  "writes (the work)",
 	},
@@ -100,7 +100,7 @@ var scenarioFigures = []sim.Figure{sim.PeakRetryArrivals1s, sim.PeakRatio1s, sim
 // label names devices: their servings are firings, and a device gives up
 // a firing.
 var periodicLabels = map[sim.Figure]string{
-	sim.AllServed:         "last firing served after",
+	sim.AllServed:         "last firing served, from t=0",
 	sim.PeakRetryArrivals: "peak re-sends of rejected firings per window",
 	sim.PeakRatio:         "peak ratio (re-sends / accept budget)",
 	sim.Served:            "firings served",
@@ -163,7 +163,7 @@ func summaryFigures(p *Replay) []figure {
 		}
 		if f == sim.AllServed && outage && p.Summary[sim.Served].Median < float64(s.Clients) {
 			// Not every device was served: the time is the last one's.
-			fig.label = "last served after"
+			fig.label = "last served, from t=0"
 		}
 		if noneServed && servingTime(f) {
 			fig.none = "none served"

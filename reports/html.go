@@ -415,11 +415,11 @@ func modelGlossary(p *Replay) []htmlTerm {
 // fleetRunHeads head the runs table of the fleet kinds, after the run and
 // its seed; runHeads those of the server models, judged on recovery.
 var (
-	fleetRunHeads = []string{"Run", "Seed", "All served (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}
+	fleetRunHeads = []string{"Run", "Seed", "All served, from t=0 (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}
 	runHeads      = map[sim.Kind][]string{
-		sim.Overload:   {"Run", "Seed", "Recovered", "Recovered after (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"},
-		sim.Reconnect:  {"Run", "Seed", "Recovered", "Recovered after (s)", "Connected (devices)", "All connected (s)", "Accepted", "Dropped", "Broker warm (s)", "Connects", "Peak ratio"},
-		sim.Contention: {"Run", "Seed", "Writes", "Reads", "Succeeded (clients)", "Last success (s)", "Unfinished"},
+		sim.Overload:   {"Run", "Seed", "Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"},
+		sim.Reconnect:  {"Run", "Seed", "Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"},
+		sim.Contention: {"Run", "Seed", "Writes", "Reads", "Succeeded (clients)", "Last success, from t=0 (s)", "Unfinished"},
 	}
 )
 

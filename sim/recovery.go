@@ -294,11 +294,11 @@ func (r Result) modelDetail() string {
 	case Reconnect:
 		fmt.Fprintf(&b, "; %s of %s devices served", count(sum[Served].Median), count(float64(s.Clients)))
 		if sum[Served].Median >= float64(s.Clients) {
-			fmt.Fprintf(&b, ", all after %s", seconds(sum[AllServed].Median))
+			fmt.Fprintf(&b, ", all %s from t=0", seconds(sum[AllServed].Median))
 		}
 		fmt.Fprintf(&b, "; %s sessions accepted, %s dropped cold", count(sum[SessionsAccepted].Median), count(sum[SessionsDropped].Median))
 		if w := sum[WarmUpTime].Median; w < s.Horizon.Seconds() {
-			fmt.Fprintf(&b, "; broker warm after %s", seconds(w))
+			fmt.Fprintf(&b, "; broker warm %s from t=0", seconds(w))
 		} else {
 			b.WriteString("; the broker never warmed up")
 		}
