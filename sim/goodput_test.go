@@ -56,7 +56,7 @@ func TestGoodputIsAShare(t *testing.T) {
 				Timeout:    time.Duration(rapid.IntRange(100, 3000).Draw(t, "timeout-ms")) * time.Millisecond,
 				DipFor:     time.Duration(rapid.IntRange(100, 6000).Draw(t, "dip-for-ms")) * time.Millisecond,
 				QueueLimit: rapid.IntRange(0, 300).Draw(t, "queue-limit"),
-				Horizon:    time.Duration(rapid.IntRange(40, 60).Draw(t, "horizon")) * time.Second}
+				Horizon:    time.Duration(rapid.IntRange(50, 70).Draw(t, "horizon")) * time.Second}
 		}
 		res, err := Replay(t.Context(), f, s, Config{Runs: 2, Seed: rapid.Uint64Range(1, 1<<40).Draw(t, "seed"), Resamples: 50})
 		if err != nil {
