@@ -44,3 +44,36 @@ func TestConformanceOfRoundedDelays(t *testing.T) {
 		assert.GreaterOrEqual(t, r.Figure, 1e-3, "%s rounded to ms: conformance p: %s", s, r.Detail)
 	}
 }
+
+// holds reports whether r's figure meets its threshold by r.Want.
+func holds(r Result) bool {
+	switch r.Want {
+	case "≥":
+		return r.Figure >= r.Threshold
+	case "≤":
+		return r.Figure <= r.Threshold
+	case "<":
+		return r.Figure < r.Threshold
+	}
+	return true
+}
+
+// A pass of conformance shows a figure that meets its own threshold: an
+// unjittered claim's figure is the devices off its window, 0, not a
+// p-value of 0 beside "≥ 1e-06".
+func TestConformancePassMeetsItsThreshold(t *testing.T) {
+	for _, s := range []string{"none:base=1s,cap=30s", "full", "equal", "decorrelated"} {
+		claim, err := kit.ParseSpec(s)
+		if !assert.NoError(t, err) {
+			continue
+		}
+		out := mustRun(t, context.Background(), claim.Factory(), Config{Claim: &claim, Seed: 3, Devices: 1000})
+		for _, r := range out.Results {
+			if r.Status == verdict.Pass {
+				assert.True(t, holds(r), "%s: %s passes with %v %s %s %v", s, r.Name, r.Figure, r.Unit, r.Want, r.Threshold)
+			}
+		}
+		r := resultNamed(t, out, NameConformance)
+		assert.Equal(t, verdict.Pass, r.Status, "%s: %s", s, r.Detail)
+	}
+}

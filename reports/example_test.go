@@ -82,15 +82,15 @@ func ExampleWriteMarkdown() {
 	//
 	// | Figure | Median | 95% interval |
 	// |---|--:|--:|
-	// | all served after | 62.7 s | [62.7, 62.7] s |
+	// | all served, from t=0 | 62.7 s | [62.7, 62.7] s |
 	// | busiest window (all arrivals) | 1,600 | [1,600, 1,600] |
 	// | peak retry arrivals per window | 1,200 | [1,200, 1,200] |
 	// | peak ratio (retries / accept budget) | 24 | [24, 24] |
 	// | attempts | 3,800 | [3,800, 3,800] |
 	// | served | 400 | [400, 400] |
 	// | gave up | 0 | [0, 0] |
-	// | time to success, p50 | 22.7 s | [22.7, 22.7] s |
-	// | time to success, p99 | 62.7 s | [62.7, 62.7] s |
+	// | time to success, p50 (from t=0 or the firing) | 22.7 s | [22.7, 22.7] s |
+	// | time to success, p99 (from t=0 or the firing) | 62.7 s | [62.7, 62.7] s |
 	//
 	// 3 runs (seeds 1, 16860738450190168606, 16171810823986729605). The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of 50.
 	//

@@ -80,13 +80,13 @@ var modelLabels = map[sim.Kind]map[sim.Figure]string{
 	},
 	sim.Reconnect: {
 		sim.Served:    "devices connected",
-		sim.AllServed: "last device connected after",
+		sim.AllServed: "last device connected, from t=0",
 		sim.Pending:   "devices still reconnecting at the horizon",
 		sim.Attempts:  "connects sent",
 	},
 	sim.Contention: {
 		sim.Served:    "clients that succeeded",
-		sim.AllServed: "last client succeeded after",
+		sim.AllServed: "last client succeeded, from t=0",
 		sim.Pending:   "clients unfinished at the horizon",
 		sim.Attempts:  "writes (the work)",
 	},
@@ -100,7 +100,7 @@ var scenarioFigures = []sim.Figure{sim.PeakRetryArrivals1s, sim.PeakRatio1s, sim
 // label names devices: their servings are firings, and a device gives up
 // a firing.
 var periodicLabels = map[sim.Figure]string{
-	sim.AllServed:         "last firing served after",
+	sim.AllServed:         "last firing served, from t=0",
 	sim.PeakRetryArrivals: "peak re-sends of rejected firings per window",
 	sim.PeakRatio:         "peak ratio (re-sends / accept budget)",
 	sim.Served:            "firings served",
@@ -170,7 +170,7 @@ func summaryFigures(p *Replay) []figure {
 		}
 		if f == sim.AllServed && outage && p.Summary[sim.Served].Median < float64(s.Clients) {
 			// Not every device was served: the time is the last one's.
-			fig.label = "last served after"
+			fig.label = "last served, from t=0"
 		}
 		if noneServed && servingTime(f) {
 			fig.none = "none served"
@@ -251,15 +251,51 @@ func checkFigures(c properties.Result) (figure, threshold string) {
 		return num(c.Figure), num(c.Threshold)
 	}
 	format := num
-	if strings.HasPrefix(c.Unit, "of ") {
+	share := strings.HasPrefix(c.Unit, "of ")
+	if share {
 		format = percent
 	}
-	figure = withUnit(format(c.Figure), c.Unit)
+	fig, th := format(c.Figure), format(c.Threshold)
+	// Rounded to three digits, a figure can seem to meet a threshold it
+	// misses, or the other way round ("1% < 1%"): more digits until the
+	// printed comparison reads as the real one.
+	for digits := 4; digits <= 17 && meets(printed(fig), c.Want, printed(th)) != meets(c.Figure, c.Want, c.Threshold); digits++ {
+		scale := 1.0
+		if share {
+			scale = 100
+		}
+		fig, th = strconv.FormatFloat(scale*c.Figure, 'g', digits, 64), strconv.FormatFloat(scale*c.Threshold, 'g', digits, 64)
+		if share {
+			fig, th = fig+"%", th+"%"
+		}
+	}
+	figure = withUnit(fig, c.Unit)
 	if c.Unit == "CV" || c.Unit == "p" {
 		// A symbol reads before its number: "CV 0.581", "p 0.0181".
-		figure = c.Unit + " " + format(c.Figure)
+		figure = c.Unit + " " + fig
 	}
-	return figure, strings.TrimSpace(c.Want + " " + format(c.Threshold))
+	return figure, strings.TrimSpace(c.Want + " " + th)
+}
+
+// meets reports whether x compares to limit as want says ("≥", "≤", "<");
+// any other want is met.
+func meets(x float64, want string, limit float64) bool {
+	switch want {
+	case "≥":
+		return x >= limit
+	case "≤":
+		return x <= limit
+	case "<":
+		return x < limit
+	}
+	return true
+}
+
+// printed reads back a number as num or percent print it; a share reads
+// as its percentage, which compares as the share does.
+func printed(s string) float64 {
+	x, _ := strconv.ParseFloat(strings.TrimSuffix(strings.ReplaceAll(s, ",", ""), "%"), 64)
+	return x
 }
 
 // percent formats a share as a percentage with at most three significant

@@ -400,7 +400,7 @@ func modelGlossary(p *Replay) []htmlTerm {
 		{"trigger", "What knocks the service over: " + trigger + "."},
 		{"recovery", fmt.Sprintf("From the trigger's end, rounded up to a whole second (%s), time is cut into 5s windows; the service has recovered from the first window from which on every window's failed attempts (timeouts, rejections and drops, counted when the client learns of them) are at most 1%% of the attempts sent in it. The replay fails when its median run has not recovered by the %s horizon.", duration(s.RecoveryFrom()), duration(s.Horizon))},
 		{"retry amplification", "The attempts sent over the first attempts: 1 when nothing is retried."},
-		{"goodput", "After the trigger's end, the successes over what was offered then (the requests in an overload, the devices in a reconnect); a backlog answered late can take it over 1."},
+		{"goodput", "Of what was offered from the trigger's end on (the requests offered from the dip's end in an overload, the whole fleet in a reconnect, whose devices all wait for the broker's return), the share that succeeded by the horizon: at most 100%. A request offered before the dip's end counts in neither part, though it may be answered after."},
 		{"peak ratio", fmt.Sprintf("The most retry arrivals in one second of a run over the server's capacity of %s. It is reported beside recovery and does not decide: a bounded queue can peak high and recover at once.", perSecond(s.AcceptRate))},
 	}
 	if s.Kind == sim.Overload {
@@ -415,11 +415,11 @@ func modelGlossary(p *Replay) []htmlTerm {
 // fleetRunHeads head the runs table of the fleet kinds, after the run and
 // its seed; runHeads those of the server models, judged on recovery.
 var (
-	fleetRunHeads = []string{"Run", "Seed", "All served (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}
+	fleetRunHeads = []string{"Run", "Seed", "All served, from t=0 (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}
 	runHeads      = map[sim.Kind][]string{
-		sim.Overload:   {"Run", "Seed", "Recovered", "Recovered after (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"},
-		sim.Reconnect:  {"Run", "Seed", "Recovered", "Recovered after (s)", "Connected (devices)", "All connected (s)", "Accepted", "Dropped", "Broker warm (s)", "Connects", "Peak ratio"},
-		sim.Contention: {"Run", "Seed", "Writes", "Reads", "Succeeded (clients)", "Last success (s)", "Unfinished"},
+		sim.Overload:   {"Run", "Seed", "Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"},
+		sim.Reconnect:  {"Run", "Seed", "Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"},
+		sim.Contention: {"Run", "Seed", "Writes", "Reads", "Succeeded (clients)", "Last success, from t=0 (s)", "Unfinished"},
 	}
 )
 

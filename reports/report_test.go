@@ -201,7 +201,7 @@ func TestLastServedWhenNotAllServed(t *testing.T) {
 	for _, tt := range []struct {
 		served float64
 		want   string
-	}{{10, "all served after"}, {7, "last served after"}, {0, "– (none served)"}} {
+	}{{10, "all served, from t=0"}, {7, "last served, from t=0"}, {0, "– (none served)"}} {
 		r := reports.Report{Verdict: verdict.Fail, Replay: &reports.Replay{Status: verdict.Fail,
 			Scenario: sim.Scenario{Clients: 10, AcceptRate: 5},
 			Summary:  map[sim.Figure]sim.Estimate{sim.Served: est(tt.served), sim.AllServed: est(40), sim.PeakRatio: est(2)}}}

@@ -13,7 +13,8 @@ type Figure string
 
 // The figures of a run.
 const (
-	// AllServed is when the last device was served, in seconds.
+	// AllServed is when the last device was served, in seconds from t=0,
+	// the start of the replay (the failure, in the fleet kinds).
 	AllServed Figure = "all_served_s"
 	// BusiestWindowArrivals is the most arrivals in one window, first
 	// attempts included.
@@ -37,7 +38,8 @@ const (
 	// Pending counts the devices still retrying at the horizon.
 	Pending Figure = "pending"
 	// P50Served and P99Served are the median and 99th percentile of the
-	// time to success, in seconds.
+	// time to success, in seconds from t=0, the start of the replay; in the
+	// periodic kinds, from the firing the success served.
 	P50Served Figure = "p50_served_s"
 	P99Served Figure = "p99_served_s"
 	// PeakFirings is the most timer firings in one window, in the periodic
@@ -56,8 +58,9 @@ const (
 	// where PeakRetryArrivals1s is measured (see [AveragedAway]).
 	PeakRatio1s Figure = "peak_ratio_1s"
 	// RecoveryTime is, in the recovery kinds, how long after the trigger's
-	// end (rounded up to a whole second) the service recovered, in
-	// seconds; a run that did not recover counts as the whole time to the
+	// end (an Overload's dip's end, a Reconnect broker's return), rounded
+	// up to a whole second, the service recovered, in seconds from that
+	// instant, not from t=0; a run that did not recover counts as the whole time to the
 	// horizon, a lower bound (see [Run.Recovered]).
 	RecoveryTime Figure = "recovery_s"
 	// Amplification is the attempts over the first attempts, in the
@@ -66,8 +69,10 @@ const (
 	// AmplificationFromTrigger is the same of the attempts sent from the
 	// trigger's start, in an Overload.
 	AmplificationFromTrigger Figure = "amplification_from_trigger"
-	// Goodput is the successes after the trigger over what was offered
-	// then, in the recovery kinds.
+	// Goodput is, in the recovery kinds, the share of what was offered
+	// from the trigger's end on that succeeded by the horizon, between 0
+	// and 1: an Overload's requests offered from the dip's end, a
+	// Reconnect's devices (see [Run.Goodput]).
 	Goodput Figure = "goodput_after_trigger"
 	// JobsAtEnd is the jobs in an Overload's system at the horizon.
 	JobsAtEnd Figure = "jobs_at_end"
@@ -77,7 +82,8 @@ const (
 	// accepted and dropped sessions.
 	SessionsAccepted Figure = "sessions_accepted"
 	SessionsDropped  Figure = "sessions_dropped"
-	// WarmUpTime is when a Reconnect broker became warm, in seconds; a run
+	// WarmUpTime is when a Reconnect broker became warm, in seconds from
+	// t=0, the start of the replay (not from its return); a run
 	// whose broker never did counts as the horizon, a lower bound.
 	WarmUpTime Figure = "warm_s"
 	// Reads counts a Contention's reads.
@@ -99,7 +105,7 @@ var figureInfo = []struct {
 	value   func(Run, Scenario) float64
 	applies func(Scenario) bool
 }{
-	{AllServed, "all served after", "s", func(r Run, _ Scenario) float64 { return r.AllServed.Seconds() }, notIn(Overload)},
+	{AllServed, "all served, from t=0", "s", func(r Run, _ Scenario) float64 { return r.AllServed.Seconds() }, notIn(Overload)},
 	{BusiestWindowArrivals, "busiest window (all arrivals)", "", func(r Run, _ Scenario) float64 { return float64(r.BusiestWindowArrivals) }, notIn(Contention)},
 	{PeakRetryArrivals, "peak retry arrivals per window", "", func(r Run, _ Scenario) float64 { return float64(r.PeakRetryArrivals) }, notIn(Contention)},
 	{PeakRatio, "peak ratio (retries / accept budget)", "", func(r Run, _ Scenario) float64 { return r.PeakRatio }, notIn(Contention)},
@@ -108,22 +114,22 @@ var figureInfo = []struct {
 	{Served, "served", "", func(r Run, _ Scenario) float64 { return float64(r.Served) }, nil},
 	{GaveUp, "gave up", "", func(r Run, _ Scenario) float64 { return float64(r.GaveUp) }, nil},
 	{Pending, "still retrying at the horizon", "", func(r Run, _ Scenario) float64 { return float64(r.Pending) }, notIn(Overload)},
-	{P50Served, "time to success, p50", "s", func(r Run, _ Scenario) float64 { return r.P50.Seconds() }, fleetOnly},
-	{P99Served, "time to success, p99", "s", func(r Run, _ Scenario) float64 { return r.P99.Seconds() }, fleetOnly},
+	{P50Served, "time to success, p50 (from t=0 or the firing)", "s", func(r Run, _ Scenario) float64 { return r.P50.Seconds() }, fleetOnly},
+	{P99Served, "time to success, p99 (from t=0 or the firing)", "s", func(r Run, _ Scenario) float64 { return r.P99.Seconds() }, fleetOnly},
 	{PeakFirings, "peak timer firings per window", "", func(r Run, _ Scenario) float64 { return float64(r.PeakFirings) }, periodicOnly},
 	{TimerLoadRatio, "timer load (firings / accept budget)", "", func(r Run, _ Scenario) float64 { return r.TimerLoadRatio }, periodicOnly},
 	{FiringsMissed, "firings missed", "", func(r Run, _ Scenario) float64 { return float64(r.FiringsMissed) }, periodicOnly},
 	{PeakRetryArrivals1s, "peak retry arrivals per 1s", "", func(r Run, _ Scenario) float64 { return float64(r.PeakRetryArrivals1s) }, wideWindow},
 	{PeakRatio1s, "peak ratio at 1s (retries / budget)", "", func(r Run, _ Scenario) float64 { return r.PeakRatio1s }, wideWindow},
-	{RecoveryTime, "recovered after the trigger", "s", recoveryValue, recovers},
+	{RecoveryTime, "recovered, from the trigger's end (the dip's end; the broker's return)", "s", recoveryValue, recovers},
 	{Amplification, "retry amplification (attempts / first attempts)", "", func(r Run, _ Scenario) float64 { return r.Amplification }, recovers},
 	{AmplificationFromTrigger, "retry amplification from the trigger on", "", func(r Run, _ Scenario) float64 { return r.AmplificationFromTrigger }, is(Overload)},
-	{Goodput, "goodput after the trigger (of offered)", "", func(r Run, _ Scenario) float64 { return r.Goodput }, recovers},
+	{Goodput, "goodput (share of what was offered from the trigger's end that succeeded)", "", func(r Run, _ Scenario) float64 { return r.Goodput }, recovers},
 	{JobsAtEnd, "jobs in the system at the horizon", "", func(r Run, _ Scenario) float64 { return float64(r.JobsAtEnd) }, is(Overload)},
 	{Timeouts, "timed-out attempts", "", func(r Run, _ Scenario) float64 { return float64(r.Timeouts) }, is(Overload)},
 	{SessionsAccepted, "sessions accepted", "", func(r Run, _ Scenario) float64 { return float64(r.Accepted) }, is(Reconnect)},
 	{SessionsDropped, "sessions dropped cold", "", func(r Run, _ Scenario) float64 { return float64(r.Dropped) }, is(Reconnect)},
-	{WarmUpTime, "broker warm after", "s", warmValue, is(Reconnect)},
+	{WarmUpTime, "broker warm, from t=0", "s", warmValue, is(Reconnect)},
 	{Reads, "reads", "", func(r Run, _ Scenario) float64 { return float64(r.Reads) }, is(Contention)},
 	{BudgetRefused, "retries the budget refused", "", func(r Run, _ Scenario) float64 { return float64(r.BudgetRefused) }, budgeted},
 	{BudgetThrottled, "attempts the budget rejected at the client", "", func(r Run, _ Scenario) float64 { return float64(r.BudgetThrottled) }, budgeted},

@@ -77,7 +77,12 @@ var modelFields = []modelField{
 	{"start-spread", func(s Scenario) bool { return s.StartSpread != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Reconnect}},
 	{"accept-rate", func(s Scenario) bool { return s.AcceptRate != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Overload, Reconnect}},
 	{"retries", func(s Scenario) bool { return s.Retries != 0 }, []Kind{Storm, Overload}},
-	{"threshold", func(s Scenario) bool { return s.Threshold != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Overload, Reconnect}},
+	// The recovery kinds are judged on recovery, and report their peak
+	// ratio without a threshold: their default, which WithDefaults sets,
+	// stands for no choice.
+	{"threshold", func(s Scenario) bool {
+		return s.Threshold != 0 && !(s.Kind.Recovers() && s.Threshold == DefaultThreshold)
+	}, fleetKinds},
 	// An overload's requests are bounded by Retries, a contention's
 	// clients by their success: neither has an attempt limit.
 	{"max-attempts", func(s Scenario) bool { return s.MaxAttempts != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Reconnect}},
@@ -104,6 +109,9 @@ func (s Scenario) modelFieldsApply() error {
 	for _, f := range modelFields {
 		if !f.set(s) || slices.Contains(f.kinds, kind) {
 			continue
+		}
+		if f.name == "threshold" && kind.ServerModel() {
+			return invalid("threshold does not apply to the %s scenario: it is judged on %s, not on a peak ratio", kind, map[bool]string{true: "recovery", false: "its clients' success"}[kind.Recovers()])
 		}
 		if len(f.kinds) == 1 {
 			return invalid("%s is a field of the %s scenario, not of %s", f.name, f.kinds[0], kind)

@@ -53,7 +53,7 @@ func TestModelValidate(t *testing.T) {
 			"sim: the dip ends at 4m57s (dip-at 30s, dip-for 5s, ramp 4m22s), less than 5s before the 5m0s horizon: recovery could not be judged"},
 		{"overload: negative horizon", Scenario{Kind: Overload, Horizon: -time.Second}, "sim: horizon -1s is not between 0 and 744h0m0s"},
 		{"overload: negative clients", Scenario{Kind: Overload, Clients: -1}, "sim: clients -1 is negative"},
-		{"overload: negative threshold", Scenario{Kind: Overload, Threshold: -1}, "sim: threshold -1 is not a positive number up to 1e12"},
+		{"overload: negative threshold", Scenario{Kind: Overload, Threshold: -1}, "sim: threshold does not apply to the overload scenario: it is judged on recovery, not on a peak ratio"},
 		{"overload: more clients than a replay holds", Scenario{Kind: Overload, Clients: 5e9}, "sim: clients 5000000000 is not between 1 and 4294967295"},
 
 		// Reconnect, after defaults: 2,000 devices over 10ms, 50ms round
@@ -105,7 +105,11 @@ func TestModelValidate(t *testing.T) {
 		{"retries on a reconnect", Scenario{Kind: Reconnect, Retries: 3}, "sim: retries does not apply to the reconnect scenario"},
 		{"down on an overload", Scenario{Kind: Overload, Down: time.Second}, "sim: down does not apply to the overload scenario"},
 		{"start-spread on a contention", Scenario{Kind: Contention, StartSpread: time.Second}, "sim: start-spread does not apply to the contention scenario"},
-		{"threshold on a contention", Scenario{Kind: Contention, Threshold: 0.5}, "sim: threshold does not apply to the contention scenario"},
+		{"threshold on a contention", Scenario{Kind: Contention, Threshold: 0.5}, "sim: threshold does not apply to the contention scenario: it is judged on its clients' success, not on a peak ratio"},
+		// The recovery kinds report their peak ratio unjudged: a threshold
+		// would be ignored.
+		{"threshold on an overload", Scenario{Kind: Overload, Threshold: 0.5}, "sim: threshold does not apply to the overload scenario: it is judged on recovery, not on a peak ratio"},
+		{"threshold on a reconnect", Scenario{Kind: Reconnect, Threshold: 2}, "sim: threshold does not apply to the reconnect scenario: it is judged on recovery, not on a peak ratio"},
 		{"server on an overload", Scenario{Kind: Overload, Server: TokenBucket}, "sim: server does not apply to the overload scenario"},
 		{"window on a reconnect", Scenario{Kind: Reconnect, Window: 2 * time.Second}, "sim: window does not apply to the reconnect scenario"},
 		{"burst on a contention", Scenario{Kind: Contention, Burst: 5}, "sim: burst does not apply to the contention scenario"},

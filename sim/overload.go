@@ -224,9 +224,12 @@ type overloadRun struct {
 	// JobsAtEnd is the number of jobs in the system at the horizon.
 	JobsAtEnd int
 	// AttemptsFromTrigger and RequestsFromTrigger count the attempts and
-	// the first attempts sent from DipStart on; RequestsAfterTrigger and
-	// SuccessesAfterTrigger the first attempts sent and the successes
-	// learned from the dip's end (DipStart+DipLength) on.
+	// the first attempts sent from DipStart on; RequestsAfterTrigger the
+	// requests offered (first attempts sent) from the dip's end
+	// (DipStart+DipLength) on, and SuccessesAfterTrigger those of them
+	// that succeeded by the horizon. A request offered before the dip's end
+	// and answered after it counts in neither, so that the second is at
+	// most the first.
 	AttemptsFromTrigger, RequestsFromTrigger    int
 	RequestsAfterTrigger, SuccessesAfterTrigger int
 	// Series holds the per-second figures.
@@ -241,8 +244,10 @@ type overloadRun struct {
 	// Amplification is the attempts made (Attempts, and those Throttled)
 	// over Requests, and AmplificationFromTrigger the same of the attempts
 	// and requests made from DipStart on;
-	// GoodputAfterTrigger is the successes over the requests offered from
-	// the dip's end to the horizon. Each is 0 when no request was sent.
+	// GoodputAfterTrigger is SuccessesAfterTrigger over
+	// RequestsAfterTrigger: the share of the requests offered from the
+	// dip's end to the horizon that succeeded, between 0 and 1. Each is 0
+	// when no request was sent.
 	Amplification, AmplificationFromTrigger, GoodputAfterTrigger float64
 }
 
@@ -551,6 +556,10 @@ type overloadEngine struct {
 	ids  []string // the ids of the devices, made as needed
 	boot time.Time
 
+	// afterEnd is the first request offered from the dip's end on, or
+	// math.MaxInt until one is: requests are offered in order of time.
+	afterEnd int
+
 	// The next first attempt, and its request's device.
 	gen     olEvent
 	genDev  uint32
@@ -629,6 +638,7 @@ func (e *overloadEngine) reset(run int, seed uint64) {
 	clear(e.devHave)
 	e.piece = 0
 	e.genAt = 0
+	e.afterEnd = math.MaxInt
 	e.retries = e.retries[:0]
 	e.arrive.reset()
 	e.dead.reset()
@@ -809,6 +819,7 @@ func (e *overloadEngine) first(t int64) {
 		e.r.RequestsFromTrigger++
 	}
 	if t >= e.end {
+		e.afterEnd = min(e.afterEnd, k)
 		e.r.RequestsAfterTrigger++
 	}
 	e.send(t, k)
@@ -923,7 +934,7 @@ func (e *overloadEngine) success(ev olEvent) {
 	e.observe(ev.t, k, kit.Success)
 	e.r.Successes++
 	e.r.Series.Successes[ev.t/nsPerSec]++
-	if ev.t >= e.end {
+	if k >= e.afterEnd {
 		e.r.SuccessesAfterTrigger++
 	}
 	if !e.builtin {

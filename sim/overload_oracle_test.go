@@ -36,6 +36,7 @@ func oracleOverload(o overload, f kit.Factory, run int, seed uint64) (overloadRu
 
 	type request struct {
 		device   int
+		offered  int64 // the first attempt's send time
 		attempts int
 		sent     int64 // the last attempt's send time
 		resolved bool  // the last attempt has its outcome
@@ -62,7 +63,7 @@ func oracleOverload(o overload, f kit.Factory, run int, seed uint64) (overloadRu
 		if t >= horizon {
 			break
 		}
-		reqs = append(reqs, &request{device: device})
+		reqs = append(reqs, &request{device: device, offered: t})
 		heap.Push(&q, oracleEvent{t, oracleSend, k, 1})
 	}
 	seconds := o.seconds()
@@ -197,7 +198,7 @@ func oracleOverload(o overload, f kit.Factory, run int, seed uint64) (overloadRu
 			rq.policy = nil
 			r.Successes++
 			r.Series.Successes[t/nsPerSec]++
-			if t >= int64(o.DipStart+o.DipLength) {
+			if rq.offered >= int64(o.DipStart+o.DipLength) {
 				r.SuccessesAfterTrigger++
 			}
 		case oracleReject:

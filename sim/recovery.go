@@ -303,7 +303,7 @@ func (r Result) modelDetail() string {
 	if s.Kind == Overload {
 		fmt.Fprintf(&b, ", %.2f from the trigger on", sum[AmplificationFromTrigger].Median)
 	}
-	fmt.Fprintf(&b, "; goodput after the trigger %.0f%% of offered", 100*sum[Goodput].Median)
+	fmt.Fprintf(&b, "; goodput %.0f%% of what was offered from the trigger's end", 100*sum[Goodput].Median)
 	switch s.Kind {
 	case Overload:
 		jobs := "jobs"
@@ -314,11 +314,11 @@ func (r Result) modelDetail() string {
 	case Reconnect:
 		fmt.Fprintf(&b, "; %s of %s devices served", count(sum[Served].Median), count(float64(s.Clients)))
 		if sum[Served].Median >= float64(s.Clients) {
-			fmt.Fprintf(&b, ", all after %s", seconds(sum[AllServed].Median))
+			fmt.Fprintf(&b, ", all %s from t=0", seconds(sum[AllServed].Median))
 		}
 		fmt.Fprintf(&b, "; %s sessions accepted, %s dropped cold", count(sum[SessionsAccepted].Median), count(sum[SessionsDropped].Median))
 		if w := sum[WarmUpTime].Median; w < s.Horizon.Seconds() {
-			fmt.Fprintf(&b, "; broker warm after %s", seconds(w))
+			fmt.Fprintf(&b, "; broker warm %s from t=0", seconds(w))
 		} else {
 			b.WriteString("; the broker never warmed up")
 		}

@@ -243,9 +243,12 @@ type Run struct {
 	// offered, or the devices), and AmplificationFromTrigger the same of
 	// those sent from the trigger's start on, in an Overload.
 	Amplification, AmplificationFromTrigger float64
-	// Goodput is, after the trigger's end, the successes over the first
-	// attempts offered in an Overload, and the devices connected over the
-	// fleet in a Reconnect.
+	// Goodput is a share between 0 and 1: in an Overload, of the requests
+	// offered from the dip's end to the horizon, those that succeeded by
+	// the horizon (a request offered before the dip's end counts in
+	// neither, though it is answered after); in a Reconnect, of the fleet,
+	// the devices served by the horizon, all of them from the broker's
+	// return on.
 	Goodput float64
 	// Timeouts and Rejections count an Overload's failed attempts as the
 	// clients learned of them; JobsAtEnd the jobs in its system at the
