@@ -126,7 +126,13 @@
 //     on them is not durably blocked, so the fake clock does not move (the
 //     device looks hung), and operating on another bubble's channel or timer
 //     panics. A library that keeps such state in package variables, made
-//     on first use, cannot be observed.
+//     on first use, cannot be observed. Package net keeps its resolver's
+//     so, and the adapter makes it, once per process, before the first
+//     bubble: a loop may resolve names and dial (a client that resolves
+//     its server's address when it is made, as go-redis's NewClient does,
+//     is observed). Devices observed at once must not resolve one name at
+//     once: net shares one lookup in flight among its callers, across
+//     bubbles, which is a fatal error of the runtime.
 //   - A panic in a goroutine the loop starts: it crashes the test binary, as
 //     in any test. A panic in the loop's own goroutine is reported as the
 //     device's error.

@@ -270,6 +270,7 @@ func (o *observation) observe(t *testing.T) {
 		}
 		o.err = fmt.Errorf("loop: testing/synctest panicked: %v", r)
 	}()
+	bubble.Prepare()
 	synctest.Test(t, o.root)
 }
 
