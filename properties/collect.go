@@ -305,11 +305,13 @@ func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, in *instances, 
 	return d
 }
 
-// collectSync reads the devices one after another in the calling goroutine,
-// with panics recovered but no watch for hangs. Inside a testing/synctest
-// bubble, where the clock stands still while goroutines run, devices booted
-// apart are also made apart: the fake clock is moved on by boot.apart
-// before each device after the first.
+// collectSync reads the devices one after another, each in a goroutine of
+// its own that the caller waits for, with panics recovered, and a call that
+// ends its goroutine (runtime.Goexit) recorded as the device's fault, but
+// no watch for hangs. Inside a testing/synctest bubble, where the clock
+// stands still while goroutines run, devices booted apart are also made
+// apart: the fake clock is moved on by boot.apart before each device after
+// the first. A Goexit on the bubble's own goroutine would end the test.
 func collectSync(f kit.Factory, ids []string, boot boots, n int) sample {
 	s := sample{total: len(ids), devices: make([]device, 0, len(ids))}
 	var buf []time.Duration
@@ -318,11 +320,37 @@ func collectSync(f kit.Factory, ids []string, boot boots, n int) sample {
 		if i > 0 && boot.apart > 0 {
 			time.Sleep(boot.apart)
 		}
-		d := readDevice(f, kit.Device{ID: id, Boot: boot.of(i)}, n, nil, &in, &buf)
+		d := readAlone(f, kit.Device{ID: id, Boot: boot.of(i)}, i, n, &in, &buf)
 		d.index = i
 		s.add(d)
 	}
 	return s
+}
+
+// readAlone is readDevice on a goroutine of its own, which the caller
+// waits for: a call of the policy that ends it instead of returning is the
+// device's fault, with the delays read before it.
+func readAlone(f kit.Factory, dev kit.Device, i, n int, in *instances, buf *[]time.Duration) device {
+	w := &worker{}
+	w.current.Store(int64(i))
+	var d device
+	returned := false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d = readDevice(f, dev, n, w, in, buf)
+		returned = true
+	}()
+	<-done
+	if !returned {
+		attempt := int(w.attempt.Load())
+		d = device{id: dev.ID, delays: w.partial(i), fault: &fault{
+			attempt: attempt,
+			msg:     fmt.Sprintf("%s ended its goroutine instead of returning (runtime.Goexit, which t.FailNow and t.SkipNow call)", callName(attempt, w.observing())),
+			defect:  true,
+		}}
+	}
+	return d
 }
 
 // instances remembers policies a collection was given, to find a factory

@@ -129,3 +129,29 @@ func TestCheckNamesAnObserveThatPanics(t *testing.T) {
 	assert.Contains(t, out, `device "dev-100017" attempt 3: Observe(rejection) panicked: boom`)
 	assert.NotContains(t, out, "panic: boom")
 }
+
+// The frozen-clock check reads its devices inside a testing/synctest
+// bubble, as Check runs it: a call that ends its goroutine there, in Next
+// or in Observe, is the device's defect, not the end of the test.
+func TestGoexitUnderTheFrozenClock(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    kit.Factory
+		want string
+	}{
+		{"Next", faulty("dev-100017", 2, func() (time.Duration, error) { runtime.Goexit(); return 0, nil }),
+			`device "dev-100017" attempt 2: Next ended its goroutine instead of returning`},
+		{"Observe", misobserving("dev-100017", 2, func(kit.Policy) { runtime.Goexit() }),
+			`device "dev-100017" attempt 2: Observe(rejection) ended its goroutine instead of returning`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := RunFrozen(t, c.f, Config{IDs: serials(1000), CallTimeout: time.Minute})
+			require.NoError(t, err)
+			b := resultNamed(t, out, NameBounds)
+			require.Equal(t, verdict.Fail, b.Status, NameBounds)
+			assert.Contains(t, b.Detail, c.want, "bounds detail")
+			fc := resultNamed(t, out, NameFrozenClock)
+			assert.Equal(t, verdict.Pass, fc.Status, "frozen-clock, on the other devices: %s", fc.Detail)
+		})
+	}
+}
