@@ -59,8 +59,9 @@
 //
 // A policy that is also an [Observer] learns how each attempt of its device
 // ended, as an [Outcome]: a Success, a Rejection, a Timeout or a Drop (a
-// session accepted and then dropped). A replay tells it each outcome
-// before it asks for the delay that follows a failure; the Observer
+// session accepted and then dropped). Every replay tells it each outcome
+// before it asks for the delay that follows a failure, and the property
+// checks tell it of a rejection before each delay they read; the Observer
 // documentation states the contract. A policy that is not an Observer is
 // read as a device whose every attempt fails.
 //

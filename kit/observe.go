@@ -33,8 +33,9 @@ func (o Outcome) String() string {
 }
 
 // An Observer is a Policy that learns how each attempt of its device
-// ended. A replay that drives a policy attempt by attempt asks whether it
-// is an Observer and, when it is, follows this contract:
+// ended. Every replay of package sim, whatever its kind and server, and
+// the property checks of package properties ask whether a policy is an
+// Observer and, when it is, follow this contract:
 //
 //   - it calls Observe(o) each time an attempt of the policy's device ends,
 //     with the attempt's outcome o: every attempt once, in the order the
@@ -50,7 +51,12 @@ func (o Outcome) String() string {
 // Successes may come between two calls of Next. Observe and Next are
 // called by one goroutine at a time, never concurrently. An Observer whose
 // Observe is never called gives the delays of a device whose every attempt
-// fails, as a policy that is not an Observer is read.
+// fails, as a policy that is not an Observer is read. The property checks
+// read such a device: they report a Rejection before each delay they read.
+// A panic of Observe, a call of it that never returns or that ends its
+// goroutine is the policy's defect, as one of Next is, and the checks and
+// the replays name the device, the attempt and the outcome Observe was
+// told.
 type Observer interface {
 	Policy
 	// Observe tells the policy how its device's latest attempt ended.

@@ -92,7 +92,7 @@ func collect(ctx context.Context, f kit.Factory, ids []string, boot boots, n int
 				attempt := int(w.attempt.Load())
 				s.devices = append(s.devices, device{index: gone, id: ids[gone], delays: w.partial(gone), fault: &fault{
 					attempt: attempt,
-					msg:     fmt.Sprintf("%s ended its goroutine instead of returning (runtime.Goexit, which t.FailNow and t.SkipNow call)", callName(attempt)),
+					msg:     fmt.Sprintf("%s ended its goroutine instead of returning (runtime.Goexit, which t.FailNow and t.SkipNow call)", callName(attempt, w.observing())),
 					defect:  true,
 				}})
 				from = gone + 1
@@ -109,7 +109,7 @@ func collect(ctx context.Context, f kit.Factory, ids []string, boot boots, n int
 				attempt := int(w.attempt.Load())
 				s.devices = append(s.devices, device{index: hung, id: ids[hung], delays: w.partial(hung), fault: &fault{
 					attempt: attempt,
-					msg:     fmt.Sprintf("%s did not return within %v", callName(attempt), cfg.CallTimeout),
+					msg:     fmt.Sprintf("%s did not return within %v", callName(attempt, w.observing()), cfg.CallTimeout),
 					defect:  true,
 				}})
 				s.hangs++
@@ -145,10 +145,14 @@ func (s *sample) add(d device) {
 	}
 }
 
-// callName names the call a hang happened in.
-func callName(attempt int) string {
-	if attempt == 0 {
+// callName names the call a fault happened in: the factory's, for
+// attempt 0, Observe's when observing is an outcome, and Next's otherwise.
+func callName(attempt int, observing kit.Outcome) string {
+	switch {
+	case attempt == 0:
 		return "the factory"
+	case observing != 0:
+		return fmt.Sprintf("Observe(%v)", observing)
 	}
 	return "Next"
 }
@@ -165,6 +169,7 @@ type worker struct {
 	progress  atomic.Int64  // calls started so far
 	current   atomic.Int64  // index of the device being read
 	attempt   atomic.Int64  // attempt being read, 0 for the factory
+	outcome   atomic.Int64  // the kit.Outcome being observed, 0 outside Observe
 	abandoned atomic.Bool
 	delays    atomic.Pointer[[]time.Duration] // delays of the current device so far
 	instances instances                       // used by the worker's goroutine alone
@@ -212,6 +217,10 @@ func (w *worker) abandon(s *sample) int {
 	return current
 }
 
+// observing returns the outcome the worker's call observes, 0 when the
+// call is not Observe.
+func (w *worker) observing() kit.Outcome { return kit.Outcome(w.outcome.Load()) }
+
 // partial returns a copy of the delays the worker had read from device i
 // when it hung.
 func (w *worker) partial(i int) []time.Duration {
@@ -229,6 +238,13 @@ func (w *worker) partial(i int) []time.Duration {
 // as inside a testing/synctest bubble. A policy that in knows as an
 // earlier device's is not read: a second device on one instance is the
 // factory's defect.
+//
+// Each delay follows a failed attempt, as a fleet that fails together
+// retries: a policy that is a kit.Observer is told kit.Rejection before
+// each call of Next (the first attempt's included), as a replay tells it,
+// so that a policy that learns from outcomes is read as it behaves. Its
+// Observe is watched, and its panics recovered, as Next is, and its
+// faults name it.
 func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, in *instances, buf *[]time.Duration) (d device) {
 	d.id = dev.ID
 	d.delays = (*buf)[:0]
@@ -237,9 +253,11 @@ func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, in *instances, 
 		d.delays = slices.Clone(d.delays)
 	}()
 	attempt := 0
+	var observing kit.Outcome // the outcome being observed, 0 outside Observe
 	mark := func() {
 		if w != nil {
 			w.attempt.Store(int64(attempt))
+			w.outcome.Store(int64(observing))
 			snapshot := d.delays[:len(d.delays):len(d.delays)]
 			w.delays.Store(&snapshot)
 			w.progress.Add(1)
@@ -247,7 +265,7 @@ func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, in *instances, 
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			d.fault = &fault{attempt: attempt, msg: fmt.Sprintf("%s panicked: %v", callName(attempt), r), defect: true}
+			d.fault = &fault{attempt: attempt, msg: fmt.Sprintf("%s panicked: %v", callName(attempt, observing), r), defect: true}
 		}
 	}()
 	mark()
@@ -261,7 +279,14 @@ func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, in *instances, 
 			defect: true, sharedWith: earlier}
 		return d
 	}
+	o, _ := p.(kit.Observer)
 	for attempt = 1; attempt <= n; attempt++ {
+		if o != nil {
+			observing = kit.Rejection
+			mark()
+			o.Observe(kit.Rejection)
+			observing = 0
+		}
 		mark()
 		v, err := p.Next()
 		var de *kit.DelayError
@@ -280,11 +305,13 @@ func readDevice(f kit.Factory, dev kit.Device, n int, w *worker, in *instances, 
 	return d
 }
 
-// collectSync reads the devices one after another in the calling goroutine,
-// with panics recovered but no watch for hangs. Inside a testing/synctest
-// bubble, where the clock stands still while goroutines run, devices booted
-// apart are also made apart: the fake clock is moved on by boot.apart
-// before each device after the first.
+// collectSync reads the devices one after another, each in a goroutine of
+// its own that the caller waits for, with panics recovered, and a call that
+// ends its goroutine (runtime.Goexit) recorded as the device's fault, but
+// no watch for hangs. Inside a testing/synctest bubble, where the clock
+// stands still while goroutines run, devices booted apart are also made
+// apart: the fake clock is moved on by boot.apart before each device after
+// the first. A Goexit on the bubble's own goroutine would end the test.
 func collectSync(f kit.Factory, ids []string, boot boots, n int) sample {
 	s := sample{total: len(ids), devices: make([]device, 0, len(ids))}
 	var buf []time.Duration
@@ -293,11 +320,37 @@ func collectSync(f kit.Factory, ids []string, boot boots, n int) sample {
 		if i > 0 && boot.apart > 0 {
 			time.Sleep(boot.apart)
 		}
-		d := readDevice(f, kit.Device{ID: id, Boot: boot.of(i)}, n, nil, &in, &buf)
+		d := readAlone(f, kit.Device{ID: id, Boot: boot.of(i)}, i, n, &in, &buf)
 		d.index = i
 		s.add(d)
 	}
 	return s
+}
+
+// readAlone is readDevice on a goroutine of its own, which the caller
+// waits for: a call of the policy that ends it instead of returning is the
+// device's fault, with the delays read before it.
+func readAlone(f kit.Factory, dev kit.Device, i, n int, in *instances, buf *[]time.Duration) device {
+	w := &worker{}
+	w.current.Store(int64(i))
+	var d device
+	returned := false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d = readDevice(f, dev, n, w, in, buf)
+		returned = true
+	}()
+	<-done
+	if !returned {
+		attempt := int(w.attempt.Load())
+		d = device{id: dev.ID, delays: w.partial(i), fault: &fault{
+			attempt: attempt,
+			msg:     fmt.Sprintf("%s ended its goroutine instead of returning (runtime.Goexit, which t.FailNow and t.SkipNow call)", callName(attempt, w.observing())),
+			defect:  true,
+		}}
+	}
+	return d
 }
 
 // instances remembers policies a collection was given, to find a factory

@@ -62,6 +62,7 @@ const (
 type builtin struct {
 	strategy        int
 	seed            kit.Seed
+	reset           bool    // a device starts over on a success (kit.ResetOnSuccess)
 	base, cap, mult float64 // nanoseconds, nanoseconds, factor, as kit's params
 	dev             []devState
 }
@@ -77,7 +78,7 @@ type devState struct {
 }
 
 func newBuiltin(s kit.Spec) *builtin {
-	b := &builtin{seed: s.Seed, base: float64(s.Base), cap: float64(s.Cap), mult: s.Multiplier}
+	b := &builtin{seed: s.Seed, reset: s.Reset == kit.ResetOnSuccess, base: float64(s.Base), cap: float64(s.Cap), mult: s.Multiplier}
 	switch s.Strategy {
 	case kit.None:
 		b.strategy = stratNone

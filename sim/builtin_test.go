@@ -21,8 +21,8 @@ func general(f kit.Factory) kit.Factory {
 	return func(d kit.Device) kit.Policy { return f(d) }
 }
 
-// drawSpec draws a valid kit.Spec over its whole range: every strategy and
-// seed source, bases from a nanosecond to a minute, caps from the base to
+// drawSpec draws a valid kit.Spec over its whole range: every strategy,
+// seed source and reset rule, bases from a nanosecond to a minute, caps from the base to
 // a day (and sometimes the zero default), multipliers from 1 to 1e6.
 func drawSpec(t *rapid.T) kit.Spec {
 	base := time.Duration(rapid.SampledFrom([]int64{1, 1e3, 1e6, 1e8, 1e9, 6e10}).Draw(t, "base"))
@@ -42,6 +42,7 @@ func drawSpec(t *rapid.T) kit.Spec {
 	case 2:
 		s.Multiplier = rapid.SampledFrom([]float64{1, 1.5, 2, 3, 1e6}).Draw(t, "multiplier")
 	}
+	s.Reset = rapid.SampledFrom([]kit.ResetRule{"", kit.ResetNever, kit.ResetOnSuccess}).Draw(t, "reset")
 	return s
 }
 

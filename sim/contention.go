@@ -296,6 +296,9 @@ func (e *contentionEngine) replay(run int, seed uint64) (contentionRun, error) {
 				e.r.Failures++
 			}
 		case ctWriteReply:
+			if err := e.observe(c, t); err != nil {
+				return contentionRun{}, err
+			}
 			if e.ok[c] {
 				e.r.Successes++
 				e.r.LastSuccess = time.Duration(t)
@@ -336,6 +339,28 @@ func (e *contentionEngine) replay(run int, seed uint64) (contentionRun, error) {
 		clear(e.pol)
 	}
 	return e.r, nil
+}
+
+// observe tells client c's policy, when it is a kit.Observer, how its
+// write ended, learned at t: a Success, or a Rejection for a conflict,
+// before the delay that follows it. It returns the error of a policy
+// whose Observe panicked.
+func (e *contentionEngine) observe(c int, t int64) error {
+	if e.f == nil {
+		return nil
+	}
+	p, ok := e.pol[c].(kit.Observer)
+	if !ok {
+		return nil
+	}
+	o := kit.Rejection
+	if e.ok[c] {
+		o = kit.Success
+	}
+	if err := callObserve(p, o); err != nil {
+		return contentionError(e.run, e.seed, e.c.id(e.seed, c), c, int(e.tries[c])+1, t, StopPanic, err)
+	}
+	return nil
 }
 
 // pop removes the top of the heap, client c's event: c is done.

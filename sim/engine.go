@@ -38,6 +38,9 @@ type engine struct {
 	hinted bool
 
 	pol []kit.Policy
+	// obs holds the policies of pol that are kit.Observers, nil for the
+	// others; it is nil while the run has none.
+	obs []kit.Observer
 	bi  *builtin // the policies of a kit.Spec's factory, kept compact; pol is then nil
 	// hashes hashes the ids of the run's devices, for bi.
 	hashes serialHashes
@@ -48,8 +51,13 @@ type engine struct {
 	sel    []uint64   // the events a selection runs on, or a second's events to sort
 
 	// The device whose policy is being asked for the delay before its
-	// attempt callAttempt, or -1: a panic in the policy names them.
+	// attempt callAttempt, or -1: a panic in the policy names them; and,
+	// while the policy is told an outcome, that outcome, 0 otherwise.
 	calling, callAttempt int
+	callOutcome          kit.Outcome
+	// observing holds the outcome a policy's Observe is being told, 0
+	// outside Observe: if the call does not return, the watch names it.
+	observing atomic.Int64
 	// asking holds the device (high 32 bits) and attempt (low 32 bits) of
 	// the last policy call, or 0 for a factory call: if the run does not
 	// stop when asked, that call has not returned.
@@ -135,8 +143,9 @@ func (e *engine) reset(run int, seed uint64) {
 	}
 	e.boot = bootTime(seed)
 	e.rng.Seed(seed, splitmix64(seed))
-	e.calling, e.callAttempt = -1, 0
+	e.calling, e.callAttempt, e.callOutcome = -1, 0, 0
 	e.asking.Store(0)
+	e.observing.Store(0)
 	if e.calls.Load()%2 == 1 {
 		// A call of the last run panicked before it was counted out.
 		e.calls.Add(1)
@@ -171,7 +180,10 @@ const (
 
 // release drops the references of a finished run to its policies, so that
 // they can be collected while the worker waits for its next run.
-func (e *engine) release() { clear(e.pol) }
+func (e *engine) release() {
+	clear(e.pol)
+	e.obs = nil
+}
 
 // touched returns the number of leading windows the run's arrivals can
 // have fallen in.
@@ -257,7 +269,32 @@ func (e *engine) newPolicy(i int) (p kit.Policy) {
 	if p == nil {
 		e.fail(i, 0, StopSourceError, errors.New("the factory returned a nil policy"))
 	}
+	if o, ok := p.(kit.Observer); ok && e.s.Kind != Storm {
+		if e.obs == nil {
+			e.obs = make([]kit.Observer, e.n)
+		}
+		e.obs[i] = o
+	}
 	return p
+}
+
+// observe tells dev's policy, when it is a kit.Observer, that the
+// device's latest attempt ended with o, as the kit.Observer contract
+// says: a Rejection before the delay that follows it, a Success when the
+// device is served. Like Next, it is called without a deferred recover:
+// protected names a panic, the watch a call that does not return.
+func (e *engine) observe(dev uint32, o kit.Outcome) {
+	if e.obs == nil || e.obs[dev] == nil {
+		return
+	}
+	attempt := int(e.att[dev]) + 1
+	e.calling, e.callAttempt, e.callOutcome = int(dev), attempt, o
+	e.observing.Store(int64(o))
+	e.ask(uint64(dev)<<32 | uint64(uint32(attempt)))
+	e.obs[dev].Observe(o)
+	e.answered()
+	e.observing.Store(0)
+	e.calling, e.callOutcome = -1, 0
 }
 
 // builtinPolicy sets st to the policy the spec's factory makes for device
@@ -388,7 +425,7 @@ func (e *engine) protected(sec int64, chunks [][]uint64) {
 	defer func() {
 		if e.calling >= 0 {
 			if r := recover(); r != nil {
-				e.fail(e.calling, e.callAttempt, StopPanic, &panicError{r})
+				e.fail(e.calling, e.callAttempt, StopPanic, &panicError{r, e.callOutcome})
 			}
 		}
 	}()
@@ -583,9 +620,15 @@ func (e *engine) arrive(dev uint32, t int64) {
 func (e *engine) serve(dev uint32, t, end int64) {
 	e.served++
 	e.last = max(e.last, t)
+	e.observe(dev, kit.Success)
 	if !e.periodic {
 		e.success = append(e.success, t)
 		return
+	}
+	if e.bi != nil && e.bi.reset {
+		// A built-in policy that starts over on a success, as its
+		// Observe does.
+		e.builtinPolicy(&e.bi.dev[dev], int(dev))
 	}
 	e.success = append(e.success, t-e.firingAt(dev, e.firing[dev]))
 	if next, ok := e.nextFiring(dev); ok {
@@ -598,6 +641,7 @@ func (e *engine) serve(dev uint32, t, end int64) {
 // within the second are rejected on the spot.
 func (e *engine) retry(dev uint32, t, end int64) {
 	for {
+		e.observe(dev, kit.Rejection)
 		if int(e.att[dev]) >= e.s.MaxAttempts {
 			e.limited++
 			if e.periodic {
@@ -719,9 +763,19 @@ func (e *engine) policyOffset(i int) int64 {
 	return d % int64(e.s.Period)
 }
 
-type panicError struct{ value any }
+// A panicError is a panic of a policy's Next, or of its Observe when
+// observing is the outcome it was told.
+type panicError struct {
+	value     any
+	observing kit.Outcome
+}
 
-func (p *panicError) Error() string { return fmt.Sprintf("the policy panicked: %v", p.value) }
+func (p *panicError) Error() string {
+	if p.observing != 0 {
+		return fmt.Sprintf("the policy's Observe(%v) panicked: %v", p.observing, p.value)
+	}
+	return fmt.Sprintf("the policy panicked: %v", p.value)
+}
 
 // firingAt returns the time of dev's k-th timer firing.
 func (e *engine) firingAt(dev uint32, k uint32) int64 {
@@ -756,7 +810,22 @@ func (e *engine) storm(ctx context.Context) error {
 		}
 		t := e.offset(e.s.StartSpread)
 		e.count(t, false)
+		o, _ := p.(kit.Observer)
 		for k := 1; k <= e.s.Retries; k++ {
+			if o != nil {
+				// Nothing is served in a storm: each attempt is
+				// rejected, and the policy is told so before the delay
+				// that follows it.
+				e.observing.Store(int64(kit.Rejection))
+				e.ask(uint64(i)<<32 | uint64(k+1))
+				err := callObserve(o, kit.Rejection)
+				e.answered()
+				e.observing.Store(0)
+				if err != nil {
+					e.fail(i, k+1, StopPanic, err)
+					return e.err
+				}
+			}
 			e.ask(uint64(i)<<32 | uint64(k+1))
 			d, err := callPolicy(p)
 			e.answered()
@@ -804,10 +873,21 @@ func (e *engine) builtinStorm(i int) {
 func callPolicy(p kit.Policy) (d time.Duration, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &panicError{r}
+			err = &panicError{value: r}
 		}
 	}()
 	return p.Next()
+}
+
+// callObserve tells p the outcome o, turning a panic into an error.
+func callObserve(p kit.Observer, o kit.Outcome) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &panicError{r, o}
+		}
+	}()
+	p.Observe(o)
+	return nil
 }
 
 // badDelayError is a negative delay: a policy's defect.

@@ -696,8 +696,8 @@ func replayModelBatch(ctx context.Context, f kit.Factory, s Scenario, cfg Config
 func runModel(e modelEngine, call *modelCall, i int, seed uint64, run *Run, err *error) (returned bool) {
 	defer func() {
 		if !returned {
-			id, attempt := call.where()
-			*err = &DeviceError{Run: i, Seed: seed, Device: id, Attempt: attempt, Cause: StopPanic, Err: errGoexit}
+			id, attempt, observing := call.where()
+			*err = &DeviceError{Run: i, Seed: seed, Device: id, Attempt: attempt, Cause: StopPanic, Err: inCall(observing, errGoexit)}
 		}
 	}()
 	*run, *err = e.run(i, seed)
@@ -706,36 +706,41 @@ func runModel(e modelEngine, call *modelCall, i int, seed uint64, run *Run, err 
 
 // A modelCall records which call of the factory or of a policy a worker of
 // a server model's replay is in: the run, the device and the attempt whose
-// delay it asks for (0 for the factory), and a count of calls begun and
-// ended, odd while one is in progress.
+// delay it asks for (0 for the factory), the outcome when the call is
+// Observe's, and a count of calls begun and ended, odd while one is in
+// progress.
 type modelCall struct {
-	run     atomic.Int64
-	calls   atomic.Uint64
-	mu      sync.Mutex
-	device  string
-	attempt int
+	run       atomic.Int64
+	calls     atomic.Uint64
+	mu        sync.Mutex
+	device    string
+	attempt   int
+	observing kit.Outcome
 }
 
-func (c *modelCall) enter(id string, attempt int) {
+// enter records a call of the factory or of Next (observing 0), or of
+// Observe told observing.
+func (c *modelCall) enter(id string, attempt int, observing kit.Outcome) {
 	c.mu.Lock()
-	c.device, c.attempt = id, attempt
+	c.device, c.attempt, c.observing = id, attempt, observing
 	c.mu.Unlock()
 	c.calls.Add(1)
 }
 
 func (c *modelCall) leave() { c.calls.Add(1) }
 
-// where returns the device and the attempt of the last call begun.
-func (c *modelCall) where() (string, int) {
+// where returns the device, the attempt and the outcome observed (0 but in
+// Observe) of the last call begun.
+func (c *modelCall) where() (string, int, kit.Outcome) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.device, c.attempt
+	return c.device, c.attempt, c.observing
 }
 
 // factory returns f, whose calls and whose policies' calls c records.
 func (c *modelCall) factory(f kit.Factory) kit.Factory {
 	return func(d kit.Device) kit.Policy {
-		c.enter(d.ID, 0)
+		c.enter(d.ID, 0, 0)
 		defer c.leave()
 		p := f(d)
 		if p == nil {
@@ -754,7 +759,7 @@ func (c *modelCall) factory(f kit.Factory) kit.Factory {
 type watchedObserver struct{ *watchedPolicy }
 
 func (w watchedObserver) Observe(o kit.Outcome) {
-	w.c.enter(w.id, w.n+1)
+	w.c.enter(w.id, w.n+1, o)
 	defer w.c.leave()
 	w.p.(kit.Observer).Observe(o)
 }
@@ -770,7 +775,7 @@ type watchedPolicy struct {
 
 func (w *watchedPolicy) Next() (time.Duration, error) {
 	w.n++
-	w.c.enter(w.id, w.n+1)
+	w.c.enter(w.id, w.n+1, 0)
 	defer w.c.leave()
 	return w.p.Next()
 }
@@ -829,8 +834,8 @@ func stuckModel(calls []*modelCall, cfg Config, err error) error {
 	if found == nil {
 		return nil
 	}
-	id, attempt := found.where()
-	return &DeviceError{Run: int(best), Seed: runSeed(cfg.Seed, int(best)), Device: id, Attempt: attempt, Cause: StopHung, Err: err}
+	id, attempt, observing := found.where()
+	return &DeviceError{Run: int(best), Seed: runSeed(cfg.Seed, int(best)), Device: id, Attempt: attempt, Cause: StopHung, Err: inCall(observing, err)}
 }
 
 // modelKey is the figure by which the representative run of a server

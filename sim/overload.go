@@ -1010,23 +1010,12 @@ func (e *overloadEngine) observe(t int64, k int, o kit.Outcome) bool {
 		return true
 	}
 	if p, ok := e.pol[k].(kit.Observer); ok {
-		if err := observePolicy(p, o); err != nil {
+		if err := callObserve(p, o); err != nil {
 			e.fail(k, int(e.state[k]>>1)+1, t, StopPanic, err)
 			return false
 		}
 	}
 	return true
-}
-
-// observePolicy tells p the outcome o, turning a panic into an error.
-func observePolicy(p kit.Observer, o kit.Outcome) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("the policy's Observe(%v) panicked: %v", o, r)
-		}
-	}()
-	p.Observe(o)
-	return nil
 }
 
 // release drops request k's policy once it has no use.

@@ -704,7 +704,7 @@ func (e *reconnectEngine) observe(t int64, dev uint32, o kit.Outcome) bool {
 		return true
 	}
 	if p, ok := e.pol[dev].(kit.Observer); ok {
-		if err := observePolicy(p, o); err != nil {
+		if err := callObserve(p, o); err != nil {
 			e.fail(dev, int(e.att[dev])+1, t, StopPanic, err)
 			return false
 		}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -550,7 +551,7 @@ func (r *replay) work(ctx context.Context, w *slot) {
 func (r *replay) runOn(ctx context.Context, w *slot, i int) (returned bool) {
 	defer func() {
 		if !returned {
-			r.finish(w, i, Run{}, r.deviceError(i, w.e.asking.Load(), StopPanic, errGoexit))
+			r.finish(w, i, Run{}, r.deviceError(i, w.e.asking.Load(), StopPanic, inCall(kit.Outcome(w.e.observing.Load()), errGoexit)))
 		}
 	}()
 	run, err := w.e.replayRun(ctx)
@@ -561,6 +562,33 @@ func (r *replay) runOn(ctx context.Context, w *slot, i int) (returned bool) {
 
 // errGoexit is the error of a call of the policy that ended its goroutine.
 var errGoexit = errors.New("the call ended its goroutine instead of returning (runtime.Goexit, which t.FailNow and t.SkipNow call)")
+
+// inCall returns err, the error of a call of a policy that did not return
+// (errGoexit, or a hang's), naming the call when it is Observe, told the
+// outcome observing; err itself when observing is 0, a call of Next or of
+// the factory.
+func inCall(observing kit.Outcome, err error) error {
+	if observing == 0 {
+		return err
+	}
+	return &observeError{observing, err}
+}
+
+// An observeError is the error of a policy's Observe that did not return.
+type observeError struct {
+	observing kit.Outcome
+	err       error
+}
+
+func (e *observeError) Error() string {
+	msg := e.err.Error()
+	if errors.Is(e.err, errGoexit) {
+		msg = strings.TrimPrefix(msg, "the call ")
+	}
+	return fmt.Sprintf("the policy's Observe(%v) %s", e.observing, msg)
+}
+
+func (e *observeError) Unwrap() error { return e.err }
 
 // finish records the figures of run i, or its error.
 func (r *replay) finish(w *slot, i int, run Run, err error) {
@@ -625,20 +653,20 @@ var stuckGrace = StuckGrace
 // stuck reports the lowest-numbered run that did not stop: the device
 // whose policy it was asking, and the attempt.
 func (r *replay) stuck(ctx context.Context) error {
-	run, asking := int64(-1), uint64(0)
+	run, asking, observing := int64(-1), uint64(0), kit.Outcome(0)
 	for i := range r.slots {
 		w := &r.slots[i]
 		n := w.run.Load()
-		a := w.e.asking.Load()
+		a, o := w.e.asking.Load(), kit.Outcome(w.e.observing.Load())
 		if n < 0 || w.run.Load() != n || run >= 0 && n > run {
 			continue
 		}
-		run, asking = n, a
+		run, asking, observing = n, a, o
 	}
 	if run < 0 {
 		return fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
 	}
-	return r.deviceError(int(run), asking, StopHung, fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx)))
+	return r.deviceError(int(run), asking, StopHung, inCall(observing, fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))))
 }
 
 // errHung stops the runs of a replay in which a call did not return.
@@ -662,10 +690,11 @@ func (r *replay) watch(done <-chan struct{}, limit time.Duration) <-chan error {
 				return
 			case <-t.C:
 			}
-			run, asking := int64(-1), uint64(0)
+			run, asking, observing := int64(-1), uint64(0), kit.Outcome(0)
 			for i := range slots {
 				w := &slots[i]
 				n, a, c := w.run.Load(), w.e.asking.Load(), w.e.calls.Load()
+				o := kit.Outcome(w.e.observing.Load())
 				if c%2 == 0 || c != last[i] {
 					last[i], idle[i] = c, 0
 					continue
@@ -675,10 +704,10 @@ func (r *replay) watch(done <-chan struct{}, limit time.Duration) <-chan error {
 				if idle[i]++; idle[i] < 4 || n < 0 || run >= 0 && n > run {
 					continue
 				}
-				run, asking = n, a
+				run, asking, observing = n, a, o
 			}
 			if run >= 0 {
-				out <- r.deviceError(int(run), asking, StopHung, fmt.Errorf("did not return within %v", limit))
+				out <- r.deviceError(int(run), asking, StopHung, inCall(observing, fmt.Errorf("did not return within %v", limit)))
 				return
 			}
 		}

@@ -5,7 +5,7 @@
 // A [Loop] is the user's code, unchanged: a function that calls an
 // operation until it succeeds or the loop gives up, waiting between calls.
 // For each device, [Factory] runs the device's loop in a testing/synctest
-// bubble of its own with an operation that always fails, and records the
+// bubble of its own with an operation that always fails ([ErrRejected]), and records the
 // instant of every call. The delays between consecutive calls are the
 // device's policy. Inside the bubble the clock is fake: it stands still
 // while the loop's goroutines run and jumps ahead when they all wait, so a
@@ -65,9 +65,13 @@
 // # Live: the outcome as it happens
 //
 // The policies are [kit.Observer]s. A policy whose Observe is never called
-// gives the delays observed when it was made, as above. The first call of
-// Observe runs the device's loop again, from its start, in a new bubble,
-// and the loop's operation then learns each outcome as it happens: each
+// gives the delays observed when it was made, as above, and so does one
+// told only of rejections: the observation rejected every call of op, so
+// its delays are the loop's after a rejection each, and the property
+// checks, which report a rejection before each delay they read, read them
+// at once. The first Observe of another outcome runs the device's loop
+// again, from its start, in a new bubble, and the loop's operation then
+// learns each outcome as it happens: each
 // call of op waits, with the fake clock standing still, until the replay
 // reports that attempt's outcome through Observe, and returns nil for a
 // [kit.Success], [ErrRejected] for a [kit.Rejection], [ErrTimeout] for a
@@ -79,9 +83,10 @@
 // resets its backoff after op succeeds therefore waits its first delay
 // again after the next failure, as it does in the field.
 //
-// The calls of op whose delays were read before the first Observe fail at
-// once, as they did when those delays were read, and a Next called with no
-// Observe since the delay before it fails the waiting call the same way.
+// The calls of op whose delays were read before the live run fail at once,
+// rejected, as they were when those delays were read, and a Next called
+// with no Observe since the delay before it fails the waiting call the
+// same way.
 // An Observe after the loop ended is ignored. A loop that waits for ever
 // after a success, as one that holds its session until its context is
 // done, deadlocks its bubble: the failure reported after it gets that
@@ -118,7 +123,7 @@
 //   - Time the operation itself takes: op returns at once, so the delays are
 //     the waits alone, not a timeout on each attempt.
 //   - Anything the loop decides from the error's kind, unless the policy
-//     is driven live: op fails with one error before the limit. A loop
+//     is driven live: op fails with ErrRejected before the limit. A loop
 //     that retries only some errors is wrapped so that op's failure
 //     becomes one it retries.
 //   - Code that needs goroutines, channels or timers made outside the
@@ -126,7 +131,13 @@
 //     on them is not durably blocked, so the fake clock does not move (the
 //     device looks hung), and operating on another bubble's channel or timer
 //     panics. A library that keeps such state in package variables, made
-//     on first use, cannot be observed.
+//     on first use, cannot be observed. Package net keeps its resolver's
+//     so, and the adapter makes it, once per process, before the first
+//     bubble: a loop may resolve names and dial (a client that resolves
+//     its server's address when it is made, as go-redis's NewClient does,
+//     is observed). Devices observed at once must not resolve one name at
+//     once: net shares one lookup in flight among its callers, across
+//     bubbles, which is a fatal error of the runtime.
 //   - A panic in a goroutine the loop starts: it crashes the test binary, as
 //     in any test. A panic in the loop's own goroutine is reported as the
 //     device's error.

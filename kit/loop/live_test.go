@@ -105,17 +105,17 @@ func TestALiveLoopSeesTheOutcomesAsErrors(t *testing.T) {
 	mu.Lock()
 	seen = nil // the batch observation's
 	mu.Unlock()
-	for _, o := range []kit.Outcome{kit.Rejection, kit.Timeout, kit.Drop, kit.Success} {
+	for _, o := range []kit.Outcome{kit.Timeout, kit.Rejection, kit.Drop, kit.Success} {
 		p.Observe(o)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	require.Len(t, seen, 4, "op's errors, one for each outcome observed")
-	for i, want := range []error{loop.ErrRejected, loop.ErrTimeout, loop.ErrDropped} {
+	for i, want := range []error{loop.ErrTimeout, loop.ErrRejected, loop.ErrDropped} {
 		assert.ErrorIs(t, seen[i], want, "op's error %d", i)
 	}
 	assert.NoError(t, seen[3], "op's error for a success")
-	assert.NotErrorIs(t, seen[1], context.DeadlineExceeded, "a timeout leaves the loop's context alone")
+	assert.NotErrorIs(t, seen[0], context.DeadlineExceeded, "a timeout leaves the loop's context alone")
 }
 
 func TestALiveLoopGivesTheBatchDelays(t *testing.T) {
@@ -130,7 +130,7 @@ func TestALiveLoopGivesTheBatchDelays(t *testing.T) {
 
 	outcomes := make([]kit.Outcome, limit+1)
 	for i := range outcomes {
-		outcomes[i] = kit.Rejection
+		outcomes[i] = kit.Timeout
 	}
 	got, err := drive(t, f(kit.Device{ID: "dev-1"}), outcomes)
 	assert.Equal(t, want, got, "the delays of a live run whose every attempt fails")
@@ -152,6 +152,44 @@ func TestALiveLoopGivesTheBatchDelays(t *testing.T) {
 	more, err := kit.Delays(p, limit-1)
 	require.NoError(t, err)
 	assert.Equal(t, want, append(mixed, more...), "one delay observed, then four read")
+}
+
+// The observation rejects every call of op, so a reader that reports a
+// rejection before each delay, as the property checks do, reads the
+// delays the observation recorded, without a live run; the first other
+// outcome starts one, which takes up where the rejections left off.
+func TestRejectionsAloneReadTheObservation(t *testing.T) {
+	var runs atomic.Int64
+	var mu sync.Mutex
+	var seen []error
+	recording := func(ctx context.Context, op func(context.Context) error) error {
+		for i := 0; ; i++ {
+			err := op(ctx)
+			mu.Lock()
+			seen = append(seen, err)
+			mu.Unlock()
+			if ctx.Err() != nil || err == nil {
+				return err
+			}
+			time.Sleep(time.Duration(i+1) * time.Second)
+		}
+	}
+	f := loop.Factory(t, func(kit.Device) loop.Loop { runs.Add(1); return recording }, loop.Config{MaxDelays: 6})
+	p := f(kit.Device{ID: "dev-1"})
+	got, err := drive(t, p, []kit.Outcome{kit.Rejection, kit.Rejection, kit.Rejection})
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}, got)
+	assert.Equal(t, int64(1), runs.Load(), "the loop ran once, when its policy was made")
+	mu.Lock()
+	for i, err := range seen[:6] {
+		assert.ErrorIs(t, err, loop.ErrRejected, "the observation's call %d of op", i+1)
+	}
+	mu.Unlock()
+
+	got, err = drive(t, p, []kit.Outcome{kit.Timeout, kit.Rejection})
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{4 * time.Second, 5 * time.Second}, got, "the live run goes on from the fourth call")
+	assert.Equal(t, int64(2), runs.Load(), "a timeout ran the loop again, live")
 }
 
 func TestALiveLoopThatReturnsStops(t *testing.T) {

@@ -270,6 +270,7 @@ func (o *observation) observe(t *testing.T) {
 		}
 		o.err = fmt.Errorf("loop: testing/synctest panicked: %v", r)
 	}()
+	bubble.Prepare()
 	synctest.Test(t, o.root)
 }
 
@@ -326,9 +327,8 @@ func (o *observation) run(ctx context.Context, done chan<- struct{}) {
 	returned = true
 }
 
-// errUnavailable is what op fails with before the limit, in a batch
-// observation, and in a live run when the replay reads a delay without
-// reporting the attempt's outcome.
+// errUnavailable is what op fails with in a live run given a value that
+// is no outcome.
 var errUnavailable = errors.New("loop: unavailable (jitterkit's operation fails on every call)")
 
 // The errors op returns in a live run for the outcome the replay
@@ -366,7 +366,7 @@ func opError(o kit.Outcome) error {
 }
 
 // op is the operation the loop retries: it records the instant of the
-// call and fails, or in a live run waits for the outcome the replay
+// call and fails with ErrRejected, or in a live run waits for the outcome the replay
 // reports. The call that reaches the limit cancels the loop's context and
 // returns its error; a call past it, or past the end of a live run, ends
 // the calling goroutine.
@@ -394,7 +394,7 @@ func (o *observation) op(ctx context.Context) error {
 		return ctx.Err()
 	}
 	if o.paused == nil || n <= o.skip {
-		return errUnavailable
+		return ErrRejected
 	}
 	select {
 	case o.paused <- call{n: n, at: now}:
@@ -522,10 +522,18 @@ func (p *observed) Next() (time.Duration, error) {
 }
 
 // Observe reports the outcome of the attempt the loop's pending call of op
-// makes, and waits until the loop calls op again or ends. The first call
-// runs the device's loop again in a bubble of its own, live.
+// makes, and waits until the loop calls op again or ends. The first
+// outcome other than a Rejection runs the device's loop again in a bubble
+// of its own, live. A Rejection before it is what the observation made
+// with the policy assumed: its calls of op were rejected, so that the
+// delays it recorded are the loop's after that outcome, and a reader
+// that reports a rejection before each delay, as the property checks do,
+// reads them without a live run.
 func (p *observed) Observe(o kit.Outcome) {
 	if p.live == nil {
+		if o == kit.Rejection {
+			return
+		}
 		p.live = p.fleet.goLive(p)
 	}
 	p.live.observe(o)
@@ -593,11 +601,11 @@ func (l *live) observe(o kit.Outcome) {
 
 // next returns the time the loop waited from the call of op whose outcome
 // was reported last to its next call, or how the loop ended. Without an
-// outcome since the delay it returned before, the waiting call fails, as
-// in a batch observation.
+// outcome since the delay it returned before, the waiting call is
+// rejected, as in a batch observation.
 func (l *live) next() (time.Duration, error) {
 	if !l.over && !l.unread {
-		l.deliver(errUnavailable)
+		l.deliver(ErrRejected)
 	}
 	if !l.unread {
 		return 0, l.end
