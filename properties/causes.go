@@ -102,9 +102,13 @@ func (r *runner) diagnose(c check, res Result) Result {
 		return res
 	}
 	res.Cause = c.cause(r, &res)
-	res.Remedy = res.Cause.Remedy()
-	if res.Cause == UnjitteredDelay {
+	switch {
+	case res.Remedy != "":
+		// The check's cause wrote a remedy that names what it found.
+	case res.Cause == UnjitteredDelay:
 		res.Remedy = r.fleet().unjitteredRemedy
+	default:
+		res.Remedy = res.Cause.Remedy()
 	}
 	return res
 }

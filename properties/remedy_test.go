@@ -212,3 +212,67 @@ func TestUnjitteredDelayIsNamed(t *testing.T) {
 		})
 	}
 }
+
+// dialPause returns a client's retries as go-redis v9 makes them by
+// default: a few command retries with full jitter over 8ms·2ⁿ, then a
+// constant 100ms pause between dials, under a 1s cap.
+func dialPause() kit.Factory {
+	return func(d kit.Device) kit.Policy {
+		rng := rand.New(rand.NewPCG(kit.HashID(d.ID), 0x7465737420))
+		return kit.FromIndex(func(i int) time.Duration {
+			if i < 3 {
+				return time.Duration(rng.Float64() * float64(8*time.Millisecond<<i))
+			}
+			return 100 * time.Millisecond
+		})
+	}
+}
+
+// TestCapPhaseTellsAPauseFromTheCap diagnoses later delays that every
+// device waits alike: below the cap they are a pause without jitter, named
+// with the delay and the cap; at the cap, the jitter is lost there.
+func TestCapPhaseTellsAPauseFromTheCap(t *testing.T) {
+	tests := []struct {
+		name   string
+		f      kit.Factory
+		cfg    Config
+		cause  Cause
+		remedy string
+	}{
+		{"a constant 100ms pause under a 1s cap", dialPause(), Config{Cap: time.Second}, UnjitteredDelay,
+			"Delays 4–32 are 100ms for every device, below the 1s cap: a constant pause with no jitter; draw each at random between 0 and 200ms (twice the pause, which keeps its mean), or the fleet's retries after them arrive together."},
+		{"one pause under a 1s cap", func(d kit.Device) kit.Policy {
+			rng := rand.New(rand.NewPCG(kit.HashID(d.ID), 1))
+			return kit.FromIndex(func(i int) time.Duration {
+				if i == 5 {
+					return 300 * time.Millisecond
+				}
+				return time.Duration(rng.Float64() * float64(min(time.Second, 100*time.Millisecond<<i)))
+			})
+		}, Config{Cap: time.Second}, UnjitteredDelay,
+			"Delay 6 is 300ms for every device, below the 1s cap: a constant pause with no jitter; draw it at random between 0 and 600ms (twice the pause, which keeps its mean), or the fleet's retries after it arrive together."},
+		{"a constant 700ms pause under a 1s cap", func(d kit.Device) kit.Policy {
+			rng := rand.New(rand.NewPCG(kit.HashID(d.ID), 1))
+			return kit.FromIndex(func(i int) time.Duration {
+				if i < 3 {
+					return time.Duration(rng.Float64() * float64(8*time.Millisecond<<i))
+				}
+				return 700 * time.Millisecond
+			})
+		}, Config{Cap: time.Second}, UnjitteredDelay,
+			"Delays 4–32 are 700ms for every device, below the 1s cap: a constant pause with no jitter; draw each at random between 0 and 1s (the cap), or the fleet's retries after them arrive together."},
+		{"jitter lost at the cap", jittered(perDevice, vanishingAtCap), Config{}, JitterLostAtCap, JitterLostAtCap.Remedy()},
+		{"jitter lost at the declared cap", jittered(perDevice, vanishingAtCap), Config{Cap: testCap}, JitterLostAtCap, JitterLostAtCap.Remedy()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, context.Background(), tt.f, tt.cfg)
+			res := resultNamed(t, out, NameCapPhase)
+			require.Equal(t, verdict.Fail, res.Status, res.Detail)
+			assert.Equal(t, tt.cause, res.Cause, res.Detail)
+			if tt.remedy != "" {
+				assert.Equal(t, tt.remedy, res.Remedy)
+			}
+		})
+	}
+}
