@@ -106,7 +106,7 @@ func (r *runner) capSeen(to int) (bool, string) {
 }
 
 // capPhaseCause is the root cause of a lack of spread at the cap: the
-// fleet's shared schedule, a weak seed when the devices shown are copies,
+// fleet's shared schedule, the clock when the delays follow it, a weak seed when the devices shown are copies,
 // delays every device waits alike below the cap (a constant pause, whose
 // remedy it writes in res, naming the delays and the cap), jitter lost at
 // the cap when none is left there or a clamp holds the devices, jitter as
@@ -116,6 +116,8 @@ func (r *runner) capPhaseCause(res *Result) Cause {
 	switch fleet := r.fleet(); {
 	case fleet.lockstep:
 		return r.sharedCause()
+	case fleet.clock:
+		return ClockSeed
 	case copies(res):
 		return WeakSeed
 	case res.Figure == 0 && res.Counterexample != nil && !r.atCap(res.Counterexample.Attempt):

@@ -127,6 +127,8 @@ type fleetShape struct {
 	// or none at all.
 	unjittered       Cause
 	unjitteredRemedy string
+	// clock says that the delays follow the clock (see clockSeeded).
+	clock bool
 }
 
 // fleet returns the fleet's shape, judging spread for it the first time.
@@ -146,6 +148,7 @@ func (r *runner) fleet() *fleetShape {
 			}
 		}
 	}
+	f.clock = r.clockSeeded()
 	r.shape = f
 	return f
 }
@@ -162,6 +165,58 @@ func (r *runner) sharedCause() Cause {
 		return NoJitter
 	}
 	return SharedSeed
+}
+
+// clockSeeded reports whether the delays follow the clock rather than the
+// device: frozen-clock found that they collapse at one frozen instant and
+// spread when the devices boot a second apart (judging it the first time),
+// or most of the fleet draws one jittered sequence while the others draw
+// another, as a seed that every device shares and that changed while the
+// fleet was made does: the clock's second, read by processes that start
+// one after another across a second's turn. Devices named alike that a
+// weak seed gives one sequence are a small part of a fleet of varied ids;
+// a constant seed never changes; and delays without jitter never go down,
+// as a jittered sequence does.
+func (r *runner) clockSeeded() bool {
+	if r.judged(NameFrozenClock).Status == verdict.Fail {
+		return true
+	}
+	largest, others := r.largestCopies()
+	if largest == nil || 2*len(largest) <= len(r.clean) {
+		return false
+	}
+	ds := r.clean[largest[0]].delays
+	down := false
+	for i := 1; i < len(ds); i++ {
+		down = down || ds[i] < ds[i-1]
+	}
+	return down && others
+}
+
+// largestCopies returns the indices in r.clean of the largest group of
+// devices that wait one whole sequence of delays, and whether a device
+// outside it draws other delays where both have one (not merely fewer).
+func (r *runner) largestCopies() ([]int, bool) {
+	groups := map[string][]int{}
+	var best []int
+	for i, d := range r.clean {
+		k := fmt.Sprint(d.delays)
+		groups[k] = append(groups[k], i)
+		if len(groups[k]) > len(best) {
+			best = groups[k]
+		}
+	}
+	if len(best) < 2 {
+		return nil, false
+	}
+	ds := r.clean[best[0]].delays
+	for _, d := range r.clean {
+		n := min(len(d.delays), len(ds))
+		if !slices.Equal(d.delays[:n], ds[:n]) {
+			return best, true
+		}
+	}
+	return best, false
 }
 
 // unjitteredDelays are the delays every device waits alike while others

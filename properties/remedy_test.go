@@ -3,6 +3,7 @@ package properties
 import (
 	"context"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -273,6 +274,50 @@ func TestCapPhaseTellsAPauseFromTheCap(t *testing.T) {
 			if tt.remedy != "" {
 				assert.Equal(t, tt.remedy, res.Remedy)
 			}
+		})
+	}
+}
+
+// startedAcrossASecond returns full jitter seeded from the clock's second,
+// read as each device starts, as processes started one after another read
+// it: the devices start a millisecond apart, the first 5ms before a
+// second turns, so that five devices draw one sequence and the rest of
+// the fleet another.
+func startedAcrossASecond() kit.Factory {
+	var started atomic.Int64
+	return func(d kit.Device) kit.Policy {
+		now := d.Boot.Add(995*time.Millisecond + time.Duration(started.Add(1))*time.Millisecond)
+		rng := rand.New(rand.NewPCG(uint64(now.Unix()), 0))
+		return kit.FromFunc(func(k int) time.Duration { return fullJitter(rng, k-1) })
+	}
+}
+
+// TestClockSeedIsNamed diagnoses a policy seeded from the clock's second
+// whose devices collapse onto one sequence but for a few: every finding
+// names the clock, in the words the spec seed=clock gets, both when
+// frozen-clock finds that the delays follow the clock and, for a program
+// whose clock the kit cannot freeze, from the copies alone.
+func TestClockSeedIsNamed(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"frozen-clock sees the clock", Config{}},
+		{"an external program, whose clock is not frozen", Config{Source: kit.SourceExec}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, context.Background(), startedAcrossASecond(), tt.cfg)
+			failed := 0
+			for _, r := range out.Results {
+				if !r.Status.Finding() {
+					continue
+				}
+				failed++
+				assert.Equal(t, ClockSeed, r.Cause, "%s: %s", r.Name, r.Detail)
+				assert.Equal(t, ClockSeed.Remedy(), r.Remedy, r.Name)
+			}
+			assert.GreaterOrEqual(t, failed, 3, "spread, clusters and cap-phase fail")
 		})
 	}
 }

@@ -18,7 +18,7 @@ var _ = register(check{
 	why:      "A device whose delays cannot be replayed from its id cannot be debugged, or simulated before a rollout.",
 	position: 50,
 	run:      (*runner).reproducibility,
-	cause:    func(*runner, *Result) Cause { return SharedGenerator },
+	cause:    (*runner).reproducibilityCause,
 })
 
 // reproducibleSample is how many devices reproducibility makes again.
@@ -118,4 +118,14 @@ func sourcesText(n int) string {
 		return "when made again in this process"
 	}
 	return "when made again in this process and from a second process"
+}
+
+// reproducibilityCause is the root cause of delays that a device's id
+// does not give again: the clock when the delays follow it (see
+// clockSeeded), and otherwise a generator the devices share.
+func (r *runner) reproducibilityCause(*Result) Cause {
+	if r.fleet().clock {
+		return ClockSeed
+	}
+	return SharedGenerator
 }
