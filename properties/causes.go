@@ -32,6 +32,16 @@ const (
 	// SharedGenerator: the devices draw from a generator that is not their
 	// own, so a device's delays cannot be found again from its id.
 	SharedGenerator Cause = "shared-generator"
+	// ProcessGenerator: the devices draw from a generator the runtime
+	// seeds from the operating system in each process (Python's random,
+	// JavaScript's Math.random, Go's math/rand since Go 1.20): the fleet
+	// spreads, but a device's delays cannot be found again from its id.
+	// Its user cannot seed a library's generator per device, so the cause
+	// has no remedy: the finding is stated, not advised. It is declared
+	// (Config.ProcessSeeded), or evident when no device gives its delays
+	// again, in this process or from a second one, while the fleet spreads
+	// and the delays do not follow the clock.
+	ProcessGenerator Cause = "process-generator"
 	// SmallJitter: the jitter is too small a part of the window to spread
 	// the fleet.
 	SmallJitter Cause = "small-jitter"
@@ -82,7 +92,8 @@ var remedies = map[Cause]string{
 }
 
 // Remedy returns what to change for the cause, in one sentence, or "" for
-// an unknown one.
+// an unknown one and for ProcessGenerator, which leaves nothing for its
+// user to change.
 func (c Cause) Remedy() string { return remedies[c] }
 
 // diagnose gives the finding res of check c (a failure or a warning) its

@@ -3,6 +3,7 @@ package properties
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -320,4 +321,57 @@ func TestClockSeedIsNamed(t *testing.T) {
 			assert.GreaterOrEqual(t, failed, 3, "spread, clusters and cap-phase fail")
 		})
 	}
+}
+
+// processGenerator returns full jitter drawn from one generator that the
+// whole process shares, seeded with seed as a runtime seeds it from the
+// operating system: each process, with its own seed, draws other delays.
+func processGenerator(seed uint64) kit.Factory {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	return func(kit.Device) kit.Policy {
+		n := 0
+		return kit.FromFunc(func(int) time.Duration {
+			mu.Lock()
+			defer mu.Unlock()
+			v := fullJitter(rng, n)
+			n++
+			return v
+		})
+	}
+}
+
+// TestProcessGeneratorGetsNoRemedy diagnoses reproducibility's finding on
+// a generator seeded per process: declared, or evident from a second
+// process that gives no device its delays again, it is named and given no
+// remedy, which its user could not apply; a generator seeded alike in both
+// processes, whose first device draws the same delays in each, keeps the
+// remedy of a shared generator.
+func TestProcessGeneratorGetsNoRemedy(t *testing.T) {
+	tests := []struct {
+		name  string
+		f     kit.Factory
+		cfg   Config
+		cause Cause
+	}{
+		{"declared", processGenerator(1), Config{ProcessSeeded: true}, ProcessGenerator},
+		{"evident from a second process", processGenerator(1), Config{Second: processGenerator(2), Source: kit.SourceExec}, ProcessGenerator},
+		{"one process, undeclared", processGenerator(1), Config{}, SharedGenerator},
+		{"seeded alike in both processes", processGenerator(1), Config{Second: processGenerator(1), Source: kit.SourceExec}, SharedGenerator},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, context.Background(), tt.f, tt.cfg)
+			res := resultNamed(t, out, NameReproducibility)
+			require.Equal(t, verdict.Warn, res.Status, res.Detail)
+			assert.Equal(t, tt.cause, res.Cause, res.Detail)
+			assert.Equal(t, tt.cause.Remedy(), res.Remedy)
+			for _, r := range out.Results {
+				if r.Name != NameReproducibility {
+					assert.False(t, r.Status.Finding(), "%s: %s", r.Name, r.Detail)
+				}
+			}
+		})
+	}
+	assert.Empty(t, ProcessGenerator.Remedy())
 }

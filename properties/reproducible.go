@@ -122,10 +122,28 @@ func sourcesText(n int) string {
 
 // reproducibilityCause is the root cause of delays that a device's id
 // does not give again: the clock when the delays follow it (see
-// clockSeeded), and otherwise a generator the devices share.
-func (r *runner) reproducibilityCause(*Result) Cause {
-	if r.fleet().clock {
+// clockSeeded); a generator the runtime seeds in each process, declared
+// (Config.ProcessSeeded) or evident (see processSeeded); and otherwise a
+// generator the devices share.
+func (r *runner) reproducibilityCause(res *Result) Cause {
+	switch {
+	case r.fleet().clock:
 		return ClockSeed
+	case r.cfg.ProcessSeeded || r.processSeeded(res):
+		return ProcessGenerator
 	}
 	return SharedGenerator
+}
+
+// processSeeded reports whether reproducibility's finding res shows a
+// generator seeded anew in each process from the operating system: no
+// device gave its delays again, in this process nor from a second one
+// (a seed that two processes share, a constant or the clock's second,
+// gives the first device its delays again there), while spread and
+// clusters found the devices spread and independent.
+func (r *runner) processSeeded(res *Result) bool {
+	if r.cfg.Second == nil || res.Figure != 0 {
+		return false
+	}
+	return r.judged(NameSpread).Status != verdict.Fail && r.judged(NameClusters).Status != verdict.Fail
 }
