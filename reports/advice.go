@@ -15,16 +15,17 @@ import (
 // Advise returns what to change in the policy, one sentence each, the
 // first thing to do first: the best fix the gate replayed and saw pass
 // (r.Fixes), and the others as alternatives; then the remedy of each root
-// cause the checks found, once however many checks it fails; then what
-// the replay found when no fix was found. For a policy that is not a spec
+// cause the failed checks found, once however many checks it fails; then
+// what the replay found when no fix was found; and last the remedies of
+// the warnings, so that advice on a failure always comes before advice on
+// a warning. For a policy that is not a spec
 // and fails a check, the remedy of its first root cause comes first, since
 // it says what to change in the policy's own code, and the best fix second,
 // as the built-in strategy that does that and passes (see builtinSentence).
 // A check without a remedy (a report made by hand) is passed on with its
 // detail. An inconclusive or skipped check is no finding and gets no
 // advice. Advise returns nil when there is nothing to change.
-func Advise(r Report) []string {
-	var advice []string
+func Advise(r Report) (advice []string) {
 	add := func(format string, args ...any) {
 		s := fmt.Sprintf(format, args...)
 		for _, a := range advice {
@@ -34,20 +35,15 @@ func Advise(r Report) []string {
 		}
 		advice = append(advice, s)
 	}
-	// The remedies of the failed checks, then of the warnings, each in
-	// the order the checks ran.
-	var remedies []string
-	for _, status := range []verdict.Status{verdict.Fail, verdict.Warn} {
-		for _, c := range r.Checks {
-			switch {
-			case c.Status != status:
-			case c.Remedy != "":
-				remedies = append(remedies, c.Remedy)
-			default:
-				remedies = append(remedies, fmt.Sprintf("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, ".")))
-			}
+	// The remedies of the failed checks, each in the order the checks ran;
+	// the remedies of the warnings come after every piece of advice on a
+	// failure, the replay's included.
+	remedies, warned := checkRemedies(r, verdict.Fail), checkRemedies(r, verdict.Warn)
+	defer func() {
+		for _, s := range warned {
+			add("%s", s)
 		}
-	}
+	}()
 	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Skipped && periodic(p.Scenario) {
 		// Timers: what to change is their offsets and the re-sends of
 		// rejected firings, never a base.
@@ -108,21 +104,33 @@ func Advise(r Report) []string {
 	return advice
 }
 
+// checkRemedies returns the remedies of the checks of r with the status
+// st, in the order the checks ran. A check without a remedy is passed on
+// with its detail, unless its cause has none: a generator the runtime
+// seeds per process (properties.ProcessGenerator) leaves its user nothing
+// to change, and its check states the finding.
+func checkRemedies(r Report, st verdict.Status) []string {
+	var out []string
+	for _, c := range r.Checks {
+		switch {
+		case c.Status != st:
+		case c.Remedy != "":
+			out = append(out, c.Remedy)
+		case c.Cause != "":
+		default:
+			out = append(out, fmt.Sprintf("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, ".")))
+		}
+	}
+	return out
+}
+
 // ownCodeFirst reports whether the advice on r begins with what to change
 // in the policy's own code: the policy is not a spec, so that a fix can
 // only put a built-in strategy in its place, and it fails a check, whose
-// remedy says what is wrong in it. A warning alone comes first only when
-// the replay did not fail: its remedy does not fix a storm, which the best
-// fix does.
+// remedy says what is wrong in it. A warning's remedy never comes first:
+// the advice on every failure, the replay's included, comes before it.
 func ownCodeFirst(r Report) bool {
-	if r.Policy.Spec != "" {
-		return false
-	}
-	if slices.ContainsFunc(r.Checks, func(c properties.Result) bool { return c.Status == verdict.Fail }) {
-		return true
-	}
-	storm := r.Replay != nil && r.Replay.Status == verdict.Fail
-	return !storm && slices.ContainsFunc(r.Checks, func(c properties.Result) bool { return c.Status == verdict.Warn })
+	return r.Policy.Spec == "" && slices.ContainsFunc(r.Checks, func(c properties.Result) bool { return c.Status == verdict.Fail && c.Remedy != "" })
 }
 
 // builtinSentence says, after the remedy of a policy's own code, that the

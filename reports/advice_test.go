@@ -151,6 +151,31 @@ func TestAdvise(t *testing.T) {
 			want: []string{properties.NoJitter.Remedy(), properties.SharedGenerator.Remedy()},
 		},
 		{
+			name: "a policy of the user's own that storms without a fix and warns: the storm's advice first",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0),
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
+			want: []string{crowd, properties.SharedGenerator.Remedy()},
+		},
+		{
+			name: "a policy of the user's own that warns over a replay that crowds: the crowd first",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Pass, 0.93, 0),
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
+			want: []string{crowd, properties.SharedGenerator.Remedy()},
+		},
+		{
+			name: "a generator the runtime seeds per process is stated by its check, not advised",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Pass, 0.4, 0),
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.ProcessGenerator)}},
+			want: nil,
+		},
+		{
+			name: "a generator the runtime seeds per process beside a failure: the failure's remedy alone",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0), Fixes: []reports.Fix{slower},
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.ProcessGenerator),
+					finding(properties.NameCapPhase, verdict.Fail, properties.JitterLostAtCap)}},
+			want: []string{properties.JitterLostAtCap.Remedy(), "Or slow every delay down 3 times (replayed on the same scenario, its peak ratio is 0.5 [0.48, 0.53] and every device is served after 600s)."},
+		},
+		{
 			name: "a storm without a fix says how wide the retries must spread",
 			r:    reports.Report{Replay: replay(verdict.Fail, 0.93, 0)},
 			want: []string{crowd},
@@ -212,6 +237,7 @@ func TestEveryCauseHasARemedy(t *testing.T) {
 		assert.NotEmpty(t, c.Remedy(), "cause %s", c)
 	}
 	assert.Empty(t, properties.Cause("unknown").Remedy())
+	assert.Empty(t, properties.ProcessGenerator.Remedy(), "a generator the runtime seeds per process leaves its user nothing to change")
 }
 
 // TestOwnCodeFirstInEveryFormat renders the advice on a policy of the
