@@ -39,8 +39,9 @@ const (
 	// Its user cannot seed a library's generator per device, so the cause
 	// has no remedy: the finding is stated, not advised. It is declared
 	// (Config.ProcessSeeded), or evident when no device gives its delays
-	// again, in this process or from a second one, while the fleet spreads
-	// and the delays do not follow the clock.
+	// again, in this process or from a second one, while the fleet spreads,
+	// also at a frozen instant (frozen-clock passes, which rules the clock
+	// out).
 	ProcessGenerator Cause = "process-generator"
 	// SmallJitter: the jitter is too small a part of the window to spread
 	// the fleet.
@@ -181,16 +182,21 @@ func (r *runner) sharedCause() Cause {
 // clockSeeded reports whether the delays follow the clock rather than the
 // device: frozen-clock found that they collapse at one frozen instant and
 // spread when the devices boot a second apart (judging it the first time),
-// or most of the fleet draws one jittered sequence while the others draw
-// another, as a seed that every device shares and that changed while the
+// or, when frozen-clock could not run (an external program's clock), most
+// of the fleet draws one jittered sequence while the others draw another, as a seed that every device shares and that changed while the
 // fleet was made does: the clock's second, read by processes that start
 // one after another across a second's turn. Devices named alike that a
 // weak seed gives one sequence are a small part of a fleet of varied ids;
 // a constant seed never changes; and delays without jitter never go down,
 // as a jittered sequence does.
 func (r *runner) clockSeeded() bool {
-	if r.judged(NameFrozenClock).Status == verdict.Fail {
+	switch r.judged(NameFrozenClock).Status {
+	case verdict.Fail:
 		return true
+	case verdict.Skipped:
+	default:
+		// Frozen-clock judged the clock: the copies are not its.
+		return false
 	}
 	largest, others := r.largestCopies()
 	if largest == nil || 2*len(largest) <= len(r.clean) {

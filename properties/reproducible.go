@@ -140,10 +140,18 @@ func (r *runner) reproducibilityCause(res *Result) Cause {
 // device gave its delays again, in this process nor from a second one
 // (a seed that two processes share, a constant or the clock's second,
 // gives the first device its delays again there), while spread and
-// clusters found the devices spread and independent.
+// clusters found the devices spread and independent, and frozen-clock
+// found that they spread at a frozen instant, which rules the clock out:
+// a program seeded from the clock once per process gives no device its
+// delays again either, when its second process starts in another second.
 func (r *runner) processSeeded(res *Result) bool {
 	if r.cfg.Second == nil || res.Figure != 0 {
 		return false
 	}
-	return r.judged(NameSpread).Status != verdict.Fail && r.judged(NameClusters).Status != verdict.Fail
+	for _, name := range []string{NameSpread, NameClusters} {
+		if r.judged(name).Status == verdict.Fail {
+			return false
+		}
+	}
+	return r.judged(NameFrozenClock).Status == verdict.Pass
 }
