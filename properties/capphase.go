@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -105,20 +106,105 @@ func (r *runner) capSeen(to int) (bool, string) {
 }
 
 // capPhaseCause is the root cause of a lack of spread at the cap: the
-// fleet's shared schedule, a weak seed when the devices shown are copies,
-// jitter lost at the cap when none is left there or a clamp holds the
-// devices, jitter as narrow at the cap as at first, and otherwise a fixed
-// amount of jitter that the grown delays dwarf.
+// fleet's shared schedule, the clock when the delays follow it, a weak seed when the devices shown are copies,
+// delays every device waits alike below the cap (a constant pause, whose
+// remedy it writes in res, naming the delays and the cap), jitter lost at
+// the cap when none is left there or a clamp holds the devices, jitter as
+// narrow at the cap as at first, and otherwise a fixed amount of jitter
+// that the grown delays dwarf.
 func (r *runner) capPhaseCause(res *Result) Cause {
 	switch fleet := r.fleet(); {
 	case fleet.lockstep:
 		return r.sharedCause()
+	case fleet.clock:
+		return ClockSeed
 	case copies(res):
 		return WeakSeed
+	case res.Figure == 0 && res.Counterexample != nil && !r.atCap(res.Counterexample.Attempt):
+		if p := r.pausesBelowCap(); len(p.alike) > 0 {
+			res.Remedy = p.remedy()
+			return UnjitteredDelay
+		}
+		return JitterLostAtCap
 	case res.Figure == 0 || clamped(res):
 		return JitterLostAtCap
 	case fleet.narrow:
 		return SmallJitter
 	}
 	return AddedJitter
+}
+
+// A belowCap is the later delays every device waits alike, below the cap:
+// attempts are 0-based, fixed[i] is waited at attempt alike[i]; limit is
+// the cap, declared (declared) or else the longest delay drawn.
+type belowCap struct {
+	alike    []int
+	fixed    []time.Duration
+	limit    time.Duration
+	declared bool
+}
+
+// pausesBelowCap finds, among the delays cap-phase judges (from Attempts
+// to CapAttempts), those every device that reaches them waits alike and
+// that stay below the cap: a pause of the same length for every device, as
+// a client's fixed wait between dials is, which no jitter at the cap would
+// spread. An attempt fewer than MinDevices reach is not examined.
+func (r *runner) pausesBelowCap() belowCap {
+	p := belowCap{limit: r.cfg.Cap, declared: r.cfg.Cap > 0}
+	if !p.declared {
+		for _, d := range r.clean {
+			for _, v := range d.delays {
+				p.limit = max(p.limit, v)
+			}
+		}
+	}
+	for a := r.cfg.Attempts; a < r.cfg.CapAttempts; a++ {
+		_, who := column(r.clean, a)
+		if len(who) < r.cfg.Thresholds.MinDevices {
+			continue
+		}
+		v := who[0].delays[a]
+		if v < p.limit && !slices.ContainsFunc(who, func(d device) bool { return d.delays[a] != v }) {
+			p.alike, p.fixed = append(p.alike, a), append(p.fixed, v)
+		}
+	}
+	return p
+}
+
+// remedy names the delays every device waits alike below the cap, what
+// they wait and the cap, in one sentence: "Delays 4–32 are 100ms for every
+// device, below the 1s cap: a constant pause with no jitter; ...".
+func (p belowCap) remedy() string {
+	var b strings.Builder
+	one := len(p.alike) == 1
+	same := !slices.ContainsFunc(p.fixed, func(v time.Duration) bool { return v != p.fixed[0] })
+	what := formatDelays(p.fixed)
+	if same {
+		what = human(p.fixed[0])
+	}
+	verb := "are"
+	if one {
+		verb = "is"
+	}
+	fmt.Fprintf(&b, "%s %s %s for every device, below ", capitalize(attemptList(p.alike, "", "")), verb, what)
+	if p.declared {
+		fmt.Fprintf(&b, "the %s cap", human(p.limit))
+	} else {
+		fmt.Fprintf(&b, "the longest delay drawn, %s", human(p.limit))
+	}
+	each, them := "it", "it"
+	if !one {
+		each, them = "each", "them"
+	}
+	if same {
+		hi, why := 2*p.fixed[0], "twice the pause, which keeps its mean"
+		if hi > p.limit {
+			hi, why = p.limit, "the cap"
+		}
+		fmt.Fprintf(&b, ": a constant pause with no jitter; draw %s at random between 0 and %s (%s)", each, human(hi), why)
+	} else {
+		fmt.Fprintf(&b, ": delays with no jitter; draw %s at random within its window, as full jitter does", each)
+	}
+	fmt.Fprintf(&b, ", or the fleet's retries after %s arrive together.", them)
+	return b.String()
 }

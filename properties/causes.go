@@ -32,6 +32,17 @@ const (
 	// SharedGenerator: the devices draw from a generator that is not their
 	// own, so a device's delays cannot be found again from its id.
 	SharedGenerator Cause = "shared-generator"
+	// ProcessGenerator: the devices draw from a generator the runtime
+	// seeds from the operating system in each process (Python's random,
+	// JavaScript's Math.random, Go's math/rand since Go 1.20): the fleet
+	// spreads, but a device's delays cannot be found again from its id.
+	// Its user cannot seed a library's generator per device, so the cause
+	// has no remedy: the finding is stated, not advised. It is declared
+	// (Config.ProcessSeeded), or evident when no device gives its delays
+	// again, in this process or from a second one, while the fleet spreads,
+	// also at a frozen instant (frozen-clock passes, which rules the clock
+	// out).
+	ProcessGenerator Cause = "process-generator"
 	// SmallJitter: the jitter is too small a part of the window to spread
 	// the fleet.
 	SmallJitter Cause = "small-jitter"
@@ -82,7 +93,8 @@ var remedies = map[Cause]string{
 }
 
 // Remedy returns what to change for the cause, in one sentence, or "" for
-// an unknown one.
+// an unknown one and for ProcessGenerator, which leaves nothing for its
+// user to change.
 func (c Cause) Remedy() string { return remedies[c] }
 
 // diagnose gives the finding res of check c (a failure or a warning) its
@@ -102,9 +114,13 @@ func (r *runner) diagnose(c check, res Result) Result {
 		return res
 	}
 	res.Cause = c.cause(r, &res)
-	res.Remedy = res.Cause.Remedy()
-	if res.Cause == UnjitteredDelay {
+	switch {
+	case res.Remedy != "":
+		// The check's cause wrote a remedy that names what it found.
+	case res.Cause == UnjitteredDelay:
 		res.Remedy = r.fleet().unjitteredRemedy
+	default:
+		res.Remedy = res.Cause.Remedy()
 	}
 	return res
 }
@@ -123,6 +139,8 @@ type fleetShape struct {
 	// or none at all.
 	unjittered       Cause
 	unjitteredRemedy string
+	// clock says that the delays follow the clock (see clockSeeded).
+	clock bool
 }
 
 // fleet returns the fleet's shape, judging spread for it the first time.
@@ -142,6 +160,7 @@ func (r *runner) fleet() *fleetShape {
 			}
 		}
 	}
+	f.clock = r.clockSeeded()
 	r.shape = f
 	return f
 }
@@ -158,6 +177,63 @@ func (r *runner) sharedCause() Cause {
 		return NoJitter
 	}
 	return SharedSeed
+}
+
+// clockSeeded reports whether the delays follow the clock rather than the
+// device: frozen-clock found that they collapse at one frozen instant and
+// spread when the devices boot a second apart (judging it the first time),
+// or, when frozen-clock could not run (an external program's clock), most
+// of the fleet draws one jittered sequence while the others draw another, as a seed that every device shares and that changed while the
+// fleet was made does: the clock's second, read by processes that start
+// one after another across a second's turn. Devices named alike that a
+// weak seed gives one sequence are a small part of a fleet of varied ids;
+// a constant seed never changes; and delays without jitter never go down,
+// as a jittered sequence does.
+func (r *runner) clockSeeded() bool {
+	switch r.judged(NameFrozenClock).Status {
+	case verdict.Fail:
+		return true
+	case verdict.Skipped:
+	default:
+		// Frozen-clock judged the clock: the copies are not its.
+		return false
+	}
+	largest, others := r.largestCopies()
+	if largest == nil || 2*len(largest) <= len(r.clean) {
+		return false
+	}
+	ds := r.clean[largest[0]].delays
+	down := false
+	for i := 1; i < len(ds); i++ {
+		down = down || ds[i] < ds[i-1]
+	}
+	return down && others
+}
+
+// largestCopies returns the indices in r.clean of the largest group of
+// devices that wait one whole sequence of delays, and whether a device
+// outside it draws other delays where both have one (not merely fewer).
+func (r *runner) largestCopies() ([]int, bool) {
+	groups := map[string][]int{}
+	var best []int
+	for i, d := range r.clean {
+		k := fmt.Sprint(d.delays)
+		groups[k] = append(groups[k], i)
+		if len(groups[k]) > len(best) {
+			best = groups[k]
+		}
+	}
+	if len(best) < 2 {
+		return nil, false
+	}
+	ds := r.clean[best[0]].delays
+	for _, d := range r.clean {
+		n := min(len(d.delays), len(ds))
+		if !slices.Equal(d.delays[:n], ds[:n]) {
+			return best, true
+		}
+	}
+	return best, false
 }
 
 // unjitteredDelays are the delays every device waits alike while others

@@ -246,7 +246,8 @@ func (r *runner) busiestArrival() crowd {
 }
 
 // clustersCause is the root cause of a cluster: the fleet's shared
-// schedule; spread's cause when the retries crowd into a window because
+// schedule; the clock when the delays follow it (see clockSeeded);
+// spread's cause when the retries crowd into a window because
 // the delays do; delays aimed at one instant when the retries of devices
 // whose schedules differ land together; and otherwise a weak seed, which
 // gives devices named alike the same sequence.
@@ -255,6 +256,8 @@ func (r *runner) clustersCause(res *Result) Cause {
 	switch fleet := r.fleet(); {
 	case fleet.lockstep:
 		return r.sharedCause()
+	case fleet.clock:
+		return ClockSeed
 	case fleet.spreadFailed && ce != nil && ce.Window > 0:
 		return r.diagnosed(NameSpread).Cause
 	case ce != nil && ce.Attempt > 0:

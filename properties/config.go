@@ -48,6 +48,14 @@ type Config struct {
 	// RequireReproducible makes reproducibility a failure rather than a
 	// warning.
 	RequireReproducible bool
+	// ProcessSeeded declares that the policy draws from a generator its
+	// runtime seeds from the operating system in each process, as Python's
+	// random, JavaScript's Math.random and Go's math/rand since Go 1.20 do,
+	// and as a library that draws from one leaves its user no way to seed
+	// per device. Reproducibility's finding then names that generator and
+	// gives no remedy. Without the declaration the checks recognise it
+	// when a second process is asked (see [ProcessGenerator]).
+	ProcessSeeded bool
 	// Timeout is a deadline for the whole run; zero (the default) sets
 	// none, so that the whole population is examined however long it
 	// takes. A run that reaches its deadline judges only what it examined:

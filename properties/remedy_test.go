@@ -3,6 +3,8 @@ package properties
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -211,4 +213,169 @@ func TestUnjitteredDelayIsNamed(t *testing.T) {
 			assert.Contains(t, findings, NameSpread, "spread finds it")
 		})
 	}
+}
+
+// dialPause returns a client's retries as go-redis v9 makes them by
+// default: a few command retries with full jitter over 8ms·2ⁿ, then a
+// constant 100ms pause between dials, under a 1s cap.
+func dialPause() kit.Factory {
+	return func(d kit.Device) kit.Policy {
+		rng := rand.New(rand.NewPCG(kit.HashID(d.ID), 0x7465737420))
+		return kit.FromIndex(func(i int) time.Duration {
+			if i < 3 {
+				return time.Duration(rng.Float64() * float64(8*time.Millisecond<<i))
+			}
+			return 100 * time.Millisecond
+		})
+	}
+}
+
+// TestCapPhaseTellsAPauseFromTheCap diagnoses later delays that every
+// device waits alike: below the cap they are a pause without jitter, named
+// with the delay and the cap; at the cap, the jitter is lost there.
+func TestCapPhaseTellsAPauseFromTheCap(t *testing.T) {
+	tests := []struct {
+		name   string
+		f      kit.Factory
+		cfg    Config
+		cause  Cause
+		remedy string
+	}{
+		{"a constant 100ms pause under a 1s cap", dialPause(), Config{Cap: time.Second}, UnjitteredDelay,
+			"Delays 4–32 are 100ms for every device, below the 1s cap: a constant pause with no jitter; draw each at random between 0 and 200ms (twice the pause, which keeps its mean), or the fleet's retries after them arrive together."},
+		{"one pause under a 1s cap", func(d kit.Device) kit.Policy {
+			rng := rand.New(rand.NewPCG(kit.HashID(d.ID), 1))
+			return kit.FromIndex(func(i int) time.Duration {
+				if i == 5 {
+					return 300 * time.Millisecond
+				}
+				return time.Duration(rng.Float64() * float64(min(time.Second, 100*time.Millisecond<<i)))
+			})
+		}, Config{Cap: time.Second}, UnjitteredDelay,
+			"Delay 6 is 300ms for every device, below the 1s cap: a constant pause with no jitter; draw it at random between 0 and 600ms (twice the pause, which keeps its mean), or the fleet's retries after it arrive together."},
+		{"a constant 700ms pause under a 1s cap", func(d kit.Device) kit.Policy {
+			rng := rand.New(rand.NewPCG(kit.HashID(d.ID), 1))
+			return kit.FromIndex(func(i int) time.Duration {
+				if i < 3 {
+					return time.Duration(rng.Float64() * float64(8*time.Millisecond<<i))
+				}
+				return 700 * time.Millisecond
+			})
+		}, Config{Cap: time.Second}, UnjitteredDelay,
+			"Delays 4–32 are 700ms for every device, below the 1s cap: a constant pause with no jitter; draw each at random between 0 and 1s (the cap), or the fleet's retries after them arrive together."},
+		{"jitter lost at the cap", jittered(perDevice, vanishingAtCap), Config{}, JitterLostAtCap, JitterLostAtCap.Remedy()},
+		{"jitter lost at the declared cap", jittered(perDevice, vanishingAtCap), Config{Cap: testCap}, JitterLostAtCap, JitterLostAtCap.Remedy()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, context.Background(), tt.f, tt.cfg)
+			res := resultNamed(t, out, NameCapPhase)
+			require.Equal(t, verdict.Fail, res.Status, res.Detail)
+			assert.Equal(t, tt.cause, res.Cause, res.Detail)
+			if tt.remedy != "" {
+				assert.Equal(t, tt.remedy, res.Remedy)
+			}
+		})
+	}
+}
+
+// startedAcrossASecond returns full jitter seeded from the clock's second,
+// read as each device starts, as processes started one after another read
+// it: the devices start a millisecond apart, the first 5ms before a
+// second turns, so that five devices draw one sequence and the rest of
+// the fleet another.
+func startedAcrossASecond() kit.Factory {
+	var started atomic.Int64
+	return func(d kit.Device) kit.Policy {
+		now := d.Boot.Add(995*time.Millisecond + time.Duration(started.Add(1))*time.Millisecond)
+		rng := rand.New(rand.NewPCG(uint64(now.Unix()), 0))
+		return kit.FromFunc(func(k int) time.Duration { return fullJitter(rng, k-1) })
+	}
+}
+
+// TestClockSeedIsNamed diagnoses a policy seeded from the clock's second
+// whose devices collapse onto one sequence but for a few: every finding
+// names the clock, in the words the spec seed=clock gets, both when
+// frozen-clock finds that the delays follow the clock and, for a program
+// whose clock the kit cannot freeze, from the copies alone.
+func TestClockSeedIsNamed(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"frozen-clock sees the clock", Config{}},
+		{"an external program, whose clock is not frozen", Config{Source: kit.SourceExec}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, context.Background(), startedAcrossASecond(), tt.cfg)
+			failed := 0
+			for _, r := range out.Results {
+				if !r.Status.Finding() {
+					continue
+				}
+				failed++
+				assert.Equal(t, ClockSeed, r.Cause, "%s: %s", r.Name, r.Detail)
+				assert.Equal(t, ClockSeed.Remedy(), r.Remedy, r.Name)
+			}
+			assert.GreaterOrEqual(t, failed, 3, "spread, clusters and cap-phase fail")
+		})
+	}
+}
+
+// processGenerator returns full jitter drawn from one generator that the
+// whole process shares, seeded with seed as a runtime seeds it from the
+// operating system: each process, with its own seed, draws other delays.
+func processGenerator(seed uint64) kit.Factory {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	return func(kit.Device) kit.Policy {
+		n := 0
+		return kit.FromFunc(func(int) time.Duration {
+			mu.Lock()
+			defer mu.Unlock()
+			v := fullJitter(rng, n)
+			n++
+			return v
+		})
+	}
+}
+
+// TestProcessGeneratorGetsNoRemedy diagnoses reproducibility's finding on
+// a generator seeded per process: declared, or evident from a second
+// process that gives no device its delays again and a frozen clock at
+// which the devices spread, it is named and given no remedy, which its
+// user could not apply; a generator seeded alike in both processes, whose
+// first device draws the same delays in each, or one whose clock the kit
+// could not freeze, keeps the remedy of a shared generator.
+func TestProcessGeneratorGetsNoRemedy(t *testing.T) {
+	tests := []struct {
+		name  string
+		f     kit.Factory
+		cfg   Config
+		cause Cause
+	}{
+		{"declared", processGenerator(1), Config{ProcessSeeded: true}, ProcessGenerator},
+		{"evident from a second process and a frozen clock", processGenerator(1), Config{Second: processGenerator(2)}, ProcessGenerator},
+		{"one process, undeclared", processGenerator(1), Config{}, SharedGenerator},
+		{"seeded alike in both processes", processGenerator(1), Config{Second: processGenerator(1)}, SharedGenerator},
+		// An external program's clock is not frozen: its clock, read
+		// once per process, is not ruled out.
+		{"a second process but no frozen clock", processGenerator(1), Config{Second: processGenerator(2), Source: kit.SourceExec}, SharedGenerator},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustRun(t, context.Background(), tt.f, tt.cfg)
+			res := resultNamed(t, out, NameReproducibility)
+			require.Equal(t, verdict.Warn, res.Status, res.Detail)
+			assert.Equal(t, tt.cause, res.Cause, res.Detail)
+			assert.Equal(t, tt.cause.Remedy(), res.Remedy)
+			for _, r := range out.Results {
+				if r.Name != NameReproducibility {
+					assert.False(t, r.Status.Finding(), "%s: %s", r.Name, r.Detail)
+				}
+			}
+		})
+	}
+	assert.Empty(t, ProcessGenerator.Remedy())
 }

@@ -18,7 +18,7 @@ var _ = register(check{
 	why:      "A device whose delays cannot be replayed from its id cannot be debugged, or simulated before a rollout.",
 	position: 50,
 	run:      (*runner).reproducibility,
-	cause:    func(*runner, *Result) Cause { return SharedGenerator },
+	cause:    (*runner).reproducibilityCause,
 })
 
 // reproducibleSample is how many devices reproducibility makes again.
@@ -118,4 +118,40 @@ func sourcesText(n int) string {
 		return "when made again in this process"
 	}
 	return "when made again in this process and from a second process"
+}
+
+// reproducibilityCause is the root cause of delays that a device's id
+// does not give again: the clock when the delays follow it (see
+// clockSeeded); a generator the runtime seeds in each process, declared
+// (Config.ProcessSeeded) or evident (see processSeeded); and otherwise a
+// generator the devices share.
+func (r *runner) reproducibilityCause(res *Result) Cause {
+	switch {
+	case r.fleet().clock:
+		return ClockSeed
+	case r.cfg.ProcessSeeded || r.processSeeded(res):
+		return ProcessGenerator
+	}
+	return SharedGenerator
+}
+
+// processSeeded reports whether reproducibility's finding res shows a
+// generator seeded anew in each process from the operating system: no
+// device gave its delays again, in this process nor from a second one
+// (a seed that two processes share, a constant or the clock's second,
+// gives the first device its delays again there), while spread and
+// clusters found the devices spread and independent, and frozen-clock
+// found that they spread at a frozen instant, which rules the clock out:
+// a program seeded from the clock once per process gives no device its
+// delays again either, when its second process starts in another second.
+func (r *runner) processSeeded(res *Result) bool {
+	if r.cfg.Second == nil || res.Figure != 0 {
+		return false
+	}
+	for _, name := range []string{NameSpread, NameClusters} {
+		if r.judged(name).Status == verdict.Fail {
+			return false
+		}
+	}
+	return r.judged(NameFrozenClock).Status == verdict.Pass
 }

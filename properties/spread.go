@@ -45,13 +45,16 @@ func (r *runner) spread() Result {
 }
 
 // spreadCause is the root cause of a lack of spread: the fleet's shared
-// schedule when every device waits the same delays, a weak seed when the
+// schedule when every device waits the same delays, the clock when the
+// delays follow it (see clockSeeded), a weak seed when the
 // devices shown are copies of each other, a delay without jitter when
 // the lowest spread is none, and jitter too small otherwise.
 func (r *runner) spreadCause(res *Result) Cause {
 	switch fleet := r.fleet(); {
 	case fleet.lockstep:
 		return r.sharedCause()
+	case fleet.clock:
+		return ClockSeed
 	case copies(res):
 		return WeakSeed
 	case res.Figure == 0:

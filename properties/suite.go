@@ -34,7 +34,9 @@ type check struct {
 	// run judges the check on the run's devices.
 	run func(r *runner) Result
 	// cause returns the root cause of a finding of the check, a failure
-	// or a warning; it may read other checks' results through the runner.
+	// or a warning; it may read other checks' results through the runner,
+	// and may write in res.Remedy a remedy that names what it found, in
+	// place of the cause's own.
 	cause func(r *runner, res *Result) Cause
 }
 

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -15,16 +16,17 @@ import (
 // Advise returns what to change in the policy, one sentence each, the
 // first thing to do first: the best fix the gate replayed and saw pass
 // (r.Fixes), and the others as alternatives; then the remedy of each root
-// cause the checks found, once however many checks it fails; then what
-// the replay found when no fix was found. For a policy that is not a spec
+// cause the failed checks found, once however many checks it fails; then
+// what the replay found when no fix was found; and last the remedies of
+// the warnings, so that advice on a failure always comes before advice on
+// a warning. For a policy that is not a spec
 // and fails a check, the remedy of its first root cause comes first, since
 // it says what to change in the policy's own code, and the best fix second,
 // as the built-in strategy that does that and passes (see builtinSentence).
 // A check without a remedy (a report made by hand) is passed on with its
 // detail. An inconclusive or skipped check is no finding and gets no
 // advice. Advise returns nil when there is nothing to change.
-func Advise(r Report) []string {
-	var advice []string
+func Advise(r Report) (advice []string) {
 	add := func(format string, args ...any) {
 		s := fmt.Sprintf(format, args...)
 		for _, a := range advice {
@@ -34,20 +36,15 @@ func Advise(r Report) []string {
 		}
 		advice = append(advice, s)
 	}
-	// The remedies of the failed checks, then of the warnings, each in
-	// the order the checks ran.
-	var remedies []string
-	for _, status := range []verdict.Status{verdict.Fail, verdict.Warn} {
-		for _, c := range r.Checks {
-			switch {
-			case c.Status != status:
-			case c.Remedy != "":
-				remedies = append(remedies, c.Remedy)
-			default:
-				remedies = append(remedies, fmt.Sprintf("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, ".")))
-			}
+	// The remedies of the failed checks, each in the order the checks ran;
+	// the remedies of the warnings come after every piece of advice on a
+	// failure, the replay's included.
+	remedies, warned := checkRemedies(r, verdict.Fail), checkRemedies(r, verdict.Warn)
+	defer func() {
+		for _, s := range warned {
+			add("%s", s)
 		}
-	}
+	}()
 	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Skipped && periodic(p.Scenario) {
 		// Timers: what to change is their offsets and the re-sends of
 		// rejected firings, never a base.
@@ -110,21 +107,33 @@ func Advise(r Report) []string {
 	return advice
 }
 
+// checkRemedies returns the remedies of the checks of r with the status
+// st, in the order the checks ran. A check without a remedy is passed on
+// with its detail, unless its cause has none: a generator the runtime
+// seeds per process (properties.ProcessGenerator) leaves its user nothing
+// to change, and its check states the finding.
+func checkRemedies(r Report, st verdict.Status) []string {
+	var out []string
+	for _, c := range r.Checks {
+		switch {
+		case c.Status != st:
+		case c.Remedy != "":
+			out = append(out, c.Remedy)
+		case c.Cause != "":
+		default:
+			out = append(out, fmt.Sprintf("Fix %q: %s.", c.Name, strings.TrimSuffix(c.Detail, ".")))
+		}
+	}
+	return out
+}
+
 // ownCodeFirst reports whether the advice on r begins with what to change
 // in the policy's own code: the policy is not a spec, so that a fix can
 // only put a built-in strategy in its place, and it fails a check, whose
-// remedy says what is wrong in it. A warning alone comes first only when
-// the replay did not fail: its remedy does not fix a storm, which the best
-// fix does.
+// remedy says what is wrong in it. A warning's remedy never comes first:
+// the advice on every failure, the replay's included, comes before it.
 func ownCodeFirst(r Report) bool {
-	if r.Policy.Spec != "" {
-		return false
-	}
-	if slices.ContainsFunc(r.Checks, func(c properties.Result) bool { return c.Status == verdict.Fail }) {
-		return true
-	}
-	storm := r.Replay != nil && r.Replay.Status == verdict.Fail
-	return !storm && slices.ContainsFunc(r.Checks, func(c properties.Result) bool { return c.Status == verdict.Warn })
+	return r.Policy.Spec == "" && slices.ContainsFunc(r.Checks, func(c properties.Result) bool { return c.Status == verdict.Fail && c.Remedy != "" })
 }
 
 // builtinSentence says, after the remedy of a policy's own code, that the
@@ -292,9 +301,11 @@ func timerAdvice(r Report, remedies []string) []string {
 }
 
 // modelAdvice says what to change on a server model's replay: what keeps
-// the service down, the server-side changes replayed that end it (the fix
-// belongs to the server, or to the devices' reset rule, not to the
-// backoff), and the checks' remedies.
+// the service down, then the server-side changes replayed that end it,
+// the one that recovers soonest first (the fix belongs to the server, to
+// the devices' reset rule or to a budget the fleet shares, not to the
+// backoff), with where a shared budget lives said once, and the checks'
+// remedies.
 func modelAdvice(r Report, remedies []string) []string {
 	p := r.Replay
 	s := p.Scenario.WithDefaults()
@@ -353,8 +364,21 @@ func modelAdvice(r Report, remedies []string) []string {
 			out = append(out, text)
 		}
 	}
-	for i, f := range r.Fixes {
-		out = append(out, serverFixSentence(f, i == 0))
+	fixes, placed := byRecovery(r.Fixes), false
+	for i := 0; i < len(fixes); {
+		if fixes[i].Side != SideBudget || fixes[i].Server == "" {
+			out = append(out, serverFixSentence(fixes[i], i == 0))
+			i++
+			continue
+		}
+		// The budgets next in the order share one sentence, which says
+		// once where a budget the fleet shares lives.
+		j := i + 1
+		for j < len(fixes) && fixes[j].Side == SideBudget && fixes[j].Server != "" {
+			j++
+		}
+		out = append(out, budgetSentence(fixes[i:j], i == 0, !placed))
+		i, placed = j, true
 	}
 	if len(r.Fixes) == 0 && p.Status == verdict.Fail && s.Kind.Recovers() && !r.FixesNotSearched {
 		out = append(out, "None of the server-side changes replayed (a bounded queue, dropped expired work; for a broker, counting a drop as a failure and refusing until warm) recovers on this scenario: limit the retries the fleet makes as a whole, with a retry budget shared by every device (--budget KIND --budget-scope fleet), or give the server more capacity.")
@@ -363,6 +387,71 @@ func modelAdvice(r Report, remedies []string) []string {
 		out = append(out, "The server-side changes were not replayed (--fix=false, or a gate without its Fix step).")
 	}
 	return append(out, remedies...)
+}
+
+// fleetBudgetPlace says where a budget the whole fleet shares lives, as
+// the gate's sentence of each such fix says it, in parentheses.
+const fleetBudgetPlace = "a proxy or gateway in front of the server, or one client for every caller"
+
+// byRecovery returns the fixes of a server model ordered by how soon the
+// service recovers after the trigger with each (the median over its runs),
+// then by when every device is served; a fix without the figure comes
+// after those with it, and fixes that tie keep the gate's order.
+func byRecovery(fixes []Fix) []Fix {
+	key := func(f Fix) (float64, float64) {
+		rec, all := math.Inf(1), math.Inf(1)
+		if f.Recovery != nil {
+			rec = f.Recovery.Median
+		}
+		if f.AllServed != (sim.Estimate{}) {
+			all = f.AllServed.Median
+		}
+		return rec, all
+	}
+	out := slices.Clone(fixes)
+	slices.SortStableFunc(out, func(a, b Fix) int {
+		ra, aa := key(a)
+		rb, ab := key(b)
+		return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(aa, ab))
+	})
+	return out
+}
+
+// budgetSentence says, in one sentence, that the budgets fs, which the
+// fleet shares, each end the storm, with what each was seen to do, in
+// their order; place says where such a budget lives, which the advice
+// says once. Each budget is named as the gate's change names it ("put
+// gRPC's retry throttling, with its defaults, ..."), else by its change.
+func budgetSentence(fs []Fix, first, place bool) string {
+	var b strings.Builder
+	b.WriteString("Share a budget across the whole fleet, with its library's defaults, so that it bounds the retries the fleet makes as a whole")
+	if !first {
+		b.Reset()
+		b.WriteString("Or share a budget across the whole fleet, with its library's defaults")
+	}
+	if place {
+		b.WriteString(" (it lives in " + strings.Replace(fleetBudgetPlace, ", or one", ", or in one", 1) + "; a budget that each device holds bounds its own retries only)")
+	}
+	b.WriteString(": ")
+	for i, f := range fs {
+		name := f.Change
+		if rest, ok := strings.CutPrefix(f.Change, "put "); ok {
+			if n, _, ok := strings.Cut(rest, ", with its defaults"); ok {
+				name = n
+			}
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		seen := serverSeen(f)
+		if i > 0 {
+			// The first budget's figures say where they were seen.
+			seen = strings.TrimPrefix(seen, "replayed on the same fleet, the service ")
+		}
+		fmt.Fprintf(&b, "%s (%s; %s)", name, f.Server, seen)
+	}
+	b.WriteString(".")
+	return b.String()
 }
 
 // tighter says how to bound an Overload's retries further: with a budget
@@ -394,13 +483,7 @@ func serverFixSentence(f Fix, first bool) string {
 	if f.Server == "" {
 		return fixSentence(f, first)
 	}
-	seen := "replayed on the same fleet"
-	switch {
-	case f.Recovery != nil:
-		seen += fmt.Sprintf(", the service recovers %s after the trigger in %d of %d runs", seconds(f.Recovery.Median), f.Recovered, f.Runs)
-	case f.AllServed != (sim.Estimate{}):
-		seen += fmt.Sprintf(", every device is connected after %s", seconds(f.AllServed.Median))
-	}
+	seen := serverSeen(f)
 	if f.Side == SideServer {
 		change = "On the server: " + f.Change
 		if !first {
@@ -408,4 +491,16 @@ func serverFixSentence(f Fix, first bool) string {
 		}
 	}
 	return fmt.Sprintf("%s (%s; %s).", change, f.Server, seen)
+}
+
+// serverSeen says what a server model's fix was seen to do when replayed.
+func serverSeen(f Fix) string {
+	seen := "replayed on the same fleet"
+	switch {
+	case f.Recovery != nil:
+		seen += fmt.Sprintf(", the service recovers %s after the trigger in %d of %d runs", seconds(f.Recovery.Median), f.Recovered, f.Runs)
+	case f.AllServed != (sim.Estimate{}):
+		seen += fmt.Sprintf(", every device is connected after %s", seconds(f.AllServed.Median))
+	}
+	return seen
 }

@@ -2,6 +2,9 @@ package reports_test
 
 import (
 	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 func TestAdvise(t *testing.T) {
@@ -151,6 +155,31 @@ func TestAdvise(t *testing.T) {
 			want: []string{properties.NoJitter.Remedy(), properties.SharedGenerator.Remedy()},
 		},
 		{
+			name: "a policy of the user's own that storms without a fix and warns: the storm's advice first",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0),
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
+			want: []string{crowd, properties.SharedGenerator.Remedy()},
+		},
+		{
+			name: "a policy of the user's own that warns over a replay that crowds: the crowd first",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Pass, 0.93, 0),
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.SharedGenerator)}},
+			want: []string{crowd, properties.SharedGenerator.Remedy()},
+		},
+		{
+			name: "a generator the runtime seeds per process is stated by its check, not advised",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Pass, 0.4, 0),
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.ProcessGenerator)}},
+			want: nil,
+		},
+		{
+			name: "a generator the runtime seeds per process beside a failure: the failure's remedy alone",
+			r: reports.Report{Policy: reports.Policy{Name: "client"}, Replay: replay(verdict.Fail, 0.93, 0), Fixes: []reports.Fix{slower},
+				Checks: []properties.Result{finding(properties.NameReproducibility, verdict.Warn, properties.ProcessGenerator),
+					finding(properties.NameCapPhase, verdict.Fail, properties.JitterLostAtCap)}},
+			want: []string{properties.JitterLostAtCap.Remedy(), "Or slow every delay down 3 times (replayed on the same scenario, its peak ratio is 0.5 [0.48, 0.53] and every device is served after 600s)."},
+		},
+		{
 			name: "a storm without a fix says how wide the retries must spread",
 			r:    reports.Report{Replay: replay(verdict.Fail, 0.93, 0)},
 			want: []string{crowd},
@@ -212,6 +241,7 @@ func TestEveryCauseHasARemedy(t *testing.T) {
 		assert.NotEmpty(t, c.Remedy(), "cause %s", c)
 	}
 	assert.Empty(t, properties.Cause("unknown").Remedy())
+	assert.Empty(t, properties.ProcessGenerator.Remedy(), "a generator the runtime seeds per process leaves its user nothing to change")
 }
 
 // TestOwnCodeFirstInEveryFormat renders the advice on a policy of the
@@ -234,4 +264,61 @@ func TestOwnCodeFirstInEveryFormat(t *testing.T) {
 	assert.Contains(t, html.String(), `<p class="lead">The built-in strategy that does that passes:</p>`)
 	assert.Contains(t, html.String(), `<p class="fix-policy"><code>full:base=30s,cap=30s</code></p>`)
 	assert.Contains(t, junit.String(), "what to change first: "+remedy+" The built-in full:base=30s,cap=30s does that and passes")
+}
+
+// TestModelAdviceLeadsWithTheFastestFix renders the advice on a failing
+// overload and a failing reconnect whose fixes the gate ranks budgets
+// first: the root cause leads, the fixes follow by how soon the service
+// recovers with each, and where a budget the fleet shares lives is said
+// once.
+func TestModelAdviceLeadsWithTheFastestFix(t *testing.T) {
+	runs := 20
+	at := func(s float64) *sim.Estimate { return &sim.Estimate{Median: s, Low: s, High: s} }
+	budget := func(kind, name string, rec float64) reports.Fix {
+		return reports.Fix{Change: "put " + name + ", with its defaults, where the whole fleet shares it (a proxy or gateway in front of the server, or one client for every caller), so that it bounds the retries the fleet makes as a whole",
+			Server: "--budget " + kind + " --budget-scope fleet", Side: reports.SideBudget, Recovery: at(rec), Recovered: runs, Runs: runs}
+	}
+	server := func(side, change, flags string, rec float64) reports.Fix {
+		return reports.Fix{Change: change, Server: flags, Side: side, Recovery: at(rec), Recovered: runs, Runs: runs}
+	}
+	failing := func(s sim.Scenario, figures map[sim.Figure]float64, fixes ...reports.Fix) reports.Report {
+		sum := map[sim.Figure]sim.Estimate{}
+		for f, v := range figures {
+			sum[f] = sim.Estimate{Median: v, Low: v, High: v}
+		}
+		return reports.Report{Policy: reports.Policy{Spec: "full:base=100ms,cap=10s"}, Fixes: fixes,
+			Replay: &reports.Replay{Status: verdict.Fail, Scenario: s, Summary: sum}}
+	}
+	tests := []struct {
+		name    string
+		r       reports.Report
+		fastest string // the flags of the fix that recovers soonest
+	}{
+		{"overload", failing(sim.Scenario{Kind: sim.Overload}, map[sim.Figure]float64{sim.AmplificationFromTrigger: 3.97},
+			budget("grpc", "gRPC's retry throttling", 10),
+			budget("breaker", "failsafe-go's circuit breaker", 60),
+			budget("finagle", "Finagle's retry budget", 67.5),
+			server(reports.SideServer, "have the server skip the work whose client has stopped waiting for it", "--drop-expired", 5),
+			server(reports.SideServer, "bound the server's queue at 50 jobs, half of what it serves in one 1s timeout, so that it rejects at once what it could not answer in time", "--queue-limit 50", 5)), "--drop-expired"},
+		{"reconnect, resetting on a drop", failing(sim.Scenario{Kind: sim.Reconnect, OnDrop: sim.DropReset}, map[sim.Figure]float64{sim.SessionsDropped: 59000},
+			budget("breaker", "failsafe-go's circuit breaker", 60),
+			server(reports.SideReset, "count a session the broker drops right after accepting it as a failed connect, so that the devices' backoff goes on growing instead of resetting: the fix is the reset rule", "--on-drop continue", 25),
+			server(reports.SideServer, "have the broker refuse connects until it is warm instead of accepting and dropping them", "--refuse-cold", 10)), "--refuse-cold"},
+	}
+	var b strings.Builder
+	for _, tt := range tests {
+		advice := reports.Advise(tt.r)
+		fmt.Fprintf(&b, "# %s\n", tt.name)
+		for _, a := range advice {
+			fmt.Fprintf(&b, "- %s\n", a)
+		}
+		b.WriteString("\n")
+		t.Run(tt.name, func(t *testing.T) {
+			require.Greater(t, len(advice), 2)
+			assert.NotContains(t, advice[0], "replayed", "the root cause first: %q", advice[0])
+			assert.Contains(t, advice[1], "("+tt.fastest+";", "the fix that recovers soonest next")
+			assert.Equal(t, 1, strings.Count(strings.Join(advice, "\n"), "a proxy or gateway in front of the server"), "where a fleet's budget lives, said once")
+		})
+	}
+	kittest.Golden(t, filepath.Join("testdata", "model-advice.txt"), []byte(b.String()))
 }
