@@ -88,14 +88,15 @@ const MinRunsToPass = 3
 // binomial rule the median of retries follows too, with p the chance that
 // a run has none. Beside the peak ratio, it fails periodic timers whose
 // offsets are the policy's (OffsetPolicy) and crowd the server over the
-// threshold ([OffsetsCrowd]); a storm that a wide window averages away is
+// threshold, and timers of any offsets that alone exceed the server
+// ([OffsetsCrowd]); a storm that a wide window averages away is
 // a warning ([WideWindow]).
 func (r Result) Status() verdict.Status {
 	if r.Scenario.Kind.ServerModel() {
 		return r.modelStatus()
 	}
 	switch {
-	case r.Summary[PeakRatio].Median > r.Scenario.Threshold || r.policyTimersCrowd():
+	case r.Summary[PeakRatio].Median > r.Scenario.Threshold || r.timersCrowd():
 		return verdict.Fail
 	case len(r.Runs) > 0 && r.Summary[PeakRetryArrivals].Median == 0:
 		return verdict.Inconclusive
