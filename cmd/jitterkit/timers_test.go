@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // TestReplayWideWindowWarns replays the default outage's storm of full
@@ -55,4 +57,21 @@ func TestReplayTimerOffsetFlag(t *testing.T) {
 	r = jitterkit(t, context.Background(), "replay", "--scenario", "periodic", "--timer-offset", "boot", "--policy", "full")
 	assert.Equal(t, exitUsage, r.code, "exit code of --timer-offset boot; stdout %q", r.stdout)
 	assert.Contains(t, r.stderr, `"boot" is not a timer offset (want scenario, policy)`)
+}
+
+// TestGateTimersOverload gates the policy a failing gate on the same
+// aligned timers once offered as its fix: its re-sends pass, but the
+// timers alone put 10,000 firings into one second against 500/s. The gate
+// fails with that figure, says the fix belongs to the timers' offsets, and
+// offers no retry policy.
+func TestGateTimersOverload(t *testing.T) {
+	dir := t.TempDir()
+	r := jitterkit(t, context.Background(), "gate", "--policy", "full:base=50s,cap=50s", "--scenario", "periodic-aligned",
+		"--clients", "10000", "--accept-rate", "500", "--runs", "5", "--report", dir)
+	assert.Equal(t, exitFail, r.code, "exit code; stderr %q", r.stderr)
+	assert.Contains(t, r.stdout, "the timers alone put up to 10,000 firings in one 1s window against a budget of 500, a timer load of 20.00: the server rejects at least 95% of them on their first try, whatever the retry policy")
+	assert.Contains(t, r.stdout, "give each device its own offset within the 1m period", "what to change")
+	rep := readReport(t, dir+"/report.json")
+	assert.Equal(t, verdict.Fail, rep.Verdict)
+	assert.Empty(t, rep.Fixes, "no retry policy fixes timers that alone exceed the server")
 }

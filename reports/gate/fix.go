@@ -77,12 +77,16 @@ func (f family) lockstep(k float64) bool {
 // A replay that failed against a server whose fixed Retry-After decides
 // every retry gets no search: the devices wait the hint and never ask their
 // policy, so no change of the policy replays any differently (the advice
-// is about the hint, see reports.Advise).
+// is about the hint, see reports.Advise). Nor do timers that alone exceed
+// the server from the scenario's offsets (see timersExceed).
 func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	if judge(rep) != verdict.Fail {
 		return nil, nil
 	}
 	if p := rep.Replay; p != nil && p.Status == verdict.Fail && p.Scenario.Server == sim.RetryAfter {
+		return nil, nil
+	}
+	if p := rep.Replay; p != nil && timersExceed(p) {
 		return nil, nil
 	}
 	if p := rep.Replay; p != nil && p.Scenario.Kind.ServerModel() {
@@ -163,6 +167,17 @@ func undominated(fixes []reports.Fix) []reports.Fix {
 		}
 	}
 	return out
+}
+
+// timersExceed reports whether the replay p is of timers whose own
+// offsets, the scenario's, put more firings in one window than the server
+// accepts (see sim.TimersOverload): the firings are the same whatever the
+// policy, so no policy passes, and the fix belongs to the timers' offsets
+// (see reports.Advise). Offsets that are the policy's first delays
+// (sim.OffsetPolicy) change with it, and are searched as any failure is.
+func timersExceed(p *reports.Replay) bool {
+	s := p.Scenario.WithDefaults()
+	return s.TimerOffset != sim.OffsetPolicy && sim.TimersOverload(s, p.Summary) != ""
 }
 
 // families returns the ways the failing policy may change: for a spec, its
