@@ -60,6 +60,9 @@ func Advise(r Report) []string {
 		for _, a := range modelAdvice(r, remedies) {
 			add("%s", a)
 		}
+		for _, a := range skippedAdvice(r) {
+			add("%s", a)
+		}
 		return advice
 	}
 	if ownCodeFirst(r) {
@@ -285,6 +288,20 @@ func timerAdvice(r Report, remedies []string) []string {
 	if g := p.Summary[sim.GaveUp].Median; g > 0 {
 		out = append(out, fmt.Sprintf("%s of %s devices missed a firing (%s firings missed, median over the runs): their re-sends stopped, reached the attempt limit, or were superseded by the next firing; allow more re-sends, each within the %s period.",
 			num(g), num(float64(s.Clients)), num(p.Summary[sim.FiringsMissed].Median), duration(s.Period)))
+	}
+	return out
+}
+
+// skippedAdvice says, for each change the search for a fix skipped, that
+// it was not tried and why: the scenario refuses it.
+func skippedAdvice(r Report) []string {
+	var out []string
+	for _, f := range r.FixesSkipped {
+		name := f.Change
+		if f.Server != "" {
+			name += " (" + f.Server + ")"
+		}
+		out = append(out, fmt.Sprintf("Not tried: %s, since the scenario refuses it: %s.", name, strings.TrimSuffix(f.Reason, ".")))
 	}
 	return out
 }

@@ -73,27 +73,29 @@ func (f family) lockstep(k float64) bool {
 // family that pass on the same scenario, fleet and declared cap, and
 // returns the best: those within the declared cap first, then the one that
 // serves the fleet soonest first. rep holds the gate's findings.
+// On a server model it returns the server's changes that pass, and those
+// the scenario refuses, skipped (see serverFixes).
 //
 // A replay that failed against a server whose fixed Retry-After decides
 // every retry gets no search: the devices wait the hint and never ask their
 // policy, so no change of the policy replays any differently (the advice
 // is about the hint, see reports.Advise). Nor do timers that alone exceed
 // the server from the scenario's offsets (see timersExceed).
-func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
+func (g *gate) fixes(rep reports.Report) ([]reports.Fix, []reports.SkippedFix, error) {
 	if judge(rep) != verdict.Fail {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if p := rep.Replay; p != nil && p.Status == verdict.Fail && p.Scenario.Server == sim.RetryAfter {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if p := rep.Replay; p != nil && timersExceed(p) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if p := rep.Replay; p != nil && p.Scenario.Kind.ServerModel() {
 		// A server model: the changes that end its storm are the server's,
 		// or the devices' reaction to it (see serverChanges).
 		if p.Status != verdict.Fail {
-			return nil, nil
+			return nil, nil, nil
 		}
 		return g.serverFixes()
 	}
@@ -118,7 +120,7 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var within, beyond []reports.Fix
 	seen := map[string]bool{}
@@ -137,7 +139,7 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	// A change within the declared cap keeps a promise the user made; one
 	// beyond it asks for a new one, so it comes after.
 	out := append(best(within), best(beyond)...)
-	return out[:min(len(out), maxFixes)], nil
+	return out[:min(len(out), maxFixes)], nil, nil
 }
 
 // best sorts fixes by when they serve the fleet, soonest first, and drops
