@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -74,4 +75,40 @@ func TestGateTimersOverload(t *testing.T) {
 	rep := readReport(t, dir+"/report.json")
 	assert.Equal(t, verdict.Fail, rep.Verdict)
 	assert.Empty(t, rep.Fixes, "no retry policy fixes timers that alone exceed the server")
+}
+
+// TestGateRefuseCold gates a reconnect whose broker already refuses until
+// warm: the policy fails, and the search for a fix, which offers such a
+// broker no drop rule, is no usage error. The gate exits 1 and writes its
+// report over the previous one.
+func TestGateRefuseCold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a reconnect of 40,000 devices and its fixes")
+	}
+	dir := t.TempDir()
+	for _, fix := range []string{"--fix=false", "--fix=true"} {
+		r := jitterkit(t, context.Background(), "gate", "--scenario", "reconnect", "--policy", "full:base=10ms,cap=100ms", "--refuse-cold",
+			"--runs", "3", fix, "--report", dir)
+		assert.Equal(t, exitFail, r.code, "%s: exit code; stderr %q", fix, r.stderr)
+		assert.NotContains(t, r.stderr, "no effect", fix)
+		assert.NotContains(t, r.stderr, "was removed", fix)
+		rep := readReport(t, dir+"/report.json")
+		assert.Equal(t, verdict.Fail, rep.Verdict, fix)
+		for _, f := range rep.Fixes {
+			assert.NotContains(t, f.Server, "--on-drop", "%s: a refusing broker drops no session", fix)
+		}
+	}
+}
+
+// TestServerArgs makes a server change on a command line as a user would:
+// a flag given takes the change's value, the others are added.
+func TestServerArgs(t *testing.T) {
+	for _, tc := range []struct{ args, flags, want string }{
+		{"--scenario reconnect --on-drop reset-jitter --runs 3", "--refuse-cold", "--scenario reconnect --on-drop reset-jitter --runs 3 --refuse-cold"},
+		{"--scenario reconnect --on-drop reset-jitter --runs 3", "--on-drop continue", "--scenario reconnect --on-drop continue --runs 3"},
+		{"--scenario overload --drop-expired", "--budget envoy --budget-scope fleet", "--scenario overload --drop-expired --budget envoy --budget-scope fleet"},
+		{"--refuse-cold --scenario reconnect", "--refuse-cold", "--refuse-cold --scenario reconnect"},
+	} {
+		assert.Equal(t, tc.want, strings.Join(serverArgs(strings.Fields(tc.args), tc.flags), " "), "%s + %s", tc.args, tc.flags)
+	}
 }
