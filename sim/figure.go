@@ -269,10 +269,11 @@ func timerLoad(s Scenario, sum map[Figure]Estimate) string {
 // budget than the threshold: that is the policy's defect, and fails as a
 // storm of retries does. Timers of any offsets crowd it when they alone
 // exceed the server: the median run's busiest window holds more firings
-// than the server accepts in one window (see timerCapacity), so that the
-// server rejects firings there on their first try whatever the re-sends
-// do. A fleet whose timers exceed the server fails with the figure, and
-// its fix belongs to the timers' offsets, never to a retry policy. Timers
+// than the server accepts in one window by more than the threshold of its
+// budget (see TimersOverload), so that the server rejects a wave of them
+// on their first try whatever the re-sends do. A fleet whose timers
+// exceed the server fails with the figure, and its fix belongs to the
+// timers' offsets, never to a retry policy. Timers
 // of the scenario's own offsets that crowd the server short of that are
 // none of the policy's doing and do not enter the verdict: the detail says
 // it, and the advice what to change instead.
@@ -291,14 +292,19 @@ func OffsetsCrowd(s Scenario, sum map[Figure]Estimate) string {
 
 // TimersOverload says, for a periodic replay of s whose summary is sum,
 // how its timers alone exceed the server, or returns "" when they do not:
-// the median run's busiest window holds F firings, more than the C the
-// server accepts in one window (its budget, and a token bucket's burst
-// besides), so that at least 1 − C/F of that window's firings are rejected
-// on their first try, whatever the policy, and come back as re-sends.
+// the median run's busiest window holds F firings, over the C the server
+// accepts in one window (its budget B, and a token bucket's burst
+// besides), by more than the threshold T of the budget: F − C > T·B. The
+// F − C firings the server rejects there on their first try, whatever the
+// policy, are a wave of re-sends, and T·B is the most retries in one window
+// a replay passes with; so at least 1 − C/F of that window's firings are
+// rejected on their first try. Timers over the server by less (a hashed
+// fleet's busiest second a few firings over) leave their re-sends to the
+// policy, which the peak ratio judges.
 func TimersOverload(s Scenario, sum map[Figure]Estimate) string {
 	s = s.WithDefaults()
 	l, ok := sum[TimerLoadRatio]
-	if !ok || !s.Kind.periodic() || l.Median <= s.timerLimit() {
+	if !ok || !s.Kind.periodic() || l.Median <= s.timerLimit()+s.Threshold {
 		return ""
 	}
 	firings := sum[PeakFirings].Median
