@@ -136,7 +136,7 @@ func TestAdviceCorpus(t *testing.T) {
 	// A reconnect: with each drop rule, a cold drop of the user's own and
 	// a broker that refuses until warm, every change offered is gated
 	// again with the user's own flags and the change's.
-	reconnect := []string{"--policy", "full:base=10ms,cap=100ms", "--scenario", "reconnect", "--runs", "3"}
+	reconnect := []string{"--policy", "full:base=1s,cap=1m", "--scenario", "reconnect", "--runs", "3"}
 	for _, more := range [][]string{
 		{"--on-drop", "reset"}, {"--on-drop", "reset-jitter"}, {"--on-drop", "continue"},
 		{"--cold-drop", "200ms"}, {"--refuse-cold"}, {"--refuse-cold", "--on-drop", "continue", "--cold-drop", "200ms"},
