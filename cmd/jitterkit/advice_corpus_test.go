@@ -143,6 +143,11 @@ func TestAdviceCorpus(t *testing.T) {
 	} {
 		cases = append(cases, corpusCase{name: "reconnect " + strings.Join(more, " "), args: append(slices.Clone(reconnect), more...), mayPass: true})
 	}
+	// A refusing broker whose devices reconnect too fast fails however
+	// the server changes: the search is no usage error, and offers it
+	// no rule for a drop.
+	cases = append(cases, corpusCase{name: "reconnect too fast behind a refusing broker",
+		args: []string{"--policy", "full:base=10ms,cap=100ms", "--scenario", "reconnect", "--refuse-cold", "--runs", "3"}, never: []string{"--on-drop continue;"}})
 
 	var gated, offered int
 	for _, tc := range cases {
