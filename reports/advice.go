@@ -57,6 +57,9 @@ func Advise(r Report) (advice []string) {
 		for _, a := range modelAdvice(r, remedies) {
 			add("%s", a)
 		}
+		for _, a := range skippedAdvice(r) {
+			add("%s", a)
+		}
 		return advice
 	}
 	if ownCodeFirst(r) {
@@ -290,14 +293,39 @@ func timerAdvice(r Report, remedies []string) []string {
 		}
 	}
 	if ratio := p.Summary[sim.PeakRatio].Median; len(r.Fixes) == 0 && ratio > s.Threshold {
-		out = append(out, fmt.Sprintf("Spread the re-sends of rejected firings wider (peak ratio %s > %s): the firings a busy window rejects come back together unless the policy's delays are jittered; use full or decorrelated jitter, with delays within the %s period, after which the next firing supersedes the re-send; no change was found that passes.",
-			num(ratio), num(s.Threshold), duration(s.Period)))
+		out = append(out, fmt.Sprintf("Spread the re-sends of rejected firings wider (peak ratio %s > %s): the firings a busy window rejects come back together unless the policy's delays are jittered; use full or decorrelated jitter, with delays within the %s period, after which the next firing supersedes the re-send; %s.",
+			num(ratio), num(s.Threshold), duration(s.Period), resendSearch(s, p.Summary)))
 	}
 	if g := p.Summary[sim.GaveUp].Median; g > 0 {
 		out = append(out, fmt.Sprintf("%s of %s devices missed a firing (%s firings missed, median over the runs): their re-sends stopped, reached the attempt limit, or were superseded by the next firing; allow more re-sends, each within the %s period.",
 			num(g), num(float64(s.Clients)), num(p.Summary[sim.FiringsMissed].Median), duration(s.Period)))
 	}
 	return out
+}
+
+// skippedAdvice says, for each change the search for a fix skipped, that
+// it was not tried and why: the scenario refuses it.
+func skippedAdvice(r Report) []string {
+	var out []string
+	for _, f := range r.FixesSkipped {
+		name := f.Change
+		if f.Server != "" {
+			name += " (" + f.Server + ")"
+		}
+		out = append(out, fmt.Sprintf("Not tried: %s, since the scenario refuses it: %s.", name, strings.TrimSuffix(f.Reason, ".")))
+	}
+	return out
+}
+
+// resendSearch says what the search for a policy that times the re-sends
+// found: none that passes, or, for timers of the scenario's offsets that
+// alone exceed the server (see sim.TimersOverload), that none was searched
+// for, since no policy passes them.
+func resendSearch(s sim.Scenario, sum map[sim.Figure]sim.Estimate) string {
+	if s.TimerOffset != sim.OffsetPolicy && sim.TimersOverload(s, sum) != "" {
+		return "no retry policy passes while the timers alone exceed the server, so none was searched for"
+	}
+	return "no change was found that passes"
 }
 
 // modelAdvice says what to change on a server model's replay: what keeps

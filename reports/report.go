@@ -56,6 +56,9 @@ type Report struct {
 	// searched for (the gate ran without its Fix step), so that the lack
 	// of Fixes says nothing about whether one passes.
 	FixesNotSearched bool `json:"fixes_not_searched,omitempty"`
+	// FixesSkipped are the changes the search for a fix did not replay
+	// because the scenario refuses them, each with why.
+	FixesSkipped []SkippedFix `json:"fixes_skipped,omitempty"`
 	// Advice is what to change, one sentence each, usually from [Advise].
 	Advice []string `json:"advice,omitempty"`
 }
@@ -104,6 +107,17 @@ type Fix struct {
 	// Scenario is the changed scenario of a Server change, to gate again
 	// with; the JSON does not hold it (Server says it in flags).
 	Scenario *sim.Scenario `json:"-"`
+}
+
+// A SkippedFix is a change the search for a fix did not replay: the
+// scenario, so changed, is refused.
+type SkippedFix struct {
+	// Change says what the change would have been, in words.
+	Change string `json:"change"`
+	// Server is the change as flags, in a server model's replay.
+	Server string `json:"server,omitempty"`
+	// Reason is why the scenario refuses it.
+	Reason string `json:"reason"`
 }
 
 // The sides of a server model's fix, in the order the gate ranks them:

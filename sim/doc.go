@@ -73,7 +73,10 @@
 // are the scenario's (kit.HashID of the id in Periodic, none in
 // PeriodicAligned) and the policy times the re-sends and nothing else, so
 // timers that crowd the server are reported, with what to change, but do
-// not enter the verdict: no retry policy can fix them. With
+// not enter the verdict, unless they alone exceed the server: the firings
+// it rejects in their busiest window on their first try are a wave over
+// the threshold, and the replay fails with that figure ([TimersOverload]),
+// whose fix is the timers' offsets, since no retry policy can fix them. With
 // Scenario.TimerOffset [OffsetPolicy] each device's offset is its policy's
 // first delay, the offset a fleet ships, and timers that crowd the server
 // fail the replay as a storm of retries does ([OffsetsCrowd]). Each device

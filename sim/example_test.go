@@ -94,9 +94,10 @@ func ExampleScenario_Validate() {
 }
 
 // Timers that every device fires on the minute load the server with the
-// whole fleet at once; offset by a hash of each id, they spread over the
-// minute, and the few firings a busy second rejects are re-sent on the
-// policy, whose re-sends are what the replay judges.
+// whole fleet at once, far more than it accepts, which fails whatever the
+// policy; offset by a hash of each id, they spread over the minute, and
+// the few firings a busy second rejects are re-sent on the policy, whose
+// re-sends are what the replay judges.
 func ExampleScenario_periodic() {
 	f := kit.Spec{Strategy: kit.Full, Base: time.Second, Cap: 30 * time.Second}.Factory()
 	for _, kind := range []sim.Kind{sim.PeriodicAligned, sim.Periodic} {

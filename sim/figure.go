@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/jitterkit/jitterkit/kit"
@@ -268,23 +269,71 @@ func timerLoad(s Scenario, sum map[Figure]Estimate) string {
 }
 
 // OffsetsCrowd says, for a periodic replay of s (after defaults) whose
-// offsets are the policy's (OffsetPolicy) and whose summary is sum, how
-// those offsets crowd the server, or returns "": the median run's timers
-// alone, the firings in one window, take more of the budget than the
-// threshold. That is the policy's defect, and fails as a storm of retries
-// does. Timers of the scenario's own offsets are none of the policy's
-// doing, and their load does not enter the verdict: the detail says it,
-// and the advice what to change instead.
+// summary is sum, how its timers' offsets crowd the server, or returns "".
+// Timers whose offsets are the policy's (OffsetPolicy) crowd it when the
+// median run's timers alone, the firings in one window, take more of the
+// budget than the threshold: that is the policy's defect, and fails as a
+// storm of retries does. Timers of any offsets crowd it when they alone
+// exceed the server: the median run's busiest window holds more firings
+// than the server accepts in one window by more than the threshold of its
+// budget (see TimersOverload), so that the server rejects a wave of them
+// on their first try whatever the re-sends do. A fleet whose timers
+// exceed the server fails with the figure, and its fix belongs to the
+// timers' offsets, never to a retry policy. Timers
+// of the scenario's own offsets that crowd the server short of that are
+// none of the policy's doing and do not enter the verdict: the detail says
+// it, and the advice what to change instead.
 func OffsetsCrowd(s Scenario, sum map[Figure]Estimate) string {
 	s = s.WithDefaults()
 	l, ok := sum[TimerLoadRatio]
-	if !ok || !s.Kind.periodic() || s.TimerOffset != OffsetPolicy || l.Median <= s.Threshold {
+	if !ok || !s.Kind.periodic() {
 		return ""
 	}
-	return fmt.Sprintf("the policy's timer offsets put up to %s firings in one %s window, a timer load of %.2f over the %v threshold",
-		count(sum[PeakFirings].Median), kit.FormatDuration(s.Window), l.Median, s.Threshold)
+	if s.TimerOffset == OffsetPolicy && l.Median > s.Threshold {
+		return fmt.Sprintf("the policy's timer offsets put up to %s firings in one %s window, a timer load of %.2f over the %v threshold",
+			count(sum[PeakFirings].Median), kit.FormatDuration(s.Window), l.Median, s.Threshold)
+	}
+	return TimersOverload(s, sum)
 }
 
-// policyTimersCrowd reports whether r's timers crowd the server from the
-// policy's offsets (see [OffsetsCrowd]).
-func (r Result) policyTimersCrowd() bool { return OffsetsCrowd(r.Scenario, r.Summary) != "" }
+// TimersOverload says, for a periodic replay of s whose summary is sum,
+// how its timers alone exceed the server, or returns "" when they do not:
+// the median run's busiest window holds F firings, over the C the server
+// accepts in one window (its budget B, and a token bucket's burst
+// besides), by more than the threshold T of the budget: F − C > T·B. The
+// F − C firings the server rejects there on their first try, whatever the
+// policy, are a wave of re-sends, and T·B is the most retries in one window
+// a replay passes with; so at least 1 − C/F of that window's firings are
+// rejected on their first try. Timers over the server by less (a hashed
+// fleet's busiest second a few firings over) leave their re-sends to the
+// policy, which the peak ratio judges.
+func TimersOverload(s Scenario, sum map[Figure]Estimate) string {
+	s = s.WithDefaults()
+	l, ok := sum[TimerLoadRatio]
+	if !ok || !s.Kind.periodic() || l.Median <= s.timerLimit()+s.Threshold {
+		return ""
+	}
+	firings := sum[PeakFirings].Median
+	capacity := s.timerLimit() * s.windowBudget()
+	what := fmt.Sprintf("a budget of %s", count(s.windowBudget()))
+	if s.Server == TokenBucket {
+		what = fmt.Sprintf("the %s the token bucket accepts at most (a budget of %s and a burst of %s)", count(capacity), count(s.windowBudget()), count(s.Burst))
+	}
+	return fmt.Sprintf("the timers alone put up to %s firings in one %s window against %s, a timer load of %.2f: the server rejects at least %.0f%% of them on their first try, whatever the retry policy",
+		count(firings), kit.FormatDuration(s.Window), what, l.Median, math.Floor(100*(1-capacity/firings)))
+}
+
+// timerLimit returns the most timer load (firings over the window's
+// budget) the server of s, after defaults, can accept in one window: 1,
+// and a token bucket's burst over the budget besides, since the tokens it
+// saved before the window are spent in it.
+func (s Scenario) timerLimit() float64 {
+	if s.Server == TokenBucket {
+		return 1 + s.Burst/s.windowBudget()
+	}
+	return 1
+}
+
+// timersCrowd reports whether r's timers crowd the server from the
+// policy's offsets, or exceed it from any (see [OffsetsCrowd]).
+func (r Result) timersCrowd() bool { return OffsetsCrowd(r.Scenario, r.Summary) != "" }

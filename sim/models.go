@@ -95,17 +95,6 @@ func (s Scenario) modelFieldsApply() error {
 	if kind == "" {
 		kind = Outage
 	}
-	if kind == Reconnect && s.RefuseCold {
-		// A broker that refuses until warm accepts no session cold, and
-		// drops none. The defaults, which WithDefaults sets, stand for
-		// no choice.
-		switch {
-		case s.OnDrop != "" && s.OnDrop != DropReset:
-			return invalid("on-drop has no effect with refuse-cold: a broker that refuses until it is warm drops no session")
-		case s.ColdDrop != 0 && s.ColdDrop != DefaultColdDrop:
-			return invalid("cold-drop has no effect with refuse-cold: a broker that refuses until it is warm drops no session")
-		}
-	}
 	for _, f := range modelFields {
 		if !f.set(s) || slices.Contains(f.kinds, kind) {
 			continue

@@ -214,3 +214,38 @@ func TestTimerOffsetValidate(t *testing.T) {
 	assert.Empty(t, Scenario{TimerOffset: OffsetScenario}.WithDefaults().TimerOffset, "an outage's timer offset after defaults; want none, it fires no timers")
 	assert.Equal(t, OffsetScenario, Scenario{Kind: Periodic}.WithDefaults().TimerOffset, "a periodic scenario's default timer offset")
 }
+
+// TestTimersOverloadFails replays 10,000 timers aligned on the minute
+// against 500 accepted a second with a policy whose re-sends spread over
+// 50s: the re-sends stay within the threshold, but the timers alone put
+// the whole fleet into one second, 20 times what the server accepts, so at
+// least 95% of those firings are rejected on their first try whatever the
+// policy, and the replay fails with that figure: the 9,500 firings rejected
+// there are a wave of re-sends far over the threshold of 0.6 budgets.
+func TestTimersOverloadFails(t *testing.T) {
+	s := Scenario{Kind: PeriodicAligned, Clients: 10000, AcceptRate: 500}
+	spec := kit.Spec{Strategy: kit.Full, Base: 50 * time.Second, Cap: 50 * time.Second}
+	r, err := Replay(context.Background(), spec.Factory(), s, Config{Runs: 5, Seed: 1})
+	require.NoError(t, err)
+	require.LessOrEqual(t, r.Summary[PeakRatio].Median, r.Scenario.Threshold, "the re-sends: %s", r.Detail())
+	assert.Equal(t, verdict.Fail, r.Status(), "%s", r.Detail())
+	want := "the timers alone put up to 10,000 firings in one 1s window against a budget of 500, a timer load of 20.00: the server rejects at least 95% of them on their first try, whatever the retry policy"
+	assert.Equal(t, want, TimersOverload(r.Scenario, r.Summary))
+	assert.Equal(t, want, OffsetsCrowd(r.Scenario, r.Summary))
+
+	// Offset by the hash of their ids over the minute, the same timers
+	// put about 167 firings in each second, within what it accepts.
+	s.Kind = Periodic
+	r, err = Replay(context.Background(), spec.Factory(), s, Config{Runs: 5, Seed: 1})
+	require.NoError(t, err)
+	assert.Empty(t, TimersOverload(r.Scenario, r.Summary), "hashed offsets: %s", r.Detail())
+	assert.NotEqual(t, verdict.Fail, r.Status(), "hashed offsets: %s", r.Detail())
+
+	// A hashed fleet whose busiest second is a few firings over what the
+	// server accepts, by less than the threshold of its budget, leaves its
+	// re-sends to the policy.
+	r, err = Replay(context.Background(), spec.Factory(), busyTimers, Config{Runs: 5, Seed: 1})
+	require.NoError(t, err)
+	require.Greater(t, r.Summary[TimerLoadRatio].Median, 1.0, "busy timers: %s", r.Detail())
+	assert.Empty(t, TimersOverload(r.Scenario, r.Summary), "busy timers: %s", r.Detail())
+}

@@ -91,16 +91,16 @@ const MinRunsToPass = 3
 // binomial rule the median of retries follows too, with p the chance that
 // a run has none. Beside the peak ratio, it fails periodic timers whose
 // offsets are the policy's (OffsetPolicy) and crowd the server over the
-// threshold ([OffsetsCrowd]), and a storm that a wide window averages away
-// in the median run fails, unless Config.AllowWideWindow makes it a
-// warning ([WideWindow]). With Config.FailWarnings, a replay that would
-// warn fails.
+// threshold, and timers of any offsets that alone exceed the server
+// ([OffsetsCrowd]); a storm that a wide window averages away in the median
+// run fails, unless Config.AllowWideWindow makes it a warning
+// ([WideWindow]). With Config.FailWarnings, a replay that would warn fails.
 func (r Result) Status() verdict.Status {
 	if r.Scenario.Kind.ServerModel() {
 		return r.modelStatus()
 	}
 	switch {
-	case r.Summary[PeakRatio].Median > r.Scenario.Threshold || r.policyTimersCrowd() || r.wideWindowFails():
+	case r.Summary[PeakRatio].Median > r.Scenario.Threshold || r.timersCrowd() || r.wideWindowFails():
 		return verdict.Fail
 	case len(r.Runs) > 0 && r.Summary[PeakRetryArrivals].Median == 0:
 		return verdict.Inconclusive

@@ -306,7 +306,11 @@ type Scenario struct {
 	// default DropReset.
 	OnDrop DropRule
 	// RefuseCold makes a Reconnect broker refuse connects until it is
-	// warm, instead of accepting and dropping them.
+	// warm, instead of accepting and dropping them. OnDrop and ColdDrop
+	// may still be set, as the devices' rule and the broker's drop they
+	// describe, and then have no effect: a broker that refuses until it
+	// is warm drops no session. So the change to RefuseCold is gated
+	// with the rest of a scenario as it was.
 	RefuseCold bool
 	// CPU is a Reconnect broker's CPU units a second once it is up;
 	// default 2,000. AcceptRate is then its handshakes a second, the

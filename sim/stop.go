@@ -186,6 +186,10 @@ func stopBounds(s Scenario, cfg Config) []stopBound {
 	if s.Kind.periodic() && s.TimerOffset == OffsetPolicy {
 		out = append(out, stopBound{TimerLoadRatio, s.Threshold, retry})
 	}
+	if s.Kind.periodic() {
+		// Timers of any offsets that alone exceed the server fail.
+		out = append(out, stopBound{TimerLoadRatio, s.timerLimit() + s.Threshold, retry})
+	}
 	out = append(out, stopBound{Pending, cfg.Thresholds.MaxPending * clients, 1})
 	if s.Kind == Outage || s.Kind == LongOutage {
 		out = append(out, stopBound{GaveUp, cfg.Thresholds.MaxGaveUp * clients, 1})

@@ -55,6 +55,9 @@ type corpusCase struct {
 	say, never []string
 	// fixes says that the gate must offer a change.
 	fixes bool
+	// mayPass says that the gate may pass, with no change to offer: a
+	// scenario whose flags may already hold the fix.
+	mayPass bool
 }
 
 // TestAdviceCorpus gates failing policies of every source (spec, Go
@@ -90,6 +93,8 @@ func TestAdviceCorpus(t *testing.T) {
 			never: []string{"served after"}},
 		{name: "spec without jitter, periodic-aligned", args: []string{"--policy", "none:base=1s,cap=30s", "--scenario", "periodic-aligned", "--runs", "5"}},
 		{name: "spec of the default backoff, periodic", args: []string{"--policy", "full", "--scenario", "periodic", "--accept-rate", "5", "--runs", "5"}},
+		{name: "spec on timers that alone exceed the server, periodic-aligned", args: []string{"--policy", "full:base=50s,cap=50s", "--scenario", "periodic-aligned", "--clients", "10000", "--accept-rate", "500", "--runs", "5"},
+			say: []string{"give each device its own offset within the 1m period"}, never: notBase},
 		{name: "spec under a fixed Retry-After", args: []string{"--policy", "full:base=1s,cap=30s", "--retry-after", "1s", "--runs", "5"},
 			say: hint, never: notBase},
 		{name: "spec without jitter under a fixed Retry-After", args: []string{"--policy", "none:base=1s,cap=30s", "--retry-after", "2s", "--runs", "5"},
@@ -128,10 +133,30 @@ func TestAdviceCorpus(t *testing.T) {
 			cfg: gate.Config{Scenario: sim.Scenario{Server: sim.TokenBucket}, Replay: sim.Config{Runs: 5}}, fixes: true},
 	)
 
+	// A reconnect: with each drop rule, a cold drop of the user's own and
+	// a broker that refuses until warm, every change offered is gated
+	// again with the user's own flags and the change's.
+	reconnect := []string{"--policy", "full:base=1s,cap=1m", "--scenario", "reconnect", "--runs", "3"}
+	for _, more := range [][]string{
+		{"--on-drop", "reset"}, {"--on-drop", "reset-jitter"}, {"--on-drop", "continue"},
+		{"--cold-drop", "200ms"}, {"--refuse-cold"}, {"--refuse-cold", "--on-drop", "continue", "--cold-drop", "200ms"},
+	} {
+		cases = append(cases, corpusCase{name: "reconnect " + strings.Join(more, " "), args: append(slices.Clone(reconnect), more...), mayPass: true})
+	}
+	// A refusing broker whose devices reconnect too fast fails however
+	// the server changes: the search is no usage error, and offers it
+	// no rule for a drop.
+	cases = append(cases, corpusCase{name: "reconnect too fast behind a refusing broker",
+		args: []string{"--policy", "full:base=10ms,cap=100ms", "--scenario", "reconnect", "--refuse-cold", "--runs", "3"}, never: []string{"--on-drop continue;"}})
+
 	var gated, offered int
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := tc.gate(t, dir)
+			if tc.mayPass && rep.Verdict == verdict.Pass {
+				t.Log("the gate passes: no change to gate again")
+				return
+			}
 			require.Equal(t, verdict.Fail, rep.Verdict, "the corpus holds failing gates")
 			require.NotEmpty(t, rep.Advice, "a failing gate gets advice")
 			all := strings.Join(rep.Advice, "\n")
@@ -197,6 +222,9 @@ func (tc corpusCase) gate(t *testing.T, dir string) reports.Report {
 	}
 	out := filepath.Join(dir, "report-"+strings.ReplaceAll(tc.name, " ", "-"))
 	r := jitterkit(t, context.Background(), append(append([]string{"gate"}, tc.args...), "--report", out)...)
+	if tc.mayPass && r.code == exitPass {
+		return readReport(t, filepath.Join(out, "report.json"))
+	}
 	require.Equal(t, exitFail, r.code, "exit code; stderr %q", r.stderr)
 	return readReport(t, filepath.Join(out, "report.json"))
 }
@@ -246,6 +274,9 @@ func (tc corpusCase) regate(t *testing.T, dir string, fix reports.Fix, seed uint
 // its policy in place of the source, a trace's fleet size kept, and the
 // cap it needs declared.
 func (tc corpusCase) regateArgs(t *testing.T, dir string, fix reports.Fix, need time.Duration) []string {
+	if fix.Server != "" {
+		return serverArgs(tc.args, fix.Server)
+	}
 	var args []string
 	given := map[string]bool{}
 	for i := 0; i < len(tc.args); i++ {
@@ -284,6 +315,51 @@ func (tc corpusCase) regateArgs(t *testing.T, dir string, fix reports.Fix, need 
 		args = append(args, "--cap", kit.FormatDuration(need))
 	}
 	return args
+}
+
+// serverArgs returns the command line args with the server change flags
+// made, as a user would add them to it: a flag of the change that args
+// already give takes the change's value there, the others are added.
+func serverArgs(args []string, flags string) []string {
+	change := strings.Fields(flags)
+	value := map[string]string{}
+	var order []string
+	for i := 0; i < len(change); i++ {
+		name, v := change[i], ""
+		if i+1 < len(change) && !strings.HasPrefix(change[i+1], "--") {
+			v = change[i+1]
+			i++
+		}
+		value[name] = v
+		order = append(order, name)
+	}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		name := args[i]
+		hasValue := i+1 < len(args) && !strings.HasPrefix(args[i+1], "--")
+		v, changed := value[name]
+		switch {
+		case changed && v != "":
+			out = append(out, name, v)
+		case changed || !hasValue:
+			out = append(out, name)
+		default:
+			out = append(out, name, args[i+1])
+		}
+		if hasValue {
+			i++
+		}
+		delete(value, name)
+	}
+	for _, name := range order {
+		if v, ok := value[name]; ok {
+			out = append(out, name)
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // capClaim finds the cap a change says it needs.

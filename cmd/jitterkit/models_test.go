@@ -100,8 +100,6 @@ func TestModelBadParameters(t *testing.T) {
 		{[]string{"--scenario", "contention", "--horizon", "1ms"},
 			"jitterkit: --horizon 1ms is shorter than four messages of the network, 64ms (4 × (latency + 3 × latency-sd)): no client could finish a read and a write"},
 		{[]string{"--scenario", "overload", "--retry-after", "2s"}, "jitterkit: --retry-after does not apply to the overload scenario"},
-		{[]string{"--scenario", "reconnect", "--refuse-cold", "--on-drop", "continue"},
-			"jitterkit: --on-drop has no effect with refuse-cold: a broker that refuses until it is warm drops no session"},
 		{[]string{"--scenario", "overload", "--budget-scope", "fleet"},
 			"jitterkit: --budget-scope fleet is set without a budget to hold (want a budget of one of finagle, envoy, grpc, aws, aws2026, adaptive, breaker)"},
 		{[]string{"--scenario", "overload", "--budget", "hystrix"},

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
 // TestReplayWideWindowFails replays the default outage's storm of full
@@ -95,4 +98,57 @@ func TestReplayCollapse(t *testing.T) {
 	bound := jitterkit(t, context.Background(), "replay", "--scenario", "overload", "--policy", "full:base=1s,cap=30s", "--dip-for", "1150ms", "--seed", "1", "--fix=false", "--collapse-bound", "5%")
 	assert.Equal(t, exitFail, bound.code, "--collapse-bound 5%%; stderr %q", bound.stderr)
 	assert.Contains(t, bound.stdout, "Stopped after 59 of at most 59 runs: a run collapsed.")
+}
+
+// TestGateTimersOverload gates the policy a failing gate on the same
+// aligned timers once offered as its fix: its re-sends pass, but the
+// timers alone put 10,000 firings into one second against 500/s. The gate
+// fails with that figure, says the fix belongs to the timers' offsets, and
+// offers no retry policy.
+func TestGateTimersOverload(t *testing.T) {
+	dir := t.TempDir()
+	r := jitterkit(t, context.Background(), "gate", "--policy", "full:base=50s,cap=50s", "--scenario", "periodic-aligned",
+		"--clients", "10000", "--accept-rate", "500", "--runs", "5", "--report", dir)
+	assert.Equal(t, exitFail, r.code, "exit code; stderr %q", r.stderr)
+	assert.Contains(t, r.stdout, "the timers alone put up to 10,000 firings in one 1s window against a budget of 500, a timer load of 20.00: the server rejects at least 95% of them on their first try, whatever the retry policy")
+	assert.Contains(t, r.stdout, "give each device its own offset within the 1m period", "what to change")
+	rep := readReport(t, dir+"/report.json")
+	assert.Equal(t, verdict.Fail, rep.Verdict)
+	assert.Empty(t, rep.Fixes, "no retry policy fixes timers that alone exceed the server")
+}
+
+// TestGateRefuseCold gates a reconnect whose broker already refuses until
+// warm: the policy fails, and the search for a fix, which offers such a
+// broker no drop rule, is no usage error. The gate exits 1 and writes its
+// report over the previous one.
+func TestGateRefuseCold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays a reconnect of 40,000 devices and its fixes")
+	}
+	dir := t.TempDir()
+	for _, fix := range []string{"--fix=false", "--fix=true"} {
+		r := jitterkit(t, context.Background(), "gate", "--scenario", "reconnect", "--policy", "full:base=10ms,cap=100ms", "--refuse-cold",
+			"--runs", "3", fix, "--report", dir)
+		assert.Equal(t, exitFail, r.code, "%s: exit code; stderr %q", fix, r.stderr)
+		assert.NotContains(t, r.stderr, "no effect", fix)
+		assert.NotContains(t, r.stderr, "was removed", fix)
+		rep := readReport(t, dir+"/report.json")
+		assert.Equal(t, verdict.Fail, rep.Verdict, fix)
+		for _, f := range rep.Fixes {
+			assert.NotContains(t, f.Server, "--on-drop", "%s: a refusing broker drops no session", fix)
+		}
+	}
+}
+
+// TestServerArgs makes a server change on a command line as a user would:
+// a flag given takes the change's value, the others are added.
+func TestServerArgs(t *testing.T) {
+	for _, tc := range []struct{ args, flags, want string }{
+		{"--scenario reconnect --on-drop reset-jitter --runs 3", "--refuse-cold", "--scenario reconnect --on-drop reset-jitter --runs 3 --refuse-cold"},
+		{"--scenario reconnect --on-drop reset-jitter --runs 3", "--on-drop continue", "--scenario reconnect --on-drop continue --runs 3"},
+		{"--scenario overload --drop-expired", "--budget envoy --budget-scope fleet", "--scenario overload --drop-expired --budget envoy --budget-scope fleet"},
+		{"--refuse-cold --scenario reconnect", "--refuse-cold", "--refuse-cold --scenario reconnect"},
+	} {
+		assert.Equal(t, tc.want, strings.Join(serverArgs(strings.Fields(tc.args), tc.flags), " "), "%s + %s", tc.args, tc.flags)
+	}
 }

@@ -73,23 +73,29 @@ func (f family) lockstep(k float64) bool {
 // family that pass on the same scenario, fleet and declared cap, and
 // returns the best: those within the declared cap first, then the one that
 // serves the fleet soonest first. rep holds the gate's findings.
+// On a server model it returns the server's changes that pass, and those
+// the scenario refuses, skipped (see serverFixes).
 //
 // A replay that failed against a server whose fixed Retry-After decides
 // every retry gets no search: the devices wait the hint and never ask their
 // policy, so no change of the policy replays any differently (the advice
-// is about the hint, see reports.Advise).
-func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
+// is about the hint, see reports.Advise). Nor do timers that alone exceed
+// the server from the scenario's offsets (see timersExceed).
+func (g *gate) fixes(rep reports.Report) ([]reports.Fix, []reports.SkippedFix, error) {
 	if judge(rep) != verdict.Fail {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if p := rep.Replay; p != nil && p.Status == verdict.Fail && p.Scenario.Server == sim.RetryAfter {
-		return nil, nil
+		return nil, nil, nil
+	}
+	if p := rep.Replay; p != nil && timersExceed(p) {
+		return nil, nil, nil
 	}
 	if p := rep.Replay; p != nil && p.Scenario.Kind.ServerModel() {
 		// A server model: the changes that end its storm are the server's,
 		// or the devices' reaction to it (see serverChanges).
 		if p.Status != verdict.Fail {
-			return nil, nil
+			return nil, nil, nil
 		}
 		return g.serverFixes()
 	}
@@ -114,7 +120,7 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var within, beyond []reports.Fix
 	seen := map[string]bool{}
@@ -133,7 +139,7 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, error) {
 	// A change within the declared cap keeps a promise the user made; one
 	// beyond it asks for a new one, so it comes after.
 	out := append(best(within), best(beyond)...)
-	return out[:min(len(out), maxFixes)], nil
+	return out[:min(len(out), maxFixes)], nil, nil
 }
 
 // best sorts fixes by when they serve the fleet, soonest first, and drops
@@ -163,6 +169,17 @@ func undominated(fixes []reports.Fix) []reports.Fix {
 		}
 	}
 	return out
+}
+
+// timersExceed reports whether the replay p is of timers whose own
+// offsets, the scenario's, put more firings in one window than the server
+// accepts (see sim.TimersOverload): the firings are the same whatever the
+// policy, so no policy passes, and the fix belongs to the timers' offsets
+// (see reports.Advise). Offsets that are the policy's first delays
+// (sim.OffsetPolicy) change with it, and are searched as any failure is.
+func timersExceed(p *reports.Replay) bool {
+	s := p.Scenario.WithDefaults()
+	return s.TimerOffset != sim.OffsetPolicy && sim.TimersOverload(s, p.Summary) != ""
 }
 
 // families returns the ways the failing policy may change: for a spec, its

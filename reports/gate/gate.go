@@ -653,8 +653,8 @@ func (g *gate) fix(rep *reports.Report) error {
 		rep.FixesNotSearched = judge(*rep) == verdict.Fail
 		return nil
 	}
-	fixes, err := g.fixes(*rep)
-	rep.Fixes = fixes
+	fixes, skipped, err := g.fixes(*rep)
+	rep.Fixes, rep.FixesSkipped = fixes, skipped
 	return err
 }
 

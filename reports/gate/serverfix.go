@@ -83,6 +83,11 @@ func serverChanges(s sim.Scenario) []serverChange {
 				func(s *sim.Scenario) { s.DropExpired = true }})
 		}
 	case sim.Reconnect:
+		if s.RefuseCold {
+			// A broker that refuses until it is warm drops no session:
+			// no rule for a drop changes anything.
+			break
+		}
 		if s.OnDrop != sim.DropContinue {
 			out = append(out, serverChange{
 				"count a session the broker drops right after accepting it as a failed connect, so that the devices' backoff goes on growing instead of resetting: the fix is the reset rule",
@@ -97,29 +102,30 @@ func serverChanges(s sim.Scenario) []serverChange {
 				reports.SideReset,
 				func(s *sim.Scenario) { s.OnDrop = sim.DropResetJitter }})
 		}
-		if !s.RefuseCold {
-			out = append(out, serverChange{
-				"have the broker refuse connects until it is warm instead of accepting and dropping them",
-				"--refuse-cold",
-				reports.SideServer,
-				func(s *sim.Scenario) { s.RefuseCold, s.OnDrop, s.ColdDrop = true, "", 0 }})
-		}
+		out = append(out, serverChange{
+			"have the broker refuse connects until it is warm instead of accepting and dropping them",
+			"--refuse-cold",
+			reports.SideServer,
+			func(s *sim.Scenario) { s.RefuseCold = true }})
 	}
 	return out
 }
 
 // serverFixes replays each server change of a failing server model's
 // replay on the same fleet and policy, and returns those that pass: the
-// replay, not a rule, says which end the storm. They are ranked by how
+// replay, not a rule, says which end the storm. A change the scenario
+// refuses is skipped, and returned with why (see refused): it is no
+// verdict on the policy, and never the run's error. They are ranked by how
 // little they change (a budget the fleet shares, then the devices' reset
 // rule, then the server), then by the time to recover and the retry
 // amplification of their replays, the changes' order breaking ties.
-func (g *gate) serverFixes() ([]reports.Fix, error) {
+func (g *gate) serverFixes() ([]reports.Fix, []reports.SkippedFix, error) {
 	s, err := g.scenario(0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []reports.Fix
+	var skipped []reports.SkippedFix
 	changes := serverChanges(s.WithDefaults())
 	m := g.meter("fix search: changes", int64(len(changes)))
 	defer m.Finish()
@@ -134,8 +140,12 @@ func (g *gate) serverFixes() ([]reports.Fix, error) {
 			// was measured of it.
 			continue
 		}
+		if why, ok := refused(err); ok {
+			skipped = append(skipped, reports.SkippedFix{Change: c.change, Server: c.flags, Reason: why})
+			continue
+		}
 		if err != nil || stopped != nil {
-			return out, err
+			return out, skipped, err
 		}
 		if st := res.Status(); st != verdict.Pass && st != verdict.Warn {
 			continue
@@ -164,5 +174,16 @@ func (g *gate) serverFixes() ([]reports.Fix, error) {
 			cmp.Compare(median(a.Recovery), median(b.Recovery)),
 			cmp.Compare(median(a.Amplification), median(b.Amplification)))
 	})
-	return out, nil
+	return out, skipped, nil
+}
+
+// refused returns why the scenario refuses a candidate whose replay ended
+// with err, and true, when err is a configuration the replay refuses for
+// something other than the memory it would need.
+func refused(err error) (string, bool) {
+	var ce *kit.ConfigError
+	if !errors.As(err, &ce) || ce.Memory {
+		return "", false
+	}
+	return ce.Err.Error(), true
 }
