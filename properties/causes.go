@@ -87,7 +87,7 @@ var remedies = map[Cause]string{
 	AddedJitter:     "Draw the jitter within the whole window, as full or equal jitter do, rather than adding a fixed amount, which becomes negligible as the delays grow.",
 	Realigned:       "Draw each delay from the device's own schedule, not toward a fixed instant: the retries of different devices land together.",
 	OverCap:         "Keep every delay within the declared cap: apply the cap after the jitter, or declare the cap the policy really has.",
-	BadDelay:        "Return finite delays between 0 and the cap, and never panic or block in the factory or in Next.",
+	BadDelay:        "Return finite delays between 0 and the cap, and never panic or block in the factory, in Next or in Observe.",
 	SharedInstance:  "Make a new policy in each call of the factory: a fleet runs one instance per device, and one instance that several devices share draws one stream of delays that no device of a real fleet waits.",
 	WrongStrategy:   "Make the delays follow the declared strategy, or declare the one they follow.",
 }

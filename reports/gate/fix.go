@@ -333,16 +333,29 @@ func scaledCap(cap time.Duration, k float64) time.Duration {
 }
 
 // Scale returns the factory whose devices wait k times the delays f's
-// devices wait: the same policy, slowed down (k > 1) or sped up.
+// devices wait: the same policy, slowed down (k > 1) or sped up. A policy
+// that observes its outcomes ([kit.Observer]) still observes them.
 func Scale(f kit.Factory, k float64) kit.Factory {
 	return func(d kit.Device) kit.Policy {
 		p := f(d)
 		if p == nil {
 			return nil
 		}
+		if o, ok := p.(kit.Observer); ok {
+			return scaledObserver{scaled{p, k}, o}
+		}
 		return scaled{p, k}
 	}
 }
+
+// scaledObserver is a scaled policy that tells its outcomes to the policy
+// it scales.
+type scaledObserver struct {
+	scaled
+	o kit.Observer
+}
+
+func (s scaledObserver) Observe(o kit.Outcome) { s.o.Observe(o) }
 
 type scaled struct {
 	p kit.Policy

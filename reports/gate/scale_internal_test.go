@@ -124,3 +124,48 @@ func TestHoldsRuns(t *testing.T) {
 	assert.InDelta(t, 0.0722, shareBound(0, 40), 1e-4)
 	assert.InDelta(t, 10*0.1*0.1*0.1*0.9*0.9+5*0.1*0.1*0.1*0.1*0.9+0.1*0.1*0.1*0.1*0.1, failsAgain(5, 0.1), 1e-12)
 }
+
+// resetOnSuccess waits 1s, 2s, 4s… after failures and starts over after a
+// success: a policy whose delays depend on what it observes.
+type resetOnSuccess struct{ n int }
+
+func (p *resetOnSuccess) Next() (time.Duration, error) {
+	p.n++
+	return time.Duration(1<<(p.n-1)) * time.Second, nil
+}
+
+func (p *resetOnSuccess) Observe(o kit.Outcome) {
+	if o == kit.Success {
+		p.n = 0
+	}
+}
+
+// TestScaleKeepsObserve scales a policy that observes its outcomes: the
+// scaled policy observes them too, so that a change the fix search
+// replays behaves as the user's policy does, and a policy that observes
+// nothing stays one that does not.
+func TestScaleKeepsObserve(t *testing.T) {
+	p := Scale(func(kit.Device) kit.Policy { return &resetOnSuccess{} }, 2)(kit.Device{ID: "dev-1"})
+	o, ok := p.(kit.Observer)
+	require.True(t, ok, "the scaled policy of an Observer is an Observer")
+	var got []time.Duration
+	for _, out := range []kit.Outcome{kit.Rejection, kit.Rejection, kit.Success, kit.Rejection} {
+		o.Observe(out)
+		if out == kit.Success {
+			continue
+		}
+		d, err := p.Next()
+		require.NoError(t, err)
+		got = append(got, d)
+	}
+	assert.Equal(t, []time.Duration{2 * time.Second, 4 * time.Second, 2 * time.Second}, got, "delays scaled by 2, started over after the success")
+
+	plain := Scale(func(kit.Device) kit.Policy { return constant{} }, 2)(kit.Device{ID: "dev-1"})
+	_, ok = plain.(kit.Observer)
+	assert.False(t, ok, "the scaled policy of a policy that observes nothing observes nothing")
+}
+
+// constant waits 1s before every retry and observes nothing.
+type constant struct{}
+
+func (constant) Next() (time.Duration, error) { return time.Second, nil }
