@@ -409,7 +409,7 @@ func modelAdvice(r Report, remedies []string) []string {
 		i, placed = j, true
 	}
 	if len(r.Fixes) == 0 && p.Status == verdict.Fail && s.Kind.Recovers() && !r.FixesNotSearched {
-		out = append(out, "None of the server-side changes replayed (a bounded queue, dropped expired work; for a broker, counting a drop as a failure and refusing until warm) recovers on this scenario: limit the retries the fleet makes as a whole, with a retry budget shared by every device (--budget KIND --budget-scope fleet), or give the server more capacity.")
+		out = append(out, "None of the changes replayed ("+serverChangesTried(s)+") recovers on this scenario: limit the retries the fleet makes as a whole, with a retry budget shared by every device (--budget KIND --budget-scope fleet), or give the server more capacity.")
 	}
 	if len(r.Fixes) == 0 && p.Status == verdict.Fail && r.FixesNotSearched {
 		out = append(out, "The server-side changes were not replayed (--fix=false, or a gate without its Fix step).")
@@ -531,4 +531,17 @@ func serverSeen(f Fix) string {
 		seen += fmt.Sprintf(", every device is connected after %s", seconds(f.AllServed.Median))
 	}
 	return seen
+}
+
+// serverChangesTried names the kinds of change the fix search replays on
+// a recovery scenario s: a broker that already refuses until warm drops
+// no session, so that no rule for a drop is tried on it.
+func serverChangesTried(s sim.Scenario) string {
+	switch {
+	case s.Kind == sim.Reconnect && s.RefuseCold:
+		return "the budgets of the fleet"
+	case s.Kind == sim.Reconnect:
+		return "the budgets of the fleet, counting a drop as a failure, refusing until warm"
+	}
+	return "the budgets of the fleet, a bounded queue, dropped expired work"
 }

@@ -322,3 +322,24 @@ func TestModelAdviceLeadsWithTheFastestFix(t *testing.T) {
 	}
 	kittest.Golden(t, filepath.Join("testdata", "model-advice.txt"), []byte(b.String()))
 }
+
+// TestNoServerChangeRecovers names, when no change recovers a failing
+// recovery scenario, the changes the search replayed on that scenario:
+// a broker that already refuses until warm is tried on no drop rule.
+func TestNoServerChangeRecovers(t *testing.T) {
+	tests := []struct {
+		s          sim.Scenario
+		tried, not string
+	}{
+		{sim.Scenario{Kind: sim.Overload}, "(the budgets of the fleet, a bounded queue, dropped expired work)", "refusing until warm"},
+		{sim.Scenario{Kind: sim.Reconnect}, "(the budgets of the fleet, counting a drop as a failure, refusing until warm)", "bounded queue"},
+		{sim.Scenario{Kind: sim.Reconnect, RefuseCold: true}, "(the budgets of the fleet)", "counting a drop"},
+	}
+	for _, tt := range tests {
+		r := reports.Report{Policy: reports.Policy{Spec: "full:base=100ms,cap=10s"},
+			Replay: &reports.Replay{Status: verdict.Fail, Scenario: tt.s, Summary: map[sim.Figure]sim.Estimate{}}}
+		advice := strings.Join(reports.Advise(r), "\n")
+		assert.Contains(t, advice, "None of the changes replayed "+tt.tried+" recovers on this scenario", "%s refuse-cold=%v", tt.s.Kind, tt.s.RefuseCold)
+		assert.NotContains(t, advice, tt.not, "%s refuse-cold=%v", tt.s.Kind, tt.s.RefuseCold)
+	}
+}
