@@ -361,8 +361,9 @@ func modelAdvice(r Report, remedies []string) []string {
 		out = append(out, fmt.Sprintf("The retries slow the recovery down: the fleet recovers %s after the dip, %s later than the same fleet without retries (%s), since the work of the attempts that time out still reaches the server (%s attempts per request from the dip on); %s to recover sooner.",
 			seconds(rec), seconds(rec-base), seconds(base), num(p.Summary[sim.AmplificationFromTrigger].Median), tighter(s)))
 	case s.Kind == sim.Overload && p.Status == verdict.Fail:
-		head := fmt.Sprintf("Jitter alone does not end this storm: each attempt that times out leaves its work in the queue, and the retries (%s attempts per request from the dip on) keep the server over its capacity of %s after the dip",
-			num(p.Summary[sim.AmplificationFromTrigger].Median), perSecond(s.AcceptRate))
+		amp, runs := collapsedAmplification(p)
+		head := fmt.Sprintf("Jitter alone does not end this storm: each attempt that times out leaves its work in the queue, and the retries (%s attempts per request from the dip on%s) keep the server over its capacity of %s after the dip",
+			num(amp), runs, perSecond(s.AcceptRate))
 		if noRetries != nil && !noRetries.NeverRecovered(len(p.Runs)) {
 			head += fmt.Sprintf("; without retries the same fleet recovers %s after the dip", seconds(noRetries.Summary[sim.RecoveryTime].Median))
 		}
@@ -544,4 +545,32 @@ func serverChangesTried(s sim.Scenario) string {
 		return "the budgets of the fleet, counting a drop as a failure, refusing until warm"
 	}
 	return "the budgets of the fleet, a bounded queue, dropped expired work"
+}
+
+// collapsedAmplification returns the retry amplification from the trigger
+// on that an Overload's diagnosis quotes, and which runs it is of: the
+// median over the runs that collapsed when some did but the median run
+// recovered (a bimodal fleet, whose median run shows no storm), else the
+// median over every run.
+func collapsedAmplification(p *Replay) (float64, string) {
+	c := p.Collapses
+	if c == nil || c.Collapsed == 0 || 2*c.Collapsed > c.Runs {
+		return p.Summary[sim.AmplificationFromTrigger].Median, ""
+	}
+	var amp []float64
+	for _, r := range p.Runs {
+		if !r.Recovered {
+			amp = append(amp, r.AmplificationFromTrigger)
+		}
+	}
+	if len(amp) == 0 {
+		return p.Summary[sim.AmplificationFromTrigger].Median, ""
+	}
+	slices.Sort(amp)
+	mid := len(amp) / 2
+	m := amp[mid]
+	if len(amp)%2 == 0 {
+		m = (amp[mid-1] + amp[mid]) / 2
+	}
+	return m, fmt.Sprintf(", median over the %s that collapsed", plural(len(amp), "run"))
 }

@@ -343,3 +343,18 @@ func TestNoServerChangeRecovers(t *testing.T) {
 		assert.NotContains(t, advice, tt.not, "%s refuse-cold=%v", tt.s.Kind, tt.s.RefuseCold)
 	}
 }
+
+// TestBimodalOverloadDiagnosis diagnoses an Overload in which a minority
+// of the runs collapsed while the median run recovered at once: the
+// amplification the diagnosis quotes is that of the runs that collapsed,
+// not the median run's, which shows no storm.
+func TestBimodalOverloadDiagnosis(t *testing.T) {
+	runs := []sim.Run{{Recovered: true, AmplificationFromTrigger: 1}, {AmplificationFromTrigger: 3.6}, {Recovered: true, AmplificationFromTrigger: 1},
+		{AmplificationFromTrigger: 3.7}, {Recovered: true, AmplificationFromTrigger: 1}}
+	r := reports.Report{Policy: reports.Policy{Spec: "full:base=1s,cap=30s"},
+		Replay: &reports.Replay{Status: verdict.Fail, Scenario: sim.Scenario{Kind: sim.Overload, AcceptRate: 100}, Runs: runs,
+			Collapses: &sim.Collapses{Runs: 5, Collapsed: 2},
+			Summary:   map[sim.Figure]sim.Estimate{sim.AmplificationFromTrigger: {Median: 1, Low: 1, High: 3.7}}}}
+	advice := strings.Join(reports.Advise(r), "\n")
+	assert.Contains(t, advice, "(3.65 attempts per request from the dip on, median over the 2 runs that collapsed)")
+}
