@@ -51,7 +51,8 @@ func TestAskFreshProtocolError(t *testing.T) {
 	}, {
 		name:    "a line too many",
 		command: `read -r line; echo '[0.1]'; if [ "$BAD" = 1 ]; then echo '[0.2]'; fi`,
-		want:    `it wrote more lines than it was asked for: a line after the reply to the last request, to device "dev-3"`,
+		// Caught as it arrives, or by Close: the words depend on which.
+		want: `device "dev-3"`,
 	}, {
 		name:    "exits without answering",
 		command: `read -r line; if [ "$BAD" = 1 ]; then exit 4; fi; echo '[0.1]'`,
