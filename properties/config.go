@@ -43,8 +43,8 @@ type Config struct {
 	Second kit.Factory
 	// Processes, when set, makes devices in fresh processes of the
 	// policy's program, one process per device, as a fleet runs it (an
-	// exec policy's gate sets it): the first Thresholds.MinDevices devices
-	// of the population are each made in a process of their own and the
+	// exec policy's gate sets it): the first 32 devices of the population
+	// are each made in a process of their own and the
 	// others by the factory, and frozen clock makes its devices in
 	// processes whose clocks stand still. See [Processes].
 	Processes Processes

@@ -154,8 +154,8 @@ func (r *runner) fakeClockStart(ids []string) (start time.Time, ok bool) {
 
 // frozenProcesses is frozen clock for a program: its devices are made in
 // fresh processes, one per device, as a fleet runs the program, each under
-// a frozen clock (Config.Processes). The first Thresholds.MinDevices
-// devices of the population are made twice: every process frozen at one
+// a frozen clock (Config.Processes). The first frozenProcesses devices of
+// the population are made twice: every process frozen at one
 // boot instant, as devices powered on by one relay boot, and each frozen at
 // its own instant a second apart. A program that seeds its generator from
 // the clock when its process starts gives every process at one instant the
@@ -167,12 +167,12 @@ func (r *runner) fakeClockStart(ids []string) (start time.Time, ok bool) {
 // every seed, since nothing else differs between its processes. The check
 // fails when that share is over one half while the devices booted apart
 // stay under it: a policy whose delays spread shares no whole sequence of
-// floating-point delays between two of a hundred devices by chance, and
+// floating-point delays between two of its devices by chance, and
 // half of them is far from both. Lockstep in both cases is not the clock's
 // doing (a policy with no jitter): spread and clusters report it, and the
 // check is inconclusive. Judged on whole sequences rather than on a CV,
 // the check holds a weak jitter (±10%) to no threshold it could miss by
-// sampling error on a hundred devices.
+// sampling error on a few devices.
 //
 // When no clock can be frozen (Processes.Unfrozen), the check is skipped
 // and says why; when the processes fail under the frozen clock, it is
@@ -182,7 +182,7 @@ func (r *runner) frozenProcesses() Result {
 	if why := r.cfg.Processes.Unfrozen(); why != "" {
 		return Result{Name: NameFrozenClock, Status: verdict.Skipped, Detail: "not run: no frozen clock reaches the program's processes: " + why}
 	}
-	n := min(len(r.ids), r.cfg.Thresholds.MinDevices)
+	n := min(len(r.ids), frozenProcesses)
 	k := r.cfg.Attempts
 	ask := func(b boots) ([]device, error) {
 		devs := make([]kit.Device, n)

@@ -30,21 +30,33 @@ type Processes interface {
 	Unfrozen() string
 }
 
+// Devices made in fresh processes when Config.Processes is set. Each costs
+// the start of a process: 20 ms for an interpreter on a quiet machine,
+// half a second on a loaded 2-core runner.
+const (
+	// freshDevices is how many devices of the population are each made in
+	// a fresh process: over three times the group that clusters fails as
+	// lockstep at the default population (more than MaxLockstep, 10 of
+	// 1000 devices), so that processes that share one generator state
+	// show as such a group; and a third of the devices reproducibility
+	// makes again, compared with the same devices made by one process.
+	freshDevices = 32
+	// frozenProcesses is how many devices frozen clock makes in processes
+	// at one frozen instant, and again a second apart. A clock seed puts
+	// every one of them in one group at every seed, and devices that
+	// spread share no whole sequence of floating-point delays by chance:
+	// the outcome depends on how the program seeds, not on sampling.
+	frozenProcesses = 16
+)
+
 // freshDevices returns how many devices of the population the run makes
-// each in a fresh process when Config.Processes is set: the fewest a
-// figure is computed from (Thresholds.MinDevices), so that every figure
-// could be computed on those devices alone. A program whose processes
-// share one generator state puts them all in one sequence, which clusters
-// judges as lockstep once the group exceeds MaxLockstep of the population
-// (10 of 1000 devices at the defaults), ten times fewer; frozen clock
-// makes its own devices in processes at one frozen instant. More would
-// cost a process start each (tens of milliseconds for an interpreter) and
-// show nothing more.
+// each in a fresh process: freshDevices, or none without
+// Config.Processes.
 func (c Config) freshDevices(population int) int {
 	if c.Processes == nil {
 		return 0
 	}
-	return min(population, c.Thresholds.MinDevices)
+	return min(population, freshDevices)
 }
 
 // processesNote says in a check's detail which devices came from fresh

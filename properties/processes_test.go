@@ -113,9 +113,9 @@ func TestProcessesFrozenClock(t *testing.T) {
 		figure   float64
 		frozenAt bool
 	}{
-		{"clock", &fakeProcesses{seeding: clockSeeded}, verdict.Fail, "are those of 100 of the 100 devices; booted a second apart, each process under its own frozen clock, the largest group holds 1: the delays follow the clock", 1, true},
-		{"per device", &fakeProcesses{seeding: idSeeded}, verdict.Pass, "the largest group sharing the first 3 delays holds 1 of them; want at most half", 0.01, true},
-		{"os", &fakeProcesses{seeding: osSeeded}, verdict.Pass, "holds 1 of them", 0.01, true},
+		{"clock", &fakeProcesses{seeding: clockSeeded}, verdict.Fail, "are those of 16 of the 16 devices; booted a second apart, each process under its own frozen clock, the largest group holds 1: the delays follow the clock", 1, true},
+		{"per device", &fakeProcesses{seeding: idSeeded}, verdict.Pass, "the largest group sharing the first 3 delays holds 1 of them; want at most half", 1.0 / 16, true},
+		{"os", &fakeProcesses{seeding: osSeeded}, verdict.Pass, "holds 1 of them", 1.0 / 16, true},
 		{"no faketime", &fakeProcesses{seeding: clockSeeded, unfrozen: "libfaketime.so.1 was not found"}, verdict.Skipped, "not run: no frozen clock reaches the program's processes: libfaketime.so.1 was not found", 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,17 +129,17 @@ func TestProcessesFrozenClock(t *testing.T) {
 			assert.Equal(t, tc.frozenAt, res.ClockFrozen)
 			if tc.status == verdict.Fail {
 				require.NotNil(t, res.Counterexample)
-				assert.Equal(t, 98, res.Counterexample.Others)
+				assert.Equal(t, 14, res.Counterexample.Others)
 				assert.Equal(t, ClockSeed, res.Cause)
 			}
-			// The population's checks judged 100 devices of fresh
+			// The population's checks judged 32 devices of fresh
 			// processes, and say so.
 			spread := result(t, out, NameSpread)
-			assert.Equal(t, 100, spread.Processes)
-			assert.Contains(t, spread.Detail, "(100 of the 1000 devices each in a fresh process of its own, the others from one process)")
-			want := []int{100}
+			assert.Equal(t, 32, spread.Processes)
+			assert.Contains(t, spread.Detail, "(32 of the 1000 devices each in a fresh process of its own, the others from one process)")
+			want := []int{32}
 			if tc.status != verdict.Skipped {
-				want = append(want, -100, -100)
+				want = append(want, -16, -16)
 			}
 			assert.Equal(t, want, tc.fp.asked)
 		})

@@ -32,7 +32,7 @@ var ErrExecTimeout = execpolicy.ErrTimeout
 //
 // The policy models a fleet of processes: on a fleet each device runs the
 // program, so the property checks ask the first devices of their
-// population (Thresholds.MinDevices, 100 by default) each of a fresh
+// population (32) each of a fresh
 // process of its own, started for that device alone, and the frozen-clock
 // check starts its devices' processes under a clock frozen with
 // libfaketime (see LibFaketimeEnv), at one instant and a second apart: a
