@@ -46,7 +46,8 @@ type Config struct {
 	// exec policy's gate sets it): the first 32 devices of the population
 	// are each made in a process of their own and the
 	// others by the factory, and frozen clock makes its devices in
-	// processes whose clocks stand still. See [Processes].
+	// processes whose clocks stand still. See [Processes]. It applies to
+	// Source kit.SourceExec alone.
 	Processes Processes
 	// Source is where the policy comes from, which says which checks
 	// apply (see [kit.Source]); the zero value is a Go factory, to which

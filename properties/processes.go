@@ -51,9 +51,10 @@ const (
 
 // freshDevices returns how many devices of the population the run makes
 // each in a fresh process: freshDevices, or none without
-// Config.Processes.
+// Config.Processes or when the policy is not a program's (Source is not
+// kit.SourceExec), such as a built-in strategy checked beside it.
 func (c Config) freshDevices(population int) int {
-	if c.Processes == nil {
+	if c.Processes == nil || c.Source != kit.SourceExec {
 		return 0
 	}
 	return min(population, freshDevices)

@@ -146,6 +146,17 @@ func TestProcessesFrozenClock(t *testing.T) {
 	}
 }
 
+// TestProcessesOtherSources checks that a policy that is not a program's,
+// such as a built-in strategy a fix search checks with the gate's config,
+// starts no process.
+func TestProcessesOtherSources(t *testing.T) {
+	fp := &fakeProcesses{seeding: idSeeded}
+	out, err := Run(context.Background(), fp.Factory(), Config{Source: kit.SourceSpec, Processes: fp})
+	require.NoError(t, err)
+	assert.Empty(t, fp.asked)
+	assert.Zero(t, result(t, out, NameSpread).Processes)
+}
+
 // TestProcessesFail checks that processes that fail are the run's source
 // failure, never a verdict on the devices of one process.
 func TestProcessesFail(t *testing.T) {
