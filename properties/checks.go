@@ -37,6 +37,11 @@ type runner struct {
 	ids    []string
 	main   sample
 	clean  []device // devices of main without a fault
+	// fresh counts the devices of main made each in a fresh process (see
+	// Config.Processes), the first of the population; freshErr is why
+	// none were, when the processes failed.
+	fresh    int
+	freshErr error
 	// frozen runs the frozen-clock check's devices in a bubble, or is nil.
 	frozen inBubble
 	// suite holds the checks that apply to cfg, in order, and judging

@@ -41,6 +41,14 @@ type Config struct {
 	// Second, when set, is the same policy from a second process (an exec
 	// policy started again), for reproducibility across processes.
 	Second kit.Factory
+	// Processes, when set, makes devices in fresh processes of the
+	// policy's program, one process per device, as a fleet runs it (an
+	// exec policy's gate sets it): the first 32 devices of the population
+	// are each made in a process of their own and the
+	// others by the factory, and frozen clock makes its devices in
+	// processes whose clocks stand still. See [Processes]. It applies to
+	// Source kit.SourceExec alone.
+	Processes Processes
 	// Source is where the policy comes from, which says which checks
 	// apply (see [kit.Source]); the zero value is a Go factory, to which
 	// every check applies.

@@ -67,7 +67,13 @@ func (r *runner) frozenClock() Result {
 	case kit.SourceTrace:
 		return skipped(NameFrozenClock, "recorded delays cannot be drawn again at a frozen instant")
 	case kit.SourceExec:
-		return skipped(NameFrozenClock, "an external program is never told a device's boot instant, and its clock cannot be frozen; a program seeded from its own clock shows as lockstep in spread and clusters")
+		if r.cfg.Processes == nil {
+			return skipped(NameFrozenClock, "an external program is never told a device's boot instant, and no process of it was started under a frozen clock; a program seeded from its own clock shows as lockstep in spread and clusters only when its processes share a second")
+		}
+		if r.main.hangs > 0 || !r.main.complete() {
+			return r.notRun(NameFrozenClock)
+		}
+		return r.frozenProcesses()
 	}
 	if r.main.hangs > 0 || !r.main.complete() {
 		return r.notRun(NameFrozenClock)
@@ -144,4 +150,86 @@ func (r *runner) fakeClockStart(ids []string) (start time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	return c.ClockStart(), true
+}
+
+// frozenProcesses is frozen clock for a program: its devices are made in
+// fresh processes, one per device, as a fleet runs the program, each under
+// a frozen clock (Config.Processes). The first frozenProcesses devices of
+// the population are made twice: every process frozen at one
+// boot instant, as devices powered on by one relay boot, and each frozen at
+// its own instant a second apart. A program that seeds its generator from
+// the clock when its process starts gives every process at one instant the
+// one sequence, whatever the clock's resolution; booted apart, its
+// processes draw apart.
+//
+// The figure is the share of the devices at one instant that wait one
+// whole sequence of delays: 1 for a program seeded from its clock, at
+// every seed, since nothing else differs between its processes. The check
+// fails when that share is over one half while the devices booted apart
+// stay under it: a policy whose delays spread shares no whole sequence of
+// floating-point delays between two of its devices by chance, and
+// half of them is far from both. Lockstep in both cases is not the clock's
+// doing (a policy with no jitter): spread and clusters report it, and the
+// check is inconclusive. Judged on whole sequences rather than on a CV,
+// the check holds a weak jitter (±10%) to no threshold it could miss by
+// sampling error on a few devices.
+//
+// When no clock can be frozen (Processes.Unfrozen), the check is skipped
+// and says why; when the processes fail under the frozen clock, it is
+// inconclusive, with their error.
+func (r *runner) frozenProcesses() Result {
+	res := Result{Name: NameFrozenClock, Threshold: 0.5, Unit: "of the devices", Want: "≤", ClockFrozen: true}
+	if why := r.cfg.Processes.Unfrozen(); why != "" {
+		return Result{Name: NameFrozenClock, Status: verdict.Skipped, Detail: "not run: no frozen clock reaches the program's processes: " + why}
+	}
+	n := min(len(r.ids), frozenProcesses)
+	k := r.cfg.Attempts
+	ask := func(b boots) ([]device, error) {
+		devs := make([]kit.Device, n)
+		for i, id := range r.ids[:n] {
+			devs[i] = kit.Device{ID: id, Boot: b.of(i)}
+		}
+		f, err := r.cfg.Processes.Fresh(r.ctx, devs, k, true)
+		if err != nil {
+			return nil, err
+		}
+		return cleanDevices(collect(r.ctx, f, r.ids[:n], b, k, r.cfg)), nil
+	}
+	shared, err := ask(boots{at: r.cfg.Boot})
+	var spaced []device
+	if err == nil {
+		spaced, err = ask(boots{at: r.cfg.Boot, apart: bootApart})
+	}
+	if err != nil {
+		return Result{Name: NameFrozenClock, Status: verdict.Inconclusive, ClockFrozen: true,
+			Detail: fmt.Sprintf("the program's processes failed under a frozen clock, so the check has no devices to judge: %v", err)}
+	}
+	if len(shared) < n || len(spaced) < n || reached(shared, 0) < n || reached(spaced, 0) < n {
+		return r.notEnough(NameFrozenClock, min(reached(shared, 0), reached(spaced, 0)), "gave a first delay in their frozen processes")
+	}
+	one, _ := largestGroup(shared, k)
+	two, _ := largestGroup(spaced, k)
+	share := float64(len(one)) / float64(n)
+	apart := float64(len(two)) / float64(n)
+	res.Figure, res.Processes = share, 2*n
+	where := fmt.Sprintf("%d devices, each in a fresh process of its own under a clock frozen at one instant, %s (libfaketime)", n, r.cfg.Boot.Format(time.RFC3339))
+	switch {
+	case share <= 0.5:
+		res.Status = verdict.Pass
+		res.Detail = fmt.Sprintf("%s: the largest group sharing the first %d delays holds %d of them; want at most half", where, k, len(one))
+	case apart <= 0.5:
+		res.Status = verdict.Fail
+		ce := &Counterexample{Devices: shown(one, k), SameSequence: true, Seed: r.seed, Replay: r.replay()}
+		ce.Devices = ce.Devices[:min(2, len(ce.Devices))]
+		ce.Others = len(one) - len(ce.Devices)
+		res.Counterexample = ce
+		res.Detail = fmt.Sprintf("%s: the first %d delays of %q, %s, are those of %d of the %d devices; booted a second apart, each process under its own frozen clock, the largest group holds %d: the delays follow the clock the program read when its process started; want at most half in one group",
+			where, k, one[0].id, formatDelays(one[0].delays), len(one), n, len(two))
+	default:
+		res.Status = verdict.Inconclusive
+		res.Figure = apart
+		res.Detail = fmt.Sprintf("the devices wait one sequence even when their processes boot a second apart (%d of %d, %d of %d at one instant), so a frozen clock has no spread to collapse: the lack of spread is spread's finding, not the clock's",
+			len(two), n, len(one), n)
+	}
+	return res
 }

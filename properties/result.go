@@ -12,8 +12,9 @@ import (
 )
 
 // A Result is the outcome of one check. Its JSON, a check of report.json,
-// is keyed by the fields' names in lower case and leaves out Unit, Want,
-// Counterexample, Cause and Remedy when they are empty.
+// is keyed by the fields' names in lower case (clock_frozen for
+// ClockFrozen) and leaves out Unit, Want, Counterexample, Cause, Remedy,
+// Processes and ClockFrozen when they are empty.
 type Result struct {
 	// Name is the check's short name, one of the Name* constants such as
 	// "spread".
@@ -47,6 +48,13 @@ type Result struct {
 	// check that passed, was inconclusive or was skipped.
 	Cause  Cause  `json:"cause,omitempty"`
 	Remedy string `json:"remedy,omitempty"`
+	// Processes counts the devices the check judged that were each made
+	// in a fresh process of the policy's program, as a fleet runs it (see
+	// Config.Processes); 0 when they all came from one process, or from
+	// Go code. ClockFrozen says that those processes ran under a frozen
+	// clock, every one at its device's boot instant (frozen clock).
+	Processes   int  `json:"processes,omitempty"`
+	ClockFrozen bool `json:"clock_frozen,omitempty"`
 }
 
 // UnitCV is the unit of the spread figures: the coefficient of variation of

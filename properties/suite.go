@@ -200,7 +200,20 @@ func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
 	if len(r.ids) == 0 {
 		r.ids = population(r.seed, cfg.Devices)
 	}
-	r.main = collect(r.ctx, f, r.ids, boots{at: cfg.Boot}, cfg.CapAttempts, cfg)
+	main := f
+	if n := cfg.freshDevices(len(r.ids)); n > 0 {
+		devs := make([]kit.Device, n)
+		for i, id := range r.ids[:n] {
+			devs[i] = kit.Device{ID: id, Boot: cfg.Boot}
+		}
+		fresh, err := cfg.Processes.Fresh(r.ctx, devs, cfg.CapAttempts, false)
+		if err != nil {
+			r.freshErr = err
+		} else {
+			main, r.fresh = fresh, n
+		}
+	}
+	r.main = collect(r.ctx, main, r.ids, boots{at: cfg.Boot}, cfg.CapAttempts, cfg)
 	r.clean = cleanDevices(r.main)
 	return r
 }
@@ -212,6 +225,9 @@ func (r *runner) outcome(frozen inBubble) Outcome {
 	r.frozen = frozen
 	var out Outcome
 	out.Err = sourceErrors(r.main)
+	if r.freshErr != nil {
+		out.Err = r.freshErr
+	}
 	out.Hung, out.Shared = r.main.hangs > 0, r.main.shared > 0
 	for _, c := range r.suite {
 		r.judged(c.name)
@@ -255,6 +271,7 @@ func (r *runner) judged(name string) Result {
 	}
 	res := r.settle(c.run(r))
 	res.Why = c.why
+	r.noteProcesses(&res)
 	j.res, j.done = res, true
 	return res
 }

@@ -62,12 +62,13 @@ var helpPolicies = cli.WrapLines(`A policy comes from one of four sources.
   A built-in strategy: STRATEGY[:key=value,...]. Strategies: none, full, equal, decorrelated. Keys: base and cap (durations), multiplier (default 2), seed (device, the default; clock; constant). For example full:base=100ms,cap=10s or decorrelated:base=1s,cap=300s.
 
 --exec CMD
-  A program in any language, started once with sh -c CMD. jitterkit writes one JSON request per line to its standard input, and the program answers each with one line, in order: up to "attempts" delays, in seconds.
+  A program in any language, started with sh -c CMD. jitterkit writes one JSON request per line to its standard input, and the program answers each with one line, in order: up to "attempts" delays, in seconds.
 
     jitterkit -> program   {"device":"dev-000017","attempts":5}
     program -> jitterkit   [0.042,0.171,0.305,0.77,1.2]
 
   Fewer delays mean the policy stops retrying. NaN, Infinity, -Infinity and negative delays are the policy's defect (exit 1). A reply that is not an array of numbers, a missing reply, a program that exits early or does not answer within --exec-timeout is a protocol error (exit 2). When jitterkit is done with the program it stops its process group, and on Linux every process that descends from it or keeps its environment, after setsid too; a process that both leaves the program's tree and clears its environment (setsid env -i ...) is out of reach.
+  --exec models a fleet of processes, as a fleet runs the program: the checks ask the first 32 devices each of a fresh process of its own (at most 8 at a time), and the frozen-clock check starts 32 more under a clock frozen with libfaketime (Debian's faketime package; JITTERKIT_LIBFAKETIME names the library), 16 at one instant and 16 a second apart, so that a program seeded from its clock when it starts fails. Without libfaketime that check is skipped and says why. The checks' other devices, and the replay's, are asked of one long-running process, several devices each: the same delays as a fleet's when a device's delays do not depend on the process that draws them, which reproducibility compares.
   Example: --exec 'python3 policy.py'.
 
 --trace FILE

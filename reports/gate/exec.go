@@ -30,6 +30,21 @@ var ErrExecTimeout = execpolicy.ErrTimeout
 // a shell that cannot be started is an error here; a program that breaks
 // the protocol is an error of the gate, naming the device and the line.
 //
+// The policy models a fleet of processes: on a fleet each device runs the
+// program, so the property checks ask the first devices of their
+// population (32) each of a fresh
+// process of its own, started for that device alone, and the frozen-clock
+// check starts its devices' processes under a clock frozen with
+// libfaketime (see LibFaketimeEnv), at one instant and a second apart: a
+// program that seeds its generator from the clock when it starts gives
+// every process at one instant the same delays. The other devices of the
+// checks, and those of the replays, are asked of one long-running
+// process, several devices each: a program that answers each device as
+// its own process would gives the replay the same delays from one process
+// as from many, and costs one start instead of one per device. Whether
+// that holds is what reproducibility compares: the devices of the fresh
+// processes made again by the long-running one.
+//
 // When Run's property checks find the program reproducible, Run's replays
 // ask it each request once (see Config.Checks).
 func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Policy, error) {
@@ -73,7 +88,8 @@ func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Pol
 			}
 			return p.Factory(), nil
 		},
-		reuse: first.Reusing,
+		reuse:     first.Reusing,
+		processes: &processes{command: command, opt: opt, own: first.Factory()},
 		Err: func() error {
 			for _, p := range programs() {
 				if err := p.Err(); err != nil {

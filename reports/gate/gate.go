@@ -53,6 +53,10 @@ type Policy struct {
 	// each request once, keeping its replies within budget bytes; nil for
 	// other sources (see reuseReplies).
 	reuse func(budget int64) kit.Factory
+	// processes makes an external program's devices in fresh processes,
+	// one per device, for the checks (see properties.Processes); nil for
+	// other sources.
+	processes *processes
 }
 
 // SpecPolicy returns the built-in strategy s describes, named by its spec.
@@ -478,6 +482,9 @@ func (g *gate) checksConfig() properties.Config {
 		// in time; a second watch on each call would make machine speed
 		// a verdict.
 		cfg.CallTimeout = -1
+		if g.p.processes != nil {
+			cfg.Processes = g.p.processes
+		}
 	}
 	if s := g.p.Spec; s != nil {
 		claim := *s

@@ -199,6 +199,9 @@ type Options struct {
 	Grace time.Duration
 	// Dir is the program's working directory; empty means the current one.
 	Dir string
+	// Env holds variables, KEY=value, added to the environment the program
+	// inherits from the kit, such as a frozen clock's (see AskFresh).
+	Env []string
 }
 
 // A Program is a running exec-protocol policy. Its Factory may be used from
@@ -286,8 +289,14 @@ func Start(ctx context.Context, command string, opt Options) (*Program, error) {
 	inR, inW, outR, outW, errR, errW := files[0], files[1], files[2], files[3], files[4], files[5]
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Dir = opt.Dir
+	if len(opt.Env) > 0 {
+		cmd.Env = append(os.Environ(), opt.Env...)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = ownGroup()
+	// The pipes are files, so Wait copies nothing and returns once the
+	// leader is reaped; WaitDelay bounds it anyway, should that change.
+	cmd.WaitDelay = opt.Grace
 	track := newTracker(cmd)
 	err := cmd.Start()
 	// The child holds its own copies of its ends of the pipes.

@@ -1,0 +1,104 @@
+package execpolicy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// A Fresh is one device asked of a process of its own: its id, and the
+// variables added to that process's environment (a frozen clock's, say).
+type Fresh struct {
+	Device string
+	Env    []string
+}
+
+// AskFresh asks each device of asks its first n delays from a fresh
+// process of its own, as a fleet runs a program: every device starts the
+// program, and nothing one device's process drew or read reaches
+// another's. At most atOnce processes run at a time (at least one). Each
+// process is started with sh -c like Start, sent its device's one request,
+// and closed once its reply is read, so that a line too many is found as in
+// Close; its process group and every process it started are stopped then.
+//
+// It returns the replies in the order of asks. The first device whose
+// process breaks the protocol fails the call with that process's
+// *ProtocolError, naming the device and the line; the processes still
+// running are then stopped, and those not yet started never are. Of
+// several devices that fail, the error is the one earliest in asks among
+// those that failed of themselves. A shell that cannot be started is an
+// error too, and so is the end of ctx.
+//
+// A process's silence is judged by opt.Timeout, as one program's is, from
+// the request it is sent: a process waiting for its turn is not started,
+// so how many run at once does not make one time out.
+func AskFresh(ctx context.Context, command string, opt Options, asks []Fresh, n, atOnce int) ([][]float64, error) {
+	if n <= 0 {
+		panic(fmt.Sprintf("execpolicy: AskFresh of %d delays", n))
+	}
+	atOnce = max(1, atOnce)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	replies := make([][]float64, len(asks))
+	errs := make([]error, len(asks))
+	turns := make(chan struct{}, atOnce)
+	var wg sync.WaitGroup
+	for i, a := range asks {
+		select {
+		case turns <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-turns }()
+			replies[i], errs[i] = askOne(ctx, command, opt, a, n)
+			if errs[i] != nil {
+				stop()
+			}
+		})
+	}
+	wg.Wait()
+	var first error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.As(err, new(*ProtocolError)):
+			return nil, err
+		case first == nil:
+			first = err
+		}
+	}
+	if first == nil && ctx.Err() != nil {
+		// Stopped before every device was asked, by the caller.
+		first = context.Cause(ctx)
+	}
+	if first != nil {
+		return nil, first
+	}
+	return replies, nil
+}
+
+// askOne starts one process, asks it the first n delays of a's device, and
+// closes it.
+func askOne(ctx context.Context, command string, opt Options, a Fresh, n int) ([]float64, error) {
+	opt.Env = append(opt.Env[:len(opt.Env):len(opt.Env)], a.Env...)
+	p, err := Start(ctx, command, opt)
+	if err != nil {
+		return nil, err
+	}
+	delays, err := p.wait(p.request(a.Device, n, nil))
+	cerr := p.Close()
+	switch {
+	case errors.As(cerr, new(*ProtocolError)):
+		// Close's error holds the first one, with the program's words.
+		return nil, cerr
+	case err != nil:
+		return nil, err
+	case cerr != nil:
+		return nil, cerr
+	}
+	return delays, nil
+}
