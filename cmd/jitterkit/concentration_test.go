@@ -35,10 +35,10 @@ func TestExecMostlyLockstep(t *testing.T) {
 	require.Equal(t, exitFail, r.code, "exit code; stderr %q\n%s", r.stderr, r.stdout)
 	for _, want := range []string{
 		"3 checks failed: spread, clusters, cap-phase",
-		"FAIL     spread           96.7% of the fleet   < 11.2%    delay 1 of 967 of 1000 devices lies within 498.7µs of 100.5ms, in one window of 1ms (1% of the delay), CV 0.085; want spread: fewer than 112 in one window (independent devices spread with CV 0.05 reach 112 with probability below 1e-07)",
-		"FAIL     clusters         96.7% of the fleet   < 11.2%    the retries after delay 1 of 967 of 1000 devices land within 498.7µs of 100.5ms",
-		"FAIL     cap-phase        96.7% of the fleet   < 11.2%    delay 4 of 967 of 1000 devices lies within 499.8µs of 800.5ms",
-		"PASS     bounds",
+		"FAIL    spread           96.7% of the fleet    < 11.2%    delay 1 of 967 of 1000 devices lies within 498.7µs of 100.5ms, in one window of 1ms (1% of the delay), CV 0.085; want spread: fewer than 112 in one window (independent devices spread with CV 0.05 reach 112 with probability below 1e-07)",
+		"FAIL    clusters         96.7% of the fleet    < 11.2%    the retries after delay 1 of 967 of 1000 devices land within 498.7µs of 100.5ms",
+		"FAIL    cap-phase        96.7% of the fleet    < 11.2%    delay 4 of 967 of 1000 devices lies within 499.8µs of 800.5ms",
+		"PASS    bounds",
 	} {
 		assert.Contains(t, r.stdout, want, "the output of check")
 	}
