@@ -539,3 +539,35 @@ func TestOverloadDefaultRecovers(t *testing.T) {
 		}
 	})
 }
+
+// TestRecoveryOfADrainingQueue pins a replayed overload where the share of
+// the outcomes learned and the former rule, failures over the attempts
+// sent, disagree. After the dip the queue of 240 drains: in the first
+// window, 34s–39s, the clients send 381 attempts and learn 570 answers,
+// many to attempts sent in the dip, and 4 timeouts. 4 of 574 outcomes is
+// 0.7%, within 1%: the run recovered at the trigger's end. 4 over 381
+// attempts sent is 1.05%, and the former rule judged it recovered a
+// window later, 5s after.
+func TestRecoveryOfADrainingQueue(t *testing.T) {
+	s := Scenario{Kind: Overload, Clients: 1498, Rate: 80, AcceptRate: 208, Timeout: 1221 * time.Millisecond,
+		Dip: 0.21294187633139244, DipFor: 3580 * time.Millisecond, QueueLimit: 240, Horizon: 66 * time.Second}
+	spec, err := kit.ParseSpec("full:base=100ms,cap=10s")
+	require.NoError(t, err)
+	res, err := Replay(t.Context(), spec.Factory(), s, Config{Runs: 5, Seed: 286, Resamples: 200})
+	require.NoError(t, err)
+	run := res.Runs[3]
+	require.NotNil(t, run.Series)
+	windows := s.RecoveryWindows(run.Series)
+	require.NotEmpty(t, windows)
+	w := windows[0]
+	sent := 0
+	for _, n := range run.Series.sent()[w.From:w.To] {
+		sent += n
+	}
+	assert.Equal(t, RecoveryWindow{From: 34, To: 39, Failures: 4, Successes: 570}, w)
+	assert.Equal(t, 381, sent, "attempts sent in the window")
+	assert.Greater(t, w.Failures*recoveryShare, sent, "the former rule fails the window")
+	assert.True(t, w.Within(), "4 of 574 outcomes")
+	assert.True(t, run.Recovered)
+	assert.Equal(t, time.Duration(0), run.RecoveredAfter)
+}
