@@ -339,7 +339,7 @@ func seriesCaption(p *Replay) string {
 			fmt.Fprintf(&b, ". From the trigger's start at %s on it stopped no attempt, so no instant marks retries allowed again", seconds(trig.from))
 		}
 	}
-	fmt.Fprintf(&b, ". The replay is judged on recovery: from %s on, in 5s windows, the service has recovered from the first window from which every window's failures are at most 1%% of the attempts sent in it. This run %s",
+	fmt.Fprintf(&b, ". The replay is judged on recovery: from %s on, in 5s windows, the service has recovered from the first window from which every window's failures are at most 1%% of the outcomes learned in it (its failures and successes). This run %s",
 		seconds(s.RecoveryFrom().Seconds()), recoveryPhrase(s, run))
 	if run.Recovered {
 		fmt.Fprintf(&b, ", at %s, the dotted line", seconds((s.RecoveryFrom() + run.RecoveredAfter).Seconds()))
@@ -398,7 +398,7 @@ func modelGlossary(p *Replay) []htmlTerm {
 	}
 	terms := []htmlTerm{
 		{"trigger", "What knocks the service over: " + trigger + "."},
-		{"recovery", fmt.Sprintf("From the trigger's end, rounded up to a whole second (%s), time is cut into 5s windows; the service has recovered from the first window from which on every window's failed attempts (timeouts, rejections and drops, counted when the client learns of them) are at most 1%% of the attempts sent in it. The replay fails when its median run has not recovered by the %s horizon.", duration(s.RecoveryFrom()), duration(s.Horizon))},
+		{"recovery", fmt.Sprintf("From the trigger's end, rounded up to a whole second (%s), time is cut into 5s windows; the service has recovered from the first window from which on every window's failed attempts (timeouts, rejections and drops) are at most 1%% of the outcomes learned in it: the failures over the failures and successes the clients learned in the window, the error rate of the attempts whose fate became known then, never above 100%% (a timeout or a drop is learned seconds after its attempt was sent, so the attempts sent in a window are no denominator). The replay fails when its median run has not recovered by the %s horizon.", duration(s.RecoveryFrom()), duration(s.Horizon))},
 		{"retry amplification", "The attempts sent over the first attempts: 1 when nothing is retried."},
 		{"goodput", "Of what was offered from the trigger's end on (the requests offered from the dip's end in an overload, the whole fleet in a reconnect, whose devices all wait for the broker's return), the share that succeeded by the horizon: at most 100%. A request offered before the dip's end counts in neither part, though it may be answered after."},
 		{"peak ratio", fmt.Sprintf("The most retry arrivals in one second of a run over the server's capacity of %s. It is reported beside recovery and does not decide: a bounded queue can peak high and recover at once.", perSecond(s.AcceptRate))},

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/sim"
@@ -258,71 +256,45 @@ func mermaidArrivals(p *Replay) string {
 	return b.String()
 }
 
-// Recovery windows, as the server models judge them (see
-// [sim.RecoveryTime]): a window recovers when its failures are at most
-// 1/recoveryShare of the attempts sent in it.
-const (
-	recoveryWindow = 5 // seconds
-	recoveryShare  = 100
-)
-
 // recoveryWindows tabulates the recovery windows of the replay's
-// representative run: from the instant recovery is judged from, rounded
-// up to a whole second, whole windows of 5s up to the horizon, each with
-// its failures and the attempts sent in it (a budget's rejections at the
-// client count as both). Consecutive windows on the same side of 1% share
-// a row, and the rows are cut at ten. A sentence says how the replay is
-// judged and what the run did. It returns "" when the run has no series
-// or no whole window follows the trigger.
+// representative run, as the server models judge them (see
+// [sim.Scenario.RecoveryWindows]): from the instant recovery is judged
+// from, rounded up to a whole second, whole windows of 5s up to the
+// horizon, each with the failures and successes its clients learned in
+// it, and the failures' share of those outcomes, at most 100%.
+// Consecutive windows on the same side of 1% share a row, and the rows
+// are cut at ten. A sentence says how the replay is judged and what the
+// run did. It returns "" when the run has no series or no whole window
+// follows the trigger.
 func recoveryWindows(p *Replay) string {
 	if p.Representative < 0 || p.Representative >= len(p.Runs) {
 		return ""
 	}
 	run := p.Runs[p.Representative]
-	ser := run.Series
-	if ser == nil {
-		return ""
-	}
 	s := p.Scenario.WithDefaults()
-	first := int(math.Ceil(s.RecoveryFrom().Seconds()))
-	n := min(len(ser.Failures), len(ser.FirstSent), len(ser.RetriesSent), int(s.Horizon/time.Second))
-	windows := (n - first) / recoveryWindow
-	if first < 0 || windows <= 0 {
+	windows := s.RecoveryWindows(run.Series)
+	if len(windows) == 0 {
 		return ""
 	}
 	type span struct {
-		from, to         int // windows
-		failed, attempts int
-		worst            float64 // the largest share of failures in a window
-		within           bool
+		from, to          int // windows
+		failed, succeeded int
+		worst             float64 // the largest share of failures in a window
+		within            bool
 	}
 	var spans []span
-	for w := range windows {
-		var failed, attempts int
-		for i := first + w*recoveryWindow; i < first+(w+1)*recoveryWindow; i++ {
-			failed += ser.Failures[i]
-			attempts += ser.FirstSent[i] + ser.RetriesSent[i]
-			if i < len(ser.Throttled) {
-				attempts += ser.Throttled[i]
-			}
-		}
-		share := 0.0
-		if attempts > 0 {
-			share = float64(failed) / float64(attempts)
-		} else if failed > 0 {
-			share = 1
-		}
-		within := failed*recoveryShare <= attempts
+	for w, win := range windows {
+		within := win.Within()
 		if k := len(spans) - 1; k >= 0 && spans[k].within == within {
-			spans[k].to, spans[k].failed, spans[k].attempts = w, spans[k].failed+failed, spans[k].attempts+attempts
-			spans[k].worst = max(spans[k].worst, share)
+			spans[k].to, spans[k].failed, spans[k].succeeded = w, spans[k].failed+win.Failures, spans[k].succeeded+win.Successes
+			spans[k].worst = max(spans[k].worst, win.Share())
 			continue
 		}
-		spans = append(spans, span{from: w, to: w, failed: failed, attempts: attempts, worst: share, within: within})
+		spans = append(spans, span{from: w, to: w, failed: win.Failures, succeeded: win.Successes, worst: win.Share(), within: within})
 	}
-	at := func(w int) string { return seconds(float64(first + w*recoveryWindow)) }
+	first, width := windows[0].From, windows[0].To-windows[0].From
 	var b strings.Builder
-	fmt.Fprintf(&b, "| Windows | Failures | Attempts sent | Most failures per attempt in a window | Each window within 1%%? |\n|---|--:|--:|--:|---|\n")
+	fmt.Fprintf(&b, "| Windows | Failures | Successes | Most failures among the outcomes of a window | Each window within 1%%? |\n|---|--:|--:|--:|---|\n")
 	shown, more := cut(len(spans))
 	for _, sp := range spans[:shown] {
 		count := plural(sp.to-sp.from+1, "window")
@@ -330,14 +302,14 @@ func recoveryWindows(p *Replay) string {
 		if sp.within {
 			yes = "yes"
 		}
-		fmt.Fprintf(&b, "| %s–%s (%s) | %s | %s | %s%% | %s |\n", at(sp.from), at(sp.to+1), count,
-			num(float64(sp.failed)), num(float64(sp.attempts)), num(round3(100*sp.worst)), yes)
+		fmt.Fprintf(&b, "| %s–%s (%s) | %s | %s | %s%% | %s |\n", seconds(float64(windows[sp.from].From)), seconds(float64(windows[sp.to].To)), count,
+			num(float64(sp.failed)), num(float64(sp.succeeded)), num(round3(100*sp.worst)), yes)
 	}
 	if more != "" {
 		fmt.Fprintf(&b, "| %s | | | | |\n", more)
 	}
-	fmt.Fprintf(&b, "\nThe replay is judged on recovery, not on the peak ratio: from %s on, in %ds windows, the service has recovered from the first window from which every window's failures are at most 1%% of the attempts sent in it, provided some client succeeded in them. Run %d (seed %d), the median run by recovery, %s.\n",
-		seconds(float64(first)), recoveryWindow, p.Representative+1, run.Seed, recoveryPhrase(s, run))
+	fmt.Fprintf(&b, "\nThe replay is judged on recovery, not on the peak ratio: from %s on, in %ds windows, the service has recovered from the first window from which every window's failures are at most 1%% of the outcomes learned in it (its failures and successes, counted when the client learns them), provided some client succeeded in them. Run %d (seed %d), the median run by recovery, %s.\n",
+		seconds(float64(first)), width, p.Representative+1, run.Seed, recoveryPhrase(s, run))
 	return b.String()
 }
 

@@ -199,7 +199,7 @@ func TestMarkdownServerModel(t *testing.T) {
 		want, not []string
 	}{
 		{"overload", sim.Scenario{Kind: sim.Overload, QueueLimit: 50},
-			[]string{"## Recovery windows", "| Windows | Failures | Attempts sent |", "| 35s–40s (1 window) |", "The replay is judged on recovery, not on the peak ratio: from 35s on, in 5s windows",
+			[]string{"## Recovery windows", "| Windows | Failures | Successes | Most failures among the outcomes of a window |", "| 35s–40s (1 window) |", "The replay is judged on recovery, not on the peak ratio: from 35s on, in 5s windows",
 				"recovered 5s after the dip.", "accept budget of 100, reported, not judged"},
 			[]string{"threshold", "## Arrivals per window", "mermaid"}},
 		{"reconnect", sim.Scenario{Kind: sim.Reconnect},

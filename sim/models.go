@@ -240,10 +240,10 @@ func (s Scenario) validateOverload() error {
 	case s.Budget.Kind != NoBudget && s.Budget.Kind != Adaptive && s.Budget.Kind != Breaker && s.Retries == NoRetries:
 		return invalid("budget %s limits retries, and the clients make none (retries 0)", s.Budget)
 	case s.Rate*(s.Horizon-s.recoveryStart()).Seconds() < recoveryShare:
-		// A window passes when at most 1% of its attempts fail: with
-		// fewer attempts than that after the trigger, no failure share
-		// other than none can be told apart, and a fleet that sends
-		// nothing would pass.
+		// A window passes when at most 1% of the outcomes learned in it
+		// are failures: with fewer requests than that after the
+		// trigger, no failure share other than none can be told apart,
+		// and a fleet that sends nothing would pass.
 		return invalid("rate %v requests a second offers %.1f requests from the dip's end to the %v horizon, fewer than %d: too few to judge whether 1%% of them fail; raise the rate or the horizon", s.Rate, s.Rate*(s.Horizon-s.recoveryStart()).Seconds(), s.Horizon, recoveryShare)
 	}
 	if err := s.Budget.validate(); err != nil {

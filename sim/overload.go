@@ -301,38 +301,39 @@ func newSeries(n int) Series {
 const (
 	recoveryWindow = 5 // seconds
 	// recoveryShare: a window recovers when its failures are at most
-	// 1/recoveryShare of its attempts.
+	// 1/recoveryShare of the outcomes learned in it.
 	recoveryShare = 100
 )
 
 // recovery judges whether the service recovered after a dip that ended at
-// end, from the per-second failures, attempts sent and successes of a run
-// that ended at horizon. It cuts the time from end, rounded up to a whole
-// second, into whole windows of 5s before the horizon, and the service has
-// recovered from the start of the first window from which on every
-// window's failures are at most 1% of the attempts sent in it, provided
-// some client succeeded in the windows: windows in which clients that
-// gave up send nothing prove nothing. It returns Pass and that instant;
-// Fail when the last window fails, or no client succeeded in any window;
-// Inconclusive when no whole window follows the dip.
-func recovery(end, horizon time.Duration, failures, sent, successes []int) (verdict.Status, time.Duration) {
+// end, from the per-second failures and successes of a run that ended at
+// horizon, each counted in the second its client learned it. It cuts the
+// time from end, rounded up to a whole second, into whole windows of 5s
+// before the horizon, and the service has recovered from the start of the
+// first window from which on every window's failures are at most 1% of the
+// outcomes learned in it (its failures and successes): the error rate of
+// the attempts whose fate became known in the window, as an error-rate
+// objective counts it, and so never above 100%. The attempts sent in a
+// window are no denominator: a timeout or a drop is learned seconds after
+// its attempt was sent, often in a later window than the one that sent it.
+// A window passes only if some client succeeded in the windows: windows in
+// which clients that gave up learn nothing prove nothing. It returns Pass
+// and that instant; Fail when the last window fails, or no client
+// succeeded in any window; Inconclusive when no whole window follows the
+// dip.
+func recovery(end, horizon time.Duration, failures, successes []int) (verdict.Status, time.Duration) {
 	first := int((int64(end) + nsPerSec - 1) / nsPerSec)
-	windows := int((horizon - time.Duration(first)*time.Second) / (recoveryWindow * time.Second))
-	if windows <= 0 {
+	windows := recoveryWindows(first, horizon, failures, successes)
+	if len(windows) == 0 {
 		return verdict.Inconclusive, 0
 	}
 	served := 0
-	for s := first; s < first+windows*recoveryWindow; s++ {
-		served += successes[s]
+	for _, w := range windows {
+		served += w.Successes
 	}
 	from := -1 // the first window of the last run of windows that pass
-	for w := windows - 1; w >= 0; w-- {
-		var failed, attempts int
-		for s := first + w*recoveryWindow; s < first+(w+1)*recoveryWindow; s++ {
-			failed += failures[s]
-			attempts += sent[s]
-		}
-		if failed*recoveryShare > attempts {
+	for w := len(windows) - 1; w >= 0; w-- {
+		if !windows[w].Within() {
 			break
 		}
 		from = w
@@ -341,6 +342,63 @@ func recovery(end, horizon time.Duration, failures, sent, successes []int) (verd
 		return verdict.Fail, 0
 	}
 	return verdict.Pass, time.Duration(first+from*recoveryWindow) * time.Second
+}
+
+// RecoveryWindow is one window of the recovery judgement: the failures and
+// the successes its clients learned in it.
+type RecoveryWindow struct {
+	// From and To are the window's start and end, in whole seconds from
+	// the run's start.
+	From, To            int
+	Failures, Successes int
+}
+
+// Share is the window's failures among the outcomes learned in it, between
+// 0 and 1; 0 when it learned none.
+func (w RecoveryWindow) Share() float64 {
+	if w.Failures == 0 {
+		return 0
+	}
+	return float64(w.Failures) / float64(w.Failures+w.Successes)
+}
+
+// Within says whether the window's failures are at most 1% of the outcomes
+// learned in it. A window that learned nothing has no failure, and is.
+func (w RecoveryWindow) Within() bool {
+	return w.Failures*recoveryShare <= w.Failures+w.Successes
+}
+
+// RecoveryWindows returns the windows in which a run of s is judged on
+// recovery (see [Run].Recovered): the whole 5s windows from
+// s.RecoveryFrom() to the horizon, with the failures and successes of
+// series in each. It returns none when series is nil, too short, or no
+// whole window follows the trigger.
+func (s Scenario) RecoveryWindows(series *Series) []RecoveryWindow {
+	if series == nil {
+		return nil
+	}
+	s = s.WithDefaults()
+	first := int((int64(s.recoveryStart()) + nsPerSec - 1) / nsPerSec)
+	n := time.Duration(min(len(series.Failures), len(series.Successes))) * time.Second
+	return recoveryWindows(first, min(s.Horizon, n), series.Failures, series.Successes)
+}
+
+// recoveryWindows cuts the seconds from first to horizon into whole
+// windows of failures and successes.
+func recoveryWindows(first int, horizon time.Duration, failures, successes []int) []RecoveryWindow {
+	n := int((horizon - time.Duration(first)*time.Second) / (recoveryWindow * time.Second))
+	if first < 0 || n <= 0 {
+		return nil
+	}
+	out := make([]RecoveryWindow, n)
+	for w := range out {
+		out[w].From, out[w].To = first+w*recoveryWindow, first+(w+1)*recoveryWindow
+		for s := out[w].From; s < out[w].To; s++ {
+			out[w].Failures += failures[s]
+			out[w].Successes += successes[s]
+		}
+	}
+	return out
 }
 
 // summarize sets the figures of r that derive from its counts.
@@ -355,7 +413,7 @@ func (r *overloadRun) summarize(o overload) {
 	r.Amplification = ratio(r.Attempts+r.Throttled, r.Requests)
 	r.AmplificationFromTrigger = ratio(r.AttemptsFromTrigger, r.RequestsFromTrigger)
 	r.GoodputAfterTrigger = ratio(r.SuccessesAfterTrigger, r.RequestsAfterTrigger)
-	r.Recovery, r.RecoveredAt = recovery(o.DipStart+o.DipLength, o.Horizon, r.Series.Failures, r.Series.sent(), r.Series.Successes)
+	r.Recovery, r.RecoveredAt = recovery(o.DipStart+o.DipLength, o.Horizon, r.Series.Failures, r.Series.Successes)
 }
 
 // events returns the number of the model's events in the run: attempts

@@ -355,14 +355,14 @@ func TestCapacityProfileFinish(t *testing.T) {
 // ends at 2.5s (windows from 3s), a horizon of 23s (four whole windows,
 // 3-8, 8-13, 13-18, 18-23).
 func TestRecovery(t *testing.T) {
-	window := func(failures ...int) []int {
+	window := func(counts ...int) []int {
 		s := make([]int, 23)
-		for w, f := range failures {
+		for w, f := range counts {
 			s[3+5*w] = f
 		}
 		return s
 	}
-	sent := window(100, 100, 100, 100)
+	served := window(99, 99, 99, 99)
 	for _, c := range []struct {
 		name     string
 		failures []int
@@ -370,42 +370,95 @@ func TestRecovery(t *testing.T) {
 		at       time.Duration
 	}{
 		{"no failures", window(0, 0, 0, 0), verdict.Pass, 3 * time.Second},
-		{"1% is within", window(1, 1, 1, 1), verdict.Pass, 3 * time.Second},
+		{"1% of the outcomes is within", window(1, 1, 1, 1), verdict.Pass, 3 * time.Second},
 		{"failing until the third window", window(50, 2, 0, 1), verdict.Pass, 13 * time.Second},
 		{"a window that fails again", window(0, 2, 0, 0), verdict.Pass, 13 * time.Second},
 		{"failing in the last window", window(0, 0, 0, 2), verdict.Fail, 0},
 		{"failures before the dip's end do not count", append([]int{9, 9, 9}, window(0, 0, 0, 0)[3:]...), verdict.Pass, 3 * time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			status, at := recovery(2500*time.Millisecond, 23*time.Second, c.failures, sent, sent)
+			status, at := recovery(2500*time.Millisecond, 23*time.Second, c.failures, served)
 			assert.Equal(t, c.status, status)
 			assert.Equal(t, c.at, at)
 		})
 	}
 	t.Run("a partial last window is not judged", func(t *testing.T) {
 		failures := append(window(0, 0, 0, 0), 50, 50)
-		status, at := recovery(2500*time.Millisecond, 25*time.Second, failures, append(slices.Clone(sent), 100, 100), append(slices.Clone(sent), 100, 100))
+		status, at := recovery(2500*time.Millisecond, 25*time.Second, failures, append(slices.Clone(served), 0, 0))
 		assert.Equal(t, verdict.Pass, status)
 		assert.Equal(t, 3*time.Second, at)
 	})
 	t.Run("no whole window after the dip", func(t *testing.T) {
-		status, _ := recovery(20*time.Second, 23*time.Second, window(0, 0, 0, 0), sent, sent)
+		status, _ := recovery(20*time.Second, 23*time.Second, window(0, 0, 0, 0), served)
 		assert.Equal(t, verdict.Inconclusive, status)
 	})
-	t.Run("a window without attempts fails only with failures", func(t *testing.T) {
-		status, _ := recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 1), window(100, 100, 100, 0), window(100, 100, 100, 0))
+	t.Run("a window that learns only failures fails, one that learns nothing passes", func(t *testing.T) {
+		status, _ := recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 1), window(99, 99, 99, 0))
 		assert.Equal(t, verdict.Fail, status)
-		status, _ = recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 0), window(100, 100, 100, 0), window(100, 100, 100, 0))
+		status, _ = recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 0), window(99, 99, 99, 0))
 		assert.Equal(t, verdict.Pass, status)
 	})
 	t.Run("windows in which nobody succeeded prove nothing", func(t *testing.T) {
 		// Clients that gave up send nothing, and fail nothing.
-		status, _ := recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 0), window(0, 0, 0, 0), window(0, 0, 0, 0))
+		status, _ := recovery(2500*time.Millisecond, 23*time.Second, window(0, 0, 0, 0), window(0, 0, 0, 0))
 		assert.Equal(t, verdict.Fail, status)
-		status, at := recovery(2500*time.Millisecond, 23*time.Second, window(9, 0, 0, 0), window(10, 0, 0, 0), window(1, 0, 0, 0))
+		status, at := recovery(2500*time.Millisecond, 23*time.Second, window(9, 0, 0, 0), window(1, 0, 0, 0))
 		assert.Equal(t, verdict.Pass, status, "one success, then nobody left to send")
 		assert.Equal(t, 8*time.Second, at)
 	})
+}
+
+// TestRecoveryShareOfOutcomes pins windows where the share of failures among
+// the outcomes learned in a window, the rule, and the failures over the
+// attempts sent in it disagree. An outcome is learned after its attempt is
+// sent: a timeout a whole timeout later, a drop when the client notices, an
+// answer after the queue drains. So a window's failures can outnumber its
+// attempts, a share above 100% that is no share, and a window after a dip
+// can learn the answers of attempts sent before it.
+func TestRecoveryShareOfOutcomes(t *testing.T) {
+	// The failures over the attempts sent, each window: the former rule.
+	sentRule := func(failures, sent []int) verdict.Status {
+		for w := range 4 {
+			if failures[3+5*w]*recoveryShare > sent[3+5*w] {
+				return verdict.Fail
+			}
+		}
+		return verdict.Pass
+	}
+	window := func(counts ...int) []int {
+		s := make([]int, 23)
+		for w, f := range counts {
+			s[3+5*w] = f
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name                      string
+		failures, successes, sent []int
+		status, byAttempts        verdict.Status
+	}{
+		// The clients stopped sending after the dip; the last window
+		// learns the timeouts of 105 attempts sent in the one before,
+		// and 100 sent in it: 105% of its attempts fail, 100% of the
+		// outcomes learned in it.
+		{"failures learned exceed the attempts sent", window(0, 0, 0, 105), window(99, 99, 99, 0), window(99, 99, 205, 100), verdict.Fail, verdict.Fail},
+		// The queue built in the dip drains: the first window sends 50
+		// attempts and learns 150 answers, one of them late. One
+		// failure among 151 outcomes is within 1%; one failure over 50
+		// attempts sent is 2%.
+		{"a draining queue answers more than is sent", window(1, 0, 0, 0), window(150, 99, 99, 99), window(50, 99, 99, 99), verdict.Pass, verdict.Fail},
+		// The server queues most of the last window's 1000 attempts
+		// past the horizon: it learns one failure and 50 answers. One
+		// failure over 1000 attempts is 0.1%, but one in 51 of the
+		// attempts whose fate is known failed.
+		{"attempts still pending do not dilute the failures", window(0, 0, 0, 1), window(99, 99, 99, 50), window(99, 99, 99, 1000), verdict.Fail, verdict.Pass},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, _ := recovery(2500*time.Millisecond, 23*time.Second, c.failures, c.successes)
+			assert.Equal(t, c.status, status)
+			assert.Equal(t, c.byAttempts, sentRule(c.failures, c.sent), "the former rule")
+		})
+	}
 }
 
 // TestOverloadValidate checks that out-of-range fields are refused, named.
@@ -485,4 +538,36 @@ func TestOverloadDefaultRecovers(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRecoveryOfADrainingQueue pins a replayed overload where the share of
+// the outcomes learned and the former rule, failures over the attempts
+// sent, disagree. After the dip the queue of 240 drains: in the first
+// window, 34s–39s, the clients send 381 attempts and learn 570 answers,
+// many to attempts sent in the dip, and 4 timeouts. 4 of 574 outcomes is
+// 0.7%, within 1%: the run recovered at the trigger's end. 4 over 381
+// attempts sent is 1.05%, and the former rule judged it recovered a
+// window later, 5s after.
+func TestRecoveryOfADrainingQueue(t *testing.T) {
+	s := Scenario{Kind: Overload, Clients: 1498, Rate: 80, AcceptRate: 208, Timeout: 1221 * time.Millisecond,
+		Dip: 0.21294187633139244, DipFor: 3580 * time.Millisecond, QueueLimit: 240, Horizon: 66 * time.Second}
+	spec, err := kit.ParseSpec("full:base=100ms,cap=10s")
+	require.NoError(t, err)
+	res, err := Replay(t.Context(), spec.Factory(), s, Config{Runs: 5, Seed: 286, Resamples: 200})
+	require.NoError(t, err)
+	run := res.Runs[3]
+	require.NotNil(t, run.Series)
+	windows := s.RecoveryWindows(run.Series)
+	require.NotEmpty(t, windows)
+	w := windows[0]
+	sent := 0
+	for _, n := range run.Series.sent()[w.From:w.To] {
+		sent += n
+	}
+	assert.Equal(t, RecoveryWindow{From: 34, To: 39, Failures: 4, Successes: 570}, w)
+	assert.Equal(t, 381, sent, "attempts sent in the window")
+	assert.Greater(t, w.Failures*recoveryShare, sent, "the former rule fails the window")
+	assert.True(t, w.Within(), "4 of 574 outcomes")
+	assert.True(t, run.Recovered)
+	assert.Equal(t, time.Duration(0), run.RecoveredAfter)
 }

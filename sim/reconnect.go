@@ -264,7 +264,7 @@ type reconnectRun struct {
 	Series Series
 
 	// Recovery and RecoveredAt judge, from DownEnd on, whether the
-	// failures fell to at most 1% of the connects sent (see recovery).
+	// failures fell to at most 1% of the outcomes learned (see recovery).
 	Recovery    verdict.Status
 	RecoveredAt time.Duration
 	// Amplification is Attempts over Devices; GoodputAfterTrigger the
@@ -280,7 +280,7 @@ func (r *reconnectRun) summarize(c reconnect) {
 	if r.Served < c.Devices {
 		r.AllServed = 0
 	}
-	r.Recovery, r.RecoveredAt = recovery(time.Duration(c.downEnd()), c.Horizon, r.Series.Failures, r.Series.sent(), r.Series.Successes)
+	r.Recovery, r.RecoveredAt = recovery(time.Duration(c.downEnd()), c.Horizon, r.Series.Failures, r.Series.Successes)
 }
 
 // events returns the number of the model's events in the run: connects

@@ -234,8 +234,13 @@ type Run struct {
 	// the trigger's end, rounded up to a whole second, time is cut into 5s
 	// windows, and the service has recovered from the start of the first
 	// window from which on every window's failed attempts (timeouts,
-	// rejections and drops, counted when the client learns of them) are at
-	// most 1% of the attempts sent in it. It has not when the last whole
+	// rejections and drops) are at most 1% of the outcomes learned in it:
+	// of the failures and successes its clients learned in the window, the
+	// error rate of the attempts whose fate became known then, as an
+	// error-rate objective counts it, so never above 100% (the attempts
+	// sent in a window are no denominator: a timeout or a drop is learned
+	// seconds after its attempt was sent). See [Scenario.RecoveryWindows]
+	// for the windows. It has not when the last whole
 	// window before the horizon still fails. RecoveredAfter is that start,
 	// measured from the trigger's end rounded up; zero when it did not.
 	Recovered      bool
