@@ -176,8 +176,10 @@ type Outcome struct {
 	EarlyDelays [][]time.Duration
 	// Err reports failures of the policy's source, such as an external
 	// program that stopped answering, with the device and attempt; the
-	// checks then ran on the devices that answered. It is nil when the
-	// source answered every call.
+	// checks then ran on the devices that answered, unless it was a
+	// device made in a fresh process (Config.Processes) that failed: then
+	// none ran, and Results is empty. It is nil when the source answered
+	// every call.
 	Err error
 	// Hung reports that a call of the policy for a device of the
 	// population, to the factory or to Next, did not return within

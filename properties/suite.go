@@ -208,10 +208,13 @@ func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
 		}
 		fresh, err := cfg.Processes.Fresh(r.ctx, devs, cfg.CapAttempts, false)
 		if err != nil {
+			// A program that breaks the protocol in a process of its own
+			// is asked nothing more: each further process would wait out
+			// its silence again.
 			r.freshErr = err
-		} else {
-			main, r.fresh = fresh, n
+			return r
 		}
+		main, r.fresh = fresh, n
 	}
 	r.main = collect(r.ctx, main, r.ids, boots{at: cfg.Boot}, cfg.CapAttempts, cfg)
 	r.clean = cleanDevices(r.main)
@@ -223,11 +226,11 @@ func newRunner(ctx context.Context, f kit.Factory, cfg Config) *runner {
 // cause, which may read the results of others.
 func (r *runner) outcome(frozen inBubble) Outcome {
 	r.frozen = frozen
+	if r.freshErr != nil {
+		return Outcome{Err: r.freshErr}
+	}
 	var out Outcome
 	out.Err = sourceErrors(r.main)
-	if r.freshErr != nil {
-		out.Err = r.freshErr
-	}
 	out.Hung, out.Shared = r.main.hangs > 0, r.main.shared > 0
 	for _, c := range r.suite {
 		r.judged(c.name)

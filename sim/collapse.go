@@ -154,7 +154,7 @@ func collapseLooks(bound, level float64) []int {
 // String says what the runs establish, as a pass or a failure reads it:
 //
 //	0 of 20 runs collapsed: a chance of collapse below 13.9% at 95%
-//	6 of 20 runs collapsed, never recovering: a chance of collapse of 30%, between 14.2% and 50.8% at 95%; the first is run 3, seed 1234
+//	6 of 20 runs collapsed, never recovering: a chance of collapse of 30%: at least 14.2% and at most 50.8%, each bound at 95%; the first is run 3, seed 1234
 func (c Collapses) String() string {
 	runs := "runs"
 	if c.Runs == 1 {
@@ -167,15 +167,21 @@ func (c Collapses) String() string {
 		c.Collapsed, c.Runs, runs, c.Chance(), c.First, c.Seed)
 }
 
-// Chance says what the runs bound of the chance of collapse:
+// Chance says what the runs bound of the chance of collapse, each bound
+// one-sided at Level (together, two bounds at 95% each make an interval at
+// 90%, which is why they are not called one):
 //
 //	a chance of collapse below 13.9% at 95%
-//	a chance of collapse of 30%, between 14.2% and 50.8% at 95%
+//	a chance of collapse of 30%: at least 14.2% and at most 50.8%, each bound at 95%
+//	a chance of collapse of 100%: at least 86.1% at 95%
 func (c Collapses) Chance() string {
-	if c.Collapsed == 0 {
+	switch {
+	case c.Collapsed == 0:
 		return fmt.Sprintf("a chance of collapse below %s at %s", percent(c.High), percent(c.Level))
+	case c.Collapsed == c.Runs:
+		return fmt.Sprintf("a chance of collapse of %s: at least %s at %s", percent(c.Share), percent(c.Low), percent(c.Level))
 	}
-	return fmt.Sprintf("a chance of collapse of %s, between %s and %s at %s", percent(c.Share), percent(c.Low), percent(c.High), percent(c.Level))
+	return fmt.Sprintf("a chance of collapse of %s: at least %s and at most %s, each bound at %s", percent(c.Share), percent(c.Low), percent(c.High), percent(c.Level))
 }
 
 // percent writes a share as a percentage of three significant digits.

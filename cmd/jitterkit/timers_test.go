@@ -79,8 +79,8 @@ func TestReplayTimerOffsetFlag(t *testing.T) {
 // and the command that replays it, and that command fails too.
 func TestReplayCollapse(t *testing.T) {
 	for _, c := range []struct{ dip, want string }{
-		{"1250ms", "6 of 20 runs never recovered from the trigger within the replay's 5m horizon: a chance of collapse of 30%, between 14% and 50.8% at 95%"},
-		{"1280ms", "8 of 20 runs never recovered from the trigger within the replay's 5m horizon: a chance of collapse of 40%, between 21.7% and 60.6% at 95%"},
+		{"1250ms", "6 of 20 runs never recovered from the trigger within the replay's 5m horizon: a chance of collapse of 30%: at least 14% and at most 50.8%, each bound at 95%"},
+		{"1280ms", "8 of 20 runs never recovered from the trigger within the replay's 5m horizon: a chance of collapse of 40%: at least 21.7% and at most 60.6%, each bound at 95%"},
 	} {
 		r := jitterkit(t, context.Background(), "replay", "--scenario", "overload", "--policy", "full:base=1s,cap=30s", "--dip-for", c.dip, "--seed", "1", "--fix=false")
 		assert.Equal(t, exitFail, r.code, "--dip-for %s: exit code; stderr %q", c.dip, r.stderr)

@@ -74,6 +74,21 @@ func Headlines(kind sim.Kind) []sim.Figure {
 // builtinScale), from the checks' measure of its first delays in rep, as
 // the comparison's note says.
 func (g *gate) compare(rep reports.Report, res sim.Result) (reports.Comparison, error) {
+	if g.cfg.Replay.CollapseBound > 0 {
+		// Every cell replays the default runs: a bound on the chance of
+		// collapse is asked of the gate's verdict, and would multiply
+		// the comparison's work by as much for every cell.
+		h := *g
+		h.cfg.Replay.CollapseBound = 0
+		own, stopped, err := h.replayOn(cell{p: g.p}, h.cfg.Replay, nopMeter{})
+		switch {
+		case err != nil:
+			return reports.Comparison{}, err
+		case stopped != nil:
+			return reports.Comparison{}, &DefectError{Policy: g.p.Name, Err: stopped}
+		}
+		return h.compare(rep, own)
+	}
 	f := Headlines(res.Scenario.Kind)[0]
 	c := reports.Comparison{Figure: f, Scenario: res.Scenario, Config: res.Config}
 	row := reports.ComparisonRow{Clients: res.Scenario.Clients}

@@ -49,10 +49,11 @@ var ErrExecTimeout = execpolicy.ErrTimeout
 // ask it each request once (see Config.Checks).
 func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Policy, error) {
 	opt := execpolicy.Options{Timeout: timeout}
-	// Once one of the programs has broken the protocol, the others are
-	// stopped at once rather than given their time to end their output:
-	// the run has failed, and a twin of a program that hangs on to its
-	// output would hold the run for a whole timeout.
+	// Once one of the programs, or of the fresh processes, has broken the
+	// protocol, the others are stopped at once rather than given their
+	// time to end their output: the run has failed, and a twin of a
+	// program that hangs on to its output would hold the run for a whole
+	// timeout.
 	ctx, abandon := context.WithCancel(ctx)
 	var mu sync.Mutex
 	var started []*execpolicy.Program
@@ -76,6 +77,7 @@ func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Pol
 		abandon()
 		return Policy{}, err
 	}
+	procs := &processes{command: command, opt: opt, own: first.Factory()}
 	return Policy{
 		Name:    command,
 		Source:  kit.SourceExec,
@@ -89,8 +91,11 @@ func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Pol
 			return p.Factory(), nil
 		},
 		reuse:     first.Reusing,
-		processes: &processes{command: command, opt: opt, own: first.Factory()},
+		processes: procs,
 		Err: func() error {
+			if err := procs.err(); err != nil {
+				return err
+			}
 			for _, p := range programs() {
 				if err := p.Err(); err != nil {
 					return err
@@ -101,6 +106,9 @@ func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Pol
 		Close: func() error {
 			defer abandon()
 			ps := programs()
+			if procs.err() != nil {
+				abandon()
+			}
 			for _, p := range ps {
 				if p.Err() != nil {
 					abandon()

@@ -819,6 +819,11 @@ func (g *gate) replayOn(c cell, cfg sim.Config, m Meter) (res sim.Result, stoppe
 		m.Add(int64(s.WithDefaults().Clients) * int64(len(res.Runs)))
 	}
 	res.Config = cfg.WithDefaults()
+	if res.Stop != nil {
+		// A replay that stops by a rule made at most Stop.MaxRuns: a
+		// bound on the chance of collapse asks for more than the default.
+		res.Config.Runs = res.Stop.MaxRuns
+	}
 	if stopped, err = g.outcome(p, err); stopped != nil || err != nil {
 		return res, stopped, err
 	}

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,6 +52,16 @@ type processes struct {
 	once     sync.Once
 	faketime string // libfaketime's path, once found and tried
 	why      string // why no clock can be frozen, or ""
+
+	mu     sync.Mutex
+	broken error // the first protocol error of a fresh process, or nil
+}
+
+// err returns the first protocol error of a fresh process, or nil.
+func (ps *processes) err() error {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.broken
 }
 
 // Fresh asks each of devs its first n delays from a process of its own (at
@@ -70,6 +81,13 @@ func (ps *processes) Fresh(ctx context.Context, devs []kit.Device, n int, frozen
 	}
 	replies, err := execpolicy.AskFresh(ctx, ps.command, ps.opt, asks, n, freshAtOnce())
 	if err != nil {
+		if errors.As(err, new(*execpolicy.ProtocolError)) {
+			ps.mu.Lock()
+			if ps.broken == nil {
+				ps.broken = err
+			}
+			ps.mu.Unlock()
+		}
 		return nil, err
 	}
 	a := &answers{own: ps.own, byID: make(map[string][]float64, len(devs))}

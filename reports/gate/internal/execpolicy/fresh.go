@@ -32,7 +32,8 @@ type Fresh struct {
 //
 // A process's silence is judged by opt.Timeout, as one program's is, from
 // the request it is sent: a process waiting for its turn is not started,
-// so how many run at once does not make one time out.
+// so how many run at once does not make one time out. Once its reply is
+// read and its input closed, it has EndWait to end its output, as in Close.
 func AskFresh(ctx context.Context, command string, opt Options, asks []Fresh, n, atOnce int) ([][]float64, error) {
 	if n <= 0 {
 		panic(fmt.Sprintf("execpolicy: AskFresh of %d delays", n))

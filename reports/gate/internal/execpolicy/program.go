@@ -49,8 +49,8 @@
 // program. A program that stops reading its input, so that the kit's write
 // blocks, is silent with a request waiting too. A slow but steady program
 // never times out, however long the fleet takes. Close waits by the same
-// rule for the replies still owed and for the end of the output, so a
-// program that does not exit when its input ends holds Close for Timeout.
+// rule for the replies still owed, and then EndWait for the end of the
+// output: a program that does not exit when its input ends is stopped.
 //
 // # Which reply belongs to which request
 //
@@ -152,6 +152,14 @@ const (
 	// DefaultGrace is how long a program being stopped has to exit by
 	// itself, and again after SIGTERM, before SIGKILL.
 	DefaultGrace = 500 * time.Millisecond
+
+	// EndWait is how long a program whose input is closed, and that owes
+	// no reply, may hold its output open without writing (see Close):
+	// long enough for a line too many that a program writes as its input
+	// ends to arrive, on a loaded machine too, and short enough that a
+	// program that ignores the end of its input, started for each of a
+	// fleet's devices, does not cost each a whole Timeout.
+	EndWait = 2 * time.Second
 )
 
 const (
@@ -186,9 +194,10 @@ type Options struct {
 	Attempts int
 	// Timeout is the one limit on the program's speed: how long it may go
 	// without writing while at least one request waits for its reply;
-	// default DefaultTimeout. See the package documentation. It bounds
-	// Close too: a program whose input has been closed may go Timeout
-	// without writing before it is taken to have said all it will.
+	// default DefaultTimeout. See the package documentation. Once its
+	// input is closed and it owes no reply, a program may go EndWait (or
+	// Timeout, when shorter) without writing before it is taken to have
+	// said all it will, and stopped.
 	Timeout time.Duration
 	// Grace is how long a program being stopped has to exit by itself, and
 	// again after SIGTERM, before SIGKILL; default DefaultGrace. Once the
@@ -381,8 +390,8 @@ var errClosed = errors.New("execpolicy: program closed")
 // when the context of Start is done before the output ended, since the
 // check is then incomplete. Requests made after Close fail.
 //
-// The program may go Timeout without writing, while a reply is owed or
-// before its output ends; once its first process has exited, the children
+// The program may go Timeout without writing while a reply is owed, and
+// EndWait before its output ends; once its first process has exited, the children
 // still holding its output have Grace. Then its process group and every
 // process it started are stopped: Grace to exit, SIGTERM, Grace, SIGKILL.
 // Close returns once the program has been reaped, and returns the same
@@ -445,7 +454,7 @@ func (p *Program) awaitEnd() bool {
 		pending := len(p.pending) > 0
 		from := later(p.waitFrom, p.lastOut)
 		p.mu.Unlock()
-		limit := p.opt.Timeout
+		limit := min(p.opt.Timeout, EndWait)
 		if exited == nil {
 			limit = p.opt.Grace
 		}
