@@ -24,10 +24,11 @@ type Fresh struct {
 //
 // It returns the replies in the order of asks. The first device whose
 // process breaks the protocol fails the call with that process's
-// *ProtocolError, naming the device and the line; the processes still
-// running are then stopped, and those not yet started never are. Of
-// several devices that fail, the error is the one earliest in asks among
-// those that failed of themselves. A shell that cannot be started is an
+// *ProtocolError, naming the device and the line; the processes of the
+// devices after it are then stopped, and those not yet started never are,
+// while those before it run to their end. Of several devices that fail,
+// the error is the one earliest in asks, whatever the order in which
+// their processes failed. A shell that cannot be started is an
 // error too, and so is the end of ctx.
 //
 // A process's silence is judged by opt.Timeout, as one program's is, from
@@ -39,10 +40,34 @@ func AskFresh(ctx context.Context, command string, opt Options, asks []Fresh, n,
 		panic(fmt.Sprintf("execpolicy: AskFresh of %d delays", n))
 	}
 	atOnce = max(1, atOnce)
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
 	replies := make([][]float64, len(asks))
 	errs := make([]error, len(asks))
+	// A device that fails stops the processes of the devices after it,
+	// never those before it: the error is then the earliest device's that
+	// fails of itself, however the processes' speeds interleave.
+	var mu sync.Mutex
+	cancels := make([]context.CancelFunc, len(asks))
+	failed := len(asks) // the earliest device that failed
+	defer func() {
+		for _, cancel := range cancels {
+			if cancel != nil {
+				cancel()
+			}
+		}
+	}()
+	fail := func(i int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if i >= failed {
+			return
+		}
+		failed = i
+		for _, cancel := range cancels[i+1:] {
+			if cancel != nil {
+				cancel()
+			}
+		}
+	}
 	turns := make(chan struct{}, atOnce)
 	var wg sync.WaitGroup
 	for i, a := range asks {
@@ -50,14 +75,21 @@ func AskFresh(ctx context.Context, command string, opt Options, asks []Fresh, n,
 		case turns <- struct{}{}:
 		case <-ctx.Done():
 		}
-		if ctx.Err() != nil {
+		mu.Lock()
+		over := ctx.Err() != nil || i > failed
+		var actx context.Context
+		if !over {
+			actx, cancels[i] = context.WithCancel(ctx)
+		}
+		mu.Unlock()
+		if over {
 			break
 		}
 		wg.Go(func() {
 			defer func() { <-turns }()
-			replies[i], errs[i] = askOne(ctx, command, opt, a, n)
+			replies[i], errs[i] = askOne(actx, command, opt, a, n)
 			if errs[i] != nil {
-				stop()
+				fail(i)
 			}
 		})
 	}
