@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -26,8 +27,11 @@ import (
 	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
-// regateSeeds are the seeds every offered change is gated again at.
-var regateSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+// regateSeeds is how many seeds, 1 to regateSeeds, every offered change is
+// gated again at: three in the suite, which a change that passes by the
+// luck of one seed fails often enough; the corpus's measure over more
+// seeds is -corpus.seeds 10.
+var regateSeeds = flag.Int("corpus.seeds", 3, "gate every change TestAdviceCorpus offers again at seeds 1 to `N`")
 
 // corpusPolicy is a program speaking the exec protocol: full jitter seeded
 // from the device id, its base, cap and a factor that multiplies every
@@ -70,7 +74,7 @@ type corpusCase struct {
 // and without the search it claims none.
 func TestAdviceCorpus(t *testing.T) {
 	if testing.Short() {
-		t.Skip("gates about 20 failing policies and each change offered at ten seeds; the full run is the normal suite's")
+		t.Skip("gates about 20 failing policies and each change offered at three seeds; the full run is the normal suite's")
 	}
 	dir := t.TempDir()
 	program := filepath.Join(dir, "policy.py")
@@ -176,7 +180,8 @@ func TestAdviceCorpus(t *testing.T) {
 			for _, fix := range rep.Fixes {
 				offered++
 				tc.checkCapClaim(t, fix)
-				for _, seed := range regateSeeds {
+				for i := range *regateSeeds {
+					seed := uint64(i) + 1
 					got := tc.regate(t, dir, fix, seed)
 					gated++
 					if !assert.Equal(t, verdict.Pass, got.Verdict, "%s, gated again at seed %d: %s", fix.Change, seed, got.reason) {
@@ -186,7 +191,7 @@ func TestAdviceCorpus(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d cases; %d changes offered, each gated again at %d seeds: %d gates", len(cases), offered, len(regateSeeds), gated)
+	t.Logf("%d cases; %d changes offered, each gated again at %d seeds: %d gates", len(cases), offered, *regateSeeds, gated)
 }
 
 // TestComparisonAtThePolicysScale compares a program's own full jitter
