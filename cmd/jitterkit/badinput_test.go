@@ -32,7 +32,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{`frobnicate`}, 2, `jitterkit: unknown command "frobnicate": want demo, check, replay, gate, compare, help or version (see "jitterkit help")`},
 		{[]string{`gaet`}, 2, `jitterkit: unknown command "gaet" (did you mean gate?): want demo, check, replay, gate, compare, help or version (see "jitterkit help")`},
 		{[]string{`version`, `now`}, 2, `jitterkit: version takes no arguments, got "now" (see "jitterkit help")`},
-		{[]string{`help`, `frobnicate`}, 2, `jitterkit: no help on "frobnicate": want demo, check, replay, gate, compare or policies`},
+		{[]string{`help`, `frobnicate`}, 2, `jitterkit: no help on "frobnicate": want demo, check, replay, gate, compare, policies or a topic: outage, long-outage, storm, periodic, periodic-aligned, overload, reconnect, contention, budgets, recovery, runs, outputs`},
 		{[]string{`check`, `extra`}, 2, `jitterkit: check takes no arguments, got "extra" (see "jitterkit help check")`},
 		{[]string{`check`, `--dwon`}, 2, `jitterkit: check does not take --dwon (see "jitterkit help check")`},
 		{[]string{`replay`, `--policy`, `full`, `--down`}, 2, `jitterkit: --down needs a value: --down DURATION (see "jitterkit help replay")`},

@@ -40,6 +40,12 @@ func TestHelp(t *testing.T) {
 		{[]string{"version"}, "version.txt"},
 		{[]string{"help", "demo"}, "help/demo.txt"},
 	}
+	for _, tp := range topicList {
+		tests = append(tests, struct {
+			args   []string
+			golden string
+		}{[]string{"help", tp.name}, "help/" + tp.name + ".txt"})
+	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			r := jitterkit(t, context.Background(), tt.args...)
@@ -49,11 +55,50 @@ func TestHelp(t *testing.T) {
 		})
 	}
 	for _, command := range commands {
+		help := commandHelp(command)
 		for _, f := range flags {
-			described := strings.Contains(commandHelp(command), "  --"+f.Name+" ")
-			assert.Equal(t, table.Takes(&f, command), described, "help for %s describes --%s, as %s takes it", command, f.Name, command)
+			described := strings.Contains(help, "\n  --"+f.Name+" ")
+			if f.Topic == "" {
+				assert.Equal(t, table.Takes(&f, command), described, "help for %s describes --%s, as %s takes it", command, f.Name, command)
+				continue
+			}
+			assert.False(t, described, "help for %s describes --%s, which the topic %s describes", command, f.Name, f.Topic)
+			if table.Takes(&f, command) {
+				tp, ok := topicOf(f.Topic)
+				require.True(t, ok, "--%s: no topic %s", f.Name, f.Topic)
+				assert.Contains(t, help, "\n  "+f.Topic+" ", "help for %s lists the topic %s, which describes --%s", command, f.Topic, f.Name)
+				assert.Contains(t, tp.help(), "\n  --"+f.Name+" ", "the topic %s describes --%s", f.Topic, f.Name)
+			}
 		}
 	}
+	assert.LessOrEqual(t, strings.Count(commandHelp("gate"), "\n"), 120, "the gate's help, in lines")
+}
+
+// TestHelpExamples parses every example of the help's topics as its
+// command would: an example the command refuses is a broken promise.
+func TestHelpExamples(t *testing.T) {
+	for _, tp := range topicList {
+		for _, para := range strings.Split(tp.text(), "\n\n") {
+			_, example, ok := strings.Cut(para, " Example: ")
+			if !ok {
+				continue
+			}
+			args := strings.Fields(example)
+			require.Equal(t, "jitterkit", args[0], "topic %s: %s", tp.name, example)
+			_, err := parseCommand(context.Background(), args[1], args[2:])
+			assert.NoError(t, err, "topic %s: %s", tp.name, example)
+		}
+	}
+}
+
+// topicOf returns the help topic named name.
+func topicOf(name string) (topic, bool) {
+	for _, tp := range topicList {
+		if tp.name == name {
+			return tp, true
+		}
+	}
+	return topic{}, false
 }
 
 // TestNoCommand prints the usage without a command, and exits 2, doing

@@ -81,18 +81,25 @@ type env struct {
 // help writes the help on the topic args names, or the main help.
 func help(stdout io.Writer, args []string) error {
 	topics := map[string]string{"help": helpMain, "policies": helpPolicies, "demo": helpDemo}
-	for _, c := range commands {
-		topics[c] = commandHelp(c)
-	}
 	switch {
 	case len(args) == 0:
 		args = []string{"help"}
 	case len(args) > 1:
 		return usageError("help takes one topic, got %q", strings.Join(args, " "))
-	case topics[args[0]] == "":
-		return usageError("no help on %q: want demo, check, replay, gate, compare or policies", args[0])
 	}
-	_, err := io.WriteString(stdout, topics[args[0]])
+	text, ok := topics[args[0]]
+	if slices.Contains(commands, args[0]) {
+		text, ok = commandHelp(args[0]), true
+	}
+	for _, t := range topicList {
+		if t.name == args[0] {
+			text, ok = t.help(), true
+		}
+	}
+	if !ok {
+		return usageError("no help on %q: want demo, check, replay, gate, compare, policies or a topic: %s", args[0], topicNames())
+	}
+	_, err := io.WriteString(stdout, text)
 	return err
 }
 

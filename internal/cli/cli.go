@@ -23,6 +23,9 @@ type Flag[T any] struct {
 	Arg string
 	// Group is the heading the help lists it under.
 	Group string
+	// Topic is the help topic that describes it, such as the scenario it
+	// sets, in place of the command's help; "" for the command's help.
+	Topic string
 	// Usage says what it sets, and Default its default as the help
 	// writes it ("" for none).
 	Usage, Default string

@@ -5,36 +5,72 @@ import (
 	"strings"
 )
 
-// Help returns the flags command takes, under the headings of their
-// groups, each with its placeholder, its usage and its default; usage
-// holds, by flag name, a usage in command's own words, default included,
-// in place of the table's.
+// Help returns the flags command takes that no topic describes, under
+// the headings of their groups, each with its placeholder, its usage and
+// its default; usage holds, by flag name, a usage in command's own words,
+// default included, in place of the table's.
 func (t *Table[T]) Help(command string, usage map[string]string) string {
 	var b strings.Builder
 	for _, g := range t.Groups {
 		heading := "\n" + g + ":\n"
 		for i := range t.Flags {
 			f := &t.Flags[i]
-			if f.Group != g || !t.Takes(f, command) {
+			if f.Group != g || f.Topic != "" || !t.Takes(f, command) {
 				continue
 			}
 			b.WriteString(heading)
 			heading = ""
-			name := "--" + f.Name
-			if f.Arg != "" {
-				name += " " + f.Arg
+			text, ok := usage[f.Name]
+			if !ok {
+				text = f.usage()
 			}
-			text := f.Usage
-			if f.Default != "" {
-				text += " (default " + f.Default + ")"
-			}
-			if u, ok := usage[f.Name]; ok {
-				text = u
-			}
-			b.WriteString(Row(name, text, 27))
+			b.WriteString(Row(f.placeholder(), text, 27))
 		}
 	}
 	return b.String()
+}
+
+// Rows returns the flags named, in that order, each with its placeholder,
+// its usage and its default, as a topic of the help lists them for the
+// commands given; a flag that not all of them take says which do. A name
+// that is no flag is left out.
+func (t *Table[T]) Rows(commands []string, names ...string) string {
+	var b strings.Builder
+	for _, name := range names {
+		f := t.Lookup(name)
+		if f == nil {
+			continue
+		}
+		text := f.usage()
+		var takers []string
+		for _, c := range commands {
+			if t.Takes(f, c) {
+				takers = append(takers, c)
+			}
+		}
+		if len(takers) < len(commands) {
+			text += " (" + List(takers, "and") + " only)"
+		}
+		b.WriteString(Row(f.placeholder(), text, 27))
+	}
+	return b.String()
+}
+
+// placeholder returns the flag as the help names it: --name and its
+// value's placeholder.
+func (f *Flag[T]) placeholder() string {
+	if f.Arg == "" {
+		return "--" + f.Name
+	}
+	return "--" + f.Name + " " + f.Arg
+}
+
+// usage returns the flag's usage with its default.
+func (f *Flag[T]) usage() string {
+	if f.Default == "" {
+		return f.Usage
+	}
+	return f.Usage + " (default " + f.Default + ")"
 }
 
 // Row returns a row of a help's two columns: name, indented by two, and
