@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jitterkit/jitterkit/internal/prose"
 )
 
 // A SpecError reports the part of a policy spec that could not be parsed.
@@ -72,7 +74,7 @@ func ParseSpec(text string) (Spec, error) {
 			seen[key] = true
 			switch key {
 			case "base", "cap":
-				d, err := ParseDuration(value)
+				d, err := prose.ParseDuration(value)
 				if err != nil {
 					return fail(key, "%v", err)
 				}
@@ -126,7 +128,7 @@ func ParseSpec(text string) (Spec, error) {
 func (s Spec) String() string {
 	d := s.withDefaults()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:base=%s,cap=%s", d.Strategy, FormatDuration(d.Base), FormatDuration(d.Cap))
+	fmt.Fprintf(&b, "%s:base=%s,cap=%s", d.Strategy, prose.FormatDuration(d.Base), prose.FormatDuration(d.Cap))
 	if def := (Spec{Strategy: d.Strategy}).withDefaults().Multiplier; d.Multiplier != def {
 		fmt.Fprintf(&b, ",multiplier=%v", strconv.FormatFloat(d.Multiplier, 'g', -1, 64))
 	}
@@ -150,43 +152,5 @@ func FormatApprox(d time.Duration) string {
 		}
 		d = d.Round(unit)
 	}
-	return FormatDuration(d)
-}
-
-// FormatDuration writes d as time.Duration.String does, without the zero
-// units it appends: 5m rather than 5m0s, 1h30m rather than 1h30m0s.
-func FormatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// FormatBytes writes n in binary units, as the memory limits and estimates
-// FormatCount writes n with a comma between each three digits, as the
-// kit's reports write counts: 1,000,000.
-func FormatCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// are written: 512 B, 1.5 KiB, 12.0 GiB.
-func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, i := float64(n), -1
-	for f >= unit && i < 5 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.1f %ciB", f, "KMGTPE"[i])
+	return prose.FormatDuration(d)
 }

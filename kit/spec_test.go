@@ -126,24 +126,6 @@ func TestSpecFactoryPanicsOnAnInvalidSpec(t *testing.T) {
 	}, "Factory of an invalid spec")
 }
 
-func TestFormatDuration(t *testing.T) {
-	tests := []struct {
-		d    time.Duration
-		want string
-	}{
-		{5 * time.Minute, "5m"},
-		{90 * time.Minute, "1h30m"},
-		{time.Hour, "1h"},
-		{time.Hour + time.Second, "1h0m1s"},
-		{100 * time.Millisecond, "100ms"},
-		{1500 * time.Microsecond, "1.5ms"},
-		{0, "0s"},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, FormatDuration(tt.d), "FormatDuration(%d)", int64(tt.d))
-	}
-}
-
 func FuzzParseSpec(f *testing.F) {
 	for _, s := range []string{
 		"full:base=100ms,cap=10s",

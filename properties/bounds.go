@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
@@ -45,9 +45,9 @@ func (r *runner) bounds() Result {
 		for a, v := range d.delays {
 			switch {
 			case v < 0:
-				found = append(found, finding{d, a + 1, fmt.Sprintf("delay %d of %q = %s", a+1, d.id, kit.FormatDuration(v))})
+				found = append(found, finding{d, a + 1, fmt.Sprintf("delay %d of %q = %s", a+1, d.id, prose.FormatDuration(v))})
 			case r.cfg.Cap > 0 && v > r.cfg.Cap:
-				found = append(found, finding{d, a + 1, fmt.Sprintf("delay %d of %q = %s", a+1, d.id, kit.FormatDuration(v))})
+				found = append(found, finding{d, a + 1, fmt.Sprintf("delay %d of %q = %s", a+1, d.id, prose.FormatDuration(v))})
 			default:
 				continue
 			}
@@ -56,7 +56,7 @@ func (r *runner) bounds() Result {
 	}
 	want := "want every delay finite and ≥ 0"
 	if r.cfg.Cap > 0 {
-		want = "want every delay in [0, " + kit.FormatDuration(r.cfg.Cap) + "] (the declared cap)"
+		want = "want every delay in [0, " + prose.FormatDuration(r.cfg.Cap) + "] (the declared cap)"
 	}
 	res.Figure, res.Unit, res.Want = float64(len(found)), "bad delays", "≤"
 	if len(found) > 0 && !slices.ContainsFunc(found, func(f finding) bool { return f.dev.fault == nil || f.dev.fault.sharedWith == "" }) {

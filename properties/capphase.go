@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -99,10 +100,10 @@ func (r *runner) capSeen(to int) (bool, string) {
 	}
 	if r.cfg.Cap > 0 {
 		return false, fmt.Sprintf("the recording never reaches the cap: the largest delays after attempt %d come to %s of the declared %s (95th percentile); record delays through a longer outage to judge the cap phase",
-			r.cfg.Attempts, kit.FormatDuration(time.Duration(top*1e9).Round(time.Millisecond)), kit.FormatDuration(r.cfg.Cap))
+			r.cfg.Attempts, prose.FormatDuration(time.Duration(top*1e9).Round(time.Millisecond)), prose.FormatDuration(r.cfg.Cap))
 	}
 	return false, fmt.Sprintf("the recording never reaches a cap: its largest delays still grow at the last attempts it holds (up to %s, 95th percentile); declare the policy's cap, or record delays through a longer outage, to judge the cap phase",
-		kit.FormatDuration(time.Duration(top*1e9).Round(time.Millisecond)))
+		prose.FormatDuration(time.Duration(top*1e9).Round(time.Millisecond)))
 }
 
 // capPhaseCause is the root cause of a lack of spread at the cap: the

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 )
 
@@ -407,7 +408,7 @@ func (c Config) Validate() error {
 	}
 	if need := d.Memory(); need > d.MemoryLimit {
 		return &kit.ConfigError{Package: "properties", Memory: true, Err: fmt.Errorf("checking %d devices over %d attempts would need about %s, above the memory limit of %s: check fewer devices or fewer attempts, or raise the limit",
-			d.Devices, d.CapAttempts, kit.FormatBytes(need), kit.FormatBytes(d.MemoryLimit))}
+			d.Devices, d.CapAttempts, prose.FormatBytes(need), prose.FormatBytes(d.MemoryLimit))}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties/internal/stats"
@@ -116,7 +117,7 @@ func (r *runner) conformance() Result {
 				res.Figure, res.Threshold, res.Unit, res.Want = float64(len(off)), 0, "devices off the window", "≤"
 				res.Counterexample = &Counterexample{Attempt: a + 1, Devices: shown(off, a+1), Seed: r.seed, Replay: r.replay()}
 				res.Detail = fmt.Sprintf("delay %d of %q = %s, and %d of %d devices off the window; want %s (claim %s)",
-					a+1, res.Counterexample.Devices[0].ID, kit.FormatDuration(res.Counterexample.Devices[0].Delays[a]), len(off), len(r.clean), kit.FormatDuration(w), claim)
+					a+1, res.Counterexample.Devices[0].ID, prose.FormatDuration(res.Counterexample.Devices[0].Delays[a]), len(off), len(r.clean), prose.FormatDuration(w), claim)
 				return res
 			}
 			continue

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
@@ -253,7 +253,7 @@ func checkFigures(c properties.Result) (figure, threshold string) {
 	format := num
 	share := strings.HasPrefix(c.Unit, "of ")
 	if share {
-		format = percent
+		format = prose.Percent
 	}
 	fig, th := format(c.Figure), format(c.Threshold)
 	// Rounded to three digits, a figure can seem to meet a threshold it
@@ -296,12 +296,6 @@ func meets(x float64, want string, limit float64) bool {
 func printed(s string) float64 {
 	x, _ := strconv.ParseFloat(strings.TrimSuffix(strings.ReplaceAll(s, ",", ""), "%"), 64)
 	return x
-}
-
-// percent formats a share as a percentage with at most three significant
-// digits: 1 → "100%", 0.01 → "1%", 0.0125 → "1.25%".
-func percent(x float64) string {
-	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
 }
 
 // perSecond formats an accept rate.
@@ -377,7 +371,7 @@ func stopLine(p *Replay) string {
 }
 
 // duration writes d as a reader writes it: 2s, 20ms, 1h30m.
-func duration(d time.Duration) string { return kit.FormatDuration(d) }
+func duration(d time.Duration) string { return prose.FormatDuration(d) }
 
 // policyLine names a policy with its origin: "full (spec
 // full:base=100ms,cap=10s)", "none:base=1s,cap=30s (spec)".

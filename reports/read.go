@@ -6,14 +6,14 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/internal/prose"
 )
 
 // A TooLargeError is ReadFile's refusal of a file larger than its limit,
 // Max bytes.
 type TooLargeError struct{ Max int64 }
 
-func (e *TooLargeError) Error() string { return "larger than " + kit.FormatBytes(e.Max) }
+func (e *TooLargeError) Error() string { return "larger than " + prose.FormatBytes(e.Max) }
 
 // ReadFile opens the file at path and hands read its bytes, at most max of
 // them, the input counterpart of writeFile. Opening a FIFO waits for a writer and reading

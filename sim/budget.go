@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 )
 
@@ -128,21 +129,21 @@ type Budget struct {
 
 // Defaults of the budgets, their anchors'.
 const (
-	DefaultBudgetPercent    = 0.2
-	DefaultMinPerSecond     = 10
-	DefaultBudgetTTL        = 10 * time.Second
-	DefaultMinConcurrency   = 3
-	DefaultGRPCTokens       = 10
-	DefaultTokenRatio       = 0.1
-	DefaultAWSTokens        = 500
-	DefaultAWSRetryCost     = 5
-	DefaultAWSTimeoutCost   = 10
-	DefaultAWS2026RetryCost = 14
-	DefaultAWSThrottleCost  = 5
-	DefaultNoRetryIncrement = 1
-	DefaultAdaptiveK        = 2
-	DefaultAdaptiveWindow   = 2 * time.Minute
-	DefaultBreakerDelay     = time.Minute
+	defaultBudgetPercent    = 0.2
+	defaultMinPerSecond     = 10
+	defaultBudgetTTL        = 10 * time.Second
+	defaultMinConcurrency   = 3
+	defaultGRPCTokens       = 10
+	defaultTokenRatio       = 0.1
+	defaultAWSTokens        = 500
+	defaultAWSRetryCost     = 5
+	defaultAWSTimeoutCost   = 10
+	defaultAWS2026RetryCost = 14
+	defaultAWSThrottleCost  = 5
+	defaultNoRetryIncrement = 1
+	defaultAdaptiveK        = 2
+	defaultAdaptiveWindow   = 2 * time.Minute
+	defaultBreakerDelay     = time.Minute
 )
 
 // budgetKeys lists each kind's keys in a spec, in the order String writes
@@ -183,32 +184,32 @@ func (b Budget) WithDefaults() Budget {
 	}
 	switch b.Kind {
 	case Finagle:
-		setF(&b.Percent, DefaultBudgetPercent)
-		setF(&b.MinPerSecond, DefaultMinPerSecond)
-		setD(&b.TTL, DefaultBudgetTTL)
+		setF(&b.Percent, defaultBudgetPercent)
+		setF(&b.MinPerSecond, defaultMinPerSecond)
+		setD(&b.TTL, defaultBudgetTTL)
 	case Envoy:
-		setF(&b.Percent, DefaultBudgetPercent)
-		setI(&b.MinConcurrency, DefaultMinConcurrency)
+		setF(&b.Percent, defaultBudgetPercent)
+		setI(&b.MinConcurrency, defaultMinConcurrency)
 	case GRPC:
-		setF(&b.MaxTokens, DefaultGRPCTokens)
-		setF(&b.TokenRatio, DefaultTokenRatio)
+		setF(&b.MaxTokens, defaultGRPCTokens)
+		setF(&b.TokenRatio, defaultTokenRatio)
 	case AWS, AWS2026:
-		setF(&b.MaxTokens, DefaultAWSTokens)
-		setF(&b.NoRetryIncrement, DefaultNoRetryIncrement)
+		setF(&b.MaxTokens, defaultAWSTokens)
+		setF(&b.NoRetryIncrement, defaultNoRetryIncrement)
 		if b.Kind == AWS {
-			setF(&b.RetryCost, DefaultAWSRetryCost)
-			setF(&b.TimeoutCost, DefaultAWSTimeoutCost)
+			setF(&b.RetryCost, defaultAWSRetryCost)
+			setF(&b.TimeoutCost, defaultAWSTimeoutCost)
 		} else {
-			setF(&b.RetryCost, DefaultAWS2026RetryCost)
-			setF(&b.ThrottleCost, DefaultAWSThrottleCost)
+			setF(&b.RetryCost, defaultAWS2026RetryCost)
+			setF(&b.ThrottleCost, defaultAWSThrottleCost)
 		}
 	case Adaptive:
-		setF(&b.K, DefaultAdaptiveK)
-		setD(&b.Window, DefaultAdaptiveWindow)
+		setF(&b.K, defaultAdaptiveK)
+		setD(&b.Window, defaultAdaptiveWindow)
 	case Breaker:
 		setI(&b.FailureThreshold, 1)
 		setI(&b.FailureCapacity, b.FailureThreshold)
-		setD(&b.Delay, DefaultBreakerDelay)
+		setD(&b.Delay, defaultBreakerDelay)
 		setI(&b.SuccessThreshold, 1)
 		setI(&b.SuccessCapacity, b.SuccessThreshold)
 	}
@@ -336,7 +337,7 @@ func (f budgetField) String() string {
 	case f.i != nil:
 		return strconv.Itoa(*f.i)
 	}
-	return kit.FormatDuration(*f.d)
+	return prose.FormatDuration(*f.d)
 }
 
 // budgetFields returns the fields of b, by key; "min" is Finagle's
@@ -414,7 +415,7 @@ func ParseBudget(spec string) (Budget, error) {
 func (f budgetField) set(value string) error {
 	switch {
 	case f.d != nil:
-		d, err := kit.ParseDuration(value)
+		d, err := prose.ParseDuration(value)
 		if err != nil {
 			return err
 		}
@@ -472,7 +473,7 @@ func (b Budget) Describe(clients int) string {
 	case NoBudget:
 		return "No retry budget: every retry the policy asks for is made."
 	case Finagle:
-		what = fmt.Sprintf("Finagle's retry budget (%g%% of requests plus %g %s a second, over %s)", 100*b.Percent, b.MinPerSecond, map[bool]string{true: "retry", false: "retries"}[b.MinPerSecond == 1], kit.FormatDuration(b.TTL))
+		what = fmt.Sprintf("Finagle's retry budget (%g%% of requests plus %g %s a second, over %s)", 100*b.Percent, b.MinPerSecond, map[bool]string{true: "retry", false: "retries"}[b.MinPerSecond == 1], prose.FormatDuration(b.TTL))
 	case Envoy:
 		what = fmt.Sprintf("Envoy's retry budget (retries under way below %g%% of the attempts in flight, and at least %d)", 100*b.Percent, b.MinConcurrency)
 	case GRPC:
@@ -482,14 +483,14 @@ func (b Budget) Describe(clients int) string {
 	case AWS2026:
 		what = fmt.Sprintf("the AWS SDK's retry quota with its newer costs (%g tokens, %g a retry, %g after a rejection)", b.MaxTokens, b.RetryCost, b.ThrottleCost)
 	case Adaptive:
-		what = fmt.Sprintf("adaptive throttling (K=%g over %s)", b.K, kit.FormatDuration(b.Window))
+		what = fmt.Sprintf("adaptive throttling (K=%g over %s)", b.K, prose.FormatDuration(b.Window))
 	case Breaker:
-		what = fmt.Sprintf("a circuit breaker (open after %s of the last %d outcomes, for %s; closed once %s of %d probes)", plural(b.FailureThreshold, "failure"), b.FailureCapacity, kit.FormatDuration(b.Delay), plural(b.SuccessThreshold, "success"), b.SuccessCapacity)
+		what = fmt.Sprintf("a circuit breaker (open after %s of the last %d outcomes, for %s; closed once %s of %d probes)", plural(b.FailureThreshold, "failure"), b.FailureCapacity, prose.FormatDuration(b.Delay), plural(b.SuccessThreshold, "success"), b.SuccessCapacity)
 	}
 	if b.Scope == ScopeFleet {
-		return fmt.Sprintf("The %s devices share one budget, %s, as they would behind a proxy or a gateway, or with one client for every caller.", kit.FormatCount(int64(clients)), what)
+		return fmt.Sprintf("The %s devices share one budget, %s, as they would behind a proxy or a gateway, or with one client for every caller.", prose.FormatCount(int64(clients)), what)
 	}
-	return fmt.Sprintf("Each of the %s devices holds a budget of its own, %s, as it would with a client library's instance on every device.", kit.FormatCount(int64(clients)), what)
+	return fmt.Sprintf("Each of the %s devices holds a budget of its own, %s, as it would with a client library's instance on every device.", prose.FormatCount(int64(clients)), what)
 }
 
 // A budgetState is a budget's state in a run, held by one device or by
@@ -868,7 +869,7 @@ func (s Scenario) BudgetWarning(w Warning) string {
 	}
 	c := s.AcceptRate
 	capacity := fmt.Sprintf("the server's capacity of %s jobs a second", count(c))
-	each := fmt.Sprintf("each of the %s devices", kit.FormatCount(int64(s.Clients)))
+	each := fmt.Sprintf("each of the %s devices", prose.FormatCount(int64(s.Clients)))
 	switch w {
 	case BudgetNeverBinds:
 		if b.Scope != ScopeDevice {
@@ -878,12 +879,12 @@ func (s Scenario) BudgetWarning(w Warning) string {
 		case Finagle:
 			if got := b.MinPerSecond * n; got >= c {
 				return fmt.Sprintf("The budget cannot hold the retries below the server's capacity, whatever the storm: %s holds a reserve of %s retries a second, %s × %s = %s retries a second in all, at least %s.",
-					each, count(b.MinPerSecond), kit.FormatCount(int64(s.Clients)), count(b.MinPerSecond), count(got), capacity)
+					each, count(b.MinPerSecond), prose.FormatCount(int64(s.Clients)), count(b.MinPerSecond), count(got), capacity)
 			}
 		case Envoy:
 			if got := float64(b.MinConcurrency) * n / s.Timeout.Seconds(); got >= c {
 				return fmt.Sprintf("The budget cannot hold the retries below the server's capacity, whatever the storm: %s lets %d retries be under way whatever its load, %s × %d = %s at once, each under way up to its %s timeout: up to %s retries a second, at least %s.",
-					each, b.MinConcurrency, kit.FormatCount(int64(s.Clients)), b.MinConcurrency, count(float64(b.MinConcurrency)*n), kit.FormatDuration(s.Timeout), count(got), capacity)
+					each, b.MinConcurrency, prose.FormatCount(int64(s.Clients)), b.MinConcurrency, count(float64(b.MinConcurrency)*n), prose.FormatDuration(s.Timeout), count(got), capacity)
 			}
 		case AWS, AWS2026:
 			cost := b.cheapestRetry()
@@ -891,7 +892,7 @@ func (s Scenario) BudgetWarning(w Warning) string {
 			span := (s.Horizon - s.recoveryStart()).Seconds()
 			if retries >= c*span {
 				return fmt.Sprintf("The budget cannot run out within the replay: %s holds a quota of %s tokens, %s retries of %s, %s retries in all, at least the %s jobs the server serves from the trigger's end to the %s horizon.",
-					each, count(b.MaxTokens), count(b.MaxTokens/cost), count(cost), count(retries), count(c*span), kit.FormatDuration(s.Horizon))
+					each, count(b.MaxTokens), count(b.MaxTokens/cost), count(cost), count(retries), count(c*span), prose.FormatDuration(s.Horizon))
 			}
 		}
 	case BudgetNoHeadroom:

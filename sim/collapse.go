@@ -3,9 +3,10 @@ package sim
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/jitterkit/jitterkit/internal/prose"
 )
 
 // The rule by which a recovery kind's replay is judged on its runs.
@@ -177,14 +178,9 @@ func (c Collapses) String() string {
 func (c Collapses) Chance() string {
 	switch {
 	case c.Collapsed == 0:
-		return fmt.Sprintf("a chance of collapse below %s at %s", percent(c.High), percent(c.Level))
+		return fmt.Sprintf("a chance of collapse below %s at %s", prose.Percent(c.High), prose.Percent(c.Level))
 	case c.Collapsed == c.Runs:
-		return fmt.Sprintf("a chance of collapse of %s: at least %s at %s", percent(c.Share), percent(c.Low), percent(c.Level))
+		return fmt.Sprintf("a chance of collapse of %s: at least %s at %s", prose.Percent(c.Share), prose.Percent(c.Low), prose.Percent(c.Level))
 	}
-	return fmt.Sprintf("a chance of collapse of %s: at least %s and at most %s, each bound at %s", percent(c.Share), percent(c.Low), percent(c.High), percent(c.Level))
-}
-
-// percent writes a share as a percentage of three significant digits.
-func percent(x float64) string {
-	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
+	return fmt.Sprintf("a chance of collapse of %s: at least %s and at most %s, each bound at %s", prose.Percent(c.Share), prose.Percent(c.Low), prose.Percent(c.High), prose.Percent(c.Level))
 }

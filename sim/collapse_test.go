@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -38,7 +39,7 @@ func TestCollapseFails(t *testing.T) {
 		{1250 * time.Millisecond, 6, 0.1396, 0.5078},
 		{1280 * time.Millisecond, 8, 0.2171, 0.6064},
 	} {
-		t.Run(kit.FormatDuration(c.dip), func(t *testing.T) {
+		t.Run(prose.FormatDuration(c.dip), func(t *testing.T) {
 			f, s := bimodal(c.dip)
 			r, err := Replay(context.Background(), f, s, Config{Seed: 1})
 			require.NoError(t, err)

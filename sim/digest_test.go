@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
@@ -69,7 +69,7 @@ func digestConfig(i uint64) (kit.Factory, Scenario, Config, string) {
 	strategy := []string{"none", "full", "equal", "decorrelated"}[r.IntN(4)]
 	base := pick(10*time.Millisecond, 100*time.Millisecond, time.Second, 5*time.Second)
 	capacity := base * time.Duration([]int{2, 10, 60}[r.IntN(3)])
-	spec := fmt.Sprintf("%s:base=%s,cap=%s", strategy, kit.FormatDuration(base), kit.FormatDuration(capacity))
+	spec := fmt.Sprintf("%s:base=%s,cap=%s", strategy, prose.FormatDuration(base), prose.FormatDuration(capacity))
 	if r.IntN(6) == 0 {
 		spec += ",seed=constant"
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/internal/prose"
 )
 
 // A Figure names one figure of a run, as the replay's JSON names it. The
@@ -247,7 +247,7 @@ func AveragedAway(s Scenario, sum map[Figure]Estimate) string {
 		at = fmt.Sprintf("at 1s the peak ratio is %.2f and its interval reaches %.2f, over the %v threshold", fine.Median, fine.High, s.Threshold)
 	}
 	return fmt.Sprintf("a %s window averages the storm away, which 1s windows show: %s, with up to %s retries in one second",
-		kit.FormatDuration(s.Window), at, count(sum[PeakRetryArrivals1s].Median))
+		prose.FormatDuration(s.Window), at, count(sum[PeakRetryArrivals1s].Median))
 }
 
 // timerLoad says how much of the budget the periodic fleet's timers take
@@ -291,7 +291,7 @@ func OffsetsCrowd(s Scenario, sum map[Figure]Estimate) string {
 	}
 	if s.TimerOffset == OffsetPolicy && l.Median > s.Threshold {
 		return fmt.Sprintf("the policy's timer offsets put up to %s firings in one %s window, a timer load of %.2f over the %v threshold",
-			count(sum[PeakFirings].Median), kit.FormatDuration(s.Window), l.Median, s.Threshold)
+			count(sum[PeakFirings].Median), prose.FormatDuration(s.Window), l.Median, s.Threshold)
 	}
 	return TimersOverload(s, sum)
 }
@@ -320,7 +320,7 @@ func TimersOverload(s Scenario, sum map[Figure]Estimate) string {
 		what = fmt.Sprintf("the %s the token bucket accepts at most (a budget of %s and a burst of %s)", count(capacity), count(s.windowBudget()), count(s.Burst))
 	}
 	return fmt.Sprintf("the timers alone put up to %s firings in one %s window against %s, a timer load of %.2f: the server rejects at least %.0f%% of them on their first try, whatever the retry policy",
-		count(firings), kit.FormatDuration(s.Window), what, l.Median, math.Floor(100*(1-capacity/firings)))
+		count(firings), prose.FormatDuration(s.Window), what, l.Median, math.Floor(100*(1-capacity/firings)))
 }
 
 // timerLimit returns the most timer load (firings over the window's

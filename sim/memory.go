@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 )
 
@@ -500,7 +501,7 @@ func (b budget) room() int64 {
 // when.
 func grownError(run int, seed uint64, what string, at int64, room int64) error {
 	return &kit.ConfigError{Package: "sim", Memory: true, Err: fmt.Errorf("run %d (seed %d): %s at %v, more than the %s the memory limit leaves each run: replay fewer clients or runs at once, over a shorter horizon, or raise the limit",
-		run, seed, what, time.Duration(at), kit.FormatBytes(room))}
+		run, seed, what, time.Duration(at), prose.FormatBytes(room))}
 }
 
 // arrivalsPerDevice returns the most arrivals of one device in a run.
@@ -518,23 +519,23 @@ func (s Scenario) arrivalsPerDevice() int64 {
 // memory it would need, the part that needs the most, and what to change.
 func (b budget) refusal() error {
 	s, cfg := b.s, b.cfg
-	fleet := kit.FormatCount(int64(s.Clients)) + " clients"
+	fleet := prose.FormatCount(int64(s.Clients)) + " clients"
 	if s.Clients == 1 {
 		fleet = "1 client"
 	}
-	runs := kit.FormatCount(int64(cfg.Runs)) + " runs"
+	runs := prose.FormatCount(int64(cfg.Runs)) + " runs"
 	if cfg.Runs == 1 {
 		runs = "1 run"
 	}
-	part := fmt.Sprintf("one run needs %s; replay fewer clients, over a shorter horizon or in wider windows", kit.FormatBytes(b.plan.run))
+	part := fmt.Sprintf("one run needs %s; replay fewer clients, over a shorter horizon or in wider windows", prose.FormatBytes(b.plan.run))
 	if b.plan.kept > b.plan.run {
-		part = fmt.Sprintf("what is kept of %s needs %s; replay fewer runs, over a shorter horizon or in wider windows", runs, kit.FormatBytes(b.plan.kept))
+		part = fmt.Sprintf("what is kept of %s needs %s; replay fewer runs, over a shorter horizon or in wider windows", runs, prose.FormatBytes(b.plan.kept))
 		if !cfg.RepresentativeOnly {
 			part += ", keep only the representative run's histograms (Config.RepresentativeOnly)"
 		}
 	}
 	return &kit.ConfigError{Package: "sim", Memory: true, Err: fmt.Errorf("%s of %s over %v in %v windows would need about %s, above the memory limit of %s: %s, or raise the limit",
-		runs, fleet, s.Horizon, s.Window, kit.FormatBytes(b.need), kit.FormatBytes(s.MemoryLimit), part)}
+		runs, fleet, s.Horizon, s.Window, prose.FormatBytes(b.need), prose.FormatBytes(s.MemoryLimit), part)}
 }
 
 // calendarChunk returns the events a calendar chunk holds in a fleet of n

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
@@ -64,7 +65,7 @@ func TestMemoryHostileCases(t *testing.T) {
 			var rerr error
 			used := kittest.PeakHeap(time.Millisecond, func() { _, rerr = Replay(context.Background(), c.f, c.s, c.cfg) })
 			require.NoError(t, rerr)
-			t.Logf("peak heap %s; estimate %s; limit %s", kit.FormatBytes(used), kit.FormatBytes(need), kit.FormatBytes(c.s.MemoryLimit))
+			t.Logf("peak heap %s; estimate %s; limit %s", prose.FormatBytes(used), prose.FormatBytes(need), prose.FormatBytes(c.s.MemoryLimit))
 			assert.LessOrEqual(t, used, need, "the estimate must cover the peak")
 		})
 	}
@@ -113,10 +114,10 @@ func TestMemoryCoversThePeak(t *testing.T) {
 			used := kittest.PeakHeap(time.Millisecond, func() { _, err = Replay(context.Background(), c.f, c.s, c.cfg) })
 			require.NoError(t, err)
 			need := c.s.Memory(c.f, c.cfg)
-			t.Logf("peak heap %s; estimate %s (%.2f times)", kit.FormatBytes(used), kit.FormatBytes(need), float64(need)/float64(used))
+			t.Logf("peak heap %s; estimate %s (%.2f times)", prose.FormatBytes(used), prose.FormatBytes(need), float64(need)/float64(used))
 			assert.LessOrEqual(t, used, need, "the estimate must cover the peak")
 			if c.within > 0 {
-				assert.LessOrEqual(t, float64(need), c.within*float64(used), "the estimate %s of a peak of %s", kit.FormatBytes(need), kit.FormatBytes(used))
+				assert.LessOrEqual(t, float64(need), c.within*float64(used), "the estimate %s of a peak of %s", prose.FormatBytes(need), prose.FormatBytes(used))
 			}
 		})
 	}
@@ -142,7 +143,7 @@ func TestMemoryReplaysInARow(t *testing.T) {
 		}
 	})
 	require.NoError(t, err)
-	t.Logf("peak heap %s over three replays; estimate of one %s", kit.FormatBytes(used), kit.FormatBytes(need))
+	t.Logf("peak heap %s over three replays; estimate of one %s", prose.FormatBytes(used), prose.FormatBytes(need))
 	assert.LessOrEqual(t, used, need, "the estimate of one replay must cover the peak of three in a row")
 }
 
@@ -204,7 +205,7 @@ func TestMemoryModelsWithinLimit(t *testing.T) {
 		require.NoError(t, s.Validate(f, cfg))
 		var err error
 		used := kittest.PeakHeap(time.Millisecond, func() { _, err = Replay(context.Background(), f, s, cfg) })
-		t.Logf("limit %s: peak heap %s, %v", kit.FormatBytes(limit), kit.FormatBytes(used), err)
+		t.Logf("limit %s: peak heap %s, %v", prose.FormatBytes(limit), prose.FormatBytes(used), err)
 		var ce *kit.ConfigError
 		if err != nil {
 			require.ErrorAs(t, err, &ce)
@@ -240,10 +241,10 @@ func TestFormatBytes(t *testing.T) {
 		n    int64
 		want string
 	}{{512, "512 B"}, {1536, "1.5 KiB"}, {12 << 30, "12.0 GiB"}, {1 << 62, "4.0 EiB"}} {
-		assert.Equal(t, c.want, kit.FormatBytes(c.n), "kit.FormatBytes(%d)", c.n)
+		assert.Equal(t, c.want, prose.FormatBytes(c.n), "prose.FormatBytes(%d)", c.n)
 	}
-	assert.Equal(t, "1,234,567", kit.FormatCount(1234567))
-	assert.Equal(t, fmt.Sprint(999), kit.FormatCount(999))
+	assert.Equal(t, "1,234,567", prose.FormatCount(1234567))
+	assert.Equal(t, fmt.Sprint(999), prose.FormatCount(999))
 }
 
 // TestSizeClasses holds the estimate's picture of the allocator to the

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -172,7 +173,7 @@ func (s Scenario) validateModelRanges() error {
 		return between("rtt", s.RTT, maxHorizon, "")
 	case Reconnect:
 		if s.Clients < 1 || s.Clients > maxReconnectDevices {
-			return invalid("clients %d is not between 1 and %s", s.Clients, kit.FormatCount(maxReconnectDevices))
+			return invalid("clients %d is not between 1 and %s", s.Clients, prose.FormatCount(maxReconnectDevices))
 		}
 		for _, err := range []error{
 			between("rtt", s.RTT, maxHorizon, ""),
@@ -185,7 +186,7 @@ func (s Scenario) validateModelRanges() error {
 		}
 	case Contention:
 		if s.Clients < 1 || s.Clients > maxContentionClients {
-			return invalid("clients %d is not between 1 and %s", s.Clients, kit.FormatCount(maxContentionClients))
+			return invalid("clients %d is not between 1 and %s", s.Clients, prose.FormatCount(maxContentionClients))
 		}
 		if err := between("latency", s.Latency, maxContentionNet, ""); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/testdata/kittest"
@@ -346,7 +347,7 @@ func TestModelTippingPoint(t *testing.T) {
 	assert.LessOrEqual(t, tp.Dip, tp.BaselineDip, "Dip: retries never make a fleet recover from a longer dip")
 	assert.Zero(t, tp.Dip%time.Second, "Dip is in whole seconds")
 	assert.Zero(t, tp.BaselineDip%time.Second, "BaselineDip is in whole seconds")
-	assert.Contains(t, res.Detail(), "; tipping point: the shortest dip from which a run of the fleet does not recover is "+kit.FormatDuration(tp.Dip)+"; without retries, "+kit.FormatDuration(tp.BaselineDip))
+	assert.Contains(t, res.Detail(), "; tipping point: the shortest dip from which a run of the fleet does not recover is "+prose.FormatDuration(tp.Dip)+"; without retries, "+prose.FormatDuration(tp.BaselineDip))
 
 	s.Dip = 0.8
 	res, err = Replay(context.Background(), f, s, cfg)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -177,9 +178,9 @@ func (o overload) validate() error {
 	case o.Horizon <= 0 || o.Horizon > maxH:
 		return invalid("horizon %v is not in (0, %v]", o.Horizon, maxH)
 	case o.schedule == nil && o.Rate*o.Horizon.Seconds() > maxOverloadRequests:
-		return invalid("rate %v per second over %v makes %.0f requests, more than %s", o.Rate, o.Horizon, o.Rate*o.Horizon.Seconds(), kit.FormatCount(maxOverloadRequests))
+		return invalid("rate %v per second over %v makes %.0f requests, more than %s", o.Rate, o.Horizon, o.Rate*o.Horizon.Seconds(), prose.FormatCount(maxOverloadRequests))
 	case len(o.schedule) > maxOverloadRequests:
-		return invalid("%d scheduled requests, more than %s", len(o.schedule), kit.FormatCount(maxOverloadRequests))
+		return invalid("%d scheduled requests, more than %s", len(o.schedule), prose.FormatCount(maxOverloadRequests))
 	}
 	for k := 1; k < len(o.schedule); k++ {
 		if o.schedule[k] < o.schedule[k-1] {
@@ -925,7 +926,7 @@ func (e *overloadEngine) arrival(ev olEvent) {
 		return
 	}
 	if e.o.room > 0 && int64(e.queue.n+1)*overloadEventBytes > e.o.room {
-		e.err = grownError(e.run, e.seed, fmt.Sprintf("the queue grew past %s jobs", kit.FormatCount(int64(e.queue.n))), ev.t, e.o.room)
+		e.err = grownError(e.run, e.seed, fmt.Sprintf("the queue grew past %s jobs", prose.FormatCount(int64(e.queue.n))), ev.t, e.o.room)
 		return
 	}
 	e.nSystem++

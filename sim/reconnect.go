@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -188,7 +189,7 @@ func (c reconnect) validate() error {
 	units := func(v int64) bool { return v >= 0 && v <= maxReconnectUnits }
 	switch {
 	case c.Devices < 1 || c.Devices > maxReconnectDevices:
-		return invalid("devices %d is not between 1 and %s", c.Devices, kit.FormatCount(maxReconnectDevices))
+		return invalid("devices %d is not between 1 and %s", c.Devices, prose.FormatCount(maxReconnectDevices))
 	case c.Horizon <= 0 || c.Horizon > maxH:
 		return invalid("horizon %v is not in (0, %v]", c.Horizon, maxH)
 	case c.Spread < 0 || c.Spread > c.Horizon:
@@ -210,9 +211,9 @@ func (c reconnect) validate() error {
 	case c.OnDrop < 0 || c.OnDrop >= onDrops:
 		return invalid("on drop %v is not reset, reset-jitter or continue", c.OnDrop)
 	case c.MaxAttempts < 1 || c.MaxAttempts > maxReconnectAttempts:
-		return invalid("max attempts %d is not between 1 and %s", c.MaxAttempts, kit.FormatCount(maxReconnectAttempts))
+		return invalid("max attempts %d is not between 1 and %s", c.MaxAttempts, prose.FormatCount(maxReconnectAttempts))
 	case int64(c.Devices)*int64(c.MaxAttempts) > maxReconnectConnects:
-		return invalid("devices %d times max attempts %d is more than %s connects", c.Devices, c.MaxAttempts, kit.FormatCount(maxReconnectConnects))
+		return invalid("devices %d times max attempts %d is more than %s connects", c.Devices, c.MaxAttempts, prose.FormatCount(maxReconnectConnects))
 	}
 	return nil
 }
@@ -850,9 +851,9 @@ func (e *reconnectEngine) keep(t int64) bool {
 		return true
 	}
 	if e.err == nil {
-		what := fmt.Sprintf("the devices' kept delays grew past %s", kit.FormatCount(e.kept-1))
+		what := fmt.Sprintf("the devices' kept delays grew past %s", prose.FormatCount(e.kept-1))
 		if !e.builtin {
-			what = fmt.Sprintf("the devices' policies were asked for %s delays, which a policy that keeps them holds,", kit.FormatCount(e.kept-1))
+			what = fmt.Sprintf("the devices' policies were asked for %s delays, which a policy that keeps them holds,", prose.FormatCount(e.kept-1))
 		}
 		e.err = grownError(e.run, e.seed, what, t, e.c.room)
 	}

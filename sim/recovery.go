@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -252,7 +253,7 @@ func (r Result) modelDetail() string {
 			count(sum[Attempts].Median), interval(sum[Attempts], "%.0f"), seconds(sum[AllServed].Median), ci,
 			count(sum[Served].Median), count(float64(s.Clients)))
 		if n := sum[Pending].Median; n > 0 {
-			fmt.Fprintf(&b, ", %s unfinished at the %s horizon", count(n), kit.FormatDuration(s.Horizon))
+			fmt.Fprintf(&b, ", %s unfinished at the %s horizon", count(n), prose.FormatDuration(s.Horizon))
 		}
 		named := false
 		for _, base := range r.Baselines {
@@ -261,7 +262,7 @@ func (r Result) modelDetail() string {
 				named = true
 				// The simulator's own strategies, at its base and cap, not
 				// the policy's.
-				name = fmt.Sprintf("the simulator's strategies at a base of %s and a cap of %s: %s", kit.FormatDuration(defaultContentionBase), kit.FormatDuration(defaultContentionCap), name)
+				name = fmt.Sprintf("the simulator's strategies at a base of %s and a cap of %s: %s", prose.FormatDuration(defaultContentionBase), prose.FormatDuration(defaultContentionCap), name)
 			}
 			fmt.Fprintf(&b, "; %s: %s writes, %s", name, count(base.Summary[Attempts].Median), seconds(base.Summary[AllServed].Median))
 		}
@@ -273,7 +274,7 @@ func (r Result) modelDetail() string {
 		ended = "the broker's return"
 	}
 	if r.NeverRecovered() {
-		fmt.Fprintf(&b, "never recovered within the %s horizon after %s: %d of %d runs recovered", kit.FormatDuration(s.Horizon), ended, r.Recovered(), runs)
+		fmt.Fprintf(&b, "never recovered within the %s horizon after %s: %d of %d runs recovered", prose.FormatDuration(s.Horizon), ended, r.Recovered(), runs)
 	} else {
 		fmt.Fprintf(&b, "recovered %s after %s %s (%s); %d of %d runs recovered",
 			seconds(rec.Median), ended, interval(rec, "%.0fs"), ci, r.Recovered(), runs)
@@ -310,7 +311,7 @@ func (r Result) modelDetail() string {
 		if sum[JobsAtEnd].Median == 1 {
 			jobs = "job"
 		}
-		fmt.Fprintf(&b, "; %s %s in the system at the %s horizon", count(sum[JobsAtEnd].Median), jobs, kit.FormatDuration(s.Horizon))
+		fmt.Fprintf(&b, "; %s %s in the system at the %s horizon", count(sum[JobsAtEnd].Median), jobs, prose.FormatDuration(s.Horizon))
 	case Reconnect:
 		fmt.Fprintf(&b, "; %s of %s devices served", count(sum[Served].Median), count(float64(s.Clients)))
 		if sum[Served].Median >= float64(s.Clients) {
@@ -332,14 +333,14 @@ func (r Result) modelDetail() string {
 func (tp TippingPoint) text() string {
 	say := func(d time.Duration) string {
 		if d == 0 {
-			return "none up to " + kit.FormatDuration(tp.Longest)
+			return "none up to " + prose.FormatDuration(tp.Longest)
 		}
-		return kit.FormatDuration(d)
+		return prose.FormatDuration(d)
 	}
 	if tp.Dip != 0 && tp.BaselineDip != 0 && tp.Dip >= tp.BaselineDip {
 		// A dip that leaves too little of the horizon to recover in fails
 		// both: the retries tip nothing over.
-		return fmt.Sprintf("none: the fleet recovers from every dip the same fleet without retries recovers from, and both fail from a dip of %s (a longer --horizon searches further)", kit.FormatDuration(tp.BaselineDip))
+		return fmt.Sprintf("none: the fleet recovers from every dip the same fleet without retries recovers from, and both fail from a dip of %s (a longer --horizon searches further)", prose.FormatDuration(tp.BaselineDip))
 	}
 	return fmt.Sprintf("the shortest dip from which a run of the fleet does not recover is %s; without retries, %s", say(tp.Dip), say(tp.BaselineDip))
 }
@@ -351,5 +352,5 @@ func interval(e Estimate, format string) string {
 
 // seconds writes x seconds as a reader would.
 func seconds(x float64) string {
-	return kit.FormatDuration(time.Duration(x * float64(time.Second)).Round(100 * time.Millisecond))
+	return prose.FormatDuration(time.Duration(x * float64(time.Second)).Round(100 * time.Millisecond))
 }

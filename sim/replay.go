@@ -88,7 +88,7 @@ type Config struct {
 const (
 	DefaultRuns      = 20
 	DefaultLevel     = 0.95
-	DefaultResamples = 2000
+	defaultResamples = 2000
 )
 
 // Limits of Config.
@@ -110,7 +110,7 @@ func (c Config) WithDefaults() Config {
 		c.Level = DefaultLevel
 	}
 	if c.Resamples == 0 {
-		c.Resamples = DefaultResamples
+		c.Resamples = defaultResamples
 	}
 	c.Thresholds = c.Thresholds.WithDefaults()
 	return c

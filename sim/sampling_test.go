@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
@@ -121,7 +122,7 @@ func TestLargestFleet(t *testing.T) {
 			}
 		}
 		s := Scenario{Clients: lo, AcceptRate: float64(lo) / 8, MemoryLimit: machine}
-		t.Logf("largest fleet within %s by the estimate, %+v: %s devices (estimate %s)", kit.FormatBytes(machine), cfg, kit.FormatCount(int64(lo)), kit.FormatBytes(s.Memory(full, cfg)))
+		t.Logf("largest fleet within %s by the estimate, %+v: %s devices (estimate %s)", prose.FormatBytes(machine), cfg, prose.FormatCount(int64(lo)), prose.FormatBytes(s.Memory(full, cfg)))
 	}
 
 	n := *largest
@@ -139,8 +140,8 @@ func TestLargestFleet(t *testing.T) {
 	runtime.ReadMemStats(&m)
 	run := r.Runs[0]
 	t.Logf("%s devices, one run: %v, %s attempts (%.1f ns each), peak heap %s (%.1f B/device), estimate %s, process heap obtained from the OS %s; all served after %.1fs, peak ratio %.3f",
-		kit.FormatCount(int64(n)), elapsed.Round(time.Millisecond), kit.FormatCount(int64(run.Attempts)), float64(elapsed.Nanoseconds())/float64(run.Attempts),
-		kit.FormatBytes(used), float64(used)/float64(n), kit.FormatBytes(s.Memory(full, cfg)), kit.FormatBytes(int64(m.HeapSys)), run.AllServed.Seconds(), run.PeakRatio)
+		prose.FormatCount(int64(n)), elapsed.Round(time.Millisecond), prose.FormatCount(int64(run.Attempts)), float64(elapsed.Nanoseconds())/float64(run.Attempts),
+		prose.FormatBytes(used), float64(used)/float64(n), prose.FormatBytes(s.Memory(full, cfg)), prose.FormatBytes(int64(m.HeapSys)), run.AllServed.Seconds(), run.PeakRatio)
 	if math.IsNaN(run.PeakRatio) {
 		t.Error("peak ratio NaN")
 	}

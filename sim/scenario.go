@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 )
 
@@ -181,8 +182,8 @@ const (
 	maxWindows = 10_000_000
 	// maxRetries is the most retries of each device in a Storm.
 	maxRetries = 100_000
-	// DefaultMemoryLimit is the default of Scenario.MemoryLimit.
-	DefaultMemoryLimit = 4 << 30
+	// defaultMemoryLimit is the default of Scenario.MemoryLimit.
+	defaultMemoryLimit = 4 << 30
 )
 
 // Limits of fields without a constant of their own.
@@ -263,7 +264,7 @@ type Scenario struct {
 	MaxAttempts int
 	// MemoryLimit is the most memory, in bytes, that a replay may need, by
 	// the estimate of [Scenario.Memory]: the runs replayed at once and the
-	// results kept of every run. Default DefaultMemoryLimit (4 GiB). Replay
+	// results kept of every run. Default defaultMemoryLimit (4 GiB). Replay
 	// runs fewer runs at once when several would not fit, and
 	// [Scenario.Validate] refuses a replay that does not fit even one run
 	// at a time.
@@ -359,7 +360,7 @@ const (
 	DefaultRetries     = 10
 	DefaultPeriod      = time.Minute
 	DefaultThreshold   = 0.6
-	DefaultMaxAttempts = 10000
+	defaultMaxAttempts = 10000
 )
 
 // Defaults of the server models' fields, and of the shared fields where
@@ -371,7 +372,7 @@ const (
 	DefaultOverloadRTT        = 10 * time.Millisecond
 	DefaultTimeout            = time.Second
 	DefaultOverloadRetries    = 3
-	DefaultDip                = 0.1
+	defaultDip                = 0.1
 	DefaultDipFor             = 5 * time.Second
 	DefaultDipAt              = 30 * time.Second
 	DefaultModelHorizon       = 300 * time.Second
@@ -456,10 +457,10 @@ func (s Scenario) WithDefaults() Scenario {
 		s.Threshold = DefaultThreshold
 	}
 	if s.MaxAttempts == 0 && s.Kind != Overload && s.Kind != Contention {
-		s.MaxAttempts = DefaultMaxAttempts
+		s.MaxAttempts = defaultMaxAttempts
 	}
 	if s.MemoryLimit == 0 {
-		s.MemoryLimit = DefaultMemoryLimit
+		s.MemoryLimit = defaultMemoryLimit
 	}
 	if len(s.IDs) == 0 {
 		s.IDs = nil
@@ -495,7 +496,7 @@ func (s Scenario) modelDefaults() Scenario {
 		if s.Retries == 0 {
 			s.Retries = DefaultOverloadRetries
 		}
-		setF(&s.Dip, DefaultDip)
+		setF(&s.Dip, defaultDip)
 		setD(&s.DipFor, DefaultDipFor)
 		setD(&s.DipAt, DefaultDipAt)
 		setD(&s.Horizon, DefaultModelHorizon)
@@ -637,7 +638,7 @@ func (s Scenario) validateFields() error {
 	case s.MemoryLimit < 0:
 		return invalid("memory limit %d is negative", s.MemoryLimit)
 	case s.windows() > maxWindows:
-		return invalid("%v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), kit.FormatCount(s.windows()), kit.FormatCount(maxWindows))
+		return invalid("%v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), prose.FormatCount(s.windows()), prose.FormatCount(maxWindows))
 	}
 	for i, id := range s.IDs {
 		if id == "" {
@@ -820,7 +821,7 @@ func (s Scenario) DefaultedParts() []FleetPart {
 	case Contention:
 	default:
 		add(s.AcceptRate == 0 && d.Kind != Storm, "accept-rate", fmt.Sprintf("accept rate %g/s", d.AcceptRate))
-		add(s.Down == 0 && d.Down > 0, "down", "down "+kit.FormatDuration(d.Down))
+		add(s.Down == 0 && d.Down > 0, "down", "down "+prose.FormatDuration(d.Down))
 	}
 	return parts
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/jitterkit/jitterkit/internal/prose"
 )
 
 // The rule by which a replay of the default runs stops early.
@@ -118,7 +120,7 @@ func (s Stop) String() string {
 		return fmt.Sprintf("stopped after %d of at most %d runs: every interval the verdict reads lies clear of its limit by %g%% of it, or is narrower than %g%% of it and a retry or a device away",
 			s.Runs, s.MaxRuns, 100*StopMargin, 100*StopWidth)
 	case StopBound:
-		return fmt.Sprintf("all %d runs: the fewest of which none collapsing bounds the chance of collapse at %s", s.Runs, percent(s.Limit))
+		return fmt.Sprintf("all %d runs: the fewest of which none collapsing bounds the chance of collapse at %s", s.Runs, prose.Percent(s.Limit))
 	case StopCollapsed:
 		return fmt.Sprintf("stopped after %d of at most %d runs: a run collapsed", s.Runs, s.MaxRuns)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
@@ -294,7 +295,7 @@ func (tc corpusCase) regateArgs(t *testing.T, dir string, fix reports.Fix, need 
 		given[name] = true
 		switch {
 		case name == "cap" && need > 0:
-			value = kit.FormatDuration(need)
+			value = prose.FormatDuration(need)
 		case fix.Spec != "" && (name == "policy" || name == "exec" || name == "trace"):
 			if name == "trace" && !given["clients"] {
 				args = append(args, "--clients", strconv.Itoa(traceDevices(t, value)))
@@ -317,7 +318,7 @@ func (tc corpusCase) regateArgs(t *testing.T, dir string, fix reports.Fix, need 
 		}
 	}
 	if need > 0 && !given["cap"] {
-		args = append(args, "--cap", kit.FormatDuration(need))
+		args = append(args, "--cap", prose.FormatDuration(need))
 	}
 	return args
 }

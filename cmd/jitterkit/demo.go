@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/jitterkit/jitterkit/internal/cli"
+	"github.com/jitterkit/jitterkit/internal/progress"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
-	"github.com/jitterkit/jitterkit/reports/gate/progress"
 )
 
 // demoSpec is the default policy the demo gates: decorrelated jitter with a

@@ -12,10 +12,11 @@ import (
 	"strings"
 
 	"github.com/jitterkit/jitterkit/internal/cli"
+	"github.com/jitterkit/jitterkit/internal/progress"
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/reports/gate"
-	"github.com/jitterkit/jitterkit/reports/gate/progress"
 )
 
 // commands are the commands that take flags, in the order the help lists
@@ -291,7 +292,7 @@ func defaultedFleet(o *options) string {
 	case flagNames[0] != "--clients":
 		noun = "server"
 	}
-	return fmt.Sprintf("scenario: %s default %s (%s): describe yours with %s", whose, noun, strings.Join(texts, ", "), cli.List(flagNames, "and"))
+	return fmt.Sprintf("scenario: %s default %s (%s): describe yours with %s", whose, noun, strings.Join(texts, ", "), prose.List(flagNames, "and"))
 }
 
 // compare replays every policy o names, or the four built-in strategies,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jitterkit/jitterkit/internal/cli"
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports/gate"
 	"github.com/jitterkit/jitterkit/sim"
@@ -25,7 +25,7 @@ func checkOneSource(o *options) error {
 	case len(given) > 1:
 		return usageError("%s checks one policy, got %s", o.command, strings.Join(given, " and "))
 	case len(o.specs) > 1:
-		return usageError("%s checks one policy, got %d specs (%s); compare takes several", o.command, len(o.specs), strings.Join(cli.Texts(o.specs, kit.Spec.String), "; "))
+		return usageError("%s checks one policy, got %d specs (%s); compare takes several", o.command, len(o.specs), strings.Join(prose.Texts(o.specs, kit.Spec.String), "; "))
 	}
 	return nil
 }

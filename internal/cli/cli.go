@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/jitterkit/jitterkit/internal/prose"
 )
 
 // A Flag is one flag of the table.
@@ -164,7 +166,7 @@ func (t *Table[T]) takenBy(f *Flag[T]) string {
 	if len(cmds) == 1 {
 		return cmds[0] + " does"
 	}
-	return List(cmds, "and") + " do"
+	return prose.List(cmds, "and") + " do"
 }
 
 // suggest returns " (did you mean --x?)" for the flag of command (of any
@@ -213,27 +215,4 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// Texts returns the text of each item.
-func Texts[E any](items []E, text func(E) string) []string {
-	texts := make([]string, len(items))
-	for i, x := range items {
-		texts[i] = text(x)
-	}
-	return texts
-}
-
-// ListOf joins the text of each item as List does.
-func ListOf[E any](items []E, text func(E) string, conj string) string {
-	return List(Texts(items, text), conj)
-}
-
-// List joins items as a sentence does, with the conjunction conj: "a",
-// "a and b", "a, b and c".
-func List(items []string, conj string) string {
-	if len(items) == 1 {
-		return items[0]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }

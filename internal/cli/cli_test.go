@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/internal/prose"
 )
 
 // opts is the options of a test table: two commands, a list, a switch,
@@ -110,8 +112,8 @@ func TestHelp(t *testing.T) {
 		"  --mode MODE              in run's words\n"
 	assert.Equal(t, want, testTable().Help("run", map[string]string{"mode": "in run's words"}))
 	assert.Equal(t, "ab, cd\n  ef\n", Wrap("ab, cd ef", 6, "  ")[2:])
-	assert.Equal(t, "a, b and c", List([]string{"a", "b", "c"}, "and"))
-	assert.Equal(t, "a or b", List([]string{"a", "b"}, "or"))
+	assert.Equal(t, "a, b and c", prose.List([]string{"a", "b", "c"}, "and"))
+	assert.Equal(t, "a or b", prose.List([]string{"a", "b"}, "or"))
 }
 
 func TestValues(t *testing.T) {

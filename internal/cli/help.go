@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"strings"
+
+	"github.com/jitterkit/jitterkit/internal/prose"
 )
 
 // Help returns the flags command takes that no topic describes, under
@@ -49,7 +51,7 @@ func (t *Table[T]) Rows(commands []string, names ...string) string {
 			}
 		}
 		if len(takers) < len(commands) {
-			text += " (" + List(takers, "and") + " only)"
+			text += " (" + prose.List(takers, "and") + " only)"
 		}
 		b.WriteString(Row(f.placeholder(), text, 27))
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/internal/prose"
 )
 
 // The setters below read one value of a flag into the field of the
@@ -79,7 +79,7 @@ func Bool[T any](field func(*T) *bool) func(*T, string) error {
 // Duration sets a positive duration, such as 100ms or 1m30s.
 func Duration[T any](field func(*T) *time.Duration) func(*T, string) error {
 	return func(o *T, v string) error {
-		d, err := kit.ParseDuration(v)
+		d, err := prose.ParseDuration(v)
 		if err != nil {
 			return err
 		}

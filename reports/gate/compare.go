@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/reports"
 	"github.com/jitterkit/jitterkit/sim"
@@ -192,7 +193,7 @@ func hintNote(s sim.Scenario) string {
 		return ""
 	}
 	return fmt.Sprintf("The server answers every rejection with a fixed Retry-After of %s, which the devices wait instead of their policy's delays: every policy replays alike.",
-		kit.FormatDuration(s.WithDefaults().RetryAfter))
+		prose.FormatDuration(s.WithDefaults().RetryAfter))
 }
 
 // A builtinScale is the scale the built-in strategies take beside a policy
@@ -251,7 +252,7 @@ func (sc builtinScale) spec(st kit.Strategy) kit.Spec {
 func (sc builtinScale) String() string {
 	if sc.mean <= 0 {
 		return fmt.Sprintf("The built-in strategies replay with a base of %s and a cap of %s, %s; the policy's first delays were not measured, since the checks did not run.",
-			kit.FormatDuration(sc.base), kit.FormatDuration(sc.cap), sc.capFrom)
+			prose.FormatDuration(sc.base), prose.FormatDuration(sc.cap), sc.capFrom)
 	}
 	return fmt.Sprintf("The built-in strategies replay at the policy's scale: each base is chosen so that the first delays average %s, as the policy's do, and the cap is %s, %s.",
 		kit.FormatApprox(sc.mean), kit.FormatApprox(sc.cap), sc.capFrom)

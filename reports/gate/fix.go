@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
@@ -257,16 +258,16 @@ func (g *gate) specFamilies(s kit.Spec) []family {
 		switch base, cap := c.Base != was.Base, c.Cap != was.Cap; {
 		case base && cap:
 			parts = append(parts, fmt.Sprintf("raise the base from %s to %s and the cap from %s to %s",
-				kit.FormatDuration(was.Base), kit.FormatDuration(c.Base), kit.FormatDuration(was.Cap), kit.FormatDuration(c.Cap)))
+				prose.FormatDuration(was.Base), prose.FormatDuration(c.Base), prose.FormatDuration(was.Cap), prose.FormatDuration(c.Cap)))
 		case base:
-			parts = append(parts, fmt.Sprintf("raise the base from %s to %s", kit.FormatDuration(was.Base), kit.FormatDuration(c.Base)))
+			parts = append(parts, fmt.Sprintf("raise the base from %s to %s", prose.FormatDuration(was.Base), prose.FormatDuration(c.Base)))
 		case cap:
-			parts = append(parts, fmt.Sprintf("raise the cap from %s to %s", kit.FormatDuration(was.Cap), kit.FormatDuration(c.Cap)))
+			parts = append(parts, fmt.Sprintf("raise the cap from %s to %s", prose.FormatDuration(was.Cap), prose.FormatDuration(c.Cap)))
 		}
 		if len(parts) == 0 {
 			return "keep " + c.String()
 		}
-		return joinAnd(parts) + ": " + c.String()
+		return prose.List(parts, "and") + ": " + c.String()
 	}
 	var out []family
 	for _, both := range []bool{false, true} {
@@ -568,7 +569,7 @@ func (g *gate) confirm(f family, k float64) (candidate, bool, error) {
 	if reach := f.reach(k); declared > 0 && reach > declared {
 		c.beyondCap = true
 		c.fix.Change += fmt.Sprintf(", which needs a cap of at least %s; your declared cap is %s",
-			kit.FormatDuration(reach), kit.FormatDuration(declared))
+			prose.FormatDuration(reach), prose.FormatDuration(declared))
 	}
 	if g.cfg.Steps&Replay != 0 {
 		res, stopped, err := g.replayWith(p, 0)
@@ -788,23 +789,4 @@ func roundFactor(k float64) float64 {
 		return math.Ceil(k)
 	}
 	return math.Ceil(k*10) / 10
-}
-
-// joinAnd joins parts as a sentence does: "a, b and c".
-func joinAnd(parts []string) string {
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	out := ""
-	for i, p := range parts {
-		switch {
-		case i == 0:
-			out = p
-		case i == len(parts)-1:
-			out += " and " + p
-		default:
-			out += ", " + p
-		}
-	}
-	return out
 }

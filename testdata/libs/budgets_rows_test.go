@@ -25,7 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
-	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -443,7 +443,7 @@ func observeFailsafeBreaker(t *testing.T) (sim.Budget, []string) {
 		cb.RecordSuccess()
 		require.True(t, cb.IsClosed(), "one success left the half-open breaker %s", cb.State())
 		notes = append(notes, fmt.Sprintf("In a testing/synctest bubble: one RecordFailure() opened a fresh breaker; RemainingDelay() was then %s; after time.Sleep of %s it was still open and TryAcquirePermit() refused; %s after it opened TryAcquirePermit() granted a permit and the breaker was half-open; while half-open it granted %d permit in all; one RecordSuccess() closed it.",
-			kit.FormatDuration(delay), (delay-time.Nanosecond).String(), kit.FormatDuration(delay), probes))
+			prose.FormatDuration(delay), (delay-time.Nanosecond).String(), prose.FormatDuration(delay), probes))
 
 		cb = circuitbreaker.NewWithDefaults[any]()
 		cb.RecordFailure()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/sim"
 	"github.com/jitterkit/jitterkit/testdata/kittest"
@@ -117,9 +118,9 @@ calls used), what the mapping assumes and where the library's semantics differ f
 the replay's, and who holds the budget at each scope.
 
 `,
-		s.Kind, s.Clients, number(s.Rate), number(s.AcceptRate), kit.FormatDuration(s.Timeout), s.Retries,
-		number(100*s.Dip), kit.FormatDuration(s.DipFor), kit.FormatDuration(s.DipAt), kit.FormatDuration(s.Horizon),
-		kit.FormatDuration(s.RTT), budgetPolicy, budgetReplay.Runs, budgetReplay.Seed, budgetReplay.Runs)
+		s.Kind, s.Clients, number(s.Rate), number(s.AcceptRate), prose.FormatDuration(s.Timeout), s.Retries,
+		number(100*s.Dip), prose.FormatDuration(s.DipFor), prose.FormatDuration(s.DipAt), prose.FormatDuration(s.Horizon),
+		prose.FormatDuration(s.RTT), budgetPolicy, budgetReplay.Runs, budgetReplay.Seed, budgetReplay.Runs)
 
 	b.WriteString("| # | library | version | budget | scope | replayed as | verdict | recovered | recovery time | amplification | goodput |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
@@ -247,7 +248,7 @@ func TestHarnessAgreesWithLoopAdapter(t *testing.T) {
 			require.Len(t, loopOut.Results, len(harnessOut.Results))
 			capText := "none"
 			if row.cap > 0 {
-				capText = kit.FormatDuration(row.cap)
+				capText = prose.FormatDuration(row.cap)
 			}
 			var table strings.Builder
 			fmt.Fprintf(&table, "%d devices, cap %s, seed %d; harness %v, loop adapter %v\n", harnessDevices, capText, harnessSeed,

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/reports"
@@ -156,13 +156,13 @@ the change free; every other line must match exactly.
 
 `,
 		boardSeeds[0],
-		s.Kind, s.Clients, kit.FormatDuration(s.StartSpread), number(s.AcceptRate), kit.FormatDuration(s.Down),
-		kit.FormatDuration(s.Window), s.MaxAttempts, boardReplay.Runs, boardSeeds[0], number(s.AcceptRate),
+		s.Kind, s.Clients, prose.FormatDuration(s.StartSpread), number(s.AcceptRate), prose.FormatDuration(s.Down),
+		prose.FormatDuration(s.Window), s.MaxAttempts, boardReplay.Runs, boardSeeds[0], number(s.AcceptRate),
 		number(s.Threshold), number(100*sim.DefaultLevel), number(100*sim.DefaultMaxGaveUp), number(100*sim.DefaultMaxPending),
 		properties.DefaultDevices, properties.DefaultAttempts, observedDelays,
 		number(properties.DefaultThresholds().MinCV),
 		number(100*properties.DefaultThresholds().ConcentrationWidth),
-		kit.FormatDuration(properties.DefaultThresholds().ConcentrationWindow),
+		prose.FormatDuration(properties.DefaultThresholds().ConcentrationWindow),
 		number(properties.DefaultThresholds().ConcentrationAlpha),
 		number(properties.DefaultThresholds().ClampShare),
 		number(100*properties.DefaultThresholds().MinReproducible),
@@ -179,7 +179,7 @@ the change free; every other line must match exactly.
 	for i, r := range rows {
 		capText := "none"
 		if r.cap > 0 {
-			capText = kit.FormatDuration(r.cap)
+			capText = prose.FormatDuration(r.cap)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |", rowNumber(i, r), cell(shortModule(r.module)), r.version, cell(r.config), capText)
 		if r.err != nil {
@@ -213,7 +213,7 @@ the change free; every other line must match exactly.
 	for i, r := range rows {
 		capText := "no cap"
 		if r.cap > 0 {
-			capText = "cap " + kit.FormatDuration(r.cap)
+			capText = "cap " + prose.FormatDuration(r.cap)
 		}
 		modules := make([]string, 0, 1+len(r.also))
 		for _, m := range append([]string{r.module}, r.also...) {

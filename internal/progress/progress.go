@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/reports/gate"
 )
 
@@ -192,9 +192,9 @@ func (b *Bar) plainLine(elapsed time.Duration) string {
 	done, total := b.done.Load(), b.total.Load()
 	secs := elapsed.Round(time.Second).String()
 	if total <= 0 {
-		return fmt.Sprintf("jitterkit: %s: %s done, %s", b.label, kit.FormatCount(done), secs)
+		return fmt.Sprintf("jitterkit: %s: %s done, %s", b.label, prose.FormatCount(done), secs)
 	}
-	return fmt.Sprintf("jitterkit: %s: %s of %s (%.0f%%), %s", b.label, kit.FormatCount(min(done, total)), kit.FormatCount(total), 100*min(float64(done)/float64(total), 1), secs)
+	return fmt.Sprintf("jitterkit: %s: %s of %s (%.0f%%), %s", b.label, prose.FormatCount(min(done, total)), prose.FormatCount(total), 100*min(float64(done)/float64(total), 1), secs)
 }
 
 // line renders the bar: "replay [=========>          ] 45%  3.1s".
