@@ -1,0 +1,129 @@
+// Package fleets draws random configurations of a replay, the same on
+// every machine, for the tests that compare what the kit returns before
+// and after a change that must keep it: a policy, a scenario and a
+// replay's configuration.
+package fleets
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jitterkit/jitterkit/internal/prose"
+	"github.com/jitterkit/jitterkit/kit"
+	"github.com/jitterkit/jitterkit/sim"
+)
+
+// A Fleet is one random configuration of a replay.
+type Fleet struct {
+	// Spec is the policy as drawn, and Policy the spec it parses to.
+	Spec   string
+	Policy kit.Spec
+	// Scenario and Config are the replay's.
+	Scenario sim.Scenario
+	Config   sim.Config
+}
+
+// Random returns the i-th random configuration: a built-in policy, a
+// scenario of a kind drawn, with some of its parameters drawn and the rest
+// left to their defaults, and a replay of a few runs, some with the
+// stopping rule, a collapse bound or a tipping point. Policies are seeded
+// from the device, or with a constant: never from the clock, so the same
+// i replays the same figures on any machine.
+func Random(i uint64) Fleet {
+	r := rand.New(rand.NewPCG(0x6a69747465726b69, i))
+	pick := func(xs ...time.Duration) time.Duration { return xs[r.IntN(len(xs))] }
+	strategy := []string{"none", "full", "equal", "decorrelated"}[r.IntN(4)]
+	base := pick(10*time.Millisecond, 100*time.Millisecond, time.Second, 5*time.Second)
+	capacity := base * time.Duration([]int{2, 10, 60}[r.IntN(3)])
+	spec := fmt.Sprintf("%s:base=%s,cap=%s", strategy, prose.FormatDuration(base), prose.FormatDuration(capacity))
+	if r.IntN(6) == 0 {
+		spec += ",seed=constant"
+	}
+	sp, err := kit.ParseSpec(spec)
+	if err != nil {
+		panic(fmt.Sprintf("configuration %d: %s: %v", i, spec, err))
+	}
+	kinds := sim.Kinds()
+	s := sim.Scenario{Kind: kinds[r.IntN(len(kinds))]}
+	maybe := func() bool { return r.IntN(2) == 0 }
+	switch s.Kind {
+	case sim.Outage, sim.LongOutage, sim.Storm, sim.Periodic, sim.PeriodicAligned:
+		s.Clients = 20 + r.IntN(600)
+		if maybe() {
+			s.AcceptRate = float64(5 + r.IntN(200))
+		}
+		servers := sim.Servers()
+		s.Server = servers[r.IntN(len(servers))]
+		if s.Server == sim.TokenBucket && maybe() {
+			s.Burst = float64(1 + r.IntN(300))
+		}
+		if s.Server == sim.RetryAfter && maybe() {
+			s.RetryAfter = pick(100*time.Millisecond, time.Second, 3*time.Second)
+		}
+		if s.Kind == sim.Outage && maybe() {
+			s.Down = pick(500*time.Millisecond, 5*time.Second, 30*time.Second)
+		}
+		if s.Kind == sim.LongOutage {
+			s.Down = pick(10*time.Minute, time.Hour)
+		}
+		if s.Kind == sim.Storm {
+			s.Retries = 1 + r.IntN(12)
+		}
+		if s.Kind == sim.Periodic || s.Kind == sim.PeriodicAligned {
+			s.Period = pick(10*time.Second, time.Minute)
+			s.TimerOffset = sim.Offsets()[r.IntN(2)]
+		}
+		if maybe() {
+			s.Window = pick(20*time.Millisecond, 100*time.Millisecond, time.Second, 2*time.Second)
+		}
+		if maybe() {
+			s.StartSpread = pick(time.Millisecond, 100*time.Millisecond, 2*time.Second)
+		}
+	case sim.Overload:
+		s.Clients = 50 + r.IntN(300)
+		s.Rate = float64(20 + r.IntN(100))
+		s.Retries = r.IntN(5)
+		s.Timeout = pick(0, 500*time.Millisecond, 2*time.Second)
+		s.Dip = []float64{0, 0.05, 0.5}[r.IntN(3)]
+		s.DipFor = pick(0, time.Second, 3*time.Second, 10*time.Second)
+		if r.IntN(4) == 0 {
+			s.QueueLimit = 10 + r.IntN(200)
+		}
+		s.DropExpired = r.IntN(4) == 0
+		s.Budget = budget(r)
+	case sim.Reconnect:
+		s.Clients = 100 + r.IntN(1500)
+		s.Down = pick(0, time.Second, 10*time.Second)
+		s.OnDrop = []sim.DropRule{"", sim.DropReset, sim.DropResetJitter, sim.DropContinue}[r.IntN(4)]
+		s.RefuseCold = r.IntN(4) == 0 && s.OnDrop == ""
+		s.Budget = budget(r)
+	case sim.Contention:
+		s.Clients = 10 + r.IntN(150)
+	}
+	cfg := sim.Config{Runs: 3 + r.IntN(3), Seed: 1 + r.Uint64N(1000)}
+	switch {
+	case !s.Kind.ServerModel() && r.IntN(5) == 0:
+		cfg.Runs = 0 // the stopping rule's batches
+	case s.Kind.Recovers() && r.IntN(8) == 0:
+		cfg.Runs, cfg.CollapseBound = 0, 0.1 // 20 runs, then 40
+	case s.Kind == sim.Overload && r.IntN(8) == 0:
+		cfg.TippingPoint = true
+	}
+	return Fleet{Spec: spec, Policy: sp, Scenario: s, Config: cfg}
+}
+
+// budget draws a budget for a server model: none half the time,
+// else a kind with its defaults and a scope.
+func budget(r *rand.Rand) sim.Budget {
+	kinds := []string{"finagle", "envoy", "grpc", "aws", "aws2026", "adaptive", "breaker"}
+	if r.IntN(2) == 0 {
+		return sim.Budget{}
+	}
+	b, err := sim.ParseBudget(kinds[r.IntN(len(kinds))])
+	if err != nil {
+		panic(err)
+	}
+	b.Scope = sim.BudgetScopes()[r.IntN(2)]
+	return b
+}
