@@ -888,261 +888,331 @@ var (
 // successes and the failures the clients learned of and the server's
 // capacity as lines, the trigger shaded and the instant the run recovered
 // marked; in the lower panel, the jobs in the system (the sessions open,
-// in a Reconnect), and an Overload's queue limit. The legend is below
-// both. It returns nil when the run has no series.
+// in a Reconnect), and an Overload's queue limit; with a budget, a third
+// panel of its level. The legend is below them. It returns nil when the
+// run has no series.
 func seriesChart(rp *Replay) ([]byte, error) {
-	if rp.Representative < 0 || rp.Representative >= len(rp.Runs) {
+	v, ok := newSeriesView(rp)
+	if !ok {
 		return nil, nil
+	}
+	panels, heights := v.panels()
+	legend := v.legend()
+	return v.compose(panels, heights, legend, layoutLegend(panels[0].Legend, chartWidth, legend))
+}
+
+// The styles of the time-series chart's lines.
+var (
+	seriesSuccStyle      = draw.LineStyle{Color: colorBudget, Width: vg.Points(1.6)}
+	seriesFailStyle      = draw.LineStyle{Color: colorLimit, Width: vg.Points(1.6)}
+	seriesCapStyle       = draw.LineStyle{Color: colorCapacity, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
+	seriesRecStyle       = draw.LineStyle{Color: colorRecover, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
+	seriesJobsStyle      = draw.LineStyle{Color: colorBox, Width: vg.Points(1.4)}
+	seriesLimitStyle     = draw.LineStyle{Color: colorLimit, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+	seriesRefusedStyle   = draw.LineStyle{Color: colorRefused, Width: vg.Points(1.4)}
+	seriesThrottledStyle = draw.LineStyle{Color: colorThrottle, Width: vg.Points(1.4)}
+	seriesLevelStyle     = draw.LineStyle{Color: colorLevel, Width: vg.Points(1.6)}
+	seriesAgainStyle     = draw.LineStyle{Color: colorLevel, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}}
+)
+
+// A seriesView is the representative run of a server model's replay as
+// its time-series chart draws it: the series in bins of bw seconds, the
+// panels' tops, and what the chart marks on them.
+type seriesView struct {
+	rp    *Replay
+	run   sim.Run
+	s     sim.Scenario
+	words seriesWords
+	trig  trigger
+	w     int     // seconds a bin
+	bw    float64 // the same, as a float
+	end   float64 // the run's length, in seconds
+
+	first, sent, succ, fail, capacity, jobs, zeros []float64
+
+	// budgeted is set for an Overload with a budget, whose panel draws
+	// its level and what it stopped.
+	budgeted             bool
+	bwords               budgetWords
+	refused, throttled   []float64
+	level                []float64
+	nRefused, nThrottled int
+	againAt              int
+	stopped, again       bool
+	top, jobsTop         float64
+	queueLimit           float64
+	recoveredAt          float64
+}
+
+// newSeriesView bins the representative run of rp, or reports false when
+// the run has no series.
+func newSeriesView(rp *Replay) (*seriesView, bool) {
+	if rp.Representative < 0 || rp.Representative >= len(rp.Runs) {
+		return nil, false
 	}
 	run := rp.Runs[rp.Representative]
 	ser := run.Series
 	if ser == nil || len(ser.FirstSent) == 0 {
-		return nil, nil
+		return nil, false
 	}
 	s := rp.Scenario.WithDefaults()
-	words, trig := wordsOf(s), triggerOf(s)
 	n := len(ser.FirstSent)
 	w := seriesBin(n)
-	bw, end := float64(w), float64(n)
-	first := binMeans(w, floats(ser.FirstSent))
-	sent := sumSeries(first, binMeans(w, floats(ser.RetriesSent)))
-	succ := binMeans(w, floats(ser.Successes))
-	fail := binMeans(w, floats(ser.Failures))
-	capacity := binMeans(w, ser.Capacity)
-	jobs := binMeans(w, floats(ser.Jobs))
-	zeros := make([]float64, len(first))
-	// A budget's panel: its level, and what it stopped, drawn with the
-	// traffic.
-	budgeted := s.Kind == sim.Overload && len(ser.Budget) > 0
-	var refused, throttled, level []float64
-	var nRefused, nThrottled int
-	if budgeted {
-		refused, throttled, level = binMeans(w, floats(ser.Refused)), binMeans(w, floats(ser.Throttled)), binMeans(w, ser.Budget)
-		nRefused, nThrottled = sumInts(ser.Refused), sumInts(ser.Throttled)
+	v := &seriesView{rp: rp, run: run, s: s, words: wordsOf(s), trig: triggerOf(s), w: w, bw: float64(w), end: float64(n)}
+	v.first = binMeans(w, floats(ser.FirstSent))
+	v.sent = sumSeries(v.first, binMeans(w, floats(ser.RetriesSent)))
+	v.succ = binMeans(w, floats(ser.Successes))
+	v.fail = binMeans(w, floats(ser.Failures))
+	v.capacity = binMeans(w, ser.Capacity)
+	v.jobs = binMeans(w, floats(ser.Jobs))
+	v.zeros = make([]float64, len(v.first))
+	v.budgeted = s.Kind == sim.Overload && len(ser.Budget) > 0
+	if v.budgeted {
+		v.refused, v.throttled, v.level = binMeans(w, floats(ser.Refused)), binMeans(w, floats(ser.Throttled)), binMeans(w, ser.Budget)
+		v.nRefused, v.nThrottled = sumInts(ser.Refused), sumInts(ser.Throttled)
+		v.againAt, v.stopped, v.again = retriesAllowedAgain(ser, int(math.Ceil(v.trig.from)))
+		v.bwords = budgetWordsOf(s)
 	}
-	from := int(math.Ceil(trig.from))
-	againAt, stopped, again := 0, false, false
-	if budgeted {
-		againAt, stopped, again = retriesAllowedAgain(ser, from)
-	}
-
-	var top, jobsTop float64
-	for _, v := range [][]float64{sent, succ, fail, capacity, refused, throttled} {
-		for _, f := range v {
-			top = max(top, f)
+	for _, xs := range [][]float64{v.sent, v.succ, v.fail, v.capacity, v.refused, v.throttled} {
+		for _, f := range xs {
+			v.top = max(v.top, f)
 		}
 	}
-	for _, f := range jobs {
-		jobsTop = max(jobsTop, f)
+	for _, f := range v.jobs {
+		v.jobsTop = max(v.jobsTop, f)
 	}
-	queueLimit := 0.0
 	if s.Kind == sim.Overload && s.QueueLimit > 0 {
-		queueLimit = float64(s.QueueLimit)
-		jobsTop = max(jobsTop, queueLimit)
+		v.queueLimit = float64(s.QueueLimit)
+		v.jobsTop = max(v.jobsTop, v.queueLimit)
 	}
-	top, jobsTop = max(roundUp(top*1.08), 1), max(roundUp(jobsTop*1.08), 1)
+	v.top, v.jobsTop = max(roundUp(v.top*1.08), 1), max(roundUp(v.jobsTop*1.08), 1)
+	v.recoveredAt = (s.RecoveryFrom() + run.RecoveredAfter).Seconds()
+	return v, true
+}
 
-	per, binned := "per second", "second by second"
-	if w > 1 {
-		per, binned = fmt.Sprintf("per second, mean over %s bins", seconds(bw)), fmt.Sprintf("in %s bins", seconds(bw))
+// binned says how the series are binned, for the title: "second by
+// second", or in bins of several seconds.
+func (v *seriesView) binned() string {
+	if v.w > 1 {
+		return fmt.Sprintf("in %s bins", seconds(v.bw))
 	}
-	title := fmt.Sprintf("Run %d of %d, %s: %s", rp.Representative+1, len(rp.Runs), binned, recoveryPhrase(s, run))
+	return "second by second"
+}
+
+// panels returns the chart's panels, from the top, and their heights: the
+// traffic, the jobs, and with a budget its level; each draws its series.
+func (v *seriesView) panels() ([]*plot.Plot, []vg.Length) {
+	title := fmt.Sprintf("Run %d of %d, %s: %s", v.rp.Representative+1, len(v.rp.Runs), v.binned(), recoveryPhrase(v.s, v.run))
 	upper := newPlot(title, "", "attempts and outcomes per second")
 	upper.Title.Text = fitText(upper.Title.TextStyle, upper.Title.Text, chartWidth-vg.Points(20))
-	upper.X.Min, upper.X.Max = 0, end
-	upper.Y.Min, upper.Y.Max = 0, top
+	upper.X.Min, upper.X.Max = 0, v.end
+	upper.Y.Min, upper.Y.Max = 0, v.top
 	upper.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
 	timeAxis := "time since the start of the run (s)"
-	lower := newPlot("", timeAxis, words.jobsAxis)
-	lower.X.Min, lower.X.Max = 0, end
-	lower.Y.Min, lower.Y.Max = 0, jobsTop
+	lower := newPlot("", timeAxis, v.words.jobsAxis)
+	lower.X.Min, lower.X.Max = 0, v.end
+	lower.Y.Min, lower.Y.Max = 0, v.jobsTop
 	lower.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
-	var bwords budgetWords
-	var budgetPanel *plot.Plot
-	if budgeted {
-		bwords = budgetWordsOf(s)
+	upper.Add(drawing(v.drawTraffic))
+	lower.Add(drawing(v.drawJobs))
+	panels, heights := []*plot.Plot{upper, lower}, []vg.Length{vg.Points(300), vg.Points(150)}
+	if v.budgeted {
 		lower.X.Label.Text = ""
-		budgetPanel = newPlot("", timeAxis, bwords.axis)
-		budgetPanel.X.Min, budgetPanel.X.Max = 0, end
-		budgetPanel.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
-		if bwords.states != nil {
-			var ticks plot.ConstantTicks
-			for i, st := range bwords.states {
-				ticks = append(ticks, plot.Tick{Value: float64(i), Label: st})
-			}
-			budgetPanel.Y.Tick.Marker = ticks
-			budgetPanel.Y.Min, budgetPanel.Y.Max = -0.15, float64(len(bwords.states)-1)+0.15
-		} else {
-			lo, hi := 0.0, 0.0
-			for _, f := range level {
-				lo, hi = min(lo, f), max(hi, f)
-			}
-			budgetPanel.Y.Min, budgetPanel.Y.Max = -roundUp(-lo*1.08), max(roundUp(hi*1.08), 1)
-			if s.Budget.Kind == sim.Adaptive {
-				budgetPanel.Y.Max = min(budgetPanel.Y.Max, 1)
-			}
+		panels, heights = append(panels, v.budgetPanel(timeAxis)), append(heights, vg.Points(140))
+	}
+	return panels, heights
+}
+
+// budgetPanel returns the panel of the budget's level: its states, or
+// its level's range.
+func (v *seriesView) budgetPanel(timeAxis string) *plot.Plot {
+	p := newPlot("", timeAxis, v.bwords.axis)
+	p.X.Min, p.X.Max = 0, v.end
+	p.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
+	if v.bwords.states != nil {
+		var ticks plot.ConstantTicks
+		for i, st := range v.bwords.states {
+			ticks = append(ticks, plot.Tick{Value: float64(i), Label: st})
+		}
+		p.Y.Tick.Marker = ticks
+		p.Y.Min, p.Y.Max = -0.15, float64(len(v.bwords.states)-1)+0.15
+	} else {
+		lo, hi := 0.0, 0.0
+		for _, f := range v.level {
+			lo, hi = min(lo, f), max(hi, f)
+		}
+		p.Y.Min, p.Y.Max = -roundUp(-lo*1.08), max(roundUp(hi*1.08), 1)
+		if v.s.Budget.Kind == sim.Adaptive {
+			p.Y.Max = min(p.Y.Max, 1)
 		}
 	}
+	p.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
+		lo, hi := p.Y.Min, p.Y.Max
+		v.shade(c, x, y, hi)
+		if v.bwords.states != nil {
+			// A state holds from one sample to the next: a line between
+			// two states would pass through a third.
+			c.StrokeLines(seriesLevelStyle, steps(v.level, v.bw, v.end, x, y))
+		} else {
+			c.StrokeLines(seriesLevelStyle, polyline(v.level, v.sample, x, y))
+		}
+		v.markRecovery(c, x, y, hi, false)
+		v.markAllowed(c, x, y, lo, hi, true)
+	}))
+	return p
+}
 
-	succStyle := draw.LineStyle{Color: colorBudget, Width: vg.Points(1.6)}
-	failStyle := draw.LineStyle{Color: colorLimit, Width: vg.Points(1.6)}
-	capStyle := draw.LineStyle{Color: colorCapacity, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
-	recStyle := draw.LineStyle{Color: colorRecover, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
-	jobsStyle := draw.LineStyle{Color: colorBox, Width: vg.Points(1.4)}
-	limitStyle := draw.LineStyle{Color: colorLimit, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
-	refusedStyle := draw.LineStyle{Color: colorRefused, Width: vg.Points(1.4)}
-	throttledStyle := draw.LineStyle{Color: colorThrottle, Width: vg.Points(1.4)}
-	levelStyle := draw.LineStyle{Color: colorLevel, Width: vg.Points(1.6)}
-	againStyle := draw.LineStyle{Color: colorLevel, Width: vg.Points(1.4), Dashes: []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}}
-	recoveredAt := (s.RecoveryFrom() + run.RecoveredAfter).Seconds()
-
-	legend := []legendItem{{trig.label, []plot.Thumbnailer{swatch{colorDown}}}}
-	if trig.rampLabel != "" {
-		legend = append(legend, legendItem{trig.rampLabel, []plot.Thumbnailer{swatch{colorRamp}}})
+// legend returns the chart's legend, in the order the panels draw.
+func (v *seriesView) legend() []legendItem {
+	legend := []legendItem{{v.trig.label, []plot.Thumbnailer{swatch{colorDown}}}}
+	if v.trig.rampLabel != "" {
+		legend = append(legend, legendItem{v.trig.rampLabel, []plot.Thumbnailer{swatch{colorRamp}}})
 	}
 	legend = append(legend,
-		legendItem{words.first, []plot.Thumbnailer{swatch{colorArrivals}}},
-		legendItem{words.retries, []plot.Thumbnailer{swatch{colorRetries}}},
-		legendItem{words.successes, []plot.Thumbnailer{lineSwatch{succStyle}}},
-		legendItem{words.failures, []plot.Thumbnailer{lineSwatch{failStyle}}},
-		legendItem{words.capacity, []plot.Thumbnailer{lineSwatch{capStyle}}})
-	if nRefused > 0 {
-		legend = append(legend, legendItem{fmt.Sprintf("retries the budget refused (%s)", num(float64(nRefused))), []plot.Thumbnailer{lineSwatch{refusedStyle}}})
+		legendItem{v.words.first, []plot.Thumbnailer{swatch{colorArrivals}}},
+		legendItem{v.words.retries, []plot.Thumbnailer{swatch{colorRetries}}},
+		legendItem{v.words.successes, []plot.Thumbnailer{lineSwatch{seriesSuccStyle}}},
+		legendItem{v.words.failures, []plot.Thumbnailer{lineSwatch{seriesFailStyle}}},
+		legendItem{v.words.capacity, []plot.Thumbnailer{lineSwatch{seriesCapStyle}}})
+	if v.nRefused > 0 {
+		legend = append(legend, legendItem{fmt.Sprintf("retries the budget refused (%s)", num(float64(v.nRefused))), []plot.Thumbnailer{lineSwatch{seriesRefusedStyle}}})
 	}
-	if nThrottled > 0 {
-		legend = append(legend, legendItem{fmt.Sprintf("attempts it rejected at the client (%s)", num(float64(nThrottled))), []plot.Thumbnailer{lineSwatch{throttledStyle}}})
+	if v.nThrottled > 0 {
+		legend = append(legend, legendItem{fmt.Sprintf("attempts it rejected at the client (%s)", num(float64(v.nThrottled))), []plot.Thumbnailer{lineSwatch{seriesThrottledStyle}}})
 	}
-	if run.Recovered {
-		legend = append(legend, legendItem{fmt.Sprintf("recovered (at %s)", seconds(recoveredAt)), []plot.Thumbnailer{lineSwatch{recStyle}}})
+	if v.run.Recovered {
+		legend = append(legend, legendItem{fmt.Sprintf("recovered (at %s)", seconds(v.recoveredAt)), []plot.Thumbnailer{lineSwatch{seriesRecStyle}}})
 	}
-	legend = append(legend, legendItem{words.jobs, []plot.Thumbnailer{lineSwatch{jobsStyle}}})
-	if queueLimit > 0 {
-		legend = append(legend, legendItem{fmt.Sprintf("queue limit (%s jobs)", num(queueLimit)), []plot.Thumbnailer{lineSwatch{limitStyle}}})
+	legend = append(legend, legendItem{v.words.jobs, []plot.Thumbnailer{lineSwatch{seriesJobsStyle}}})
+	if v.queueLimit > 0 {
+		legend = append(legend, legendItem{fmt.Sprintf("queue limit (%s jobs)", num(v.queueLimit)), []plot.Thumbnailer{lineSwatch{seriesLimitStyle}}})
 	}
-	if budgeted {
-		legend = append(legend, legendItem{fmt.Sprintf("%s (%s)", bwords.level, bwords.whose), []plot.Thumbnailer{lineSwatch{levelStyle}}})
+	if v.budgeted {
+		legend = append(legend, legendItem{fmt.Sprintf("%s (%s)", v.bwords.level, v.bwords.whose), []plot.Thumbnailer{lineSwatch{seriesLevelStyle}}})
 		switch {
-		case again:
-			legend = append(legend, legendItem{fmt.Sprintf("retries allowed again (from %s)", seconds(float64(againAt))), []plot.Thumbnailer{lineSwatch{againStyle}}})
-		case stopped:
+		case v.again:
+			legend = append(legend, legendItem{fmt.Sprintf("retries allowed again (from %s)", seconds(float64(v.againAt))), []plot.Thumbnailer{lineSwatch{seriesAgainStyle}}})
+		case v.stopped:
 			legend = append(legend, legendItem{"retries never allowed again: the budget still stops some in the run's last second", nil})
 		}
 	}
+	return legend
+}
 
-	mid := func(i int) float64 { return math.Min((float64(i)+0.5)*bw, end) }
-	// The samples of the capacity and the jobs are taken at whole
-	// seconds: a bin's mean sits at the mean of its instants.
-	sample := func(i int) float64 { return float64(i)*bw + (math.Min(bw, end-float64(i)*bw)-1)/2 }
-	shade := func(c draw.Canvas, x, y func(float64) vg.Length, top float64) {
-		c.SetColor(colorPlotArea)
-		c.Fill(c.Rectangle.Path())
-		fill := func(from, to float64, col color.Color) {
-			from, to = math.Max(from, 0), math.Min(to, end)
-			if to <= from {
-				return
-			}
-			// At least 2pt wide, so that a short trigger shows on a long
-			// run.
-			r := vg.Rectangle{Min: vg.Point{X: x(from), Y: y(0)}, Max: vg.Point{X: max(x(to), x(from)+vg.Points(2)), Y: y(top)}}
-			c.SetColor(col)
-			c.Fill(r.Path())
-		}
-		fill(trig.from, trig.to, colorDown)
-		fill(trig.to, trig.rampTo, colorRamp)
-	}
-	recovered := func(c draw.Canvas, x, y func(float64) vg.Length, top float64, label bool) {
-		if !run.Recovered || recoveredAt > end {
-			return
-		}
-		c.StrokeLine2(recStyle, x(recoveredAt), y(0), x(recoveredAt), y(top))
-		if !label {
-			return
-		}
-		at, align := vg.Point{X: x(recoveredAt) + vg.Points(4), Y: y(top) - vg.Points(3)}, draw.XLeft
-		if at.X > c.Min.X+(c.Max.X-c.Min.X)*0.7 {
-			at.X, align = x(recoveredAt)-vg.Points(4), draw.XRight
-		}
-		drawText(c, 10, true, align, draw.YTop, at, fmt.Sprintf("recovered at %s", seconds(recoveredAt)))
-	}
-	// allowed marks the second from which the budget lets every retry
-	// through again, labelled halfway up the panel when label is set.
-	allowed := func(c draw.Canvas, x, y func(float64) vg.Length, bottom, top float64, label bool) {
-		at := float64(againAt)
-		if !again || at > end {
-			return
-		}
-		c.StrokeLine2(againStyle, x(at), y(bottom), x(at), y(top))
-		if !label {
-			return
-		}
-		// The label goes left of the mark near the right edge, or where
-		// the recovery's mark follows close behind.
-		pt, align := vg.Point{X: x(at) + vg.Points(4), Y: y((bottom + top) / 2)}, draw.XLeft
-		close := run.Recovered && recoveredAt > at && x(recoveredAt)-x(at) < vg.Points(150)
-		if pt.X > c.Min.X+(c.Max.X-c.Min.X)*0.7 || close && x(at)-c.Min.X > vg.Points(150) {
-			pt.X, align = x(at)-vg.Points(4), draw.XRight
-		}
-		drawText(c, 10, true, align, draw.YCenter, pt, fmt.Sprintf("retries allowed again at %s", seconds(at)))
-	}
-	upper.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
-		shade(c, x, y, top)
-		// The retries are the band between the first attempts and all
-		// that was sent: the whole stack in their colour, the first
-		// attempts over its foot, which saves the band's lower edge.
-		c.FillPolygon(colorRetries, band(zeros, sent, bw, end, x, y))
-		c.FillPolygon(colorArrivals, band(zeros, first, bw, end, x, y))
-		c.StrokeLines(capStyle, steps(capacity, bw, end, x, y))
-		c.StrokeLines(succStyle, polyline(succ, mid, x, y))
-		c.StrokeLines(failStyle, polyline(fail, mid, x, y))
-		if nRefused > 0 {
-			c.StrokeLines(refusedStyle, polyline(refused, mid, x, y))
-		}
-		if nThrottled > 0 {
-			c.StrokeLines(throttledStyle, polyline(throttled, mid, x, y))
-		}
-		recovered(c, x, y, top, true)
-		allowed(c, x, y, 0, top, false)
-	}))
-	lower.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
-		shade(c, x, y, jobsTop)
-		if queueLimit > 0 {
-			c.StrokeLine2(limitStyle, x(0), y(queueLimit), x(end), y(queueLimit))
-		}
-		c.StrokeLines(jobsStyle, polyline(jobs, sample, x, y))
-		recovered(c, x, y, jobsTop, false)
-		allowed(c, x, y, 0, jobsTop, false)
-	}))
-	if budgeted {
-		budgetPanel.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
-			lo, hi := budgetPanel.Y.Min, budgetPanel.Y.Max
-			shade(c, x, y, hi)
-			if bwords.states != nil {
-				// A state holds from one sample to the next: a line
-				// between two states would pass through a third.
-				c.StrokeLines(levelStyle, steps(level, bw, end, x, y))
-			} else {
-				c.StrokeLines(levelStyle, polyline(level, sample, x, y))
-			}
-			recovered(c, x, y, hi, false)
-			allowed(c, x, y, lo, hi, true)
-		}))
-	}
+// mid is the middle of bin i, where a rate's mean is drawn.
+func (v *seriesView) mid(i int) float64 { return math.Min((float64(i)+0.5)*v.bw, v.end) }
 
-	panels := []*plot.Plot{upper, lower}
-	heights := []vg.Length{vg.Points(300), vg.Points(150)}
-	if budgeted {
-		panels, heights = append(panels, budgetPanel), append(heights, vg.Points(140))
+// sample is where the mean of bin i of the capacity or the jobs is drawn:
+// they are sampled at whole seconds, and a bin's mean sits at the mean of
+// its instants.
+func (v *seriesView) sample(i int) float64 {
+	return float64(i)*v.bw + (math.Min(v.bw, v.end-float64(i)*v.bw)-1)/2
+}
+
+// shade fills a panel's data area up to top, and shades the trigger and
+// the ramp after it.
+func (v *seriesView) shade(c draw.Canvas, x, y func(float64) vg.Length, top float64) {
+	c.SetColor(colorPlotArea)
+	c.Fill(c.Rectangle.Path())
+	fill := func(from, to float64, col color.Color) {
+		from, to = math.Max(from, 0), math.Min(to, v.end)
+		if to <= from {
+			return
+		}
+		// At least 2pt wide, so that a short trigger shows on a long run.
+		r := vg.Rectangle{Min: vg.Point{X: x(from), Y: y(0)}, Max: vg.Point{X: max(x(to), x(from)+vg.Points(2)), Y: y(top)}}
+		c.SetColor(col)
+		c.Fill(r.Path())
 	}
-	l := layoutLegend(upper.Legend, chartWidth, legend)
+	fill(v.trig.from, v.trig.to, colorDown)
+	fill(v.trig.to, v.trig.rampTo, colorRamp)
+}
+
+// markRecovery marks the instant the run recovered, up to top, labelled
+// when label is set.
+func (v *seriesView) markRecovery(c draw.Canvas, x, y func(float64) vg.Length, top float64, label bool) {
+	at := v.recoveredAt
+	if !v.run.Recovered || at > v.end {
+		return
+	}
+	c.StrokeLine2(seriesRecStyle, x(at), y(0), x(at), y(top))
+	if !label {
+		return
+	}
+	pt, align := vg.Point{X: x(at) + vg.Points(4), Y: y(top) - vg.Points(3)}, draw.XLeft
+	if pt.X > c.Min.X+(c.Max.X-c.Min.X)*0.7 {
+		pt.X, align = x(at)-vg.Points(4), draw.XRight
+	}
+	drawText(c, 10, true, align, draw.YTop, pt, fmt.Sprintf("recovered at %s", seconds(at)))
+}
+
+// markAllowed marks the second from which the budget lets every retry
+// through again, labelled halfway up the panel when label is set.
+func (v *seriesView) markAllowed(c draw.Canvas, x, y func(float64) vg.Length, bottom, top float64, label bool) {
+	at := float64(v.againAt)
+	if !v.again || at > v.end {
+		return
+	}
+	c.StrokeLine2(seriesAgainStyle, x(at), y(bottom), x(at), y(top))
+	if !label {
+		return
+	}
+	// The label goes left of the mark near the right edge, or where the
+	// recovery's mark follows close behind.
+	pt, align := vg.Point{X: x(at) + vg.Points(4), Y: y((bottom + top) / 2)}, draw.XLeft
+	close := v.run.Recovered && v.recoveredAt > at && x(v.recoveredAt)-x(at) < vg.Points(150)
+	if pt.X > c.Min.X+(c.Max.X-c.Min.X)*0.7 || close && x(at)-c.Min.X > vg.Points(150) {
+		pt.X, align = x(at)-vg.Points(4), draw.XRight
+	}
+	drawText(c, 10, true, align, draw.YCenter, pt, fmt.Sprintf("retries allowed again at %s", seconds(at)))
+}
+
+// drawTraffic draws the upper panel: the attempts sent, stacked, and the
+// outcomes and the capacity as lines.
+func (v *seriesView) drawTraffic(c draw.Canvas, x, y func(float64) vg.Length) {
+	v.shade(c, x, y, v.top)
+	// The retries are the band between the first attempts and all that
+	// was sent: the whole stack in their colour, the first attempts over
+	// its foot, which saves the band's lower edge.
+	c.FillPolygon(colorRetries, band(v.zeros, v.sent, v.bw, v.end, x, y))
+	c.FillPolygon(colorArrivals, band(v.zeros, v.first, v.bw, v.end, x, y))
+	c.StrokeLines(seriesCapStyle, steps(v.capacity, v.bw, v.end, x, y))
+	c.StrokeLines(seriesSuccStyle, polyline(v.succ, v.mid, x, y))
+	c.StrokeLines(seriesFailStyle, polyline(v.fail, v.mid, x, y))
+	if v.nRefused > 0 {
+		c.StrokeLines(seriesRefusedStyle, polyline(v.refused, v.mid, x, y))
+	}
+	if v.nThrottled > 0 {
+		c.StrokeLines(seriesThrottledStyle, polyline(v.throttled, v.mid, x, y))
+	}
+	v.markRecovery(c, x, y, v.top, true)
+	v.markAllowed(c, x, y, 0, v.top, false)
+}
+
+// drawJobs draws the lower panel: the jobs in the system and an
+// Overload's queue limit.
+func (v *seriesView) drawJobs(c draw.Canvas, x, y func(float64) vg.Length) {
+	v.shade(c, x, y, v.jobsTop)
+	if v.queueLimit > 0 {
+		c.StrokeLine2(seriesLimitStyle, x(0), y(v.queueLimit), x(v.end), y(v.queueLimit))
+	}
+	c.StrokeLines(seriesJobsStyle, polyline(v.jobs, v.sample, x, y))
+	v.markRecovery(c, x, y, v.jobsTop, false)
+	v.markAllowed(c, x, y, 0, v.jobsTop, false)
+}
+
+// compose draws the panels, each above the next and the last above the
+// legend, laid out as l, into one SVG with its accessible label.
+func (v *seriesView) compose(panels []*plot.Plot, heights []vg.Length, legend []legendItem, l legendLayout) ([]byte, error) {
+	upper := panels[0]
 	height := l.height
 	for _, h := range heights {
 		height += h
 	}
 	c, dc := newSVG(chartWidth, height)
 	sty := upper.Legend.TextStyle
-	// The panels, from the top, each above the next and the last above
-	// the legend, with a little room on the right for the last tick's
-	// label, which sits at the run's end.
+	// A little room on the right for the last tick's label, which sits at
+	// the run's end.
 	areas := make([]draw.Canvas, len(panels))
 	var above vg.Length
 	left := vg.Length(0)
@@ -1160,11 +1230,15 @@ func seriesChart(rp *Replay) ([]byte, error) {
 		p.Draw(areas[i])
 	}
 	l.draw(dc, sty, upper.Legend.ThumbnailWidth, left, legend)
-	label := fmt.Sprintf("Time series of run %d of %d: %s and %s, %s, %s and %s %s, with %s below",
-		rp.Representative+1, len(rp.Runs), words.first, words.retries, words.successes, words.failures, words.capacity, per, words.jobs)
-	if budgeted {
-		label += fmt.Sprintf(", and below them the %s (%s)", bwords.level, bwords.whose)
+	per := "per second"
+	if v.w > 1 {
+		per = fmt.Sprintf("per second, mean over %s bins", seconds(v.bw))
 	}
-	label += "; " + recoveryPhrase(s, run)
+	label := fmt.Sprintf("Time series of run %d of %d: %s and %s, %s, %s and %s %s, with %s below",
+		v.rp.Representative+1, len(v.rp.Runs), v.words.first, v.words.retries, v.words.successes, v.words.failures, v.words.capacity, per, v.words.jobs)
+	if v.budgeted {
+		label += fmt.Sprintf(", and below them the %s (%s)", v.bwords.level, v.bwords.whose)
+	}
+	label += "; " + recoveryPhrase(v.s, v.run)
 	return encodeSVG(c, label)
 }
