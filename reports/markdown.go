@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 	"github.com/jitterkit/jitterkit/sim"
 )
 
@@ -40,151 +41,176 @@ func renderMarkdown(r Report) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "# jitterkit: %s for %s\n\n", mdText(upper(r.Verdict)), mdText(name))
 	fmt.Fprintf(&b, "%s: %s.\n", mdStatus(r.Verdict), mdText(verdictReason(r)))
+	mdChange(&b, raw, r)
+	mdChecks(&b, r.Checks)
+	if p := r.Replay; p != nil {
+		mdReplay(&b, p)
+	}
+	mdComparisons(&b, raw, r)
+	mdSources(&b, r)
+	return b.Bytes(), nil
+}
 
+// mdChange writes what to change: first, with the measured fix it comes
+// from, and the rest of the advice.
+func mdChange(b *bytes.Buffer, raw, r Report) {
 	ch := whatToChange(raw, r)
 	switch {
 	case ch.First == "" && len(r.Checks) == 0 && r.Replay == nil:
 		// Nothing was judged, as the reason says: nothing to change.
 	case ch.First == "":
-		fmt.Fprintf(&b, "\n## What to change\n\n%s.\n", mdText(upperFirst(nothingToChange(r))))
+		fmt.Fprintf(b, "\n## What to change\n\n%s.\n", mdText(upperFirst(nothingToChange(r))))
 	case ch.Fix != nil:
-		fmt.Fprintf(&b, "\n## What to change first\n\n**%s**", mdText(ch.First))
+		fmt.Fprintf(b, "\n## What to change first\n\n**%s**", mdText(ch.First))
 		p := fixPolicy(*ch.Fix)
 		switch {
 		case ch.Lead != "":
-			fmt.Fprintf(&b, "\n\n%s %s", mdText(ch.Lead), mdCode(p))
+			fmt.Fprintf(b, "\n\n%s %s", mdText(ch.Lead), mdCode(p))
 		case p != "":
-			fmt.Fprintf(&b, ": %s", mdCode(p))
+			fmt.Fprintf(b, ": %s", mdCode(p))
 		}
-		fmt.Fprintf(&b, "\n")
+		fmt.Fprintf(b, "\n")
 		if figures := fixFigures(*ch.Fix, threshold(r)); len(figures) > 0 {
-			fmt.Fprintf(&b, "\n")
+			fmt.Fprintf(b, "\n")
 			for _, f := range figures {
-				fmt.Fprintf(&b, "- %s\n", mdText(f))
+				fmt.Fprintf(b, "- %s\n", mdText(f))
 			}
 			if r.Replay != nil {
-				fmt.Fprintf(&b, "\nReplayed on the same scenario, %s.\n", fixRuns(*r.Replay, *ch.Fix))
+				fmt.Fprintf(b, "\nReplayed on the same scenario, %s.\n", fixRuns(*r.Replay, *ch.Fix))
 			}
 		}
 	default:
-		fmt.Fprintf(&b, "\n## What to change first\n\n%s\n", mdText(ch.First))
+		fmt.Fprintf(b, "\n## What to change first\n\n%s\n", mdText(ch.First))
 	}
 	if len(ch.Rest) > 0 {
-		fmt.Fprintf(&b, "\nAlso:\n\n")
+		fmt.Fprintf(b, "\nAlso:\n\n")
 		for _, a := range ch.Rest {
-			fmt.Fprintf(&b, "- %s\n", mdText(a))
+			fmt.Fprintf(b, "- %s\n", mdText(a))
 		}
 	}
+}
 
-	if len(r.Checks) > 0 {
-		findings, rest := findingsFirst(r.Checks)
-		fmt.Fprintf(&b, "\n## Checks: %s\n\n", checkCounts(r.Checks))
-		fmt.Fprintf(&b, "| Status | Check | Figure | Threshold | Detail |\n|---|---|--:|--:|---|\n")
-		for _, c := range append(findings, rest...) {
-			f, th := checkFigures(c)
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdStatus(c.Status), mdText(c.Name),
-				mdText(f), mdText(th), mdText(c.Detail))
+// mdChecks writes the checks' table, findings first, and each finding's
+// counterexample.
+func mdChecks(b *bytes.Buffer, checks []properties.Result) {
+	if len(checks) == 0 {
+		return
+	}
+	findings, rest := findingsFirst(checks)
+	fmt.Fprintf(b, "\n## Checks: %s\n\n", checkCounts(checks))
+	fmt.Fprintf(b, "| Status | Check | Figure | Threshold | Detail |\n|---|---|--:|--:|---|\n")
+	for _, c := range append(findings, rest...) {
+		f, th := checkFigures(c)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", mdStatus(c.Status), mdText(c.Name),
+			mdText(f), mdText(th), mdText(c.Detail))
+	}
+	for _, c := range findings {
+		x := c.Counterexample
+		if x == nil || !c.Status.Finding() {
+			continue
 		}
-		for _, c := range findings {
-			x := c.Counterexample
-			if x == nil || !c.Status.Finding() {
-				continue
-			}
-			fmt.Fprintf(&b, "\n**%s**, counterexample: %s\n\n", mdText(c.Name), counterexampleHead(x))
-			n, more := cut(len(x.Devices))
-			for _, d := range x.Devices[:n] {
-				fmt.Fprintf(&b, "- %s: %s\n", mdCode(d.ID), mdText(delayList(d)))
-			}
-			if more != "" {
-				fmt.Fprintf(&b, "- %s\n", more)
-			}
-			if x.Replay != "" {
-				fmt.Fprintf(&b, "\nReplay: %s\n", mdCode(x.Replay))
-			}
+		fmt.Fprintf(b, "\n**%s**, counterexample: %s\n\n", mdText(c.Name), counterexampleHead(x))
+		n, more := cut(len(x.Devices))
+		for _, d := range x.Devices[:n] {
+			fmt.Fprintf(b, "- %s: %s\n", mdCode(d.ID), mdText(delayList(d)))
+		}
+		if more != "" {
+			fmt.Fprintf(b, "- %s\n", more)
+		}
+		if x.Replay != "" {
+			fmt.Fprintf(b, "\nReplay: %s\n", mdCode(x.Replay))
 		}
 	}
+}
 
-	if p := r.Replay; p != nil {
-		switch {
-		case p.Scenario.Kind.Recovers():
-			if table := recoveryWindows(p); table != "" {
-				fmt.Fprintf(&b, "\n## Recovery windows\n\n%s", table)
-			}
-		case p.Scenario.Kind.ServerModel():
-			// A contention is judged on its work and its clients, which
-			// the figures hold: it has no chart.
-		default:
-			if chart := mermaidArrivals(p); chart != "" {
-				fmt.Fprintf(&b, "\n## Arrivals per window\n\n%s", chart)
-			}
+// mdReplay writes the replay: its chart or its recovery windows, its
+// verdict, and its figures or the counterexample that stopped it.
+func mdReplay(b *bytes.Buffer, p *Replay) {
+	switch {
+	case p.Scenario.Kind.Recovers():
+		if table := recoveryWindows(p); table != "" {
+			fmt.Fprintf(b, "\n## Recovery windows\n\n%s", table)
 		}
-		fmt.Fprintf(&b, "\n## Replay\n\n%s: %s\n\n", mdStatus(p.Status), mdText(p.Detail))
-		if x := p.Stopped; x != nil {
-			fmt.Fprintf(&b, "Counterexample: %s\n\n", counterexampleHead(x))
-			for _, d := range x.Devices {
-				fmt.Fprintf(&b, "- %s: %s\n", mdCode(d.ID), mdText(delayList(d)))
-			}
-			if x.Replay != "" {
-				fmt.Fprintf(&b, "\nReplay: %s\n", mdCode(x.Replay))
-			}
-		} else {
-			fmt.Fprintf(&b, "| Figure | Median | %s |\n|---|--:|--:|\n", upperFirst(intervalHeading(p.Config.WithDefaults().Level)))
-			for _, f := range summaryFigures(p) {
-				fmt.Fprintf(&b, "| %s | %s | %s |\n", f.label, f.median(), f.bounds(true))
-			}
-			fmt.Fprintf(&b, "\n%s (%s).", plural(len(p.Runs), "run"), seedList(p.Runs))
-			if line := stopLine(p); line != "" {
-				fmt.Fprintf(&b, " %s", mdText(line))
-			}
-			switch k := p.Scenario.Kind; {
-			case k.Recovers():
-				fmt.Fprintf(&b, " The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s, reported, not judged: the replay is judged on recovery.", num(p.Budget()))
-			case !k.ServerModel():
-				fmt.Fprintf(&b, " The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.", num(p.Budget()))
-			}
-			fmt.Fprintf(&b, "\n")
+	case p.Scenario.Kind.ServerModel():
+		// A contention is judged on its work and its clients, which
+		// the figures hold: it has no chart.
+	default:
+		if chart := mermaidArrivals(p); chart != "" {
+			fmt.Fprintf(b, "\n## Arrivals per window\n\n%s", chart)
 		}
 	}
+	fmt.Fprintf(b, "\n## Replay\n\n%s: %s\n\n", mdStatus(p.Status), mdText(p.Detail))
+	if x := p.Stopped; x != nil {
+		fmt.Fprintf(b, "Counterexample: %s\n\n", counterexampleHead(x))
+		for _, d := range x.Devices {
+			fmt.Fprintf(b, "- %s: %s\n", mdCode(d.ID), mdText(delayList(d)))
+		}
+		if x.Replay != "" {
+			fmt.Fprintf(b, "\nReplay: %s\n", mdCode(x.Replay))
+		}
+	} else {
+		fmt.Fprintf(b, "| Figure | Median | %s |\n|---|--:|--:|\n", upperFirst(intervalHeading(p.Config.WithDefaults().Level)))
+		for _, f := range summaryFigures(p) {
+			fmt.Fprintf(b, "| %s | %s | %s |\n", f.label, f.median(), f.bounds(true))
+		}
+		fmt.Fprintf(b, "\n%s (%s).", plural(len(p.Runs), "run"), seedList(p.Runs))
+		if line := stopLine(p); line != "" {
+			fmt.Fprintf(b, " %s", mdText(line))
+		}
+		switch k := p.Scenario.Kind; {
+		case k.Recovers():
+			fmt.Fprintf(b, " The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s, reported, not judged: the replay is judged on recovery.", num(p.Budget()))
+		case !k.ServerModel():
+			fmt.Fprintf(b, " The busiest window counts first attempts too; the peak ratio is the peak of retry arrivals over the window's accept budget of %s.", num(p.Budget()))
+		}
+		fmt.Fprintf(b, "\n")
+	}
+}
 
+// mdComparisons writes a table for each comparison with other policies.
+func mdComparisons(b *bytes.Buffer, raw, r Report) {
 	for i, c := range r.Comparisons {
 		if len(c.Rows) == 0 {
 			continue
 		}
 		label, unit := figureLabel(c.Figure)
-		fmt.Fprintf(&b, "\n## Comparison\n\n%s, median [interval], on %s.\n\n", upperFirst(withUnit(label, unitWord(unit))), mdText(comparisonScenario(c)))
-		fmt.Fprintf(&b, "| Clients |")
+		fmt.Fprintf(b, "\n## Comparison\n\n%s, median [interval], on %s.\n\n", upperFirst(withUnit(label, unitWord(unit))), mdText(comparisonScenario(c)))
+		fmt.Fprintf(b, "| Clients |")
 		for _, p := range c.Policies {
-			fmt.Fprintf(&b, " %s |", mdText(p))
+			fmt.Fprintf(b, " %s |", mdText(p))
 		}
-		fmt.Fprintf(&b, "\n|--:|%s\n", strings.Repeat("--:|", len(c.Policies)))
+		fmt.Fprintf(b, "\n|--:|%s\n", strings.Repeat("--:|", len(c.Policies)))
 		for _, row := range c.Rows {
-			fmt.Fprintf(&b, "| %s |", mdText(row.label()))
+			fmt.Fprintf(b, "| %s |", mdText(row.label()))
 			for j := range row.Cells {
-				fmt.Fprintf(&b, " %s |", rowCell(c, row, j))
+				fmt.Fprintf(b, " %s |", rowCell(c, row, j))
 			}
-			fmt.Fprintf(&b, "\n")
+			fmt.Fprintf(b, "\n")
 		}
 		if t := thresholdPhrase(&raw.Comparisons[i]); t != "" {
-			fmt.Fprintf(&b, "\nThe threshold is %s.\n", t)
+			fmt.Fprintf(b, "\nThe threshold is %s.\n", t)
 		}
 		if c.Note != "" {
-			fmt.Fprintf(&b, "\n%s\n", mdText(c.Note))
+			fmt.Fprintf(b, "\n%s\n", mdText(c.Note))
 		}
 	}
+}
 
-	fmt.Fprintf(&b, "\n---\n\n")
-	fmt.Fprintf(&b, "- **Policy:** %s\n", mdText(policyLine(r.Policy)))
+// mdSources writes where the report comes from: the policy, its command,
+// the scenario and budget replayed, the seed and the versions.
+func mdSources(b *bytes.Buffer, r Report) {
+	fmt.Fprintf(b, "\n---\n\n")
+	fmt.Fprintf(b, "- **Policy:** %s\n", mdText(policyLine(r.Policy)))
 	if r.Policy.Command != "" {
-		fmt.Fprintf(&b, "- **Command:** %s\n", mdCode(r.Policy.Command))
+		fmt.Fprintf(b, "- **Command:** %s\n", mdCode(r.Policy.Command))
 	}
 	if p := r.Replay; p != nil {
-		fmt.Fprintf(&b, "- **Scenario:** %s\n", mdText(replayLine(p)))
+		fmt.Fprintf(b, "- **Scenario:** %s\n", mdText(replayLine(p)))
 		if line := budgetLine(p); line != "" {
-			fmt.Fprintf(&b, "- **Budget:** %s\n", mdText(line))
+			fmt.Fprintf(b, "- **Budget:** %s\n", mdText(line))
 		}
 	}
-	fmt.Fprintf(&b, "- **Seed:** %d · jitterkit %s · schema %s\n", r.Seed, mdText(r.KitVersion), mdText(r.Schema))
-	return b.Bytes(), nil
+	fmt.Fprintf(b, "- **Seed:** %d · jitterkit %s · schema %s\n", r.Seed, mdText(r.KitVersion), mdText(r.Schema))
 }
 
 // mermaidBins is the most bars the Mermaid chart of arrivals draws:
