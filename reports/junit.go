@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
+	"github.com/jitterkit/jitterkit/properties"
 )
 
 // JUnit is junit.xml, the report for CI systems: see [WriteJUnit].
@@ -78,112 +79,12 @@ type (
 func renderJUnit(r Report) ([]byte, error) {
 	raw := r
 	r = shown(r)
-	suite := junitSuite{
-		Name: "jitterkit " + policyLine(r.Policy),
-		Properties: []junitProperty{
-			{"policy", policyLine(r.Policy)},
-		},
-	}
-	if p := r.Replay; p != nil {
-		suite.Properties = append(suite.Properties, junitProperty{"scenario", replayLine(p)})
-		if line := budgetLine(p); line != "" {
-			suite.Properties = append(suite.Properties, junitProperty{"budget", line})
-		}
-	}
-	suite.Properties = append(suite.Properties,
-		junitProperty{"seed", fmt.Sprint(r.Seed)},
-		junitProperty{"kit_version", r.KitVersion},
-		junitProperty{"verdict", string(r.Verdict)},
-	)
-	if r.Policy.Command != "" {
-		suite.Properties = append(suite.Properties, junitProperty{"command", r.Policy.Command})
-	}
+	suite := junitSuiteOf(r)
 	for _, c := range r.Checks {
-		tc := junitCase{Name: c.Name, Classname: "jitterkit.check"}
-		f, th := checkFigures(c)
-		text := fmt.Sprintf("%s\nfigure %s, threshold %s\nwhy: %s", c.Detail, f, th, c.Why)
-		message := c.Detail
-		if c.Status.Finding() && c.Remedy != "" {
-			if c.Cause != "" {
-				text += "\ncause: " + string(c.Cause)
-			}
-			text += "\nwhat to change: " + c.Remedy
-			message += "; what to change: " + c.Remedy
-		}
-		if x := c.Counterexample; x != nil {
-			var lines []string
-			n, more := cut(len(x.Devices))
-			for _, d := range x.Devices[:n] {
-				lines = append(lines, "  "+deviceLine(d))
-			}
-			if more != "" {
-				lines = append(lines, "  "+more)
-			}
-			text += "\ncounterexample: " + counterexampleHead(x) + "\n" + strings.Join(lines, "\n")
-			if x.Replay != "" {
-				text += "\nreplay: " + x.Replay
-			}
-		}
-		switch c.Status {
-		case verdict.Fail:
-			tc.Failure = &junitFailure{Message: message, Type: "fail", Text: text}
-		case verdict.Inconclusive:
-			tc.Error = &junitFailure{Message: c.Detail, Type: "inconclusive", Text: text}
-		case verdict.Skipped:
-			tc.Skipped = &junitSkipped{Message: c.Detail}
-		case verdict.Warn:
-			tc.SystemOut = &junitText{"warning: " + text}
-		}
-		suite.Cases = append(suite.Cases, tc)
+		suite.Cases = append(suite.Cases, junitCheck(c))
 	}
 	if p := r.Replay; p != nil {
-		tc := junitCase{Name: "replay " + string(p.Scenario.WithDefaults().Kind), Classname: "jitterkit.replay"}
-		var first string
-		var rest []string
-		if p.Status == verdict.Fail {
-			first, rest = junitChange(raw, r)
-		}
-		message := p.Detail
-		if first != "" {
-			message += "; what to change first: " + first
-		}
-		var lines []string
-		lines = append(lines, p.Detail, replayLine(p))
-		if line := budgetLine(p); line != "" {
-			lines = append(lines, line)
-		}
-		if x := p.Stopped; x != nil {
-			lines = append(lines, "counterexample: "+counterexampleHead(x))
-			for _, d := range x.Devices {
-				lines = append(lines, "  "+deviceLine(d))
-			}
-			if x.Replay != "" {
-				lines = append(lines, "replay: "+x.Replay)
-			}
-		} else {
-			for _, f := range summaryFigures(p) {
-				lines = append(lines, fmt.Sprintf("%s: %s", f.label, f.value()))
-			}
-			if line := stopLine(p); line != "" {
-				lines = append(lines, line)
-			}
-		}
-		if first != "" {
-			lines = append(lines, "what to change first: "+first)
-			for _, a := range rest {
-				lines = append(lines, "also: "+a)
-			}
-		}
-		text := strings.Join(lines, "\n")
-		switch p.Status {
-		case verdict.Fail:
-			tc.Failure = &junitFailure{Message: message, Type: "fail", Text: text}
-		case verdict.Inconclusive:
-			tc.Error = &junitFailure{Message: p.Detail, Type: "inconclusive", Text: text}
-		default:
-			tc.SystemOut = &junitText{text}
-		}
-		suite.Cases = append(suite.Cases, tc)
+		suite.Cases = append(suite.Cases, junitReplay(raw, r, p))
 	}
 	suite.Tests = len(suite.Cases)
 	for _, tc := range suite.Cases {
@@ -206,6 +107,125 @@ func renderJUnit(r Report) ([]byte, error) {
 	}
 	b.WriteString("\n")
 	return b.Bytes(), nil
+}
+
+// junitSuiteOf returns the suite of r, with its properties and no cases
+// yet.
+func junitSuiteOf(r Report) junitSuite {
+	suite := junitSuite{
+		Name: "jitterkit " + policyLine(r.Policy),
+		Properties: []junitProperty{
+			{"policy", policyLine(r.Policy)},
+		},
+	}
+	if p := r.Replay; p != nil {
+		suite.Properties = append(suite.Properties, junitProperty{"scenario", replayLine(p)})
+		if line := budgetLine(p); line != "" {
+			suite.Properties = append(suite.Properties, junitProperty{"budget", line})
+		}
+	}
+	suite.Properties = append(suite.Properties,
+		junitProperty{"seed", fmt.Sprint(r.Seed)},
+		junitProperty{"kit_version", r.KitVersion},
+		junitProperty{"verdict", string(r.Verdict)},
+	)
+	if r.Policy.Command != "" {
+		suite.Properties = append(suite.Properties, junitProperty{"command", r.Policy.Command})
+	}
+	return suite
+}
+
+// junitCheck returns the test case of a check: a failure, an error for an
+// inconclusive check, skipped, or its warning on the standard output.
+func junitCheck(c properties.Result) junitCase {
+	tc := junitCase{Name: c.Name, Classname: "jitterkit.check"}
+	f, th := checkFigures(c)
+	text := fmt.Sprintf("%s\nfigure %s, threshold %s\nwhy: %s", c.Detail, f, th, c.Why)
+	message := c.Detail
+	if c.Status.Finding() && c.Remedy != "" {
+		if c.Cause != "" {
+			text += "\ncause: " + string(c.Cause)
+		}
+		text += "\nwhat to change: " + c.Remedy
+		message += "; what to change: " + c.Remedy
+	}
+	if x := c.Counterexample; x != nil {
+		var lines []string
+		n, more := cut(len(x.Devices))
+		for _, d := range x.Devices[:n] {
+			lines = append(lines, "  "+deviceLine(d))
+		}
+		if more != "" {
+			lines = append(lines, "  "+more)
+		}
+		text += "\ncounterexample: " + counterexampleHead(x) + "\n" + strings.Join(lines, "\n")
+		if x.Replay != "" {
+			text += "\nreplay: " + x.Replay
+		}
+	}
+	switch c.Status {
+	case verdict.Fail:
+		tc.Failure = &junitFailure{Message: message, Type: "fail", Text: text}
+	case verdict.Inconclusive:
+		tc.Error = &junitFailure{Message: c.Detail, Type: "inconclusive", Text: text}
+	case verdict.Skipped:
+		tc.Skipped = &junitSkipped{Message: c.Detail}
+	case verdict.Warn:
+		tc.SystemOut = &junitText{"warning: " + text}
+	}
+	return tc
+}
+
+// junitReplay returns the test case of the replay p of r, raw before
+// shown, with what to change first when it failed.
+func junitReplay(raw, r Report, p *Replay) junitCase {
+	tc := junitCase{Name: "replay " + string(p.Scenario.WithDefaults().Kind), Classname: "jitterkit.replay"}
+	var first string
+	var rest []string
+	if p.Status == verdict.Fail {
+		first, rest = junitChange(raw, r)
+	}
+	message := p.Detail
+	if first != "" {
+		message += "; what to change first: " + first
+	}
+	var lines []string
+	lines = append(lines, p.Detail, replayLine(p))
+	if line := budgetLine(p); line != "" {
+		lines = append(lines, line)
+	}
+	if x := p.Stopped; x != nil {
+		lines = append(lines, "counterexample: "+counterexampleHead(x))
+		for _, d := range x.Devices {
+			lines = append(lines, "  "+deviceLine(d))
+		}
+		if x.Replay != "" {
+			lines = append(lines, "replay: "+x.Replay)
+		}
+	} else {
+		for _, f := range summaryFigures(p) {
+			lines = append(lines, fmt.Sprintf("%s: %s", f.label, f.value()))
+		}
+		if line := stopLine(p); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	if first != "" {
+		lines = append(lines, "what to change first: "+first)
+		for _, a := range rest {
+			lines = append(lines, "also: "+a)
+		}
+	}
+	text := strings.Join(lines, "\n")
+	switch p.Status {
+	case verdict.Fail:
+		tc.Failure = &junitFailure{Message: message, Type: "fail", Text: text}
+	case verdict.Inconclusive:
+		tc.Error = &junitFailure{Message: p.Detail, Type: "inconclusive", Text: text}
+	default:
+		tc.SystemOut = &junitText{text}
+	}
+	return tc
 }
 
 // junitChange returns what to change first, as one sentence with the
