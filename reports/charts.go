@@ -480,29 +480,7 @@ func comparisonChart(c *Comparison) ([]byte, error) {
 		policies[i] = Visible(name, chartMax)
 	}
 	headings, note := columnHeadings(policies)
-	type row struct {
-		name string
-		e    sim.Estimate
-	}
-	var rows []row
-	for _, r := range c.Rows {
-		for j, e := range r.Cells {
-			if j >= len(headings) {
-				break
-			}
-			if r.noValue(c.Figure, j) {
-				continue // no time of serving to draw
-			}
-			name := headings[j]
-			switch {
-			case r.Budget != "":
-				name += ", " + r.label()
-			case len(c.Rows) > 1:
-				name += ", " + plural(r.Clients, "client")
-			}
-			rows = append(rows, row{name, e})
-		}
-	}
+	rows := comparisonBars(c, headings)
 	limit, hasLimit := comparisonThreshold(c)
 
 	title := upperFirst(label) + " by policy"
@@ -514,28 +492,7 @@ func comparisonChart(c *Comparison) ([]byte, error) {
 		yLabel = "policy (" + note + ")"
 	}
 	p := newPlot(title, withUnit(label, unitWord(unit)), yLabel)
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, r := range rows {
-		lo, hi = math.Min(lo, r.e.Low), math.Max(hi, r.e.High)
-	}
-	if hasLimit {
-		lo, hi = math.Min(lo, limit), math.Max(hi, limit)
-	}
-	if lo > hi {
-		lo, hi = 0, 1
-	}
-	if lo > 0 && hi/lo > 20 {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = numTicks{plot.LogTicks{Prec: -1}}
-		p.X.Min, p.X.Max = lo/1.6, hi*1.6
-	} else {
-		p.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
-		p.X.Min = math.Min(0, lo)
-		p.X.Max = hi + (hi-p.X.Min)*0.06
-		if p.X.Max == p.X.Min {
-			p.X.Max = p.X.Min + 1
-		}
-	}
+	scaleComparison(p, rows, limit, hasLimit)
 	p.Title.Text = fitText(p.Title.TextStyle, p.Title.Text, chartWidth-vg.Points(20))
 	p.X.Label.Text = fitText(p.X.Label.TextStyle, p.X.Label.Text, chartWidth-vg.Points(valuesWidth+40))
 	n := len(rows)
@@ -586,6 +543,68 @@ func comparisonChart(c *Comparison) ([]byte, error) {
 	}
 	height := vg.Points(110 + 30*float64(n))
 	return svg(p, chartWidth, height, nil, vg.Points(valuesWidth), values, "Comparison of policies")
+}
+
+// A comparisonBar is one bar of the comparison chart: a policy's
+// estimate on one row, named by its column and, when there are several
+// rows, by its row.
+type comparisonBar struct {
+	name string
+	e    sim.Estimate
+}
+
+// comparisonBars returns the bars of c's chart, row by row, each policy's
+// in its column's order, headings naming the columns; a cell with no
+// value to draw has none.
+func comparisonBars(c *Comparison, headings []string) []comparisonBar {
+	var rows []comparisonBar
+	for _, r := range c.Rows {
+		for j, e := range r.Cells {
+			if j >= len(headings) {
+				break
+			}
+			if r.noValue(c.Figure, j) {
+				continue // no time of serving to draw
+			}
+			name := headings[j]
+			switch {
+			case r.Budget != "":
+				name += ", " + r.label()
+			case len(c.Rows) > 1:
+				name += ", " + plural(r.Clients, "client")
+			}
+			rows = append(rows, comparisonBar{name, e})
+		}
+	}
+	return rows
+}
+
+// scaleComparison sets the value axis of the comparison chart p to hold
+// every bar and the threshold: logarithmic when the values span more than
+// a factor of 20, else linear from 0.
+func scaleComparison(p *plot.Plot, rows []comparisonBar, limit float64, hasLimit bool) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		lo, hi = math.Min(lo, r.e.Low), math.Max(hi, r.e.High)
+	}
+	if hasLimit {
+		lo, hi = math.Min(lo, limit), math.Max(hi, limit)
+	}
+	if lo > hi {
+		lo, hi = 0, 1
+	}
+	if lo > 0 && hi/lo > 20 {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = numTicks{plot.LogTicks{Prec: -1}}
+		p.X.Min, p.X.Max = lo/1.6, hi*1.6
+		return
+	}
+	p.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
+	p.X.Min = math.Min(0, lo)
+	p.X.Max = hi + (hi-p.X.Min)*0.06
+	if p.X.Max == p.X.Min {
+		p.X.Max = p.X.Min + 1
+	}
 }
 
 // fitText returns s cut to fit within width in the style sty, with an
