@@ -268,21 +268,9 @@ func histogramChart(rp *Replay) ([]byte, error) {
 	p.X.Min, p.X.Max = 0, end
 	p.Y.Min, p.Y.Max = 0, top
 
-	budgetStyle := draw.LineStyle{Color: colorBudget, Width: vg.Points(1.8)}
-	limitStyle := draw.LineStyle{Color: colorLimit, Width: vg.Points(1.8), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
-	var legend []legendItem
+	budgetStyle, limitStyle := histogramBudgetStyle, histogramLimitStyle
 	down := s.Down.Seconds()
-	if down > 0 {
-		legend = append(legend, legendItem{fmt.Sprintf("server down (%s)", duration(s.Down)), []plot.Thumbnailer{swatch{colorDown}}})
-	}
-	legend = append(legend,
-		legendItem{"retries", []plot.Thumbnailer{swatch{colorRetries}}},
-		legendItem{"first attempts", []plot.Thumbnailer{swatch{colorArrivals}}})
-	if budget > 0 {
-		legend = append(legend,
-			legendItem{fmt.Sprintf("accept budget (%s per window)", num(budget)), []plot.Thumbnailer{lineSwatch{budgetStyle}}},
-			legendItem{fmt.Sprintf("threshold (%s × budget = %s)", num(s.Threshold), num(limit)), []plot.Thumbnailer{lineSwatch{limitStyle}}})
-	}
+	legend := histogramLegend(s, budget, limit)
 
 	p.Add(drawing(func(c draw.Canvas, x, y func(float64) vg.Length) {
 		c.SetColor(colorPlotArea)
@@ -324,18 +312,7 @@ func histogramChart(rp *Replay) ([]byte, error) {
 		// Each cut bar gets a break near its top; the tallest is labelled
 		// with its value.
 		if cut {
-			for i, n := range arrivals {
-				if float64(n) <= top {
-					continue
-				}
-				x0, x1, yb := x(float64(i)*w)-vg.Points(1), x(float64(i+1)*w)+vg.Points(1), y(top)-vg.Points(14)
-				c.FillPolygon(color.White, []vg.Point{{X: x0, Y: yb}, {X: x1, Y: yb + vg.Points(3)}, {X: x1, Y: yb + vg.Points(7)}, {X: x0, Y: yb + vg.Points(4)}})
-			}
-			at, align := vg.Point{X: x(float64(tallest+1)*w) + vg.Points(4), Y: y(top) - vg.Points(3)}, draw.XLeft
-			if at.X > c.Min.X+(c.Max.X-c.Min.X)*0.7 {
-				at.X, align = x(float64(tallest)*w)-vg.Points(4), draw.XRight
-			}
-			drawText(c, 10, false, align, draw.YTop, at, fmt.Sprintf("%s arrivals, bar cut at the top", num(float64(arrivals[tallest]))))
+			markCutBars(c, x, y, arrivals, w, top, tallest)
 		}
 		if peak >= 0 {
 			at, align := vg.Point{X: x(float64(peak+1)*w) + vg.Points(4), Y: y(float64(retryArrivals[peak]))}, draw.XLeft
@@ -346,6 +323,49 @@ func histogramChart(rp *Replay) ([]byte, error) {
 		}
 	}))
 	return svg(p, chartWidth, histogramHeight, legend, 0, nil, "Arrival histogram of the fleet replay")
+}
+
+// The styles of the histogram's accept budget and threshold.
+var (
+	histogramBudgetStyle = draw.LineStyle{Color: colorBudget, Width: vg.Points(1.8)}
+	histogramLimitStyle  = draw.LineStyle{Color: colorLimit, Width: vg.Points(1.8), Dashes: []vg.Length{vg.Points(6), vg.Points(3)}}
+)
+
+// histogramLegend returns the legend of the arrival histogram of s: the
+// time the server is down, the bars, and the accept budget and the
+// threshold limit when there is a budget.
+func histogramLegend(s sim.Scenario, budget, limit float64) []legendItem {
+	var legend []legendItem
+	if s.Down > 0 {
+		legend = append(legend, legendItem{fmt.Sprintf("server down (%s)", duration(s.Down)), []plot.Thumbnailer{swatch{colorDown}}})
+	}
+	legend = append(legend,
+		legendItem{"retries", []plot.Thumbnailer{swatch{colorRetries}}},
+		legendItem{"first attempts", []plot.Thumbnailer{swatch{colorArrivals}}})
+	if budget > 0 {
+		legend = append(legend,
+			legendItem{fmt.Sprintf("accept budget (%s per window)", num(budget)), []plot.Thumbnailer{lineSwatch{histogramBudgetStyle}}},
+			legendItem{fmt.Sprintf("threshold (%s × budget = %s)", num(s.Threshold), num(limit)), []plot.Thumbnailer{lineSwatch{histogramLimitStyle}}})
+	}
+	return legend
+}
+
+// markCutBars draws a break near the top of each bar of arrivals, in
+// windows of w seconds, taller than the axis's top, and labels the
+// tallest with its value.
+func markCutBars(c draw.Canvas, x, y func(float64) vg.Length, arrivals []int, w, top float64, tallest int) {
+	for i, n := range arrivals {
+		if float64(n) <= top {
+			continue
+		}
+		x0, x1, yb := x(float64(i)*w)-vg.Points(1), x(float64(i+1)*w)+vg.Points(1), y(top)-vg.Points(14)
+		c.FillPolygon(color.White, []vg.Point{{X: x0, Y: yb}, {X: x1, Y: yb + vg.Points(3)}, {X: x1, Y: yb + vg.Points(7)}, {X: x0, Y: yb + vg.Points(4)}})
+	}
+	at, align := vg.Point{X: x(float64(tallest+1)*w) + vg.Points(4), Y: y(top) - vg.Points(3)}, draw.XLeft
+	if at.X > c.Min.X+(c.Max.X-c.Min.X)*0.7 {
+		at.X, align = x(float64(tallest)*w)-vg.Points(4), draw.XRight
+	}
+	drawText(c, 10, false, align, draw.YTop, at, fmt.Sprintf("%s arrivals, bar cut at the top", num(float64(arrivals[tallest]))))
 }
 
 // spreadChart draws the spread of each early delay across the devices as a
