@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -21,9 +22,9 @@ func ParseDuration(text string) (time.Duration, error) {
 	t := strings.TrimSpace(text)
 	d, err := time.ParseDuration(t)
 	switch {
-	case err != nil && durationForm.MatchString(t) && strings.HasPrefix(t, "-"):
+	case err != nil && durationForm().MatchString(t) && strings.HasPrefix(t, "-"):
 		return 0, fmt.Errorf("%s is not positive", t)
-	case err != nil && durationForm.MatchString(t):
+	case err != nil && durationForm().MatchString(t):
 		return 0, fmt.Errorf("%s is longer than the longest duration, %v", t, time.Duration(math.MaxInt64))
 	case err != nil:
 		return 0, fmt.Errorf("%q is not a duration (e.g. 100ms, 10s, 1m30s)", text)
@@ -36,8 +37,11 @@ func ParseDuration(text string) (time.Duration, error) {
 }
 
 // durationForm is the form of a duration time.ParseDuration reads, of any
-// length: what it refuses in this form is out of range.
-var durationForm = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
+// length: what it refuses in this form is out of range. It is compiled
+// when first needed, not when a program starts.
+var durationForm = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
+})
 
 // ParseBytes reads a size in bytes as FormatBytes writes it, or as a user
 // types it: a positive whole number with an optional binary unit, with or
