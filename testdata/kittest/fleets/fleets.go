@@ -1,17 +1,26 @@
 // Package fleets draws random configurations of a replay, the same on
-// every machine, for the tests that compare what the kit returns before
-// and after a change that must keep it: a policy, a scenario and a
-// replay's configuration.
+// every machine (a policy, a scenario and a replay's configuration), and
+// checks the digest of what the kit makes of them: for the tests that
+// compare what it returns before and after a change that must keep it.
 package fleets
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"testing"
 	"time"
 
 	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/sim"
+	"github.com/jitterkit/jitterkit/testdata/kittest"
 )
 
 // A Fleet is one random configuration of a replay.
@@ -126,4 +135,42 @@ func budget(r *rand.Rand) sim.Budget {
 	}
 	b.Scope = sim.BudgetScopes()[r.IntN(2)]
 	return b
+}
+
+// count is the -digest.n flag of every test binary that checks a digest.
+var count = flag.Int("digest.n", 0, "replay `N` random configurations in a digest test (0: the test's own count)")
+
+// Digest replays the first n random configurations, n being -digest.n
+// when set, else short under go test -short and full otherwise, and
+// compares the SHA-256 of what each returns with the digest recorded for
+// that count in testdata/digest/N.sha256 (-update records it). Each
+// configuration's line names it; a replay that fails adds its error's
+// text, and one that succeeds whatever write writes of its Result. A
+// change that must keep the replays and what is made of them keeps every
+// digest: record a large -digest.n before the change and run it after.
+func Digest(t *testing.T, short, full int, write func(w io.Writer, f Fleet, res sim.Result) error) {
+	t.Helper()
+	n := *count
+	switch {
+	case n > 0:
+	case testing.Short():
+		n = short
+	default:
+		n = full
+	}
+	h := sha256.New()
+	for i := range n {
+		f := Random(uint64(i))
+		fmt.Fprintf(h, "%d %s %s\n", i, f.Spec, f.Scenario.Kind)
+		res, err := sim.Replay(context.Background(), f.Policy.Factory(), f.Scenario, f.Config)
+		if err != nil {
+			fmt.Fprintf(h, "error: %v\n", err)
+			continue
+		}
+		if err := write(h, f, res); err != nil {
+			t.Fatalf("configuration %d (%s, %s): %v", i, f.Spec, f.Scenario.Kind, err)
+		}
+	}
+	got := hex.EncodeToString(h.Sum(nil)) + "\n"
+	kittest.Golden(t, filepath.Join("testdata", "digest", strconv.Itoa(n)+".sha256"), []byte(got))
 }
