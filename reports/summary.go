@@ -22,21 +22,7 @@ import (
 // verdict: the frozen-clock check was inconclusive". It begins with a
 // small letter and has no full stop, so that each format can frame it.
 func verdictReason(r Report) string {
-	var failed, inconclusive, warned, passed, skipped []string
-	for _, c := range r.Checks {
-		switch c.Status {
-		case verdict.Pass:
-			passed = append(passed, c.Name)
-		case verdict.Warn:
-			warned = append(warned, c.Name)
-		case verdict.Inconclusive:
-			inconclusive = append(inconclusive, c.Name)
-		case verdict.Skipped:
-			skipped = append(skipped, c.Name)
-		default:
-			failed = append(failed, c.Name)
-		}
-	}
+	n := checksByStatus(r.Checks)
 	replay := replayReason(r.Replay)
 	replayStatus := verdict.Skipped
 	if r.Replay != nil {
@@ -44,60 +30,12 @@ func verdictReason(r Report) string {
 	}
 	switch r.Verdict {
 	case verdict.Pass:
-		var parts []string
-		if replay != "" && replayStatus != verdict.Skipped {
-			parts = append(parts, replay)
-		}
-		switch {
-		case len(passed) > 0 && len(warned) == 0 && len(skipped) > 0:
-			parts = append(parts, fmt.Sprintf("%s passed and %s did not apply: %s", plural(len(passed), "check"), num(float64(len(skipped))), names(skipped)))
-		case len(passed) > 0 && len(warned) == 0:
-			parts = append(parts, allPassed(len(passed)))
-		case len(passed) > 0:
-			parts = append(parts, fmt.Sprintf("%s passed and %s warned: %s", plural(len(passed), "check"), num(float64(len(warned))), names(warned)))
-		case len(warned) > 0:
-			parts = append(parts, fmt.Sprintf("%s warned: %s", plural(len(warned), "check"), names(warned)))
-		}
-		switch {
-		case len(parts) > 0:
-			return joinReasons(parts)
-		case len(r.Comparisons) > 0:
-			return "nothing was judged: the report compares policies, with no checks and no replay"
-		}
-		return "nothing was judged: the report holds no checks and no replay"
+		return passReason(r, n, replay, replayStatus)
 	case verdict.Inconclusive:
-		var parts []string
-		if replayStatus == verdict.Inconclusive {
-			parts = append(parts, replay)
-		}
-		if len(inconclusive) > 0 {
-			parts = append(parts, checksWere(inconclusive, "inconclusive"))
-		}
-		if len(parts) == 0 {
-			switch {
-			case len(r.Checks) == 0 && r.Replay == nil:
-				parts = append(parts, "the report holds no checks and no replay")
-			case len(skipped) == len(r.Checks) && (r.Replay == nil || replayStatus == verdict.Skipped):
-				parts = append(parts, "every check was skipped")
-			default:
-				parts = append(parts, "too little evidence was gathered")
-			}
-		}
-		return "no verdict: " + joinReasons(parts)
+		return inconclusiveReason(r, n, replay, replayStatus)
 	case verdict.Warn:
-		var parts []string
-		if replayStatus == verdict.Warn {
-			parts = append(parts, replay)
-		}
-		switch len(warned) {
-		case 0:
-		case 1:
-			parts = append(parts, fmt.Sprintf("the %s check warned", warned[0]))
-		default:
-			parts = append(parts, fmt.Sprintf("%s warned: %s", plural(len(warned), "check"), names(warned)))
-		}
-		if len(parts) > 0 {
-			return joinReasons(parts)
+		if reason := warnReason(n, replay, replayStatus); reason != "" {
+			return reason
 		}
 	}
 	// A fail, or a verdict that is not one of jitterkit's: name what
@@ -106,15 +44,110 @@ func verdictReason(r Report) string {
 	if replayStatus == verdict.Fail {
 		parts = append(parts, replay)
 	}
-	if len(failed) > 0 {
-		if len(failed) == 1 {
-			parts = append(parts, fmt.Sprintf("the %s check failed", failed[0]))
-		} else {
-			parts = append(parts, fmt.Sprintf("%s failed: %s", plural(len(failed), "check"), names(failed)))
-		}
+	switch len(n.failed) {
+	case 0:
+	case 1:
+		parts = append(parts, fmt.Sprintf("the %s check failed", n.failed[0]))
+	default:
+		parts = append(parts, fmt.Sprintf("%s failed: %s", plural(len(n.failed), "check"), names(n.failed)))
 	}
 	if len(parts) == 0 {
 		return "no check and no replay in the report failed"
+	}
+	return joinReasons(parts)
+}
+
+// checkNames are the names of a report's checks by their status.
+type checkNames struct {
+	failed, inconclusive, warned, passed, skipped []string
+}
+
+// checksByStatus sorts the names of checks by their status; a status that
+// is not one of jitterkit's counts as failed.
+func checksByStatus(checks []properties.Result) checkNames {
+	var n checkNames
+	for _, c := range checks {
+		switch c.Status {
+		case verdict.Pass:
+			n.passed = append(n.passed, c.Name)
+		case verdict.Warn:
+			n.warned = append(n.warned, c.Name)
+		case verdict.Inconclusive:
+			n.inconclusive = append(n.inconclusive, c.Name)
+		case verdict.Skipped:
+			n.skipped = append(n.skipped, c.Name)
+		default:
+			n.failed = append(n.failed, c.Name)
+		}
+	}
+	return n
+}
+
+// passReason is verdictReason of a report r that passed: the replay's
+// reason and how the checks passed, or that nothing was judged.
+func passReason(r Report, n checkNames, replay string, replayStatus verdict.Status) string {
+	var parts []string
+	if replay != "" && replayStatus != verdict.Skipped {
+		parts = append(parts, replay)
+	}
+	switch {
+	case len(n.passed) > 0 && len(n.warned) == 0 && len(n.skipped) > 0:
+		parts = append(parts, fmt.Sprintf("%s passed and %s did not apply: %s", plural(len(n.passed), "check"), num(float64(len(n.skipped))), names(n.skipped)))
+	case len(n.passed) > 0 && len(n.warned) == 0:
+		parts = append(parts, allPassed(len(n.passed)))
+	case len(n.passed) > 0:
+		parts = append(parts, fmt.Sprintf("%s passed and %s warned: %s", plural(len(n.passed), "check"), num(float64(len(n.warned))), names(n.warned)))
+	case len(n.warned) > 0:
+		parts = append(parts, fmt.Sprintf("%s warned: %s", plural(len(n.warned), "check"), names(n.warned)))
+	}
+	switch {
+	case len(parts) > 0:
+		return joinReasons(parts)
+	case len(r.Comparisons) > 0:
+		return "nothing was judged: the report compares policies, with no checks and no replay"
+	}
+	return "nothing was judged: the report holds no checks and no replay"
+}
+
+// inconclusiveReason is verdictReason of a report r with no verdict: what
+// was inconclusive, or why nothing could be judged.
+func inconclusiveReason(r Report, n checkNames, replay string, replayStatus verdict.Status) string {
+	var parts []string
+	if replayStatus == verdict.Inconclusive {
+		parts = append(parts, replay)
+	}
+	if len(n.inconclusive) > 0 {
+		parts = append(parts, checksWere(n.inconclusive, "inconclusive"))
+	}
+	if len(parts) == 0 {
+		switch {
+		case len(r.Checks) == 0 && r.Replay == nil:
+			parts = append(parts, "the report holds no checks and no replay")
+		case len(n.skipped) == len(r.Checks) && (r.Replay == nil || replayStatus == verdict.Skipped):
+			parts = append(parts, "every check was skipped")
+		default:
+			parts = append(parts, "too little evidence was gathered")
+		}
+	}
+	return "no verdict: " + joinReasons(parts)
+}
+
+// warnReason is verdictReason of a report that warned: what warned, or ""
+// when neither the replay nor a check did.
+func warnReason(n checkNames, replay string, replayStatus verdict.Status) string {
+	var parts []string
+	if replayStatus == verdict.Warn {
+		parts = append(parts, replay)
+	}
+	switch len(n.warned) {
+	case 0:
+	case 1:
+		parts = append(parts, fmt.Sprintf("the %s check warned", n.warned[0]))
+	default:
+		parts = append(parts, fmt.Sprintf("%s warned: %s", plural(len(n.warned), "check"), names(n.warned)))
+	}
+	if len(parts) == 0 {
+		return ""
 	}
 	return joinReasons(parts)
 }
