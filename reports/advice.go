@@ -62,26 +62,8 @@ func Advise(r Report) (advice []string) {
 		}
 		return advice
 	}
-	if ownCodeFirst(r) {
-		add("%s", remedies[0])
-		if len(r.Fixes) > 0 {
-			add("%s", builtinSentence(r.Fixes[0]))
-		}
-		for _, s := range remedies[1:] {
-			add("%s", s)
-		}
-		for i, f := range r.Fixes {
-			if i > 0 {
-				add("%s", fixSentence(f, false))
-			}
-		}
-	} else {
-		for i, f := range r.Fixes {
-			add("%s", fixSentence(f, i == 0))
-		}
-		for _, s := range remedies {
-			add("%s", s)
-		}
+	for _, a := range fixesAndRemedies(r, remedies) {
+		add("%s", a)
 	}
 	if p := r.Replay; p != nil && p.Stopped != nil {
 		// A replay stopped by the policy's defect: a panic, a bad delay,
@@ -89,25 +71,60 @@ func Advise(r Report) (advice []string) {
 		add("%s", properties.BadDelay.Remedy())
 	}
 	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Inconclusive && p.Status != verdict.Skipped {
-		s := p.Scenario.WithDefaults()
-		ratio := p.Summary[sim.PeakRatio].Median
-		switch {
-		case len(r.Fixes) > 0 || (p.Status != verdict.Fail && ratio <= s.Threshold):
-		case ratio <= s.Threshold && sim.AveragedAway(s, p.Summary) != "":
-			// The window, not the spread, hides the storm: said below.
-		case s.Server == sim.RetryAfter:
-			add("%s", hintAdvice(s, ratio))
-		default:
-			add("%s", crowdAdvice(s, ratio, r.FixesNotSearched))
-		}
-		if hidden := sim.AveragedAway(s, p.Summary); hidden != "" {
-			add("%s; judge the replay in 1s windows.", upperFirst(hidden))
-		}
-		if slices.Contains(p.result().Warnings(), sim.GaveUpUnserved) {
-			add("Allow more retries or a longer horizon: %s devices gave up before they were served (median over the runs).", num(p.Summary[sim.GaveUp].Median))
+		for _, a := range peakAdvice(r, p) {
+			add("%s", a)
 		}
 	}
 	return advice
+}
+
+// fixesAndRemedies returns the measured fixes of r and the remedies of its
+// failed checks, in their order: the policy's own code's remedy first when
+// it is not a spec (see ownCodeFirst), else the best fix first.
+func fixesAndRemedies(r Report, remedies []string) []string {
+	var out []string
+	if !ownCodeFirst(r) {
+		for i, f := range r.Fixes {
+			out = append(out, fixSentence(f, i == 0))
+		}
+		return append(out, remedies...)
+	}
+	out = append(out, remedies[0])
+	if len(r.Fixes) > 0 {
+		out = append(out, builtinSentence(r.Fixes[0]))
+	}
+	out = append(out, remedies[1:]...)
+	for i, f := range r.Fixes {
+		if i > 0 {
+			out = append(out, fixSentence(f, false))
+		}
+	}
+	return out
+}
+
+// peakAdvice returns the advice on the replay p of r, judged on its peak
+// ratio: how to spread a crowd no fix was found for, or to obey a hint; a
+// window that averages a storm away; devices that gave up unserved.
+func peakAdvice(r Report, p *Replay) []string {
+	var out []string
+	s := p.Scenario.WithDefaults()
+	ratio := p.Summary[sim.PeakRatio].Median
+	switch {
+	case len(r.Fixes) > 0 || (p.Status != verdict.Fail && ratio <= s.Threshold):
+	case ratio <= s.Threshold && sim.AveragedAway(s, p.Summary) != "":
+		// The window, not the spread, hides the storm: said below.
+	case s.Server == sim.RetryAfter:
+		out = append(out, hintAdvice(s, ratio))
+	default:
+		out = append(out, crowdAdvice(s, ratio, r.FixesNotSearched))
+	}
+	if hidden := sim.AveragedAway(s, p.Summary); hidden != "" {
+		out = append(out, fmt.Sprintf("%s; judge the replay in 1s windows.", upperFirst(hidden)))
+	}
+	if slices.Contains(p.result().Warnings(), sim.GaveUpUnserved) {
+		out = append(out, fmt.Sprintf("Allow more retries or a longer horizon: %s devices gave up before they were served (median over the runs).", num(p.Summary[sim.GaveUp].Median)))
+	}
+	return out
 }
 
 // checkRemedies returns the remedies of the checks of r with the status
@@ -338,6 +355,26 @@ func modelAdvice(r Report, remedies []string) []string {
 	p := r.Replay
 	s := p.Scenario.WithDefaults()
 	res := p.result()
+	out := modelFinding(p, s, res)
+	for _, w := range []sim.Warning{sim.BudgetNeverBinds, sim.BudgetNoHeadroom} {
+		if text := s.BudgetWarning(w); text != "" {
+			out = append(out, text)
+		}
+	}
+	out = append(out, serverFixSentences(r.Fixes)...)
+	if len(r.Fixes) == 0 && p.Status == verdict.Fail && s.Kind.Recovers() && !r.FixesNotSearched {
+		out = append(out, "None of the changes replayed ("+serverChangesTried(s)+") recovers on this scenario: limit the retries the fleet makes as a whole, with a retry budget shared by every device (--budget KIND --budget-scope fleet), or give the server more capacity.")
+	}
+	if len(r.Fixes) == 0 && p.Status == verdict.Fail && r.FixesNotSearched {
+		out = append(out, "The server-side changes were not replayed (--fix=false, or a gate without its Fix step).")
+	}
+	return append(out, remedies...)
+}
+
+// modelFinding says what keeps a server model's service down, or slows
+// its recovery, in the replay p of s whose result is res: a sentence, or
+// none.
+func modelFinding(p *Replay, s sim.Scenario, res sim.Result) []string {
 	var out []string
 	w := res.Warnings()
 	noRetries := res.Baseline(sim.BaselineNoRetries)
@@ -388,12 +425,16 @@ func modelAdvice(r Report, remedies []string) []string {
 		out = append(out, fmt.Sprintf("Back off with more jitter: the policy makes %s writes, more than the %s of no backoff at all; on the same row, full jitter makes %s.",
 			num(p.Summary[sim.Attempts].Median), num(baselineFigure(p, sim.BaselineNoBackoff, sim.Attempts)), num(baselineFigure(p, "full jitter", sim.Attempts))))
 	}
-	for _, w := range []sim.Warning{sim.BudgetNeverBinds, sim.BudgetNoHeadroom} {
-		if text := s.BudgetWarning(w); text != "" {
-			out = append(out, text)
-		}
-	}
-	fixes, placed := byRecovery(r.Fixes), false
+	return out
+}
+
+// serverFixSentences says the server-side changes replayed that end the
+// storm, the one that recovers soonest first; the budgets next in that
+// order share one sentence, which says once where a budget the fleet
+// shares lives.
+func serverFixSentences(all []Fix) []string {
+	var out []string
+	fixes, placed := byRecovery(all), false
 	for i := 0; i < len(fixes); {
 		if fixes[i].Side != SideBudget || fixes[i].Server == "" {
 			out = append(out, serverFixSentence(fixes[i], i == 0))
@@ -409,13 +450,7 @@ func modelAdvice(r Report, remedies []string) []string {
 		out = append(out, budgetSentence(fixes[i:j], i == 0, !placed))
 		i, placed = j, true
 	}
-	if len(r.Fixes) == 0 && p.Status == verdict.Fail && s.Kind.Recovers() && !r.FixesNotSearched {
-		out = append(out, "None of the changes replayed ("+serverChangesTried(s)+") recovers on this scenario: limit the retries the fleet makes as a whole, with a retry budget shared by every device (--budget KIND --budget-scope fleet), or give the server more capacity.")
-	}
-	if len(r.Fixes) == 0 && p.Status == verdict.Fail && r.FixesNotSearched {
-		out = append(out, "The server-side changes were not replayed (--fix=false, or a gate without its Fix step).")
-	}
-	return append(out, remedies...)
+	return out
 }
 
 // fleetBudgetPlace says where a budget the whole fleet shares lives, as
