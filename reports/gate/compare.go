@@ -387,6 +387,31 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 			}
 		}
 	}
+	budgets := comparedBudgets(cfg.Scenario)
+	cells, err := g.compareCells(policies, sizes, budgets)
+	if err != nil {
+		return nil, err
+	}
+	out := comparisons(cfg, Headlines(kind), policies, budgets)
+	results, err := g.replayCells("replay: devices", cells, 0)
+	if err != nil {
+		return nil, err
+	}
+	fillComparisons(out, results, len(sizes), len(policies), budgets)
+	for _, p := range policies {
+		if p.Close != nil {
+			if err := p.Close(); err != nil {
+				return nil, &InputError{err}
+			}
+		}
+	}
+	return out, nil
+}
+
+// compareCells returns the cells Compare replays, each validated: every
+// policy at each fleet size, then every policy on the first fleet size
+// with each budget compared.
+func (g *gate) compareCells(policies []Policy, sizes []int, budgets []sim.Budget) ([]cell, error) {
 	var cells []cell // by fleet size, then by policy
 	for _, n := range sizes {
 		for _, p := range policies {
@@ -394,14 +419,13 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 			if err != nil {
 				return nil, err
 			}
-			if err := s.Validate(p.Factory, cfg.Replay); err != nil {
+			if err := s.Validate(p.Factory, g.cfg.Replay); err != nil {
 				return nil, &InputError{err}
 			}
 			cells = append(cells, cell{p: p, clients: n})
 		}
 	}
 	// A row per budget, on the first fleet size.
-	budgets := comparedBudgets(cfg.Scenario)
 	for _, b := range budgets {
 		for _, p := range policies {
 			c := cell{p: p, clients: sizes[0], budget: b}
@@ -409,13 +433,18 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 			if err != nil {
 				return nil, err
 			}
-			if err := s.Validate(c.p.Factory, cfg.Replay); err != nil {
+			if err := s.Validate(c.p.Factory, g.cfg.Replay); err != nil {
 				return nil, &InputError{err}
 			}
 			cells = append(cells, c)
 		}
 	}
-	figures := Headlines(kind)
+	return cells, nil
+}
+
+// comparisons returns a comparison per figure, of the policies, with no
+// rows yet.
+func comparisons(cfg Config, figures []sim.Figure, policies []Policy, budgets []sim.Budget) []reports.Comparison {
 	out := make([]reports.Comparison, len(figures))
 	for i, f := range figures {
 		out[i] = reports.Comparison{Figure: f, Config: cfg.Replay.WithDefaults(), Note: hintNote(cfg.Scenario)}
@@ -426,14 +455,21 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 			out[i].Policies = append(out[i].Policies, p.Name)
 		}
 	}
-	results, err := g.replayCells("replay: devices", cells, 0)
-	if err != nil {
-		return nil, err
+	return out
+}
+
+// fillComparisons adds the rows of the results of the cells, sizes fleet
+// sizes of policies policies and then a row per budget (see compareCells),
+// to each comparison of out.
+func fillComparisons(out []reports.Comparison, results []sim.Result, sizes, policies int, budgets []sim.Budget) {
+	figures := make([]sim.Figure, len(out))
+	for i := range out {
+		figures[i] = out[i].Figure
 	}
 	for j := range sizes {
 		rows := make([]reports.ComparisonRow, len(figures))
 		for k := range policies {
-			res := results[j*len(policies)+k]
+			res := results[j*policies+k]
 			for i, f := range figures {
 				rows[i].Clients = res.Scenario.Clients
 				addCell(&rows[i], res, f)
@@ -448,19 +484,11 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 		for i, f := range figures {
 			row := budgetRow(0, b)
 			for k := range policies {
-				res := results[(len(sizes)+j)*len(policies)+k]
+				res := results[(sizes+j)*policies+k]
 				row.Clients = res.Scenario.Clients
 				addCell(&row, res, f)
 			}
 			out[i].Rows = append(out[i].Rows, row)
 		}
 	}
-	for _, p := range policies {
-		if p.Close != nil {
-			if err := p.Close(); err != nil {
-				return nil, &InputError{err}
-			}
-		}
-	}
-	return out, nil
 }
