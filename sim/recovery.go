@@ -249,23 +249,7 @@ func (r Result) modelDetail() string {
 		fmt.Fprintf(&b, "nothing of the policy judged: %s; ", why)
 	}
 	if s.Kind == Contention {
-		fmt.Fprintf(&b, "%s writes %s and the last client succeeded after %s (%s); %s of %s clients succeeded",
-			count(sum[Attempts].Median), interval(sum[Attempts], "%.0f"), seconds(sum[AllServed].Median), ci,
-			count(sum[Served].Median), count(float64(s.Clients)))
-		if n := sum[Pending].Median; n > 0 {
-			fmt.Fprintf(&b, ", %s unfinished at the %s horizon", count(n), prose.FormatDuration(s.Horizon))
-		}
-		named := false
-		for _, base := range r.Baselines {
-			name := base.Name
-			if !named && base.Name != BaselineNoBackoff {
-				named = true
-				// The simulator's own strategies, at its base and cap, not
-				// the policy's.
-				name = fmt.Sprintf("the simulator's strategies at a base of %s and a cap of %s: %s", prose.FormatDuration(defaultContentionBase), prose.FormatDuration(defaultContentionCap), name)
-			}
-			fmt.Fprintf(&b, "; %s: %s writes, %s", name, count(base.Summary[Attempts].Median), seconds(base.Summary[AllServed].Median))
-		}
+		r.contentionDetail(&b, ci)
 		return b.String()
 	}
 	rec := sum[RecoveryTime]
@@ -305,28 +289,60 @@ func (r Result) modelDetail() string {
 		fmt.Fprintf(&b, ", %.2f from the trigger on", sum[AmplificationFromTrigger].Median)
 	}
 	fmt.Fprintf(&b, "; goodput %.0f%% of what was offered from the trigger's end", 100*sum[Goodput].Median)
+	r.stateAtEnd(&b)
+	p := sum[PeakRatio]
+	fmt.Fprintf(&b, "; peak ratio %.2f [%.2f, %.2f], reported, not judged", p.Median, p.Low, p.High)
+	return b.String()
+}
+
+// contentionDetail writes what a Contention's replay found, with ci the
+// interval's words: the work, the time the last client succeeded and the
+// baselines'.
+func (r Result) contentionDetail(b *strings.Builder, ci string) {
+	s, sum := r.Scenario, r.Summary
+	fmt.Fprintf(b, "%s writes %s and the last client succeeded after %s (%s); %s of %s clients succeeded",
+		count(sum[Attempts].Median), interval(sum[Attempts], "%.0f"), seconds(sum[AllServed].Median), ci,
+		count(sum[Served].Median), count(float64(s.Clients)))
+	if n := sum[Pending].Median; n > 0 {
+		fmt.Fprintf(b, ", %s unfinished at the %s horizon", count(n), prose.FormatDuration(s.Horizon))
+	}
+	named := false
+	for _, base := range r.Baselines {
+		name := base.Name
+		if !named && base.Name != BaselineNoBackoff {
+			named = true
+			// The simulator's own strategies, at its base and cap, not
+			// the policy's.
+			name = fmt.Sprintf("the simulator's strategies at a base of %s and a cap of %s: %s", prose.FormatDuration(defaultContentionBase), prose.FormatDuration(defaultContentionCap), name)
+		}
+		fmt.Fprintf(b, "; %s: %s writes, %s", name, count(base.Summary[Attempts].Median), seconds(base.Summary[AllServed].Median))
+	}
+}
+
+// stateAtEnd writes the state a recovery model's replay ends in: an
+// Overload's jobs in the system, a Reconnect's devices served, sessions
+// and warm-up.
+func (r Result) stateAtEnd(b *strings.Builder) {
+	s, sum := r.Scenario, r.Summary
 	switch s.Kind {
 	case Overload:
 		jobs := "jobs"
 		if sum[JobsAtEnd].Median == 1 {
 			jobs = "job"
 		}
-		fmt.Fprintf(&b, "; %s %s in the system at the %s horizon", count(sum[JobsAtEnd].Median), jobs, prose.FormatDuration(s.Horizon))
+		fmt.Fprintf(b, "; %s %s in the system at the %s horizon", count(sum[JobsAtEnd].Median), jobs, prose.FormatDuration(s.Horizon))
 	case Reconnect:
-		fmt.Fprintf(&b, "; %s of %s devices served", count(sum[Served].Median), count(float64(s.Clients)))
+		fmt.Fprintf(b, "; %s of %s devices served", count(sum[Served].Median), count(float64(s.Clients)))
 		if sum[Served].Median >= float64(s.Clients) {
-			fmt.Fprintf(&b, ", all %s from t=0", seconds(sum[AllServed].Median))
+			fmt.Fprintf(b, ", all %s from t=0", seconds(sum[AllServed].Median))
 		}
-		fmt.Fprintf(&b, "; %s sessions accepted, %s dropped cold", count(sum[SessionsAccepted].Median), count(sum[SessionsDropped].Median))
+		fmt.Fprintf(b, "; %s sessions accepted, %s dropped cold", count(sum[SessionsAccepted].Median), count(sum[SessionsDropped].Median))
 		if w := sum[WarmUpTime].Median; w < s.Horizon.Seconds() {
-			fmt.Fprintf(&b, "; broker warm %s from t=0", seconds(w))
+			fmt.Fprintf(b, "; broker warm %s from t=0", seconds(w))
 		} else {
 			b.WriteString("; the broker never warmed up")
 		}
 	}
-	p := sum[PeakRatio]
-	fmt.Fprintf(&b, "; peak ratio %.2f [%.2f, %.2f], reported, not judged", p.Median, p.Low, p.High)
-	return b.String()
 }
 
 // text says where the tipping point is.
