@@ -572,6 +572,23 @@ func (s Scenario) validateFields() error {
 	if s.Kind.ServerModel() {
 		return s.validateModel()
 	}
+	if err := s.validateRanges(); err != nil {
+		return err
+	}
+	if err := s.validateCombination(); err != nil {
+		return err
+	}
+	for i, id := range s.IDs {
+		if id == "" {
+			return invalid("IDs[%d] is empty", i)
+		}
+	}
+	return nil
+}
+
+// validateRanges checks each field of s, after defaults, that a kind
+// judged on its peak ratio reads, on its own.
+func (s Scenario) validateRanges() error {
 	switch {
 	case s.Server.model() == nil:
 		return invalid("unknown server %q (want %s)", string(s.Server), serverNames())
@@ -617,6 +634,14 @@ func (s Scenario) validateFields() error {
 		return invalid("retries %d is negative", s.Retries)
 	case s.Retries > maxRetries:
 		return invalid("retries %d is more than a storm replays (%d)", s.Retries, maxRetries)
+	}
+	return nil
+}
+
+// validateCombination checks the fields of s, after defaults, that a kind
+// judged on its peak ratio reads, against each other.
+func (s Scenario) validateCombination() error {
+	switch {
 	case (s.Kind == Periodic || s.Kind == PeriodicAligned) && s.Horizon/s.Period > maxFirings:
 		return invalid("a %v period fires %d times over the %v horizon, more than 1,000,000: use a longer period or a shorter horizon", s.Period, s.Horizon/s.Period, s.Horizon)
 	case s.Window > 0 && s.Window > s.Horizon/10:
@@ -639,11 +664,6 @@ func (s Scenario) validateFields() error {
 		return invalid("memory limit %d is negative", s.MemoryLimit)
 	case s.windows() > maxWindows:
 		return invalid("%v windows over %v make %s windows, more than %s: use wider windows or a shorter horizon", s.Window, s.span(), prose.FormatCount(s.windows()), prose.FormatCount(maxWindows))
-	}
-	for i, id := range s.IDs {
-		if id == "" {
-			return invalid("IDs[%d] is empty", i)
-		}
 	}
 	return nil
 }
