@@ -57,19 +57,8 @@ func (r *runner) conformance() Result {
 	// unit before the test, or the steps of their CDF alone would move the
 	// KS statistic by a unit over the window.
 	g := granularity(r.clean, r.cfg.Attempts).Seconds()
-	base, cap := claim.Window(0).Seconds(), claim.Window(1<<20).Seconds()
-	mult := claim.Multiplier
-	if mult == 0 {
-		mult = kit.DefaultMultiplier
-		if claim.Strategy == kit.Decorrelated {
-			mult = kit.DecorrelatedMultiplier
-		}
-	}
-	worst := struct {
-		p, d    float64
-		attempt int
-		n       int
-	}{p: 2}
+	pit := newTransform(claim)
+	worst := ksWorst{p: 2}
 	for a := range r.cfg.Attempts {
 		w := claim.Window(a)
 		var u []float64
@@ -83,42 +72,19 @@ func (r *runner) conformance() Result {
 			if g > 0 {
 				x += (rng.Float64() - 0.5) * g
 			}
-			switch claim.Strategy {
-			case kit.None:
+			if claim.Strategy == kit.None {
 				if diff := v - w; diff > conformanceTolerance || diff < -conformanceTolerance {
 					off = append(off, d)
 				}
 				continue
-			case kit.Full:
-				u = append(u, clamp01(x/w.Seconds()))
-			case kit.Equal:
-				half := w.Seconds() / 2
-				u = append(u, clamp01((x-half)/half))
-			case kit.Decorrelated:
-				prev := base
-				if a > 0 {
-					prev = d.delays[a-1].Seconds()
-				}
-				hi := prev * mult
-				switch {
-				case hi <= base:
-					u = append(u, rng.Float64()) // a point mass: nothing to test
-				case x >= cap && hi > cap:
-					below := (cap - base) / (hi - base)
-					u = append(u, below+rng.Float64()*(1-below))
-				default:
-					u = append(u, clamp01((x-base)/(hi-base)))
-				}
+			}
+			if t, ok := pit.transform(a, d, x, w, rng); ok {
+				u = append(u, t)
 			}
 		}
 		if claim.Strategy == kit.None {
 			if len(off) > 0 {
-				res.Status = verdict.Fail
-				res.Figure, res.Threshold, res.Unit, res.Want = float64(len(off)), 0, "devices off the window", "≤"
-				res.Counterexample = &Counterexample{Attempt: a + 1, Devices: shown(off, a+1), Seed: r.seed, Replay: r.replay()}
-				res.Detail = fmt.Sprintf("delay %d of %q = %s, and %d of %d devices off the window; want %s (claim %s)",
-					a+1, res.Counterexample.Devices[0].ID, prose.FormatDuration(res.Counterexample.Devices[0].Delays[a]), len(off), len(r.clean), prose.FormatDuration(w), claim)
-				return res
+				return r.offTheWindow(res, claim, a, off, w)
 			}
 			continue
 		}
@@ -130,6 +96,21 @@ func (r *runner) conformance() Result {
 			worst.p, worst.d, worst.attempt, worst.n = p, d, a, len(u)
 		}
 	}
+	return r.conformanceVerdict(res, claim, worst)
+}
+
+// ksWorst is the attempt whose delays conform least: its KS statistic d
+// and p-value p, over n devices.
+type ksWorst struct {
+	p, d    float64
+	attempt int
+	n       int
+}
+
+// conformanceVerdict judges the conformance check of claim on the attempt
+// whose delays conform least, or, for an unjittered claim whose delays
+// all equal their windows, passes it.
+func (r *runner) conformanceVerdict(res Result, claim kit.Spec, worst ksWorst) Result {
 	if claim.Strategy == kit.None {
 		// The figure of an unjittered claim is the devices off its window,
 		// not a p-value.
@@ -152,6 +133,66 @@ func (r *runner) conformance() Result {
 	res.Status = verdict.Pass
 	res.Detail = "lowest p-value " + text
 	return res
+}
+
+// offTheWindow fails res: the devices off are off the window w of an
+// unjittered claim at attempt a.
+func (r *runner) offTheWindow(res Result, claim kit.Spec, a int, off []device, w time.Duration) Result {
+	res.Status = verdict.Fail
+	res.Figure, res.Threshold, res.Unit, res.Want = float64(len(off)), 0, "devices off the window", "≤"
+	res.Counterexample = &Counterexample{Attempt: a + 1, Devices: shown(off, a+1), Seed: r.seed, Replay: r.replay()}
+	res.Detail = fmt.Sprintf("delay %d of %q = %s, and %d of %d devices off the window; want %s (claim %s)",
+		a+1, res.Counterexample.Devices[0].ID, prose.FormatDuration(res.Counterexample.Devices[0].Delays[a]), len(off), len(r.clean), prose.FormatDuration(w), claim)
+	return res
+}
+
+// A transform is the probability integral transform of a jittered claim:
+// the claim's CDF, given a device's previous delay.
+type transform struct {
+	strategy        kit.Strategy
+	base, cap, mult float64 // seconds, and the growth of decorrelated jitter
+}
+
+// newTransform returns the transform of claim, its defaults applied.
+func newTransform(claim kit.Spec) transform {
+	t := transform{strategy: claim.Strategy, base: claim.Window(0).Seconds(), cap: claim.Window(1 << 20).Seconds(), mult: claim.Multiplier}
+	if t.mult == 0 {
+		t.mult = kit.DefaultMultiplier
+		if claim.Strategy == kit.Decorrelated {
+			t.mult = kit.DecorrelatedMultiplier
+		}
+	}
+	return t
+}
+
+// transform maps delay x, in seconds, of device d at attempt a, whose
+// window is w, to [0, 1]: uniformly, when the delays conform. A point mass
+// and the share of decorrelated jitter held at the cap are spread with
+// draws of rng. It reports false for a strategy it does not know.
+func (t transform) transform(a int, d device, x float64, w time.Duration, rng *rand.Rand) (float64, bool) {
+	switch t.strategy {
+	case kit.Full:
+		return clamp01(x / w.Seconds()), true
+	case kit.Equal:
+		half := w.Seconds() / 2
+		return clamp01((x - half) / half), true
+	case kit.Decorrelated:
+		prev := t.base
+		if a > 0 {
+			prev = d.delays[a-1].Seconds()
+		}
+		hi := prev * t.mult
+		switch {
+		case hi <= t.base:
+			return rng.Float64(), true // a point mass: nothing to test
+		case x >= t.cap && hi > t.cap:
+			below := (t.cap - t.base) / (hi - t.base)
+			return below + rng.Float64()*(1-below), true
+		default:
+			return clamp01((x - t.base) / (hi - t.base)), true
+		}
+	}
+	return 0, false
 }
 
 func clamp01(x float64) float64 {
