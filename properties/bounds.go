@@ -27,39 +27,13 @@ var _ = register(check{
 // is not a duration with its device and attempt.
 func (r *runner) bounds() Result {
 	res := Result{Name: NameBounds}
-	type finding struct {
-		dev     device
-		attempt int
-		text    string
-	}
-	var found []finding
-	for _, d := range r.main.devices {
-		if d.fault != nil && d.fault.defect {
-			text := fmt.Sprintf("device %q attempt %d: %s", d.id, d.fault.attempt, d.fault.msg)
-			if d.fault.attempt == 0 {
-				text = fmt.Sprintf("device %q: %s", d.id, d.fault.msg)
-			}
-			found = append(found, finding{d, d.fault.attempt, text})
-			continue
-		}
-		for a, v := range d.delays {
-			switch {
-			case v < 0:
-				found = append(found, finding{d, a + 1, fmt.Sprintf("delay %d of %q = %s", a+1, d.id, prose.FormatDuration(v))})
-			case r.cfg.Cap > 0 && v > r.cfg.Cap:
-				found = append(found, finding{d, a + 1, fmt.Sprintf("delay %d of %q = %s", a+1, d.id, prose.FormatDuration(v))})
-			default:
-				continue
-			}
-			break
-		}
-	}
+	found := r.boundsFindings()
 	want := "want every delay finite and ≥ 0"
 	if r.cfg.Cap > 0 {
 		want = "want every delay in [0, " + prose.FormatDuration(r.cfg.Cap) + "] (the declared cap)"
 	}
 	res.Figure, res.Unit, res.Want = float64(len(found)), "bad delays", "≤"
-	if len(found) > 0 && !slices.ContainsFunc(found, func(f finding) bool { return f.dev.fault == nil || f.dev.fault.sharedWith == "" }) {
+	if len(found) > 0 && !slices.ContainsFunc(found, func(f boundsFinding) bool { return f.dev.fault == nil || f.dev.fault.sharedWith == "" }) {
 		// Every finding is a device given another's policy: what is
 		// wrong is the factory, not a delay.
 		res.Unit, want = "devices sharing a policy", "want a policy of its own for every device"
@@ -85,8 +59,51 @@ func (r *runner) bounds() Result {
 		res.Detail = fmt.Sprintf("all delays of %d devices over up to %d %s in bounds; %s", len(r.main.devices), most, attempts, want)
 		return res
 	}
+	return r.boundsFailed(res, found, want)
+}
+
+// A boundsFinding is a device whose delay is out of bounds, or that
+// failed: the attempt, and what is wrong.
+type boundsFinding struct {
+	dev     device
+	attempt int
+	text    string
+}
+
+// boundsFindings returns the devices whose first bad delay is negative or
+// over the declared cap, and those whose policy failed: a panic, a hang or
+// a delay that is no duration.
+func (r *runner) boundsFindings() []boundsFinding {
+	var found []boundsFinding
+	for _, d := range r.main.devices {
+		if d.fault != nil && d.fault.defect {
+			text := fmt.Sprintf("device %q attempt %d: %s", d.id, d.fault.attempt, d.fault.msg)
+			if d.fault.attempt == 0 {
+				text = fmt.Sprintf("device %q: %s", d.id, d.fault.msg)
+			}
+			found = append(found, boundsFinding{d, d.fault.attempt, text})
+			continue
+		}
+		for a, v := range d.delays {
+			switch {
+			case v < 0:
+				found = append(found, boundsFinding{d, a + 1, fmt.Sprintf("delay %d of %q = %s", a+1, d.id, prose.FormatDuration(v))})
+			case r.cfg.Cap > 0 && v > r.cfg.Cap:
+				found = append(found, boundsFinding{d, a + 1, fmt.Sprintf("delay %d of %q = %s", a+1, d.id, prose.FormatDuration(v))})
+			default:
+				continue
+			}
+			break
+		}
+	}
+	return found
+}
+
+// boundsFailed fails res on the findings found, the first device by id
+// named, with want the bounds the delays were held to.
+func (r *runner) boundsFailed(res Result, found []boundsFinding, want string) Result {
 	res.Status = verdict.Fail
-	slices.SortFunc(found, func(a, b finding) int { return strings.Compare(a.dev.id, b.dev.id) })
+	slices.SortFunc(found, func(a, b boundsFinding) int { return strings.Compare(a.dev.id, b.dev.id) })
 	devs := make([]device, len(found))
 	for i, f := range found {
 		devs[i] = f.dev
