@@ -48,46 +48,19 @@ func (r *runner) reproducibility() Result {
 	for i, d := range first {
 		ids[i] = d.id
 	}
-	type source struct {
-		name string
-		f    kit.Factory
-	}
-	sources := []source{{"made again in this process", r.f}}
+	sources := []reproSource{{"made again in this process", r.f}}
 	if r.cfg.Second != nil {
-		sources = append(sources, source{"from a second process", r.cfg.Second})
+		sources = append(sources, reproSource{"from a second process", r.cfg.Second})
 	}
 	k := r.cfg.Attempts
 	checked, same := 0, 0
 	var bad *Counterexample
 	var badDetail string
 	for _, src := range sources {
-		again := collect(r.ctx, src.f, ids, boots{at: r.cfg.Boot}, k, r.cfg)
-		byID := map[string]device{}
-		for _, d := range again.devices {
-			byID[d.id] = d
-		}
-		for _, d := range first {
-			checked++
-			a, ok := byID[d.id]
-			want := d.delays[:min(k, len(d.delays))]
-			if ok && a.fault == nil && slices.Equal(a.delays, want) {
-				same++
-				continue
-			}
-			if bad != nil {
-				continue
-			}
-			got := DeviceDelays{ID: d.id, Err: src.name}
-			switch {
-			case !ok:
-				got.Err += ": not read (" + again.stopped + ")"
-			case a.fault != nil:
-				got.Err += ": " + a.fault.msg
-			default:
-				got.Delays = a.delays
-			}
-			bad = &Counterexample{Devices: []DeviceDelays{{ID: d.id, Delays: want}, got}, Seed: r.seed, Replay: r.replay()}
-			badDetail = fmt.Sprintf("the first %d delays of %q = %s, then %s %s", k, d.id, formatDelays(want), formatDelays(got.Delays), src.name)
+		n, sm, x, detail := r.makeAgain(src, first, ids)
+		checked, same = checked+n, same+sm
+		if bad == nil {
+			bad, badDetail = x, detail
 		}
 	}
 	res.Figure = float64(same) / float64(checked)
@@ -111,6 +84,49 @@ func (r *runner) reproducibility() Result {
 	}
 	res.Detail = fmt.Sprintf("%s (%d of %d sequences differ); want the same delays for the same id in at least %g%% of them", badDetail, checked-same, checked, 100*th)
 	return res
+}
+
+// A reproSource makes devices again: the policy's factory in this
+// process, or a second process's.
+type reproSource struct {
+	name string
+	f    kit.Factory
+}
+
+// makeAgain makes the devices first, whose ids are ids, again from src,
+// and returns how many it checked, how many gave the same first delays,
+// and the first that did not, as a counterexample and its words.
+func (r *runner) makeAgain(src reproSource, first []device, ids []string) (checked, same int, bad *Counterexample, badDetail string) {
+	k := r.cfg.Attempts
+	again := collect(r.ctx, src.f, ids, boots{at: r.cfg.Boot}, k, r.cfg)
+	byID := map[string]device{}
+	for _, d := range again.devices {
+		byID[d.id] = d
+	}
+	for _, d := range first {
+		checked++
+		a, ok := byID[d.id]
+		want := d.delays[:min(k, len(d.delays))]
+		if ok && a.fault == nil && slices.Equal(a.delays, want) {
+			same++
+			continue
+		}
+		if bad != nil {
+			continue
+		}
+		got := DeviceDelays{ID: d.id, Err: src.name}
+		switch {
+		case !ok:
+			got.Err += ": not read (" + again.stopped + ")"
+		case a.fault != nil:
+			got.Err += ": " + a.fault.msg
+		default:
+			got.Delays = a.delays
+		}
+		bad = &Counterexample{Devices: []DeviceDelays{{ID: d.id, Delays: want}, got}, Seed: r.seed, Replay: r.replay()}
+		badDetail = fmt.Sprintf("the first %d delays of %q = %s, then %s %s", k, d.id, formatDelays(want), formatDelays(got.Delays), src.name)
+	}
+	return checked, same, bad, badDetail
 }
 
 func sourcesText(n int) string {
