@@ -18,32 +18,9 @@ import (
 // left out, so that one file serves every command. The key skip names a
 // flag no config may set. The errors name the file and the line.
 func (t *Table[T]) ReadConfig(data []byte, path, command, skip string, o *T, given map[string]bool, fresh func() *T) error {
-	var doc, second yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	err := dec.Decode(&doc)
-	if errors.Is(err, io.EOF) {
-		return nil // an empty file
-	}
-	if err == nil {
-		// A second document would be read by no one: refuse it rather
-		// than ignore the flags it sets. An empty document, as after a
-		// trailing "---", sets nothing.
-		for err = dec.Decode(&second); err == nil; err = dec.Decode(&second) {
-			if len(second.Content) > 0 && second.Content[0].Tag != "!!null" {
-				return fmt.Errorf("%s:%d: a second YAML document; a config is one mapping of flag names to values", path, max(second.Line, 1))
-			}
-			second = yaml.Node{}
-		}
-		if errors.Is(err, io.EOF) {
-			err = nil
-		}
-	}
-	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			return fmt.Errorf("%s:%s: %s", path, m[1], m[2])
-		}
-		return fmt.Errorf("%s: %s", path, msg)
+	doc, err := decodeConfig(data, path)
+	if err != nil || doc == nil {
+		return err
 	}
 	if len(doc.Content) == 0 {
 		return nil
@@ -104,6 +81,40 @@ func (t *Table[T]) ReadConfig(data []byte, path, command, skip string, o *T, giv
 		}
 	}
 	return nil
+}
+
+// decodeConfig decodes data, the YAML config file path, into its one
+// document, or returns nil for an empty file. The errors name the file
+// and the line.
+func decodeConfig(data []byte, path string) (*yaml.Node, error) {
+	var doc, second yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) {
+		return nil, nil // an empty file
+	}
+	if err == nil {
+		// A second document would be read by no one: refuse it rather
+		// than ignore the flags it sets. An empty document, as after a
+		// trailing "---", sets nothing.
+		for err = dec.Decode(&second); err == nil; err = dec.Decode(&second) {
+			if len(second.Content) > 0 && second.Content[0].Tag != "!!null" {
+				return nil, fmt.Errorf("%s:%d: a second YAML document; a config is one mapping of flag names to values", path, max(second.Line, 1))
+			}
+			second = yaml.Node{}
+		}
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+	}
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			return nil, fmt.Errorf("%s:%s: %s", path, m[1], m[2])
+		}
+		return nil, fmt.Errorf("%s: %s", path, msg)
+	}
+	return &doc, nil
 }
 
 // yamlLine matches the line number in a YAML syntax error.
