@@ -103,35 +103,10 @@ func (r *runner) idPopulations() Result {
 		})
 	})
 	if hung != nil {
-		res.Status = verdict.Inconclusive
-		res.Detail = fmt.Sprintf("not judged: the collection of a population drawn by rapid %s, after %d populations", hung.stopped, cases-1)
-		for _, d := range hung.devices {
-			if d.fault != nil && d.fault.defect {
-				res.Status = verdict.Fail
-				res.Detail = fmt.Sprintf("device %q attempt %d: %s, in a population drawn by rapid", d.id, d.fault.attempt, d.fault.msg)
-				res.Counterexample = &Counterexample{Attempt: d.fault.attempt, Devices: shown([]device{d}, k), Seed: r.seed, Replay: fmt.Sprintf("%s, or -rapid.seed=%d", r.replay(), r.seed)}
-				break
-			}
-		}
-		return res
+		return r.hungPopulation(res, hung, cases, k)
 	}
 	if !tb.failed {
-		if want < 1 {
-			res.Status = verdict.Inconclusive
-			res.Detail = fmt.Sprintf("not run: -rapid.checks=%d asks rapid for no population; want at least 1 (the default is 100)", want)
-			return res
-		}
-		if cases < want {
-			// rapid ends a check early when, by the clock it reads, the
-			// cases so far say the rest would run past its limit of a
-			// day; -short does not cut the count (see withRapid).
-			res.Status = verdict.Inconclusive
-			res.Detail = fmt.Sprintf("rapid drew %d of the %d populations asked of it and stopped: by its clock the rest would have run past its time limit of a day (the policy is slow to make devices); none shared their first %d delays beyond chance", cases, want, k)
-			return res
-		}
-		res.Status = verdict.Pass
-		res.Detail = fmt.Sprintf("%d populations of up to %d ids of every shape drawn by rapid: no group sharing their first %d delays beyond chance", cases, maxDrawn, k)
-		return res
+		return noPopulationFailed(res, want, cases, k)
 	}
 	if last == nil {
 		res.Status = verdict.Fail
@@ -144,6 +119,45 @@ func (r *runner) idPopulations() Result {
 	res.Detail = fmt.Sprintf("the first %d delays of %q, %s, are those of %d of %d %s (shrunk by rapid: %s), %.0f identical pairs; want fewer than %.0f (chance expects %.3g)",
 		k, res.Counterexample.Devices[0].ID, formatDelays(last.group[0].delays), len(last.group), len(last.ids), last.shape,
 		idList(last.ids), last.pairs, last.limit.critical, last.limit.expected)
+	return res
+}
+
+// hungPopulation is the id-populations check when the collection of a
+// population rapid drew, after cases populations, stopped: a failure when
+// a device of it failed the policy's own way, else not judged.
+func (r *runner) hungPopulation(res Result, hung *sample, cases, k int) Result {
+	res.Status = verdict.Inconclusive
+	res.Detail = fmt.Sprintf("not judged: the collection of a population drawn by rapid %s, after %d populations", hung.stopped, cases-1)
+	for _, d := range hung.devices {
+		if d.fault != nil && d.fault.defect {
+			res.Status = verdict.Fail
+			res.Detail = fmt.Sprintf("device %q attempt %d: %s, in a population drawn by rapid", d.id, d.fault.attempt, d.fault.msg)
+			res.Counterexample = &Counterexample{Attempt: d.fault.attempt, Devices: shown([]device{d}, k), Seed: r.seed, Replay: fmt.Sprintf("%s, or -rapid.seed=%d", r.replay(), r.seed)}
+			break
+		}
+	}
+	return res
+}
+
+// noPopulationFailed is the id-populations check when none of the cases
+// populations rapid drew, of the want asked for, failed: a pass, unless
+// rapid drew fewer than asked.
+func noPopulationFailed(res Result, want, cases, k int) Result {
+	if want < 1 {
+		res.Status = verdict.Inconclusive
+		res.Detail = fmt.Sprintf("not run: -rapid.checks=%d asks rapid for no population; want at least 1 (the default is 100)", want)
+		return res
+	}
+	if cases < want {
+		// rapid ends a check early when, by the clock it reads, the
+		// cases so far say the rest would run past its limit of a
+		// day; -short does not cut the count (see withRapid).
+		res.Status = verdict.Inconclusive
+		res.Detail = fmt.Sprintf("rapid drew %d of the %d populations asked of it and stopped: by its clock the rest would have run past its time limit of a day (the policy is slow to make devices); none shared their first %d delays beyond chance", cases, want, k)
+		return res
+	}
+	res.Status = verdict.Pass
+	res.Detail = fmt.Sprintf("%d populations of up to %d ids of every shape drawn by rapid: no group sharing their first %d delays beyond chance", cases, maxDrawn, k)
 	return res
 }
 
