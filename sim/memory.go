@@ -133,23 +133,7 @@ func (s Scenario) budget(f kit.Factory, cfg Config) budget {
 	windows := s.windows()
 
 	// One run.
-	var perDevice int64
-	switch s.Kind {
-	case Storm:
-		// A storm makes one policy at a time and keeps no state of its
-		// devices: its policies are garbage as soon as they are used.
-	case Periodic, PeriodicAligned:
-		perDevice = deviceBytes + calendarBytes + policyBytes + periodicBytes + 8*(s.firings()-1)
-	case Overload, Reconnect, Contention:
-	default:
-		perDevice = deviceBytes + calendarBytes + policyBytes
-	}
-	b.perRun = add(mul(n, perDevice), mul(windows, 2*8), runBytes, calendarChunk(s.Clients)*ringSize*8)
-	if s.Kind.ServerModel() {
-		// What a run holds ahead, and as much again for what grows with
-		// its events (see budget.room).
-		b.perRun = 2 * s.modelRunBytes()
-	}
+	b.perRun = s.Kind.model().memory(s)
 
 	// What is kept of every run. A kept histogram of RepresentativeOnly
 	// takes 4 bytes a window, or 8 when a window can hold more than 2³¹−1
@@ -422,37 +406,6 @@ const (
 	seriesBytes = 8 * 8
 )
 
-// modelRunBytes returns what one run of a server model's scenario s
-// (after defaults) holds ahead of its events: its devices, an overload's
-// requests and a reconnect's attempts under way, and its per-second
-// series.
-func (s Scenario) modelRunBytes() int64 {
-	n := int64(max(s.Clients, len(s.IDs)))
-	seconds := int64(s.Horizon/time.Second) + 1
-	series := mul(seconds, seriesBytes)
-	switch s.Kind {
-	case Overload:
-		// The Poisson stream's requests, with five standard deviations of
-		// room, and the attempts in flight within one timeout, each of
-		// them up to four events.
-		mean := s.Rate * s.Horizon.Seconds()
-		requests := int64(mean + 5*math.Sqrt(mean) + 1)
-		retries := int64(max(s.Retries, 0))
-		perDevice := modelDeviceBytes + 2 + 8*retries
-		inFlight := int64(s.Rate*float64(1+retries)*s.Timeout.Seconds()) + 1
-		if s.Budget.Kind != NoBudget {
-			perDevice += 8 // a request's ticket
-		}
-		return add(mul(n, perDevice), mul(requests, overloadRequestBytes), mul(4*inFlight, overloadEventBytes), s.budgetBytes(requests*(1+retries)), series)
-	case Reconnect:
-		// The sends' calendar: its ring of bucket headers, and one partly
-		// filled chunk in each second that holds a send.
-		cal := add(runBytes, mul(min(n, ringSize)*calendarChunk(int(n)), 8))
-		return add(mul(n, modelDeviceBytes+reconnectDeviceBytes+24), cal, s.budgetBytes(int64(s.Clients)*max(int64(s.MaxAttempts), 1)), series)
-	}
-	return add(mul(n, modelDeviceBytes+contentionClientBytes), series)
-}
-
 // budgetBytes returns what a server model's budget holds in a run of at
 // most attempts attempts: a state for the fleet or for each device (its
 // interface, its fields and, for the kinds that count over a window, the
@@ -505,15 +458,7 @@ func grownError(run int, seed uint64, what string, at int64, room int64) error {
 }
 
 // arrivalsPerDevice returns the most arrivals of one device in a run.
-func (s Scenario) arrivalsPerDevice() int64 {
-	switch s.Kind {
-	case Storm:
-		return int64(s.Retries) + 1
-	case Periodic, PeriodicAligned:
-		return int64(s.MaxAttempts) + s.firings()
-	}
-	return int64(s.MaxAttempts)
-}
+func (s Scenario) arrivalsPerDevice() int64 { return s.Kind.model().arrivals(s) }
 
 // refusal explains a budget that does not fit even one run at a time: the
 // memory it would need, the part that needs the most, and what to change.

@@ -3,14 +3,11 @@ package sim
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
@@ -20,91 +17,75 @@ import (
 // default, 3.
 const NoRetries = -1
 
-// kindNames lists the scenarios for a refusal.
-func kindNames() string {
-	names := make([]string, 0, len(Kinds()))
-	for _, k := range Kinds() {
-		names = append(names, string(k))
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// modelField is a field that only some kinds have: its name as a reader
-// (and the CLI's flag) calls it, whether a scenario sets it, and the kinds
-// it applies to.
+// modelField is a field that only some kinds take: its name as a reader
+// (and the CLI's flag) calls it, and whether a scenario sets it.
 type modelField struct {
-	name  string
-	set   func(Scenario) bool
-	kinds []Kind
+	name string
+	set  func(Scenario) bool
 }
-
-var (
-	onlyOverload  = []Kind{Overload}
-	onlyReconnect = []Kind{Reconnect}
-	fleetKinds    = []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned}
-)
 
 // modelFields are the fields that apply to some kinds only, before
 // defaults: a scenario of another kind that sets one is refused, naming
 // it, rather than replayed as if it did not.
 var modelFields = []modelField{
-	{"rate", func(s Scenario) bool { return s.Rate != 0 }, onlyOverload},
-	{"rtt", func(s Scenario) bool { return s.RTT != 0 }, []Kind{Overload, Reconnect}},
-	{"timeout", func(s Scenario) bool { return s.Timeout != 0 }, onlyOverload},
-	{"dip", func(s Scenario) bool { return s.Dip != 0 }, onlyOverload},
-	{"dip-for", func(s Scenario) bool { return s.DipFor != 0 }, onlyOverload},
-	{"dip-at", func(s Scenario) bool { return s.DipAt != 0 }, onlyOverload},
-	{"ramp", func(s Scenario) bool { return s.Ramp != 0 }, onlyOverload},
-	{"queue-limit", func(s Scenario) bool { return s.QueueLimit != 0 }, onlyOverload},
-	{"drop-expired", func(s Scenario) bool { return s.DropExpired }, onlyOverload},
-	{"on-drop", func(s Scenario) bool { return s.OnDrop != "" }, onlyReconnect},
-	{"refuse-cold", func(s Scenario) bool { return s.RefuseCold }, onlyReconnect},
-	{"cpu", func(s Scenario) bool { return s.CPU != 0 }, onlyReconnect},
-	{"handshake", func(s Scenario) bool { return s.Handshake != 0 }, onlyReconnect},
-	{"warm-up", func(s Scenario) bool { return s.WarmUp != 0 }, onlyReconnect},
-	{"cold-drop", func(s Scenario) bool { return s.ColdDrop != 0 }, onlyReconnect},
-	{"latency", func(s Scenario) bool { return s.Latency != 0 || s.LatencySD != 0 }, []Kind{Contention}},
-	{"budget", func(s Scenario) bool { return s.Budget.Kind != NoBudget }, []Kind{Overload, Reconnect}},
-	{"budget-scope", func(s Scenario) bool { return s.Budget != Budget{} }, []Kind{Overload, Reconnect}},
+	{"rate", func(s Scenario) bool { return s.Rate != 0 }},
+	{"rtt", func(s Scenario) bool { return s.RTT != 0 }},
+	{"timeout", func(s Scenario) bool { return s.Timeout != 0 }},
+	{"dip", func(s Scenario) bool { return s.Dip != 0 }},
+	{"dip-for", func(s Scenario) bool { return s.DipFor != 0 }},
+	{"dip-at", func(s Scenario) bool { return s.DipAt != 0 }},
+	{"ramp", func(s Scenario) bool { return s.Ramp != 0 }},
+	{"queue-limit", func(s Scenario) bool { return s.QueueLimit != 0 }},
+	{"drop-expired", func(s Scenario) bool { return s.DropExpired }},
+	{"on-drop", func(s Scenario) bool { return s.OnDrop != "" }},
+	{"refuse-cold", func(s Scenario) bool { return s.RefuseCold }},
+	{"cpu", func(s Scenario) bool { return s.CPU != 0 }},
+	{"handshake", func(s Scenario) bool { return s.Handshake != 0 }},
+	{"warm-up", func(s Scenario) bool { return s.WarmUp != 0 }},
+	{"cold-drop", func(s Scenario) bool { return s.ColdDrop != 0 }},
+	{"latency", func(s Scenario) bool { return s.Latency != 0 || s.LatencySD != 0 }},
+	{"budget", func(s Scenario) bool { return s.Budget.Kind != NoBudget }},
+	{"budget-scope", func(s Scenario) bool { return s.Budget != Budget{} }},
 	// The servers' own fields first: a flag that sets one picks its
 	// server too, and is the one to name.
-	{"burst", func(s Scenario) bool { return s.Burst != 0 }, fleetKinds},
-	{"retry-after", func(s Scenario) bool { return s.RetryAfter != 0 }, fleetKinds},
-	{"server", func(s Scenario) bool { return s.Server != "" && s.Server != PerSecond }, fleetKinds},
-	{"window", func(s Scenario) bool { return s.Window != 0 && s.Window != DefaultWindow }, fleetKinds},
-	{"period", func(s Scenario) bool { return s.Period != 0 }, fleetKinds},
-	{"timer-offset", func(s Scenario) bool { return s.TimerOffset != "" && s.TimerOffset != OffsetScenario }, fleetKinds},
-	{"down", func(s Scenario) bool { return s.Down != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Reconnect}},
-	{"start-spread", func(s Scenario) bool { return s.StartSpread != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Reconnect}},
-	{"accept-rate", func(s Scenario) bool { return s.AcceptRate != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Overload, Reconnect}},
-	{"retries", func(s Scenario) bool { return s.Retries != 0 }, []Kind{Storm, Overload}},
+	{"burst", func(s Scenario) bool { return s.Burst != 0 }},
+	{"retry-after", func(s Scenario) bool { return s.RetryAfter != 0 }},
+	{"server", func(s Scenario) bool { return s.Server != "" && s.Server != PerSecond }},
+	{"window", func(s Scenario) bool { return s.Window != 0 && s.Window != DefaultWindow }},
+	{"period", func(s Scenario) bool { return s.Period != 0 }},
+	{"timer-offset", func(s Scenario) bool { return s.TimerOffset != "" && s.TimerOffset != OffsetScenario }},
+	{"down", func(s Scenario) bool { return s.Down != 0 }},
+	{"start-spread", func(s Scenario) bool { return s.StartSpread != 0 }},
+	{"accept-rate", func(s Scenario) bool { return s.AcceptRate != 0 }},
+	{"retries", func(s Scenario) bool { return s.Retries != 0 }},
 	// The recovery kinds are judged on recovery, and report their peak
 	// ratio without a threshold: their default, which WithDefaults sets,
 	// stands for no choice.
 	{"threshold", func(s Scenario) bool {
 		return s.Threshold != 0 && !(s.Kind.Recovers() && s.Threshold == DefaultThreshold)
-	}, fleetKinds},
+	}},
 	// An overload's requests are bounded by Retries, a contention's
 	// clients by their success: neither has an attempt limit.
-	{"max-attempts", func(s Scenario) bool { return s.MaxAttempts != 0 }, []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Reconnect}},
+	{"max-attempts", func(s Scenario) bool { return s.MaxAttempts != 0 }},
 }
 
 // modelFieldsApply refuses a field, set before defaults, that s's kind
-// does not have.
+// does not take.
 func (s Scenario) modelFieldsApply() error {
 	kind := s.Kind
 	if kind == "" {
 		kind = Outage
 	}
+	m, known := kind.registered()
 	for _, f := range modelFields {
-		if !f.set(s) || slices.Contains(f.kinds, kind) {
+		if !f.set(s) || known && m.takes(f.name) {
 			continue
 		}
 		if f.name == "threshold" && kind.ServerModel() {
 			return invalid("threshold does not apply to the %s scenario: it is judged on %s, not on a peak ratio", kind, map[bool]string{true: "recovery", false: "its clients' success"}[kind.Recovers()])
 		}
-		if len(f.kinds) == 1 {
-			return invalid("%s is a field of the %s scenario, not of %s", f.name, f.kinds[0], kind)
+		if kinds := takers(f.name); len(kinds) == 1 {
+			return invalid("%s is a field of the %s scenario, not of %s", f.name, kinds[0], kind)
 		}
 		return invalid("%s does not apply to the %s scenario", f.name, kind)
 	}
@@ -118,241 +99,18 @@ func (s Scenario) modelFieldsApply() error {
 		return invalid("burst applies to the %s server only, not to the %s server", TokenBucket, server)
 	case s.RetryAfter != 0 && server != RetryAfter:
 		return invalid("retry-after applies to the %s server only, not to the %s server", RetryAfter, server)
-	case s.Period != 0 && !kind.periodic():
+	case s.Period != 0 && !m.timers():
 		return invalid("period applies to the periodic scenarios only, not to the %s scenario", kind)
 	}
 	return nil
 }
 
-// validateModel reports the first field of a server model's scenario,
-// after defaults, that is out of range, naming it as the CLI's flag does.
-func (s Scenario) validateModel() error {
-	if s.Clients < 0 {
-		return invalid("clients %d is negative", s.Clients)
-	}
-	if s.Threshold < 0 || math.IsNaN(s.Threshold) || math.IsInf(s.Threshold, 0) || s.Threshold > maxThreshold {
-		return invalid("threshold %v is not a positive number up to 1e12", s.Threshold)
-	}
-	if s.Horizon < 0 || s.Horizon > maxHorizon {
-		return invalid("horizon %v is not between 0 and %v", s.Horizon, maxHorizon)
-	}
-	if err := s.validateModelRanges(); err != nil {
-		return err
-	}
-	switch s.Kind {
-	case Overload:
-		return s.validateOverload()
-	case Reconnect:
-		return s.validateReconnect()
-	}
-	if floor := 4 * (s.Latency + 3*s.LatencySD); s.Horizon < floor {
-		// A client's read and write are four messages: a horizon shorter
-		// than four of the longest leaves no client a chance to finish.
-		return invalid("horizon %v is shorter than four messages of the network, %v (4 × (latency + 3 × latency-sd)): no client could finish a read and a write", s.Horizon, floor)
-	}
-	return s.contention().validate()
-}
-
-// validateModelRanges refuses, naming the flag, the fields a model's
-// engine bounds: the fleet, the round trip, the spread, the cold drop and
-// the latencies.
-func (s Scenario) validateModelRanges() error {
-	// The negative values of all but the latencies are refused as
-	// negative later.
-	between := func(name string, d, hi time.Duration, what string) error {
-		if d > hi || d < 0 && strings.HasPrefix(name, "latency") {
-			return invalid("%s %v is not between 0 and %s%v", name, d, what, hi)
-		}
-		return nil
-	}
-	switch s.Kind {
-	case Overload:
-		if s.Clients < 1 || s.Clients > maxClients {
-			return invalid("clients %d is not between 1 and %d", s.Clients, maxClients)
-		}
-		return between("rtt", s.RTT, maxHorizon, "")
-	case Reconnect:
-		if s.Clients < 1 || s.Clients > maxReconnectDevices {
-			return invalid("clients %d is not between 1 and %s", s.Clients, prose.FormatCount(maxReconnectDevices))
-		}
-		for _, err := range []error{
-			between("rtt", s.RTT, maxHorizon, ""),
-			between("cold-drop", s.ColdDrop, maxHorizon, ""),
-			between("start-spread", s.StartSpread, s.Horizon, "the horizon "),
-		} {
-			if err != nil {
-				return err
-			}
-		}
-	case Contention:
-		if s.Clients < 1 || s.Clients > maxContentionClients {
-			return invalid("clients %d is not between 1 and %s", s.Clients, prose.FormatCount(maxContentionClients))
-		}
-		if err := between("latency", s.Latency, maxContentionNet, ""); err != nil {
-			return err
-		}
-		return between("latency-sd", s.LatencySD, maxContentionNet, "")
-	}
-	return nil
-}
-
-func (s Scenario) validateOverload() error {
-	window := recoveryWindow * time.Second
-	for _, d := range []struct {
-		name string
-		d    time.Duration
-	}{{"dip-at", s.DipAt}, {"dip-for", s.DipFor}, {"ramp", s.Ramp}, {"timeout", s.Timeout}} {
-		if d.d > maxHorizon {
-			return invalid("%s %v is beyond the longest replay, %v", d.name, d.d, maxHorizon)
-		}
-	}
-	end := s.DipAt + s.DipFor + s.Ramp
-	switch {
-	case !(s.Rate > 0) || math.IsInf(s.Rate, 0):
-		return invalid("rate %v requests a second is not a positive number", s.Rate)
-	case s.Rate < minOverloadRate:
-		// A request a thousand seconds apart is no stream to judge, and
-		// the gaps of a slower one overflow the clock.
-		return invalid("rate %v requests a second is below %v", s.Rate, minOverloadRate)
-	case !(s.AcceptRate >= minOverloadCapacity && s.AcceptRate <= maxOverloadCapacity):
-		return invalid("accept-rate %v jobs a second is not between 1e-6 and 1e6", s.AcceptRate)
-	case s.Rate >= s.AcceptRate:
-		return invalid("rate %v requests a second is at or over the accept-rate of %v jobs a second: the server is overloaded without a dip, and no fleet recovers from that", s.Rate, s.AcceptRate)
-	case s.Timeout <= 0:
-		return invalid("timeout %v is not positive", s.Timeout)
-	case s.RTT < 0:
-		return invalid("rtt %v is negative", s.RTT)
-	case s.RTT >= s.Timeout:
-		return invalid("rtt %v is not shorter than the %v timeout: every attempt would time out", s.RTT, s.Timeout)
-	case s.Retries < NoRetries || s.Retries > maxOverloadRetries:
-		return invalid("retries %d is not between 0 and %d", s.Retries, maxOverloadRetries)
-	case s.Dip != DipStall && !(s.Dip > 0 && s.Dip < 1):
-		return invalid("dip %v is not a fraction of the capacity above 0 and below 1 (a dip to 0 stalls the server)", s.Dip)
-	case s.DipFor <= 0:
-		return invalid("dip-for %v is not positive: without a dip there is nothing to recover from", s.DipFor)
-	case s.DipAt < 0:
-		return invalid("dip-at %v is negative", s.DipAt)
-	case s.Ramp < 0:
-		return invalid("ramp %v is negative", s.Ramp)
-	case s.QueueLimit < 0:
-		return invalid("queue-limit %d is negative", s.QueueLimit)
-	case end > s.Horizon-window:
-		return invalid("the dip ends at %v (dip-at %v, dip-for %v, ramp %v), less than %v before the %v horizon: recovery could not be judged", end, s.DipAt, s.DipFor, s.Ramp, window, s.Horizon)
-	case s.Budget.Kind != NoBudget && s.Budget.Kind != Adaptive && s.Budget.Kind != Breaker && s.Retries == NoRetries:
-		return invalid("budget %s limits retries, and the clients make none (retries 0)", s.Budget)
-	case s.Rate*(s.Horizon-s.recoveryStart()).Seconds() < recoveryShare:
-		// A window passes when at most 1% of the outcomes learned in it
-		// are failures: with fewer requests than that after the
-		// trigger, no failure share other than none can be told apart,
-		// and a fleet that sends nothing would pass.
-		return invalid("rate %v requests a second offers %.1f requests from the dip's end to the %v horizon, fewer than %d: too few to judge whether 1%% of them fail; raise the rate or the horizon", s.Rate, s.Rate*(s.Horizon-s.recoveryStart()).Seconds(), s.Horizon, recoveryShare)
-	}
-	if err := s.Budget.validate(); err != nil {
-		return err
-	}
-	return s.overload().validate()
-}
-
-// minOverloadRate is the slowest stream of requests an overload replays.
-const minOverloadRate = 1e-3
-
-func (s Scenario) validateReconnect() error {
-	window := recoveryWindow * time.Second
-	switch {
-	case !(s.CPU >= 1 && s.CPU <= maxReconnectUnits) || s.CPU != math.Trunc(s.CPU):
-		return invalid("cpu %v units a second is not a whole number from 1 to 1e12", s.CPU)
-	case !(s.Handshake >= 1 && s.Handshake <= maxReconnectUnits) || s.Handshake != math.Trunc(s.Handshake):
-		return invalid("handshake %v units is not a whole number from 1 to 1e12", s.Handshake)
-	case !(s.WarmUp >= 0 && s.WarmUp <= maxReconnectUnits) || s.WarmUp != math.Trunc(s.WarmUp):
-		return invalid("warm-up %v units is not a whole number from 0 to 1e12", s.WarmUp)
-	case s.ColdDrop < 0:
-		return invalid("cold-drop %v is negative", s.ColdDrop)
-	case s.RTT < 0:
-		return invalid("rtt %v is negative", s.RTT)
-	case s.Down < 0:
-		return invalid("down %v is negative", s.Down)
-	case s.StartSpread < 0:
-		return invalid("start-spread %v is negative", s.StartSpread)
-	case s.AcceptRate != s.CPU/s.Handshake:
-		return invalid("accept-rate %v is not the broker's handshakes a second, cpu over handshake (%v): set cpu and handshake instead", s.AcceptRate, s.CPU/s.Handshake)
-	case !slices.Contains(DropRules(), s.OnDrop):
-		return invalid("unknown on-drop %q (want reset, reset-jitter or continue)", string(s.OnDrop))
-	case s.Down > s.Horizon-window:
-		return invalid("down %v ends less than %v before the %v horizon: recovery could not be judged", s.Down, window, s.Horizon)
-	case s.CPU < s.Handshake:
-		return invalid("cpu %v units a second is less than one handshake of %v units: the broker could accept no connect", s.CPU, s.Handshake)
-	case s.RTT >= s.Horizon-s.recoveryStart()-window:
-		return invalid("rtt %v is not shorter than the %v from the broker's return to the last recovery window: no device could connect in time to judge recovery", s.RTT, s.Horizon-s.recoveryStart()-window)
-	case s.ColdDrop >= s.Horizon-s.recoveryStart():
-		return invalid("cold-drop %v is not shorter than the %v from the broker's return to the horizon: no session accepted cold would be dropped within the replay", s.ColdDrop, s.Horizon-s.recoveryStart())
-	}
-	if err := s.Budget.validate(); err != nil {
-		return err
-	}
-	return s.reconnect().validate()
-}
-
-// overload returns the overload model of s, after defaults.
-func (s Scenario) overload() overload {
-	o := overload{
-		Devices:     s.Clients,
-		Rate:        s.Rate,
-		RTT:         s.RTT,
-		Capacity:    s.AcceptRate,
-		DipStart:    s.DipAt,
-		DipLength:   s.DipFor,
-		DipFraction: max(s.Dip, 0),
-		Ramp:        s.Ramp,
-		Timeout:     s.Timeout,
-		Retries:     max(s.Retries, 0),
-		QueueLimit:  s.QueueLimit,
-		DropExpired: s.DropExpired,
-		Horizon:     s.Horizon,
-		Budget:      s.Budget,
-		ids:         s.IDs,
-	}
-	return o
-}
-
-// reconnect returns the reconnect model of s, after defaults.
-func (s Scenario) reconnect() reconnect {
-	rule := dropReset
-	switch s.OnDrop {
-	case DropResetJitter:
-		rule = dropResetJitter
-	case DropContinue:
-		rule = dropContinue
-	}
-	return reconnect{
-		Devices:     s.Clients,
-		Spread:      s.StartSpread,
-		RTT:         s.RTT,
-		Down:        s.Down,
-		CPU:         int64(s.CPU),
-		Handshake:   int64(s.Handshake),
-		Refusal:     1,
-		WarmUp:      int64(s.WarmUp),
-		ColdDrop:    s.ColdDrop,
-		RefuseCold:  s.RefuseCold,
-		OnDrop:      rule,
-		MaxAttempts: s.MaxAttempts,
-		Horizon:     s.Horizon,
-		Budget:      s.Budget,
-		ids:         s.IDs,
-	}
-}
-
-// contention returns the contention model of s, after defaults.
-func (s Scenario) contention() contention {
-	return contention{Clients: s.Clients, NetMean: s.Latency, NetSD: s.LatencySD, Horizon: s.Horizon, ids: s.IDs}
-}
-
-// trigger returns when the trigger of a recovery kind ends: the dip's end
-// (before its ramp) in an Overload, the end of the broker's downtime in a
-// Reconnect.
+// triggerEnd returns when the trigger of a recovery kind ends: the dip's
+// end (before its ramp) in an Overload, the end of the broker's downtime
+// in a Reconnect.
 func (s Scenario) triggerEnd() time.Duration {
-	if s.Kind == Overload {
-		return s.DipAt + s.DipFor
+	if m, ok := s.Kind.model().(engineModel); ok {
+		return m.triggerEnd(s)
 	}
 	return s.Down
 }
@@ -369,59 +127,10 @@ func (s Scenario) recoveryStart() time.Duration {
 	return (s.triggerEnd() + time.Second - 1).Truncate(time.Second)
 }
 
-// A modelEngine replays runs of one of the server models.
-type modelEngine interface {
-	run(run int, seed uint64) (Run, error)
-}
-
-// newModelEngine returns the engine of s, after defaults, for policies
-// of f; f is nil for a Contention's NoBackoff.
+// newModelEngine returns the engine of s, a server model's scenario after
+// defaults, for policies of f; f is nil for a Contention's NoBackoff.
 func newModelEngine(s Scenario, f kit.Factory, room int64) (modelEngine, error) {
-	switch s.Kind {
-	case Overload:
-		o := s.overload()
-		o.room = room
-		e, err := newOverloadEngine(o, f)
-		if err != nil {
-			return nil, err
-		}
-		return overloadModel{e, s}, nil
-	case Reconnect:
-		return newReconnectModel(s, f, room)
-	}
-	e, err := newContentionEngine(s.contention(), f)
-	if err != nil {
-		return nil, err
-	}
-	return contentionModel{e}, nil
-}
-
-type overloadModel struct {
-	e *overloadEngine
-	s Scenario
-}
-
-func (m overloadModel) run(i int, seed uint64) (Run, error) {
-	r, err := m.e.replay(i, seed)
-	if err != nil {
-		return Run{}, err
-	}
-	out := Run{
-		Seed:                     r.Seed,
-		Attempts:                 r.Attempts,
-		Served:                   r.Successes,
-		GaveUp:                   r.Stopped + r.Exhausted,
-		Timeouts:                 r.Timeouts,
-		Rejections:               r.Rejections,
-		JobsAtEnd:                r.JobsAtEnd,
-		BudgetRefused:            r.Refused,
-		BudgetThrottled:          r.Throttled,
-		Amplification:            r.Amplification,
-		AmplificationFromTrigger: r.AmplificationFromTrigger,
-		Goodput:                  r.GoodputAfterTrigger,
-	}
-	out.setSeries(m.s, r.Series, r.Recovery, r.RecoveredAt)
-	return out, nil
+	return s.Kind.model().(engineModel).newEngine(s, f, room)
 }
 
 // setSeries sets, from a recovery kind's run of s with the series
@@ -444,67 +153,6 @@ func (r *Run) setPeaks(s Scenario, arrivals, retries []int) {
 		r.PeakRetryArrivals = max(r.PeakRetryArrivals, retries[i])
 	}
 	r.PeakRatio = float64(r.PeakRetryArrivals) / s.windowBudget()
-}
-
-type reconnectModel struct {
-	e *reconnectEngine
-	s Scenario
-}
-
-// newReconnectModel returns the engine of a Reconnect's runs.
-func newReconnectModel(s Scenario, f kit.Factory, room int64) (modelEngine, error) {
-	c := s.reconnect()
-	c.room = room
-	e, err := newReconnectEngine(c, f)
-	if err != nil {
-		return nil, err
-	}
-	return reconnectModel{e, s}, nil
-}
-
-func (m reconnectModel) run(i int, seed uint64) (Run, error) {
-	r, err := m.e.replay(i, seed)
-	if err != nil {
-		return Run{}, err
-	}
-	out := Run{
-		Seed:            r.Seed,
-		AllServed:       r.AllServed,
-		Attempts:        r.Attempts,
-		Served:          r.Served,
-		GaveUp:          r.GaveUp,
-		AttemptLimited:  r.AtLimit,
-		Pending:         r.Devices - r.Served - r.GaveUp,
-		Accepted:        r.Accepted,
-		Dropped:         r.Dropped,
-		Refused:         r.Refused,
-		Warm:            r.WarmAt >= 0,
-		WarmAt:          max(r.WarmAt, 0),
-		Amplification:   r.Amplification,
-		Goodput:         r.GoodputAfterTrigger,
-		BudgetRefused:   r.BudgetRefused,
-		BudgetThrottled: r.Throttled,
-	}
-	out.setSeries(m.s, r.Series, r.Recovery, r.RecoveredAt)
-	return out, nil
-}
-
-type contentionModel struct{ e *contentionEngine }
-
-func (m contentionModel) run(i int, seed uint64) (Run, error) {
-	r, err := m.e.replay(i, seed)
-	if err != nil {
-		return Run{}, err
-	}
-	return Run{
-		Seed:      r.Seed,
-		AllServed: r.LastSuccess,
-		Attempts:  r.Calls,
-		Reads:     r.Reads,
-		Served:    r.Successes,
-		GaveUp:    r.Stopped,
-		Pending:   r.Unfinished,
-	}, nil
 }
 
 // replayModel replays the runs of a server model's scenario s (after

@@ -122,23 +122,6 @@ const (
 // their constants.
 func Offsets() []Offset { return []Offset{OffsetScenario, OffsetPolicy} }
 
-// periodic reports whether the kind fires timers.
-func (k Kind) periodic() bool { return k == Periodic || k == PeriodicAligned }
-
-// Recovers reports whether the kind is judged on recovery after a
-// trigger, Overload and Reconnect, rather than on its peak ratio.
-func (k Kind) Recovers() bool { return k == Overload || k == Reconnect }
-
-// ServerModel reports whether the kind is one of the server models
-// (Overload, Reconnect, Contention), replayed by an engine of its own and
-// judged by its own rules rather than by the fleet's peak ratio.
-func (k Kind) ServerModel() bool { return k.Recovers() || k == Contention }
-
-// Kinds returns the scenarios, in the order of their constants.
-func Kinds() []Kind {
-	return []Kind{Outage, LongOutage, Storm, Periodic, PeriodicAligned, Overload, Reconnect, Contention}
-}
-
 // A DropRule is how a Reconnect device reacts when the broker drops the
 // session it has just accepted.
 type DropRule string
@@ -390,135 +373,27 @@ const (
 
 // WithDefaults returns s with every zero field set to its default.
 func (s Scenario) WithDefaults() Scenario {
-	if s.Kind == "" {
-		s.Kind = Outage
-	}
+	def(&s.Kind, Outage)
 	s.Server = s.server()
-	s = s.modelDefaults()
+	m := s.Kind.model()
+	s = m.defaults(s)
 	if s.Clients == 0 {
 		s.Clients = DefaultClients
 		if len(s.IDs) > 0 {
 			s.Clients = len(s.IDs)
 		}
 	}
-	// A server model's defaults are its own: the fleet kinds' server
-	// fields, which it refuses, stay zero.
-	fleet := !s.Kind.ServerModel()
-	if s.AcceptRate == 0 && s.Kind != Contention {
-		s.AcceptRate = DefaultAcceptRate
-	}
-	if s.Burst == 0 && fleet {
-		s.Burst = max(1, s.AcceptRate)
-	}
-	if s.Down == 0 {
-		switch s.Kind {
-		case Outage:
-			s.Down = DefaultDown
-		case LongOutage:
-			s.Down = DefaultLongDown
-		}
-	}
-	if s.Window == 0 && s.Kind == Storm {
-		s.Window = DefaultStormWindow
-	}
-	if s.Window == 0 {
-		s.Window = DefaultWindow
-	}
-	if s.StartSpread == 0 && s.Kind != Storm && s.Kind != Overload && s.Kind != Contention {
-		s.StartSpread = DefaultStartSpread
-	}
-	if s.Period == 0 && fleet {
-		s.Period = DefaultPeriod
-	}
+	def(&s.Window, DefaultWindow)
 	switch {
-	case s.TimerOffset == "" && s.Kind.periodic():
+	case s.TimerOffset == "" && m.timers():
 		s.TimerOffset = OffsetScenario
-	case s.TimerOffset == OffsetScenario && !s.Kind.periodic():
+	case s.TimerOffset == OffsetScenario && !m.timers():
 		// The other kinds fire no timers: their own offset is none.
 		s.TimerOffset = ""
 	}
-	if s.Horizon == 0 {
-		switch s.Kind {
-		case LongOutage:
-			s.Horizon = s.Down + DefaultHorizon
-		case Periodic, PeriodicAligned:
-			s.Horizon = 5 * s.Period
-		default:
-			s.Horizon = DefaultHorizon
-		}
-	}
-	if s.RetryAfter == 0 && fleet {
-		s.RetryAfter = DefaultRetryAfter
-	}
-	if s.Retries == 0 && fleet {
-		s.Retries = DefaultRetries
-	}
-	if s.Threshold == 0 && s.Kind != Contention {
-		s.Threshold = DefaultThreshold
-	}
-	if s.MaxAttempts == 0 && s.Kind != Overload && s.Kind != Contention {
-		s.MaxAttempts = defaultMaxAttempts
-	}
-	if s.MemoryLimit == 0 {
-		s.MemoryLimit = defaultMemoryLimit
-	}
+	def(&s.MemoryLimit, defaultMemoryLimit)
 	if len(s.IDs) == 0 {
 		s.IDs = nil
-	}
-	return s
-}
-
-// modelDefaults sets the zero fields of a server model's scenario whose
-// defaults are the model's own, and leaves the other kinds as they are.
-func (s Scenario) modelDefaults() Scenario {
-	setD := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
-		}
-	}
-	setF := func(x *float64, v float64) {
-		if *x == 0 {
-			*x = v
-		}
-	}
-	setI := func(n *int, v int) {
-		if *n == 0 && len(s.IDs) == 0 {
-			*n = v
-		}
-	}
-	switch s.Kind {
-	case Overload:
-		setI(&s.Clients, DefaultOverloadClients)
-		setF(&s.AcceptRate, DefaultOverloadAcceptRate)
-		setF(&s.Rate, DefaultRate)
-		setD(&s.RTT, DefaultOverloadRTT)
-		setD(&s.Timeout, DefaultTimeout)
-		if s.Retries == 0 {
-			s.Retries = DefaultOverloadRetries
-		}
-		setF(&s.Dip, defaultDip)
-		setD(&s.DipFor, DefaultDipFor)
-		setD(&s.DipAt, DefaultDipAt)
-		setD(&s.Horizon, DefaultModelHorizon)
-		s.Budget = s.Budget.WithDefaults()
-	case Reconnect:
-		setI(&s.Clients, DefaultReconnectClients)
-		setD(&s.RTT, DefaultReconnectRTT)
-		setD(&s.Down, DefaultReconnectDown)
-		setF(&s.CPU, DefaultCPU)
-		setF(&s.Handshake, DefaultHandshake)
-		setF(&s.WarmUp, DefaultWarmUp)
-		setD(&s.ColdDrop, DefaultColdDrop)
-		setD(&s.Horizon, DefaultModelHorizon)
-		setF(&s.AcceptRate, s.CPU/s.Handshake)
-		if s.OnDrop == "" {
-			s.OnDrop = DropReset
-		}
-		s.Budget = s.Budget.WithDefaults()
-	case Contention:
-		setI(&s.Clients, DefaultContentionClients)
-		setD(&s.Latency, DefaultLatency)
-		setD(&s.LatencySD, DefaultLatencySD)
 	}
 	return s
 }
@@ -569,13 +444,18 @@ func (s Scenario) validateFields() error {
 		return err
 	}
 	s = s.WithDefaults()
-	if s.Kind.ServerModel() {
-		return s.validateModel()
-	}
-	if err := s.validateRanges(); err != nil {
+	return s.Kind.model().validate(s)
+}
+
+// validateFleet reports the first field of s, a fleet kind's scenario
+// after defaults, out of range, on its own or with the others: m is the
+// kind's model, and check, when not nil, the kind's own check of the
+// fields together.
+func validateFleet(s Scenario, m model, check func(Scenario) error) error {
+	if err := s.validateRanges(m); err != nil {
 		return err
 	}
-	if err := s.validateCombination(); err != nil {
+	if err := s.validateCombination(m, check); err != nil {
 		return err
 	}
 	for i, id := range s.IDs {
@@ -586,15 +466,15 @@ func (s Scenario) validateFields() error {
 	return nil
 }
 
-// validateRanges checks each field of s, after defaults, that a kind
-// judged on its peak ratio reads, on its own.
-func (s Scenario) validateRanges() error {
+// validateRanges checks each field of s, after defaults, that a fleet
+// kind reads, on its own; m is the kind's model.
+func (s Scenario) validateRanges(m model) error {
 	switch {
 	case s.Server.model() == nil:
 		return invalid("unknown server %q (want %s)", string(s.Server), serverNames())
 	case s.TimerOffset != "" && s.TimerOffset != OffsetScenario && s.TimerOffset != OffsetPolicy:
 		return invalid("unknown timer offset %q (want scenario or policy)", string(s.TimerOffset))
-	case s.TimerOffset == OffsetPolicy && !s.Kind.periodic():
+	case s.TimerOffset == OffsetPolicy && !m.timers():
 		return invalid("timer offset %q is for the periodic kinds, not %s", string(s.TimerOffset), s.Kind)
 	case s.Clients < 0:
 		return invalid("clients %d is negative", s.Clients)
@@ -638,20 +518,26 @@ func (s Scenario) validateRanges() error {
 	return nil
 }
 
-// validateCombination checks the fields of s, after defaults, that a kind
-// judged on its peak ratio reads, against each other.
-func (s Scenario) validateCombination() error {
+// validateCombination checks the fields of s, after defaults, that a fleet
+// kind reads, against each other: m is the kind's model, and check, when
+// not nil, its own check of them.
+func (s Scenario) validateCombination(m model, check func(Scenario) error) error {
 	switch {
-	case (s.Kind == Periodic || s.Kind == PeriodicAligned) && s.Horizon/s.Period > maxFirings:
+	case m.timers() && s.Horizon/s.Period > maxFirings:
 		return invalid("a %v period fires %d times over the %v horizon, more than 1,000,000: use a longer period or a shorter horizon", s.Period, s.Horizon/s.Period, s.Horizon)
 	case s.Window > 0 && s.Window > s.Horizon/10:
 		// The peak of one window that spans most of the replay is its
 		// average, and a storm would pass unseen.
 		return invalid("window %v leaves fewer than 10 windows in the %v horizon: use a narrower window or a longer horizon", s.Window, s.Horizon)
-	case s.Kind != Storm && s.StartSpread > s.Horizon:
+	case s.StartSpread > m.span(s):
 		return invalid("start spread %v is longer than the %v horizon: devices would make their first attempt after the replay ends", s.StartSpread, s.Horizon)
-	case (s.Kind == Outage || s.Kind == LongOutage) && s.Horizon <= s.Down:
-		return invalid("horizon %v ends before the server is back, %v down: no device could be served", s.Horizon, s.Down)
+	}
+	if check != nil {
+		if err := check(s); err != nil {
+			return err
+		}
+	}
+	switch {
 	case !(s.Threshold > 0) || math.IsInf(s.Threshold, 0):
 		return invalid("threshold %v is not a positive number", s.Threshold)
 	case s.Threshold > maxThreshold:
@@ -671,12 +557,7 @@ func (s Scenario) validateCombination() error {
 // span returns the stretch of simulated time the arrivals of a run of s,
 // after defaults, fall in: before the horizon, and in a Storm, whose first
 // attempts are counted wherever they fall, before the start spread too.
-func (s Scenario) span() time.Duration {
-	if s.Kind == Storm {
-		return max(s.Horizon, s.StartSpread)
-	}
-	return s.Horizon
-}
+func (s Scenario) span() time.Duration { return s.Kind.model().span(s) }
 
 // windows returns the number of windows a run's histograms hold: those
 // that the span's arrivals can fall in.
@@ -687,12 +568,7 @@ func (s Scenario) windows() int64 {
 // firings returns the most timer firings of one device over the horizon
 // in the periodic kinds, and 1 in the others: the most times a device is
 // served.
-func (s Scenario) firings() int64 {
-	if !s.Kind.periodic() {
-		return 1
-	}
-	return int64(s.Horizon/s.Period) + 1
-}
+func (s Scenario) firings() int64 { return s.Kind.model().firings(s) }
 
 // windowBudget returns the number of requests the server accepts in one
 // window while it is up.
@@ -832,16 +708,5 @@ func (s Scenario) DefaultedParts() []FleetPart {
 		}
 	}
 	add(s.Clients == 0 && len(s.IDs) == 0, "clients", fmt.Sprintf("%d clients", d.Clients))
-	switch d.Kind {
-	case Overload:
-		add(s.AcceptRate == 0, "accept-rate", fmt.Sprintf("accept rate %g/s", d.AcceptRate))
-		add(s.Rate == 0, "rate", fmt.Sprintf("rate %g/s", d.Rate))
-	case Reconnect:
-		add(s.CPU == 0, "cpu", fmt.Sprintf("cpu %g units/s", d.CPU))
-	case Contention:
-	default:
-		add(s.AcceptRate == 0 && d.Kind != Storm, "accept-rate", fmt.Sprintf("accept rate %g/s", d.AcceptRate))
-		add(s.Down == 0 && d.Down > 0, "down", "down "+prose.FormatDuration(d.Down))
-	}
-	return parts
+	return append(parts, d.Kind.model().parts(s, d)...)
 }

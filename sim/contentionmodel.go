@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"github.com/jitterkit/jitterkit/internal/prose"
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// contentionModel is the model of Contention: optimistic concurrency on
+// one row, judged by the work and the time until every client succeeds.
+// Its engine is contentionEngine.
+type contentionModel struct{ serverBase }
+
+func (contentionModel) kind() Kind     { return Contention }
+func (contentionModel) recovers() bool { return false }
+
+func (contentionModel) defaults(s Scenario) Scenario {
+	if len(s.IDs) == 0 {
+		def(&s.Clients, DefaultContentionClients)
+	}
+	def(&s.Latency, DefaultLatency)
+	def(&s.LatencySD, DefaultLatencySD)
+	def(&s.Horizon, DefaultHorizon)
+	return s
+}
+
+func (contentionModel) takes(field string) bool { return field == "latency" }
+
+func (contentionModel) validate(s Scenario) error {
+	if err := validateServer(s); err != nil {
+		return err
+	}
+	if s.Clients < 1 || s.Clients > maxContentionClients {
+		return invalid("clients %d is not between 1 and %s", s.Clients, prose.FormatCount(maxContentionClients))
+	}
+	if err := firstError(
+		durationWithin("latency", s.Latency, maxContentionNet, ""),
+		durationWithin("latency-sd", s.LatencySD, maxContentionNet, ""),
+	); err != nil {
+		return err
+	}
+	if floor := 4 * (s.Latency + 3*s.LatencySD); s.Horizon < floor {
+		// A client's read and write are four messages: a horizon shorter
+		// than four of the longest leaves no client a chance to finish.
+		return invalid("horizon %v is shorter than four messages of the network, %v (4 × (latency + 3 × latency-sd)): no client could finish a read and a write", s.Horizon, floor)
+	}
+	return s.contention().validate()
+}
+
+// memory is what a run holds ahead, and as much again for what grows
+// with its events (see budget.room): its clients and its series.
+func (contentionModel) memory(s Scenario) int64 {
+	n := int64(max(s.Clients, len(s.IDs)))
+	return 2 * add(mul(n, modelDeviceBytes+contentionClientBytes), serverSeries(s))
+}
+
+func (contentionModel) newEngine(s Scenario, f kit.Factory, room int64) (modelEngine, error) {
+	e, err := newContentionEngine(s.contention(), f)
+	if err != nil {
+		return nil, err
+	}
+	return contentionRunner{e}, nil
+}
+
+// contention returns the contention model of s, after defaults.
+func (s Scenario) contention() contention {
+	return contention{Clients: s.Clients, NetMean: s.Latency, NetSD: s.LatencySD, Horizon: s.Horizon, ids: s.IDs}
+}
+
+type contentionRunner struct{ e *contentionEngine }
+
+func (m contentionRunner) run(i int, seed uint64) (Run, error) {
+	r, err := m.e.replay(i, seed)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run{
+		Seed:      r.Seed,
+		AllServed: r.LastSuccess,
+		Attempts:  r.Calls,
+		Reads:     r.Reads,
+		Served:    r.Successes,
+		GaveUp:    r.Stopped,
+		Pending:   r.Unfinished,
+	}, nil
+}

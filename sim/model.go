@@ -1,0 +1,282 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jitterkit/jitterkit/internal/prose"
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// A model is one kind of scenario: the defaults of the fields its kind
+// reads, the optional fields it takes and the checks of their values, the
+// memory one of its runs holds, and how many arrivals a device makes.
+// Each kind's model lives in the kind's own file and is listed once, in
+// models; the rest of the package asks a scenario's model, not its kind.
+type model interface {
+	// kind is the scenario the model replays.
+	kind() Kind
+	// defaults returns s, of the model's kind, with the zero fields the
+	// kind reads set to its defaults; WithDefaults then sets the fields
+	// every kind shares (the devices, the window, the memory limit).
+	defaults(s Scenario) Scenario
+	// takes reports whether the kind takes the optional field named as
+	// modelFields names it; a scenario that sets another is refused.
+	takes(field string) bool
+	// validate reports the first field of s, after defaults, whose value
+	// the kind refuses.
+	validate(s Scenario) error
+	// parts returns the parts of the fleet s, as described before defaults
+	// (d after them), that the kind's defaults fill in, beyond its devices
+	// (see [Scenario.DefaultedParts]).
+	parts(s, d Scenario) []FleetPart
+	// memory returns what one run of s, after defaults, holds at most by
+	// the memory estimate (see Scenario.budget).
+	memory(s Scenario) int64
+	// arrivals returns the most arrivals of one device in a run of s,
+	// after defaults.
+	arrivals(s Scenario) int64
+	// firings returns the most timer firings of one device over the
+	// horizon of s, after defaults, or 1 in a kind without timers: the
+	// most times a device is served.
+	firings(s Scenario) int64
+	// span returns the stretch of simulated time the arrivals of a run of
+	// s, after defaults, fall in.
+	span(s Scenario) time.Duration
+	// timers reports whether the kind's devices fire periodic timers.
+	timers() bool
+	// recovers reports whether the kind is judged on recovery after a
+	// trigger, rather than on its peak ratio.
+	recovers() bool
+	// server reports whether the kind is a server model, replayed by an
+	// engine of its own (newEngine) rather than by the fleet's.
+	server() bool
+}
+
+// A modelEngine replays runs of one of the server models.
+type modelEngine interface {
+	run(run int, seed uint64) (Run, error)
+}
+
+// A engineModel is a model with an engine of its own.
+type engineModel interface {
+	model
+	// newEngine returns the engine of s, after defaults, for policies of
+	// f (nil for a baseline the model makes itself), with room bytes for
+	// what grows in a run (see budget.room).
+	newEngine(s Scenario, f kit.Factory, room int64) (modelEngine, error)
+	// triggerEnd returns when the trigger of s, after defaults, ends: the
+	// instant recovery is judged from, before its rounding.
+	triggerEnd(s Scenario) time.Duration
+}
+
+// models are the scenarios' models, in the order of Kinds.
+var models = []model{
+	outageModel{},
+	outageModel{long: true},
+	stormModel{},
+	periodicModel{},
+	periodicModel{aligned: true},
+	overloadModel{},
+	reconnectModel{},
+	contentionModel{},
+}
+
+// Kinds returns the scenarios, in the order of their constants.
+func Kinds() []Kind {
+	kinds := make([]Kind, len(models))
+	for i, m := range models {
+		kinds[i] = m.kind()
+	}
+	return kinds
+}
+
+// model returns the model of the kind, Outage's for the zero Kind, and
+// for a kind that is none of Kinds, which Validate refuses, the defaults
+// and checks the fleet kinds share.
+func (k Kind) model() model {
+	if k == "" {
+		k = Outage
+	}
+	if m, ok := k.registered(); ok {
+		return m
+	}
+	return fleetModel{}
+}
+
+// registered returns the model of the kind, and false for a kind that is
+// none of Kinds.
+func (k Kind) registered() (model, bool) {
+	for _, m := range models {
+		if m.kind() == k {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// periodic reports whether the kind fires timers.
+func (k Kind) periodic() bool { return k.model().timers() }
+
+// Recovers reports whether the kind is judged on recovery after a
+// trigger, Overload and Reconnect, rather than on its peak ratio.
+func (k Kind) Recovers() bool { return k.model().recovers() }
+
+// ServerModel reports whether the kind is one of the server models
+// (Overload, Reconnect, Contention), replayed by an engine of its own and
+// judged by its own rules rather than by the fleet's peak ratio.
+func (k Kind) ServerModel() bool { return k.model().server() }
+
+// kindNames lists the scenarios for a refusal.
+func kindNames() string {
+	names := make([]string, 0, len(models))
+	for _, k := range Kinds() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// takers returns the kinds that take the optional field name, in the
+// order of Kinds.
+func takers(field string) []Kind {
+	var kinds []Kind
+	for _, m := range models {
+		if m.takes(field) {
+			kinds = append(kinds, m.kind())
+		}
+	}
+	return kinds
+}
+
+// def sets *p to v when *p is zero.
+func def[T comparable](p *T, v T) {
+	var zero T
+	if *p == zero {
+		*p = v
+	}
+}
+
+// fleetModel holds what the fleet kinds (Outage, LongOutage, Storm and
+// the periodic kinds) share: their fields, their defaults, their checks
+// and their memory. Each embeds it; on its own it is the model of a kind
+// that is none of Kinds, whose defaults are those the fleet kinds share.
+type fleetModel struct{}
+
+func (fleetModel) kind() Kind     { return "" }
+func (fleetModel) timers() bool   { return false }
+func (fleetModel) recovers() bool { return false }
+func (fleetModel) server() bool   { return false }
+func (m fleetModel) defaults(s Scenario) Scenario {
+	return fleetDefaults(s, DefaultStartSpread)
+}
+
+// fleetFields are the optional fields every fleet kind takes.
+var fleetFields = []string{"burst", "retry-after", "server", "window", "period", "timer-offset", "down", "start-spread", "accept-rate", "threshold", "max-attempts"}
+
+func (fleetModel) takes(field string) bool { return slices.Contains(fleetFields, field) }
+
+func (m fleetModel) validate(s Scenario) error { return validateFleet(s, m, nil) }
+
+// fleetDefaults sets the zero fields a fleet kind reads, after the kind's
+// own, to the defaults the fleet kinds share; spread is the kind's start
+// spread.
+func fleetDefaults(s Scenario, spread time.Duration) Scenario {
+	def(&s.AcceptRate, DefaultAcceptRate)
+	def(&s.Burst, max(1, s.AcceptRate))
+	def(&s.StartSpread, spread)
+	def(&s.Period, DefaultPeriod)
+	def(&s.Horizon, DefaultHorizon)
+	def(&s.RetryAfter, DefaultRetryAfter)
+	def(&s.Retries, DefaultRetries)
+	def(&s.Threshold, DefaultThreshold)
+	def(&s.MaxAttempts, defaultMaxAttempts)
+	return s
+}
+
+// parts are the accept rate and the down time of a fleet kind left to
+// their defaults.
+func (fleetModel) parts(s, d Scenario) []FleetPart {
+	var parts []FleetPart
+	if s.AcceptRate == 0 {
+		parts = append(parts, FleetPart{"accept-rate", fmt.Sprintf("accept rate %g/s", d.AcceptRate)})
+	}
+	if s.Down == 0 && d.Down > 0 {
+		parts = append(parts, FleetPart{"down", "down " + prose.FormatDuration(d.Down)})
+	}
+	return parts
+}
+
+func (fleetModel) memory(s Scenario) int64 {
+	return fleetRunBytes(s, deviceBytes+calendarBytes+policyBytes)
+}
+
+// fleetRunBytes is what a run of a fleet kind holds: perDevice bytes for
+// each device, its histograms, and its calendar.
+func fleetRunBytes(s Scenario, perDevice int64) int64 {
+	n := int64(max(s.Clients, 0))
+	return add(mul(n, perDevice), mul(s.windows(), 2*8), runBytes, calendarChunk(s.Clients)*ringSize*8)
+}
+
+func (fleetModel) arrivals(s Scenario) int64     { return int64(s.MaxAttempts) }
+func (fleetModel) firings(Scenario) int64        { return 1 }
+func (fleetModel) span(s Scenario) time.Duration { return s.Horizon }
+
+// serverBase holds what the server models (Overload, Reconnect,
+// Contention) share. Each embeds it.
+type serverBase struct{}
+
+func (serverBase) timers() bool                        { return false }
+func (serverBase) server() bool                        { return true }
+func (serverBase) parts(s, d Scenario) []FleetPart     { return nil }
+func (serverBase) arrivals(s Scenario) int64           { return int64(s.MaxAttempts) }
+func (serverBase) firings(Scenario) int64              { return 1 }
+func (serverBase) span(s Scenario) time.Duration       { return s.Horizon }
+func (serverBase) triggerEnd(s Scenario) time.Duration { return s.Down }
+
+// serverSeries is what a server model's run holds of its per-second
+// series over the horizon of s.
+func serverSeries(s Scenario) int64 {
+	return mul(int64(s.Horizon/time.Second)+1, seriesBytes)
+}
+
+// validateServer reports the first of the fields every server model
+// reads, after defaults, that is out of range.
+func validateServer(s Scenario) error {
+	if s.Clients < 0 {
+		return invalid("clients %d is negative", s.Clients)
+	}
+	if s.Threshold < 0 || math.IsNaN(s.Threshold) || math.IsInf(s.Threshold, 0) || s.Threshold > maxThreshold {
+		return invalid("threshold %v is not a positive number up to 1e12", s.Threshold)
+	}
+	if s.Horizon < 0 || s.Horizon > maxHorizon {
+		return invalid("horizon %v is not between 0 and %v", s.Horizon, maxHorizon)
+	}
+	return nil
+}
+
+// between refuses, naming the flag name, a duration d of a server model
+// beyond hi, or, for the latencies, below zero; what names hi. The
+// negative values of the others are refused as negative by their model.
+func durationWithin(name string, d, hi time.Duration, what string) error {
+	if d > hi || d < 0 && strings.HasPrefix(name, "latency") {
+		return invalid("%s %v is not between 0 and %s%v", name, d, what, hi)
+	}
+	return nil
+}
+
+// firstError returns the first error that is not nil.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serverFields are the optional fields that the server models of
+// Overload and Reconnect share.
+var serverFields = []string{"rtt", "budget", "budget-scope", "accept-rate"}

@@ -1,0 +1,207 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// overloadModel is the model of Overload: an open-loop stream of requests
+// into a server with one FIFO queue whose capacity dips, judged on
+// whether the fleet recovers. Its engine is overloadEngine.
+type overloadModel struct{ serverBase }
+
+func (overloadModel) kind() Kind     { return Overload }
+func (overloadModel) recovers() bool { return true }
+
+func (overloadModel) defaults(s Scenario) Scenario {
+	if len(s.IDs) == 0 {
+		def(&s.Clients, DefaultOverloadClients)
+	}
+	def(&s.AcceptRate, DefaultOverloadAcceptRate)
+	def(&s.Rate, DefaultRate)
+	def(&s.RTT, DefaultOverloadRTT)
+	def(&s.Timeout, DefaultTimeout)
+	def(&s.Retries, DefaultOverloadRetries)
+	def(&s.Dip, defaultDip)
+	def(&s.DipFor, DefaultDipFor)
+	def(&s.DipAt, DefaultDipAt)
+	def(&s.Horizon, DefaultModelHorizon)
+	s.Budget = s.Budget.WithDefaults()
+	def(&s.Threshold, DefaultThreshold)
+	return s
+}
+
+func (overloadModel) takes(field string) bool {
+	switch field {
+	case "rate", "timeout", "dip", "dip-for", "dip-at", "ramp", "queue-limit", "drop-expired", "retries":
+		return true
+	}
+	return slices.Contains(serverFields, field)
+}
+
+func (overloadModel) parts(s, d Scenario) []FleetPart {
+	var parts []FleetPart
+	if s.AcceptRate == 0 {
+		parts = append(parts, FleetPart{"accept-rate", fmt.Sprintf("accept rate %g/s", d.AcceptRate)})
+	}
+	if s.Rate == 0 {
+		parts = append(parts, FleetPart{"rate", fmt.Sprintf("rate %g/s", d.Rate)})
+	}
+	return parts
+}
+
+func (overloadModel) triggerEnd(s Scenario) time.Duration { return s.DipAt + s.DipFor }
+
+func (overloadModel) validate(s Scenario) error {
+	if err := validateServer(s); err != nil {
+		return err
+	}
+	if s.Clients < 1 || s.Clients > maxClients {
+		return invalid("clients %d is not between 1 and %d", s.Clients, maxClients)
+	}
+	if err := durationWithin("rtt", s.RTT, maxHorizon, ""); err != nil {
+		return err
+	}
+	return s.validateOverload()
+}
+
+func (s Scenario) validateOverload() error {
+	window := recoveryWindow * time.Second
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"dip-at", s.DipAt}, {"dip-for", s.DipFor}, {"ramp", s.Ramp}, {"timeout", s.Timeout}} {
+		if d.d > maxHorizon {
+			return invalid("%s %v is beyond the longest replay, %v", d.name, d.d, maxHorizon)
+		}
+	}
+	end := s.DipAt + s.DipFor + s.Ramp
+	switch {
+	case !(s.Rate > 0) || math.IsInf(s.Rate, 0):
+		return invalid("rate %v requests a second is not a positive number", s.Rate)
+	case s.Rate < minOverloadRate:
+		// A request a thousand seconds apart is no stream to judge, and
+		// the gaps of a slower one overflow the clock.
+		return invalid("rate %v requests a second is below %v", s.Rate, minOverloadRate)
+	case !(s.AcceptRate >= minOverloadCapacity && s.AcceptRate <= maxOverloadCapacity):
+		return invalid("accept-rate %v jobs a second is not between 1e-6 and 1e6", s.AcceptRate)
+	case s.Rate >= s.AcceptRate:
+		return invalid("rate %v requests a second is at or over the accept-rate of %v jobs a second: the server is overloaded without a dip, and no fleet recovers from that", s.Rate, s.AcceptRate)
+	case s.Timeout <= 0:
+		return invalid("timeout %v is not positive", s.Timeout)
+	case s.RTT < 0:
+		return invalid("rtt %v is negative", s.RTT)
+	case s.RTT >= s.Timeout:
+		return invalid("rtt %v is not shorter than the %v timeout: every attempt would time out", s.RTT, s.Timeout)
+	case s.Retries < NoRetries || s.Retries > maxOverloadRetries:
+		return invalid("retries %d is not between 0 and %d", s.Retries, maxOverloadRetries)
+	case s.Dip != DipStall && !(s.Dip > 0 && s.Dip < 1):
+		return invalid("dip %v is not a fraction of the capacity above 0 and below 1 (a dip to 0 stalls the server)", s.Dip)
+	case s.DipFor <= 0:
+		return invalid("dip-for %v is not positive: without a dip there is nothing to recover from", s.DipFor)
+	case s.DipAt < 0:
+		return invalid("dip-at %v is negative", s.DipAt)
+	case s.Ramp < 0:
+		return invalid("ramp %v is negative", s.Ramp)
+	case s.QueueLimit < 0:
+		return invalid("queue-limit %d is negative", s.QueueLimit)
+	case end > s.Horizon-window:
+		return invalid("the dip ends at %v (dip-at %v, dip-for %v, ramp %v), less than %v before the %v horizon: recovery could not be judged", end, s.DipAt, s.DipFor, s.Ramp, window, s.Horizon)
+	case s.Budget.Kind != NoBudget && s.Budget.Kind != Adaptive && s.Budget.Kind != Breaker && s.Retries == NoRetries:
+		return invalid("budget %s limits retries, and the clients make none (retries 0)", s.Budget)
+	case s.Rate*(s.Horizon-s.recoveryStart()).Seconds() < recoveryShare:
+		// A window passes when at most 1% of the outcomes learned in it
+		// are failures: with fewer requests than that after the
+		// trigger, no failure share other than none can be told apart,
+		// and a fleet that sends nothing would pass.
+		return invalid("rate %v requests a second offers %.1f requests from the dip's end to the %v horizon, fewer than %d: too few to judge whether 1%% of them fail; raise the rate or the horizon", s.Rate, s.Rate*(s.Horizon-s.recoveryStart()).Seconds(), s.Horizon, recoveryShare)
+	}
+	if err := s.Budget.validate(); err != nil {
+		return err
+	}
+	return s.overload().validate()
+}
+
+// minOverloadRate is the slowest stream of requests an overload replays.
+const minOverloadRate = 1e-3
+
+// memory is what a run holds ahead, and as much again for what grows
+// with its events (see budget.room): its devices, the Poisson stream's
+// requests, with five standard deviations of room, and the attempts in
+// flight within one timeout, each of them up to four events.
+func (overloadModel) memory(s Scenario) int64 {
+	n := int64(max(s.Clients, len(s.IDs)))
+	mean := s.Rate * s.Horizon.Seconds()
+	requests := int64(mean + 5*math.Sqrt(mean) + 1)
+	retries := int64(max(s.Retries, 0))
+	perDevice := modelDeviceBytes + 2 + 8*retries
+	inFlight := int64(s.Rate*float64(1+retries)*s.Timeout.Seconds()) + 1
+	if s.Budget.Kind != NoBudget {
+		perDevice += 8 // a request's ticket
+	}
+	return 2 * add(mul(n, perDevice), mul(requests, overloadRequestBytes), mul(4*inFlight, overloadEventBytes), s.budgetBytes(requests*(1+retries)), serverSeries(s))
+}
+
+func (overloadModel) newEngine(s Scenario, f kit.Factory, room int64) (modelEngine, error) {
+	o := s.overload()
+	o.room = room
+	e, err := newOverloadEngine(o, f)
+	if err != nil {
+		return nil, err
+	}
+	return overloadRunner{e, s}, nil
+}
+
+// overload returns the overload model of s, after defaults.
+func (s Scenario) overload() overload {
+	o := overload{
+		Devices:     s.Clients,
+		Rate:        s.Rate,
+		RTT:         s.RTT,
+		Capacity:    s.AcceptRate,
+		DipStart:    s.DipAt,
+		DipLength:   s.DipFor,
+		DipFraction: max(s.Dip, 0),
+		Ramp:        s.Ramp,
+		Timeout:     s.Timeout,
+		Retries:     max(s.Retries, 0),
+		QueueLimit:  s.QueueLimit,
+		DropExpired: s.DropExpired,
+		Horizon:     s.Horizon,
+		Budget:      s.Budget,
+		ids:         s.IDs,
+	}
+	return o
+}
+
+type overloadRunner struct {
+	e *overloadEngine
+	s Scenario
+}
+
+func (m overloadRunner) run(i int, seed uint64) (Run, error) {
+	r, err := m.e.replay(i, seed)
+	if err != nil {
+		return Run{}, err
+	}
+	out := Run{
+		Seed:                     r.Seed,
+		Attempts:                 r.Attempts,
+		Served:                   r.Successes,
+		GaveUp:                   r.Stopped + r.Exhausted,
+		Timeouts:                 r.Timeouts,
+		Rejections:               r.Rejections,
+		JobsAtEnd:                r.JobsAtEnd,
+		BudgetRefused:            r.Refused,
+		BudgetThrottled:          r.Throttled,
+		Amplification:            r.Amplification,
+		AmplificationFromTrigger: r.AmplificationFromTrigger,
+		Goodput:                  r.GoodputAfterTrigger,
+	}
+	out.setSeries(m.s, r.Series, r.Recovery, r.RecoveredAt)
+	return out, nil
+}

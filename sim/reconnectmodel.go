@@ -1,0 +1,189 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/jitterkit/jitterkit/internal/prose"
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// reconnectModel is the model of Reconnect: every device loses its
+// session at t0 and reconnects to a broker that is down, then warms up,
+// judged on whether the fleet recovers. Its engine is reconnectEngine.
+type reconnectModel struct{ serverBase }
+
+func (reconnectModel) kind() Kind     { return Reconnect }
+func (reconnectModel) recovers() bool { return true }
+
+func (reconnectModel) defaults(s Scenario) Scenario {
+	if len(s.IDs) == 0 {
+		def(&s.Clients, DefaultReconnectClients)
+	}
+	def(&s.RTT, DefaultReconnectRTT)
+	def(&s.Down, DefaultReconnectDown)
+	def(&s.CPU, DefaultCPU)
+	def(&s.Handshake, DefaultHandshake)
+	def(&s.WarmUp, DefaultWarmUp)
+	def(&s.ColdDrop, DefaultColdDrop)
+	def(&s.Horizon, DefaultModelHorizon)
+	def(&s.AcceptRate, s.CPU/s.Handshake)
+	def(&s.OnDrop, DropReset)
+	s.Budget = s.Budget.WithDefaults()
+	def(&s.AcceptRate, DefaultAcceptRate)
+	def(&s.StartSpread, DefaultStartSpread)
+	def(&s.Threshold, DefaultThreshold)
+	def(&s.MaxAttempts, defaultMaxAttempts)
+	return s
+}
+
+func (reconnectModel) takes(field string) bool {
+	switch field {
+	case "on-drop", "refuse-cold", "cpu", "handshake", "warm-up", "cold-drop", "down", "start-spread", "max-attempts":
+		return true
+	}
+	return slices.Contains(serverFields, field)
+}
+
+func (reconnectModel) parts(s, d Scenario) []FleetPart {
+	if s.CPU == 0 {
+		return []FleetPart{{"cpu", fmt.Sprintf("cpu %g units/s", d.CPU)}}
+	}
+	return nil
+}
+
+func (reconnectModel) validate(s Scenario) error {
+	if err := validateServer(s); err != nil {
+		return err
+	}
+	if s.Clients < 1 || s.Clients > maxReconnectDevices {
+		return invalid("clients %d is not between 1 and %s", s.Clients, prose.FormatCount(maxReconnectDevices))
+	}
+	if err := firstError(
+		durationWithin("rtt", s.RTT, maxHorizon, ""),
+		durationWithin("cold-drop", s.ColdDrop, maxHorizon, ""),
+		durationWithin("start-spread", s.StartSpread, s.Horizon, "the horizon "),
+	); err != nil {
+		return err
+	}
+	return s.validateReconnect()
+}
+
+func (s Scenario) validateReconnect() error {
+	window := recoveryWindow * time.Second
+	switch {
+	case !(s.CPU >= 1 && s.CPU <= maxReconnectUnits) || s.CPU != math.Trunc(s.CPU):
+		return invalid("cpu %v units a second is not a whole number from 1 to 1e12", s.CPU)
+	case !(s.Handshake >= 1 && s.Handshake <= maxReconnectUnits) || s.Handshake != math.Trunc(s.Handshake):
+		return invalid("handshake %v units is not a whole number from 1 to 1e12", s.Handshake)
+	case !(s.WarmUp >= 0 && s.WarmUp <= maxReconnectUnits) || s.WarmUp != math.Trunc(s.WarmUp):
+		return invalid("warm-up %v units is not a whole number from 0 to 1e12", s.WarmUp)
+	case s.ColdDrop < 0:
+		return invalid("cold-drop %v is negative", s.ColdDrop)
+	case s.RTT < 0:
+		return invalid("rtt %v is negative", s.RTT)
+	case s.Down < 0:
+		return invalid("down %v is negative", s.Down)
+	case s.StartSpread < 0:
+		return invalid("start-spread %v is negative", s.StartSpread)
+	case s.AcceptRate != s.CPU/s.Handshake:
+		return invalid("accept-rate %v is not the broker's handshakes a second, cpu over handshake (%v): set cpu and handshake instead", s.AcceptRate, s.CPU/s.Handshake)
+	case !slices.Contains(DropRules(), s.OnDrop):
+		return invalid("unknown on-drop %q (want reset, reset-jitter or continue)", string(s.OnDrop))
+	case s.Down > s.Horizon-window:
+		return invalid("down %v ends less than %v before the %v horizon: recovery could not be judged", s.Down, window, s.Horizon)
+	case s.CPU < s.Handshake:
+		return invalid("cpu %v units a second is less than one handshake of %v units: the broker could accept no connect", s.CPU, s.Handshake)
+	case s.RTT >= s.Horizon-s.recoveryStart()-window:
+		return invalid("rtt %v is not shorter than the %v from the broker's return to the last recovery window: no device could connect in time to judge recovery", s.RTT, s.Horizon-s.recoveryStart()-window)
+	case s.ColdDrop >= s.Horizon-s.recoveryStart():
+		return invalid("cold-drop %v is not shorter than the %v from the broker's return to the horizon: no session accepted cold would be dropped within the replay", s.ColdDrop, s.Horizon-s.recoveryStart())
+	}
+	if err := s.Budget.validate(); err != nil {
+		return err
+	}
+	return s.reconnect().validate()
+}
+
+// memory is what a run holds ahead, and as much again for what grows
+// with its events (see budget.room): its devices and the sends' calendar,
+// its ring of bucket headers and one partly filled chunk in each second
+// that holds a send.
+func (reconnectModel) memory(s Scenario) int64 {
+	n := int64(max(s.Clients, len(s.IDs)))
+	cal := add(runBytes, mul(min(n, ringSize)*calendarChunk(int(n)), 8))
+	return 2 * add(mul(n, modelDeviceBytes+reconnectDeviceBytes+24), cal, s.budgetBytes(int64(s.Clients)*max(int64(s.MaxAttempts), 1)), serverSeries(s))
+}
+
+// newEngine returns the engine of a Reconnect's runs.
+func (reconnectModel) newEngine(s Scenario, f kit.Factory, room int64) (modelEngine, error) {
+	c := s.reconnect()
+	c.room = room
+	e, err := newReconnectEngine(c, f)
+	if err != nil {
+		return nil, err
+	}
+	return reconnectRunner{e, s}, nil
+}
+
+// reconnect returns the reconnect model of s, after defaults.
+func (s Scenario) reconnect() reconnect {
+	rule := dropReset
+	switch s.OnDrop {
+	case DropResetJitter:
+		rule = dropResetJitter
+	case DropContinue:
+		rule = dropContinue
+	}
+	return reconnect{
+		Devices:     s.Clients,
+		Spread:      s.StartSpread,
+		RTT:         s.RTT,
+		Down:        s.Down,
+		CPU:         int64(s.CPU),
+		Handshake:   int64(s.Handshake),
+		Refusal:     1,
+		WarmUp:      int64(s.WarmUp),
+		ColdDrop:    s.ColdDrop,
+		RefuseCold:  s.RefuseCold,
+		OnDrop:      rule,
+		MaxAttempts: s.MaxAttempts,
+		Horizon:     s.Horizon,
+		Budget:      s.Budget,
+		ids:         s.IDs,
+	}
+}
+
+type reconnectRunner struct {
+	e *reconnectEngine
+	s Scenario
+}
+
+func (m reconnectRunner) run(i int, seed uint64) (Run, error) {
+	r, err := m.e.replay(i, seed)
+	if err != nil {
+		return Run{}, err
+	}
+	out := Run{
+		Seed:            r.Seed,
+		AllServed:       r.AllServed,
+		Attempts:        r.Attempts,
+		Served:          r.Served,
+		GaveUp:          r.GaveUp,
+		AttemptLimited:  r.AtLimit,
+		Pending:         r.Devices - r.Served - r.GaveUp,
+		Accepted:        r.Accepted,
+		Dropped:         r.Dropped,
+		Refused:         r.Refused,
+		Warm:            r.WarmAt >= 0,
+		WarmAt:          max(r.WarmAt, 0),
+		Amplification:   r.Amplification,
+		Goodput:         r.GoodputAfterTrigger,
+		BudgetRefused:   r.BudgetRefused,
+		BudgetThrottled: r.Throttled,
+	}
+	out.setSeries(m.s, r.Series, r.Recovery, r.RecoveredAt)
+	return out, nil
+}
