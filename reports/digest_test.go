@@ -32,7 +32,7 @@ func TestReportsDigest(t *testing.T) {
 		{"junit", reports.WriteJUnit},
 		{"json", reports.WriteJSON},
 	}
-	fleets.Digest(t, 12, 40, func(w io.Writer, f fleets.Fleet, res sim.Result) error {
+	fleets.Digest(t, "digest", 12, 40, func(w io.Writer, f fleets.Fleet, res sim.Result) error {
 		var r reports.Report
 		r.Policy = reports.Policy{Name: f.Spec, Spec: f.Spec, Source: kit.SourceSpec}
 		r.AddReplay(res)

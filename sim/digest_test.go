@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"testing"
 
@@ -19,12 +20,22 @@ import (
 // configurations, once -update has recorded that count's digest before
 // the change.
 func TestFiguresDigest(t *testing.T) {
-	fleets.Digest(t, 20, 60, func(w io.Writer, _ fleets.Fleet, res sim.Result) error {
+	fleets.Digest(t, "digest", 20, 60, func(w io.Writer, _ fleets.Fleet, res sim.Result) error {
 		b, err := json.Marshal(res)
 		if err != nil {
 			return err
 		}
 		_, err = w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// TestVerdictsDigest is TestFiguresDigest for the verdicts of the same
+// configurations: each Result's status, warnings, detail and why it
+// judged nothing, recorded in testdata/verdict-digest.
+func TestVerdictsDigest(t *testing.T) {
+	fleets.Digest(t, "verdict-digest", 20, 60, func(w io.Writer, _ fleets.Fleet, res sim.Result) error {
+		_, err := fmt.Fprintf(w, "%s %v %q %q\n", res.Status(), res.Warnings(), res.Detail(), res.Unjudged())
 		return err
 	})
 }

@@ -143,12 +143,12 @@ var count = flag.Int("digest.n", 0, "replay `N` random configurations in a diges
 // Digest replays the first n random configurations, n being -digest.n
 // when set, else short under go test -short and full otherwise, and
 // compares the SHA-256 of what each returns with the digest recorded for
-// that count in testdata/digest/N.sha256 (-update records it). Each
+// that count in testdata/DIR/N.sha256 (-update records it). Each
 // configuration's line names it; a replay that fails adds its error's
 // text, and one that succeeds whatever write writes of its Result. A
 // change that must keep the replays and what is made of them keeps every
 // digest: record a large -digest.n before the change and run it after.
-func Digest(t *testing.T, short, full int, write func(w io.Writer, f Fleet, res sim.Result) error) {
+func Digest(t *testing.T, dir string, short, full int, write func(w io.Writer, f Fleet, res sim.Result) error) {
 	t.Helper()
 	n := *count
 	switch {
@@ -172,5 +172,5 @@ func Digest(t *testing.T, short, full int, write func(w io.Writer, f Fleet, res 
 		}
 	}
 	got := hex.EncodeToString(h.Sum(nil)) + "\n"
-	kittest.Golden(t, filepath.Join("testdata", "digest", strconv.Itoa(n)+".sha256"), []byte(got))
+	kittest.Golden(t, filepath.Join("testdata", dir, strconv.Itoa(n)+".sha256"), []byte(got))
 }
