@@ -25,6 +25,25 @@ func (contentionModel) defaults(s Scenario) Scenario {
 
 func (contentionModel) takes(field string) bool { return field == "latency" }
 
+// baselines are the simulator's own strategies, at its base and cap, and
+// no backoff.
+func (contentionModel) baselines(s Scenario) []baselineFleet {
+	var out []baselineFleet
+	for st := awsNone; st <= awsDecorrelated; st++ {
+		out = append(out, baselineFleet{awsBaselineNames[st], s, awsBackoff(st, defaultContentionBase, defaultContentionCap)})
+	}
+	return out
+}
+
+func (contentionModel) servesAll() bool { return true }
+
+func (contentionModel) unjudged(r Result) string {
+	if len(r.Runs) > 0 && r.Summary[Attempts].Median <= float64(r.Scenario.Clients) {
+		return "no write conflicted in the median run, so that no client backed off and the policy's delays were never judged"
+	}
+	return ""
+}
+
 func (contentionModel) validate(s Scenario) error {
 	if err := validateServer(s); err != nil {
 		return err

@@ -71,6 +71,29 @@ type engineModel interface {
 	// triggerEnd returns when the trigger of s, after defaults, ends: the
 	// instant recovery is judged from, before its rounding.
 	triggerEnd(s Scenario) time.Duration
+	// baselines returns the fleets replayed beside the policy's of s,
+	// after defaults, to compare it with (see Result.Baselines).
+	baselines(s Scenario) []baselineFleet
+	// servesAll reports whether a replay fails when its median run
+	// leaves devices unserved at the horizon.
+	servesAll() bool
+	// unjudged says why the replay r judged nothing of its policy, or
+	// returns "" when it did (see [Result.Unjudged]).
+	unjudged(r Result) string
+}
+
+// A recoveryModel is a server model judged on whether the service
+// recovers after a trigger.
+type recoveryModel interface {
+	engineModel
+	// ended names the trigger's end, from which recovery is judged, as
+	// a replay's detail says it.
+	ended() string
+	// amplification writes what the detail of replay r adds to its retry
+	// amplification.
+	amplification(r Result, b *strings.Builder)
+	// stateAtEnd writes the state replay r ends in.
+	stateAtEnd(r Result, b *strings.Builder)
 }
 
 // models are the scenarios' models, in the order of Kinds.
@@ -235,6 +258,7 @@ func (serverBase) arrivals(s Scenario) int64           { return int64(s.MaxAttem
 func (serverBase) firings(Scenario) int64              { return 1 }
 func (serverBase) span(s Scenario) time.Duration       { return s.Horizon }
 func (serverBase) triggerEnd(s Scenario) time.Duration { return s.Down }
+func (serverBase) baselines(Scenario) []baselineFleet  { return nil }
 
 // serverSeries is what a server model's run holds of its per-second
 // series over the horizon of s.

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 )
 
@@ -55,6 +57,44 @@ func (overloadModel) parts(s, d Scenario) []FleetPart {
 }
 
 func (overloadModel) triggerEnd(s Scenario) time.Duration { return s.DipAt + s.DipFor }
+
+// baselines are the same fleet whose requests never retry, and so have
+// no budget of retries.
+func (overloadModel) baselines(s Scenario) []baselineFleet {
+	s.Retries, s.Budget = NoRetries, Budget{}
+	return []baselineFleet{{BaselineNoRetries, s, noRetryPolicy}}
+}
+
+func (overloadModel) servesAll() bool { return false }
+
+func (overloadModel) unjudged(r Result) string {
+	if r.Scenario.Retries == NoRetries {
+		return "the clients make no retries (retries 0), so that the policy is never asked for a delay"
+	}
+	if why, ok := recoveryUnjudged(r); ok {
+		return why
+	}
+	if c := r.Collapses(); c.Excused > 0 && c.Runs < MinRunsToPass {
+		return fmt.Sprintf("the same fleet without retries never recovers either, in %d of %d runs: the scenario, not the policy, keeps the service down", c.Excused, len(r.Runs))
+	}
+	return ""
+}
+
+func (overloadModel) ended() string { return "the dip's end" }
+
+func (overloadModel) amplification(r Result, b *strings.Builder) {
+	fmt.Fprintf(b, ", %.2f from the trigger on", r.Summary[AmplificationFromTrigger].Median)
+}
+
+// stateAtEnd writes the jobs in the system at the horizon.
+func (overloadModel) stateAtEnd(r Result, b *strings.Builder) {
+	s, sum := r.Scenario, r.Summary
+	jobs := "jobs"
+	if sum[JobsAtEnd].Median == 1 {
+		jobs = "job"
+	}
+	fmt.Fprintf(b, "; %s %s in the system at the %s horizon", count(sum[JobsAtEnd].Median), jobs, prose.FormatDuration(s.Horizon))
+}
 
 func (overloadModel) validate(s Scenario) error {
 	if err := validateServer(s); err != nil {

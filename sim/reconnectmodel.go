@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jitterkit/jitterkit/internal/prose"
@@ -52,6 +53,32 @@ func (reconnectModel) parts(s, d Scenario) []FleetPart {
 		return []FleetPart{{"cpu", fmt.Sprintf("cpu %g units/s", d.CPU)}}
 	}
 	return nil
+}
+
+func (reconnectModel) servesAll() bool { return true }
+
+func (reconnectModel) unjudged(r Result) string {
+	why, _ := recoveryUnjudged(r)
+	return why
+}
+
+func (reconnectModel) ended() string { return "the broker's return" }
+
+func (reconnectModel) amplification(Result, *strings.Builder) {}
+
+// stateAtEnd writes the devices served, the sessions and the warm-up.
+func (reconnectModel) stateAtEnd(r Result, b *strings.Builder) {
+	s, sum := r.Scenario, r.Summary
+	fmt.Fprintf(b, "; %s of %s devices served", count(sum[Served].Median), count(float64(s.Clients)))
+	if sum[Served].Median >= float64(s.Clients) {
+		fmt.Fprintf(b, ", all %s from t=0", seconds(sum[AllServed].Median))
+	}
+	fmt.Fprintf(b, "; %s sessions accepted, %s dropped cold", count(sum[SessionsAccepted].Median), count(sum[SessionsDropped].Median))
+	if w := sum[WarmUpTime].Median; w < s.Horizon.Seconds() {
+		fmt.Fprintf(b, "; broker warm %s from t=0", seconds(w))
+	} else {
+		b.WriteString("; the broker never warmed up")
+	}
 }
 
 func (reconnectModel) validate(s Scenario) error {

@@ -39,9 +39,15 @@ func (r Result) Recovered() int {
 	return n
 }
 
-// baselines replays the kit's baselines of s with cfg: an Overload's
-// fleet without retries, a Contention's simulator strategies and no
-// backoff. The other kinds have none.
+// A baselineFleet is a fleet a server model replays beside the policy's,
+// for comparison: its name, its scenario and its policies.
+type baselineFleet struct {
+	name string
+	s    Scenario
+	f    kit.Factory
+}
+
+// baselines replays the baselines of s's model with cfg.
 func baselines(ctx context.Context, s Scenario, cfg Config) ([]Baseline, error) {
 	var out []Baseline
 	add := func(name string, s Scenario, f kit.Factory) error {
@@ -60,19 +66,9 @@ func baselines(ctx context.Context, s Scenario, cfg Config) ([]Baseline, error) 
 		out = append(out, b)
 		return nil
 	}
-	switch s.Kind {
-	case Overload:
-		b := s
-		b.Retries, b.Budget = NoRetries, Budget{}
-		if err := add(BaselineNoRetries, b, noRetryPolicy); err != nil {
+	for _, b := range s.Kind.model().(engineModel).baselines(s) {
+		if err := add(b.name, b.s, b.f); err != nil {
 			return nil, err
-		}
-	case Contention:
-		for st := awsNone; st <= awsDecorrelated; st++ {
-			name := awsBaselineNames[st]
-			if err := add(name, s, awsBackoff(st, defaultContentionBase, defaultContentionCap)); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return out, nil
@@ -173,7 +169,7 @@ func (r Result) modelStatus() verdict.Status {
 		return verdict.Inconclusive
 	case c != nil && c.Collapsed > 0:
 		return verdict.Fail
-	case s.Kind != Overload && r.Summary[Served].Median < float64(s.Clients):
+	case s.Kind.model().(engineModel).servesAll() && r.Summary[Served].Median < float64(s.Clients):
 		return verdict.Fail
 	case len(r.Runs) < MinRunsToPass || c != nil && c.Runs < MinRunsToPass:
 		return verdict.Inconclusive
@@ -192,20 +188,25 @@ func (r Result) modelStatus() verdict.Status {
 // either: the scenario, not the policy, keeps the service down. The
 // replay is then Inconclusive.
 func (r Result) Unjudged() string {
-	s, sum := r.Scenario, r.Summary
-	c := r.Collapses()
-	switch {
-	case s.Kind == Overload && s.Retries == NoRetries:
-		return "the clients make no retries (retries 0), so that the policy is never asked for a delay"
-	case s.Kind.Recovers() && c.Collapsed > 0:
-	case s.Kind.Recovers() && len(r.Runs) > 0 && sum[PeakRetryArrivals].Median == 0 && sum[BudgetThrottled].Median == 0:
-		return "no retry reached the server in the median run, so that the policy's delays were never judged"
-	case s.Kind == Contention && len(r.Runs) > 0 && sum[Attempts].Median <= float64(s.Clients):
-		return "no write conflicted in the median run, so that no client backed off and the policy's delays were never judged"
-	case s.Kind == Overload && c.Excused > 0 && c.Runs < MinRunsToPass:
-		return fmt.Sprintf("the same fleet without retries never recovers either, in %d of %d runs: the scenario, not the policy, keeps the service down", c.Excused, len(r.Runs))
+	if m, ok := r.Scenario.Kind.model().(engineModel); ok {
+		return m.unjudged(r)
 	}
 	return ""
+}
+
+// recoveryUnjudged says why a recovery kind's replay r judged nothing of
+// its policy, as Unjudged does, and whether that is decided: a run that
+// collapsed judged the policy, and a median run whose retries never
+// reached the server did not.
+func recoveryUnjudged(r Result) (string, bool) {
+	sum := r.Summary
+	switch {
+	case r.Collapses().Collapsed > 0:
+		return "", true
+	case len(r.Runs) > 0 && sum[PeakRetryArrivals].Median == 0 && sum[BudgetThrottled].Median == 0:
+		return "no retry reached the server in the median run, so that the policy's delays were never judged", true
+	}
+	return "", false
 }
 
 // modelWarnings returns a server model's warnings.
@@ -222,7 +223,7 @@ func (r Result) modelWarnings() []Warning {
 			out = append(out, RecoveryUncertain)
 		}
 	}
-	if b := r.Baseline(BaselineNoBackoff); s.Kind == Contention && b != nil && sum[Attempts].Median > b.Summary[Attempts].Median {
+	if b := r.Baseline(BaselineNoBackoff); b != nil && sum[Attempts].Median > b.Summary[Attempts].Median {
 		out = append(out, MoreWork)
 	}
 	for _, w := range []Warning{BudgetNeverBinds, BudgetNoHeadroom} {
@@ -248,15 +249,13 @@ func (r Result) modelDetail() string {
 	if why := r.Unjudged(); why != "" {
 		fmt.Fprintf(&b, "nothing of the policy judged: %s; ", why)
 	}
-	if s.Kind == Contention {
+	m, ok := s.Kind.model().(recoveryModel)
+	if !ok {
 		r.contentionDetail(&b, ci)
 		return b.String()
 	}
 	rec := sum[RecoveryTime]
-	ended := "the dip's end"
-	if s.Kind == Reconnect {
-		ended = "the broker's return"
-	}
+	ended := m.ended()
 	if r.NeverRecovered() {
 		fmt.Fprintf(&b, "never recovered within the %s horizon after %s: %d of %d runs recovered", prose.FormatDuration(s.Horizon), ended, r.Recovered(), runs)
 	} else {
@@ -285,11 +284,9 @@ func (r Result) modelDetail() string {
 	}
 	amp := sum[Amplification]
 	fmt.Fprintf(&b, "; retry amplification %.2f %s", amp.Median, interval(amp, "%.2f"))
-	if s.Kind == Overload {
-		fmt.Fprintf(&b, ", %.2f from the trigger on", sum[AmplificationFromTrigger].Median)
-	}
+	m.amplification(r, &b)
 	fmt.Fprintf(&b, "; goodput %.0f%% of what was offered from the trigger's end", 100*sum[Goodput].Median)
-	r.stateAtEnd(&b)
+	m.stateAtEnd(r, &b)
 	p := sum[PeakRatio]
 	fmt.Fprintf(&b, "; peak ratio %.2f [%.2f, %.2f], reported, not judged", p.Median, p.Low, p.High)
 	return b.String()
@@ -316,32 +313,6 @@ func (r Result) contentionDetail(b *strings.Builder, ci string) {
 			name = fmt.Sprintf("the simulator's strategies at a base of %s and a cap of %s: %s", prose.FormatDuration(defaultContentionBase), prose.FormatDuration(defaultContentionCap), name)
 		}
 		fmt.Fprintf(b, "; %s: %s writes, %s", name, count(base.Summary[Attempts].Median), seconds(base.Summary[AllServed].Median))
-	}
-}
-
-// stateAtEnd writes the state a recovery model's replay ends in: an
-// Overload's jobs in the system, a Reconnect's devices served, sessions
-// and warm-up.
-func (r Result) stateAtEnd(b *strings.Builder) {
-	s, sum := r.Scenario, r.Summary
-	switch s.Kind {
-	case Overload:
-		jobs := "jobs"
-		if sum[JobsAtEnd].Median == 1 {
-			jobs = "job"
-		}
-		fmt.Fprintf(b, "; %s %s in the system at the %s horizon", count(sum[JobsAtEnd].Median), jobs, prose.FormatDuration(s.Horizon))
-	case Reconnect:
-		fmt.Fprintf(b, "; %s of %s devices served", count(sum[Served].Median), count(float64(s.Clients)))
-		if sum[Served].Median >= float64(s.Clients) {
-			fmt.Fprintf(b, ", all %s from t=0", seconds(sum[AllServed].Median))
-		}
-		fmt.Fprintf(b, "; %s sessions accepted, %s dropped cold", count(sum[SessionsAccepted].Median), count(sum[SessionsDropped].Median))
-		if w := sum[WarmUpTime].Median; w < s.Horizon.Seconds() {
-			fmt.Fprintf(b, "; broker warm %s from t=0", seconds(w))
-		} else {
-			b.WriteString("; the broker never warmed up")
-		}
 	}
 }
 
