@@ -46,6 +46,12 @@ type model interface {
 	// span returns the stretch of simulated time the arrivals of a run of
 	// s, after defaults, fall in.
 	span(s Scenario) time.Duration
+	// outcome writes the end of a fleet kind's replay detail: what its
+	// devices did beyond the peaks (see [Result.Detail]).
+	outcome(r Result, b *strings.Builder)
+	// judgesGaveUp reports whether devices that gave up unserved fail a
+	// replay of the kind (see [GaveUpUnserved]).
+	judgesGaveUp() bool
 	// timers reports whether the kind's devices fire periodic timers.
 	timers() bool
 	// recovers reports whether the kind is judged on recovery after a
@@ -243,6 +249,41 @@ func fleetRunBytes(s Scenario, perDevice int64) int64 {
 	return add(mul(n, perDevice), mul(s.windows(), 2*8), runBytes, calendarChunk(s.Clients)*ringSize*8)
 }
 
+func (fleetModel) judgesGaveUp() bool { return false }
+
+// outcome writes when the last device was served, the attempts, the
+// devices served and those that gave up, and those still retrying.
+func (fleetModel) outcome(r Result, b *strings.Builder) {
+	if served := r.Summary[Served].Median; served != 0 {
+		fmt.Fprintf(b, "; last firing served after %.1fs", r.Summary[AllServed].Median)
+	}
+	writeAttempts(r, b)
+	writeServed(r, b)
+	writePending(r, b)
+}
+
+// writeAttempts writes the median run's attempts.
+func writeAttempts(r Result, b *strings.Builder) {
+	fmt.Fprintf(b, "; %s attempts", count(r.Summary[Attempts].Median))
+}
+
+// writeServed writes the devices the median run served, and those that
+// gave up.
+func writeServed(r Result, b *strings.Builder) {
+	sum := r.Summary
+	fmt.Fprintf(b, "; %s of %s served", count(sum[Served].Median), count(float64(r.Scenario.Clients)))
+	if g := sum[GaveUp].Median; g > 0 {
+		fmt.Fprintf(b, "; %s gave up", count(g))
+	}
+}
+
+// writePending writes the devices still retrying at the horizon.
+func writePending(r Result, b *strings.Builder) {
+	if n := r.Summary[Pending].Median; n > 0 {
+		fmt.Fprintf(b, "; %s still retrying at the %v horizon", count(n), r.Scenario.Horizon)
+	}
+}
+
 func (fleetModel) arrivals(s Scenario) int64     { return int64(s.MaxAttempts) }
 func (fleetModel) firings(Scenario) int64        { return 1 }
 func (fleetModel) span(s Scenario) time.Duration { return s.Horizon }
@@ -259,6 +300,11 @@ func (serverBase) firings(Scenario) int64              { return 1 }
 func (serverBase) span(s Scenario) time.Duration       { return s.Horizon }
 func (serverBase) triggerEnd(s Scenario) time.Duration { return s.Down }
 func (serverBase) baselines(Scenario) []baselineFleet  { return nil }
+func (serverBase) judgesGaveUp() bool                  { return false }
+
+// outcome is none: a server model's detail is its own (see
+// Result.modelDetail).
+func (serverBase) outcome(Result, *strings.Builder) {}
 
 // serverSeries is what a server model's run holds of its per-second
 // series over the horizon of s.

@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"fmt"
+	"strings"
+)
+
 // outageModel is the model of Outage and, long, of LongOutage: the fleet
 // fails together at t0 against a server down for its first Down seconds.
 type outageModel struct {
@@ -30,4 +35,25 @@ func (m outageModel) validate(s Scenario) error {
 		}
 		return nil
 	})
+}
+
+// judgesGaveUp is true: a device of an outage that gives up is one the
+// service never served.
+func (outageModel) judgesGaveUp() bool { return true }
+
+// outcome writes when the last device, or all, was served, the
+// attempts, the devices served and those that gave up, and those still
+// retrying.
+func (outageModel) outcome(r Result, b *strings.Builder) {
+	sum := r.Summary
+	switch served := sum[Served].Median; {
+	case served == 0:
+	case served < float64(r.Scenario.Clients):
+		fmt.Fprintf(b, "; last served after %.1fs", sum[AllServed].Median)
+	default:
+		fmt.Fprintf(b, "; all served after %.1fs", sum[AllServed].Median)
+	}
+	writeAttempts(r, b)
+	writeServed(r, b)
+	writePending(r, b)
 }

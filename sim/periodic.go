@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"fmt"
+	"strings"
+)
+
 // periodicModel is the model of Periodic and, aligned, of
 // PeriodicAligned: each device fires a timer every Period, and a rejected
 // firing is retried on the device's policy.
@@ -34,3 +39,22 @@ func (m periodicModel) memory(s Scenario) int64 {
 func (m periodicModel) arrivals(s Scenario) int64 { return int64(s.MaxAttempts) + m.firings(s) }
 
 func (periodicModel) firings(s Scenario) int64 { return int64(s.Horizon/s.Period) + 1 }
+
+// outcome writes when the last firing was served, the attempts, the
+// firings served and missed, the devices that missed one, and those
+// still retrying.
+func (periodicModel) outcome(r Result, b *strings.Builder) {
+	sum := r.Summary
+	if served := sum[Served].Median; served != 0 {
+		fmt.Fprintf(b, "; last firing served after %.1fs", sum[AllServed].Median)
+	}
+	writeAttempts(r, b)
+	fmt.Fprintf(b, "; %s firings served", count(sum[Served].Median))
+	if m := sum[FiringsMissed].Median; m > 0 {
+		fmt.Fprintf(b, ", %s missed", count(m))
+	}
+	if g := sum[GaveUp].Median; g > 0 {
+		fmt.Fprintf(b, "; %s of %s devices missed a firing", count(g), count(float64(r.Scenario.Clients)))
+	}
+	writePending(r, b)
+}

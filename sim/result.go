@@ -241,8 +241,7 @@ func (r Result) Warnings() []Warning {
 	if r.Summary[Pending].Median > th.MaxPending*clients {
 		out = append(out, StillPending)
 	}
-	outage := r.Scenario.Kind == Outage || r.Scenario.Kind == LongOutage
-	if outage && r.Summary[GaveUp].Median > th.MaxGaveUp*clients {
+	if r.Scenario.Kind.model().judgesGaveUp() && r.Summary[GaveUp].Median > th.MaxGaveUp*clients {
 		out = append(out, GaveUpUnserved)
 	}
 	if AveragedAway(r.Scenario, r.Summary) != "" {
@@ -366,39 +365,7 @@ func (r Result) detail() string {
 		b.WriteString("; " + hidden)
 	}
 	fmt.Fprintf(&b, "; busiest window %s arrivals", count(sum[BusiestWindowArrivals].Median))
-	switch served := sum[Served].Median; {
-	case s.Kind == Storm || served == 0:
-	case s.Kind == Outage || s.Kind == LongOutage:
-		if served < float64(s.Clients) {
-			fmt.Fprintf(&b, "; last served after %.1fs", sum[AllServed].Median)
-		} else {
-			fmt.Fprintf(&b, "; all served after %.1fs", sum[AllServed].Median)
-		}
-	default:
-		fmt.Fprintf(&b, "; last firing served after %.1fs", sum[AllServed].Median)
-	}
-	fmt.Fprintf(&b, "; %s attempts", count(sum[Attempts].Median))
-	if s.Kind == Storm {
-		return b.String()
-	}
-	switch g := sum[GaveUp].Median; {
-	case s.Kind.periodic():
-		fmt.Fprintf(&b, "; %s firings served", count(sum[Served].Median))
-		if m := sum[FiringsMissed].Median; m > 0 {
-			fmt.Fprintf(&b, ", %s missed", count(m))
-		}
-		if g > 0 {
-			fmt.Fprintf(&b, "; %s of %s devices missed a firing", count(g), count(float64(s.Clients)))
-		}
-	default:
-		fmt.Fprintf(&b, "; %s of %s served", count(sum[Served].Median), count(float64(s.Clients)))
-		if g > 0 {
-			fmt.Fprintf(&b, "; %s gave up", count(g))
-		}
-	}
-	if n := sum[Pending].Median; n > 0 {
-		fmt.Fprintf(&b, "; %s still retrying at the %v horizon", count(n), s.Horizon)
-	}
+	s.Kind.model().outcome(r, &b)
 	return b.String()
 }
 

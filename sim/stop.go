@@ -193,7 +193,7 @@ func stopBounds(s Scenario, cfg Config) []stopBound {
 		out = append(out, stopBound{TimerLoadRatio, s.timerLimit() + s.Threshold, retry})
 	}
 	out = append(out, stopBound{Pending, cfg.Thresholds.MaxPending * clients, 1})
-	if s.Kind == Outage || s.Kind == LongOutage {
+	if s.Kind.model().judgesGaveUp() {
 		out = append(out, stopBound{GaveUp, cfg.Thresholds.MaxGaveUp * clients, 1})
 	}
 	return out

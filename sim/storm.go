@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // stormModel is the model of Storm: every device fails at once and keeps
 // failing for Retries retries, whatever the server, and the replay counts
@@ -33,3 +36,6 @@ func (stormModel) arrivals(s Scenario) int64 { return int64(s.Retries) + 1 }
 // span is the horizon or the start spread, whichever is longer: a storm's
 // first attempts are counted wherever they fall.
 func (stormModel) span(s Scenario) time.Duration { return max(s.Horizon, s.StartSpread) }
+
+// outcome writes the attempts alone: nothing is served in a storm.
+func (stormModel) outcome(r Result, b *strings.Builder) { writeAttempts(r, b) }
