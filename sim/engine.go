@@ -119,7 +119,7 @@ func newEngine(f kit.Factory, s Scenario) *engine {
 		horizon:  int64(s.Horizon),
 		win:      int64(s.Window),
 		periodic: s.Kind.periodic(),
-		fine:     s.Kind != Storm && s.Window > DefaultWindow,
+		fine:     wideWindow(s),
 		srv:      srv,
 		hint:     int64(hint),
 		hinted:   hinted,
@@ -269,7 +269,7 @@ func (e *engine) newPolicy(i int) (p kit.Policy) {
 	if p == nil {
 		e.fail(i, 0, StopSourceError, errors.New("the factory returned a nil policy"))
 	}
-	if o, ok := p.(kit.Observer); ok && e.s.Kind != Storm {
+	if o, ok := p.(kit.Observer); ok && !e.s.Kind.model().arrivalsOnly() {
 		if e.obs == nil {
 			e.obs = make([]kit.Observer, e.n)
 		}

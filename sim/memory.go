@@ -230,7 +230,7 @@ func (s Scenario) compactRun(spec kit.Spec) (held, allocated int64) {
 	windows := s.windows()
 	fixed := mul(2, objectBytes(mul(windows, 8), false))
 	fixed = add(fixed, objectBytes(int64(unsafe.Sizeof(engine{})), true), objectBytes(int64(unsafe.Sizeof(builtin{})), true))
-	if s.Kind == Storm {
+	if s.Kind.model().arrivalsOnly() {
 		// Each device's policy is on the stack while its arrivals are
 		// counted.
 		return fixed, fixed

@@ -52,6 +52,13 @@ type model interface {
 	// judgesGaveUp reports whether devices that gave up unserved fail a
 	// replay of the kind (see [GaveUpUnserved]).
 	judgesGaveUp() bool
+	// arrivalsOnly reports whether the kind counts arrivals alone,
+	// against no server: nothing is served, no outcome is observed, and
+	// its peaks are judged in its own windows only.
+	arrivalsOnly() bool
+	// tips reports whether the kind searches the tipping point of its
+	// trigger (Config.TippingPoint).
+	tips() bool
 	// timers reports whether the kind's devices fire periodic timers.
 	timers() bool
 	// recovers reports whether the kind is judged on recovery after a
@@ -250,6 +257,8 @@ func fleetRunBytes(s Scenario, perDevice int64) int64 {
 }
 
 func (fleetModel) judgesGaveUp() bool { return false }
+func (fleetModel) arrivalsOnly() bool { return false }
+func (fleetModel) tips() bool         { return false }
 
 // outcome writes when the last device was served, the attempts, the
 // devices served and those that gave up, and those still retrying.
@@ -301,6 +310,8 @@ func (serverBase) span(s Scenario) time.Duration       { return s.Horizon }
 func (serverBase) triggerEnd(s Scenario) time.Duration { return s.Down }
 func (serverBase) baselines(Scenario) []baselineFleet  { return nil }
 func (serverBase) judgesGaveUp() bool                  { return false }
+func (serverBase) arrivalsOnly() bool                  { return false }
+func (serverBase) tips() bool                          { return false }
 
 // outcome is none: a server model's detail is its own (see
 // Result.modelDetail).

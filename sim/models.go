@@ -174,7 +174,7 @@ func replayModel(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Re
 	if res.Baselines, err = baselines(ctx, s, made); err != nil {
 		return Result{}, err
 	}
-	if cfg.TippingPoint && s.Kind == Overload {
+	if cfg.TippingPoint && s.Kind.model().tips() {
 		tp, err := tippingPoint(ctx, f, s, cfg)
 		if err != nil {
 			return Result{}, err

@@ -19,6 +19,10 @@ type overloadModel struct{ serverBase }
 func (overloadModel) kind() Kind     { return Overload }
 func (overloadModel) recovers() bool { return true }
 
+// tips is true: an overload searches the shortest dip it does not
+// recover from.
+func (overloadModel) tips() bool { return true }
+
 func (overloadModel) defaults(s Scenario) Scenario {
 	if len(s.IDs) == 0 {
 		def(&s.Clients, DefaultOverloadClients)

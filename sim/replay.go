@@ -735,7 +735,7 @@ func (r *replay) deviceError(run int, asking uint64, cause StopCause, err error)
 // replayRun replays the engine's run.
 func (e *engine) replayRun(ctx context.Context) (Run, error) {
 	var err error
-	if e.s.Kind == Storm {
+	if e.s.Kind.model().arrivalsOnly() {
 		err = e.storm(ctx)
 	} else {
 		err = e.replay(ctx)

@@ -415,7 +415,7 @@ func (s Scenario) Validate(f kit.Factory, cfg Config) error {
 	if err := cfg.WithDefaults().validate(); err != nil {
 		return err
 	}
-	if kind := s.WithDefaults().Kind; cfg.TippingPoint && kind != Overload {
+	if kind := s.WithDefaults().Kind; cfg.TippingPoint && !kind.model().tips() {
 		return invalid("tipping-point applies to the overload scenario only, not to the %s scenario", kind)
 	}
 	switch kind := s.WithDefaults().Kind; {

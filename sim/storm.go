@@ -12,6 +12,9 @@ type stormModel struct{ fleetModel }
 
 func (stormModel) kind() Kind { return Storm }
 
+// arrivalsOnly is true: a storm's devices fail whatever the server.
+func (stormModel) arrivalsOnly() bool { return true }
+
 func (stormModel) defaults(s Scenario) Scenario {
 	def(&s.Window, DefaultStormWindow)
 	return fleetDefaults(s, 0)
