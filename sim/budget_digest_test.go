@@ -44,7 +44,7 @@ func randomBudgetSpec(r *rand.Rand) string {
 	}
 	slices.Sort(keys)
 	kind := kinds[r.IntN(len(kinds))]
-	own := budgetKeys[BudgetKind(kind)]
+	own, _ := budgetKeys(BudgetKind(kind))
 	var parts []string
 	for range r.IntN(4) {
 		key := keys[r.IntN(len(keys))]

@@ -422,16 +422,11 @@ func (s Scenario) budgetBytes(attempts int64) int64 {
 	if b.Scope == ScopeDevice {
 		states = int64(max(s.Clients, 1))
 	}
-	per, windows := int64(16+96), int64(0)
-	span := time.Duration(0)
-	switch b.Kind {
-	case Finagle:
-		per, windows, span = per+16*16, 1, b.TTL
-	case Adaptive:
-		per, windows, span = per+2*16*16, 2, b.Window
-	case Breaker:
-		per += 8 * int64(b.FailureCapacity)
+	per, windows, span := int64(0), int64(0), time.Duration(0)
+	if m, ok := b.Kind.model(); ok {
+		per, windows, span = m.memory(b)
 	}
+	per += 16 + 96
 	if span < s.Horizon && s.Horizon > 0 {
 		attempts = int64(float64(attempts)*span.Seconds()/s.Horizon.Seconds()) + 1
 	}

@@ -155,7 +155,7 @@ func (s Scenario) validateOverload() error {
 		return invalid("queue-limit %d is negative", s.QueueLimit)
 	case end > s.Horizon-window:
 		return invalid("the dip ends at %v (dip-at %v, dip-for %v, ramp %v), less than %v before the %v horizon: recovery could not be judged", end, s.DipAt, s.DipFor, s.Ramp, window, s.Horizon)
-	case s.Budget.Kind != NoBudget && s.Budget.Kind != Adaptive && s.Budget.Kind != Breaker && s.Retries == NoRetries:
+	case s.Budget.Kind != NoBudget && limitsRetries(s.Budget.Kind) && s.Retries == NoRetries:
 		return invalid("budget %s limits retries, and the clients make none (retries 0)", s.Budget)
 	case s.Rate*(s.Horizon-s.recoveryStart()).Seconds() < recoveryShare:
 		// A window passes when at most 1% of the outcomes learned in it
@@ -248,4 +248,11 @@ func (m overloadRunner) run(i int, seed uint64) (Run, error) {
 	}
 	out.setSeries(m.s, r.Series, r.Recovery, r.RecoveredAt)
 	return out, nil
+}
+
+// limitsRetries reports whether the budget kind limits retries only; a
+// kind that is none of BudgetKinds is refused as one that does.
+func limitsRetries(k BudgetKind) bool {
+	m, ok := k.model()
+	return !ok || m.limitsRetries()
 }
