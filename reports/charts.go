@@ -843,22 +843,7 @@ type budgetWords struct {
 func budgetWordsOf(s sim.Scenario) budgetWords {
 	b := s.Budget.WithDefaults()
 	var w budgetWords
-	switch b.Kind {
-	case sim.Finagle:
-		w = budgetWords{axis: "retries available", level: "retries the Finagle budget allows"}
-	case sim.Envoy:
-		w = budgetWords{axis: "free retry slots", level: "free retry slots of the Envoy budget"}
-	case sim.GRPC:
-		w = budgetWords{axis: "tokens", level: "gRPC retry tokens"}
-	case sim.AWS, sim.AWS2026:
-		w = budgetWords{axis: "tokens", level: "tokens in the AWS retry quota"}
-	case sim.Adaptive:
-		w = budgetWords{axis: "rejection probability", level: "chance the adaptive throttle rejects an attempt"}
-	case sim.Breaker:
-		w = budgetWords{axis: "breaker state", level: "circuit breaker's state", states: []string{"closed", "half-open", "open"}}
-	default:
-		w = budgetWords{axis: "budget level", level: "budget's level"}
-	}
+	w.axis, w.level, w.states = b.LevelWords()
 	w.whose = "one budget for the fleet"
 	if b.Scope != sim.ScopeFleet {
 		w.whose = fmt.Sprintf("mean over the %s devices", num(float64(s.Clients)))

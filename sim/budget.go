@@ -60,6 +60,11 @@ type budgetModel interface {
 	// limitsRetries reports whether the budget limits retries only, and
 	// so has nothing to limit when the clients make none.
 	limitsRetries() bool
+	// name is what advice calls the budget.
+	name() string
+	// level names the budget's level over time as a chart draws it: its
+	// axis, the line, and the names of its values when they are states.
+	level() (axis, line string, states []string)
 }
 
 // A loadBudget is a budget whose floor and allowance can be set against
@@ -171,6 +176,25 @@ const (
 	defaultAdaptiveWindow   = 2 * time.Minute
 	defaultBreakerDelay     = time.Minute
 )
+
+// Name returns what advice calls the budget: "Finagle's retry budget",
+// or "" for NoBudget and a kind that is none of BudgetKinds.
+func (k BudgetKind) Name() string {
+	if m, ok := k.model(); ok {
+		return m.name()
+	}
+	return ""
+}
+
+// LevelWords names b's level over time ([Series].Budget) as a chart draws
+// it: the axis, the line, and the names of the values 0, 1, 2… when the
+// level is a state (a breaker's), or none.
+func (b Budget) LevelWords() (axis, line string, states []string) {
+	if m, ok := b.Kind.model(); ok {
+		return m.level()
+	}
+	return "budget level", "budget's level", nil
+}
 
 // load returns the model of the budget kind when its allowance can be set
 // against a capacity.

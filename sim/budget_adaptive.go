@@ -44,6 +44,12 @@ func (adaptiveBudget) describe(b Budget) string {
 	return fmt.Sprintf("adaptive throttling (K=%g over %s)", b.K, prose.FormatDuration(b.Window))
 }
 
+func (adaptiveBudget) name() string { return "adaptive throttling" }
+
+func (adaptiveBudget) level() (string, string, []string) {
+	return "rejection probability", "chance the adaptive throttle rejects an attempt", nil
+}
+
 func (adaptiveBudget) newState(b Budget, rng *rand.Rand) budgetState {
 	return &adaptiveState{k: b.K, requests: window{span: int64(b.Window)}, accepts: window{span: int64(b.Window)}, rng: rng}
 }

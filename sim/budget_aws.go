@@ -76,6 +76,17 @@ func (m awsBudget) describe(b Budget) string {
 	return fmt.Sprintf("the AWS SDK's retry quota (%g tokens, %g a retry, %g after a timeout)", b.MaxTokens, b.RetryCost, b.TimeoutCost)
 }
 
+func (m awsBudget) name() string {
+	if m.newer {
+		return "the AWS SDK's retry quota with its newer costs"
+	}
+	return "the AWS SDK's retry quota"
+}
+
+func (awsBudget) level() (string, string, []string) {
+	return "tokens", "tokens in the AWS retry quota", nil
+}
+
 func (awsBudget) newState(b Budget, _ *rand.Rand) budgetState {
 	return &awsState{b: b, tokens: b.MaxTokens}
 }

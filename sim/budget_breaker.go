@@ -60,6 +60,12 @@ func (breakerBudget) describe(b Budget) string {
 	return fmt.Sprintf("a circuit breaker (open after %s of the last %d outcomes, for %s; closed once %s of %d probes)", plural(b.FailureThreshold, "failure"), b.FailureCapacity, prose.FormatDuration(b.Delay), plural(b.SuccessThreshold, "success"), b.SuccessCapacity)
 }
 
+func (breakerBudget) name() string { return "failsafe-go's circuit breaker" }
+
+func (breakerBudget) level() (string, string, []string) {
+	return "breaker state", "circuit breaker's state", []string{"closed", "half-open", "open"}
+}
+
 func (breakerBudget) newState(b Budget, _ *rand.Rand) budgetState {
 	return &breakerState{b: b, delay: int64(b.Delay)}
 }

@@ -44,6 +44,12 @@ func (envoyBudget) describe(b Budget) string {
 	return fmt.Sprintf("Envoy's retry budget (retries under way below %g%% of the attempts in flight, and at least %d)", 100*b.Percent, b.MinConcurrency)
 }
 
+func (envoyBudget) name() string { return "Envoy's retry budget" }
+
+func (envoyBudget) level() (string, string, []string) {
+	return "free retry slots", "free retry slots of the Envoy budget", nil
+}
+
 func (envoyBudget) newState(b Budget, _ *rand.Rand) budgetState {
 	return &envoyState{percent: b.Percent, min: b.MinConcurrency}
 }

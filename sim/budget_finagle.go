@@ -46,6 +46,12 @@ func (finagleBudget) describe(b Budget) string {
 	return fmt.Sprintf("Finagle's retry budget (%g%% of requests plus %g %s a second, over %s)", 100*b.Percent, b.MinPerSecond, map[bool]string{true: "retry", false: "retries"}[b.MinPerSecond == 1], prose.FormatDuration(b.TTL))
 }
 
+func (finagleBudget) name() string { return "Finagle's retry budget" }
+
+func (finagleBudget) level() (string, string, []string) {
+	return "retries available", "retries the Finagle budget allows", nil
+}
+
 func (finagleBudget) newState(b Budget, _ *rand.Rand) budgetState {
 	return &finagleState{deposit: b.Percent, reserve: b.MinPerSecond * b.TTL.Seconds(), w: window{span: int64(b.TTL)}}
 }

@@ -39,6 +39,12 @@ func (grpcBudget) describe(b Budget) string {
 	return fmt.Sprintf("gRPC's retry throttling (%g tokens, %g back a success, retrying above %g)", b.MaxTokens, b.TokenRatio, b.MaxTokens/2)
 }
 
+func (grpcBudget) name() string { return "gRPC's retry throttling" }
+
+func (grpcBudget) level() (string, string, []string) {
+	return "tokens", "gRPC retry tokens", nil
+}
+
 func (grpcBudget) newState(b Budget, _ *rand.Rand) budgetState {
 	return &grpcState{max: b.MaxTokens, ratio: b.TokenRatio, tokens: b.MaxTokens}
 }

@@ -36,3 +36,26 @@ func TestModels(t *testing.T) {
 	err := Scenario{Kind: "bogus"}.validateFields()
 	assert.ErrorContains(t, err, `unknown scenario "bogus"`)
 }
+
+// Every budget has one model, which names it, gives it a name for advice
+// and words for its level; no budget has none of them.
+func TestBudgetModels(t *testing.T) {
+	for _, k := range BudgetKinds() {
+		m, ok := k.model()
+		if assert.True(t, ok, k) {
+			assert.Equal(t, k, m.kind())
+		}
+		assert.NotEmpty(t, k.Name(), k)
+		axis, line, _ := Budget{Kind: k}.LevelWords()
+		assert.NotEmpty(t, axis, k)
+		assert.NotEmpty(t, line, k)
+		keys, ok := budgetKeys(k)
+		assert.True(t, ok, k)
+		assert.NotEmpty(t, keys, k)
+	}
+	assert.Empty(t, NoBudget.Name())
+	_, _, states := Budget{Kind: Breaker}.LevelWords()
+	assert.Equal(t, []string{"closed", "half-open", "open"}, states)
+	_, ok := BudgetKind("bogus").model()
+	assert.False(t, ok)
+}

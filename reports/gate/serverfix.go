@@ -28,13 +28,6 @@ type serverChange struct {
 // rejects first attempts as well as retries, is left to the user.
 var fleetBudgets = []sim.BudgetKind{sim.Finagle, sim.Envoy, sim.GRPC, sim.AWS, sim.AWS2026, sim.Breaker}
 
-// budgetNames are what the advice calls each budget.
-var budgetNames = map[sim.BudgetKind]string{
-	sim.Finagle: "Finagle's retry budget", sim.Envoy: "Envoy's retry budget", sim.GRPC: "gRPC's retry throttling",
-	sim.AWS: "the AWS SDK's retry quota", sim.AWS2026: "the AWS SDK's retry quota with its newer costs",
-	sim.Breaker: "failsafe-go's circuit breaker",
-}
-
 // serverChanges returns the changes of the scenario s (after defaults)
 // that may end its storm without touching the policy. In an Overload, no
 // backoff ends a storm of timed-out work, and the fixes belong to the
@@ -54,7 +47,7 @@ func serverChanges(s sim.Scenario) []serverChange {
 			kinds = append([]sim.BudgetKind{k}, slices.DeleteFunc(slices.Clone(kinds), func(o sim.BudgetKind) bool { return o == k })...)
 		}
 		for _, k := range kinds {
-			name := budgetNames[k]
+			name := k.Name()
 			if name == "" {
 				name = string(k)
 			}
