@@ -28,7 +28,7 @@ import (
 // below 1 − (1 − Level)^(1/n) at Config.Level, the one-sided
 // Clopper–Pearson bound (13.9% for the default 20 runs at 95%, 1.5% for
 // 200, 0.15% for 2,000). Config.CollapseBound asks for a tighter one: the
-// replay makes its runs in batches, doubling from DefaultRuns, until the
+// replay makes its runs in batches, doubling from 20 (the default runs), until the
 // bound is at most CollapseBound or a run collapses (see [Result.Stop]);
 // run i is the same whatever the batches, as in the stopping rule of the
 // fleet kinds ([StopMargin]).
@@ -141,12 +141,12 @@ func collapseRuns(bound, level float64) int {
 }
 
 // collapseLooks returns the numbers of runs after which a recovery kind's
-// replay toward bound judges whether to stop: DefaultRuns, doubling, up to
+// replay toward bound judges whether to stop: 20 (the default runs), doubling, up to
 // the runs that reach the bound.
 func collapseLooks(bound, level float64) []int {
-	most := max(collapseRuns(bound, level), DefaultRuns)
+	most := max(collapseRuns(bound, level), defaultRuns)
 	var out []int
-	for n := DefaultRuns; n < most; n *= 2 {
+	for n := defaultRuns; n < most; n *= 2 {
 		out = append(out, n)
 	}
 	return append(out, most)

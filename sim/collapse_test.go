@@ -47,7 +47,7 @@ func TestCollapseFails(t *testing.T) {
 			assert.Equal(t, verdict.Fail, r.Status(), r.Detail())
 			got := r.Collapses()
 			require.NotNil(t, got)
-			assert.Equal(t, DefaultRuns, got.Runs, "the runs judged")
+			assert.Equal(t, defaultRuns, got.Runs, "the runs judged")
 			assert.Equal(t, c.collapsed, got.Collapsed, "the runs that collapsed")
 			assert.InDelta(t, c.low, got.Low, 5e-4, "the lower bound")
 			assert.InDelta(t, c.high, got.High, 5e-4, "the upper bound")
@@ -197,7 +197,7 @@ var (
 // to 10s) under dips from below to above the length at which its runs
 // begin to collapse. For each it estimates the chance p that a run
 // collapses from -collapse.runs runs, and cuts them into replays of
-// DefaultRuns consecutive runs, each as a replay of 20 runs at a seed of
+// defaultRuns consecutive runs, each as a replay of 20 runs at a seed of
 // its own is (the runs' seeds are hashes of the seed and the run's
 // number). It prints p, the share of the replays that pass (expected
 // (1−p)^20), the passes whose stated bound (13.9% at 95%) is below p, a
@@ -210,7 +210,7 @@ func TestCollapseFalseVerdicts(t *testing.T) {
 	if !*collapse {
 		t.Skip("a measurement of minutes: run with -collapse")
 	}
-	n := *collapseRunN / DefaultRuns * DefaultRuns
+	n := *collapseRunN / defaultRuns * defaultRuns
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "policy\tdip\tp\tp 95% CI\treplays\tpass\texpected\tpass, bound < p\tfail\tfalse fail\tcollapsed runs\trecover at 3× horizon\t")
@@ -245,10 +245,10 @@ func TestCollapseFalseVerdicts(t *testing.T) {
 			}
 			p := c.Share
 			var pass, wrongBound, fail, falseFail int
-			for from := 0; from < n; from += DefaultRuns {
+			for from := 0; from < n; from += defaultRuns {
 				collapsed, real := 0, 0
 				judged := 0
-				for i := from; i < from+DefaultRuns; i++ {
+				for i := from; i < from+defaultRuns; i++ {
 					if excused[i] {
 						continue
 					}
@@ -280,9 +280,9 @@ func TestCollapseFalseVerdicts(t *testing.T) {
 				}
 			}
 			falseFails += falseFail
-			replays := n / DefaultRuns
+			replays := n / defaultRuns
 			expected := 1.0
-			for range DefaultRuns {
+			for range defaultRuns {
 				expected *= 1 - p
 			}
 			fmt.Fprintf(w, "%s\t%v\t%.4f\t[%.4f, %.4f]\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%d\t\n", spec, s.DipFor, p, c.Low, c.High, replays, pass,
@@ -291,6 +291,6 @@ func TestCollapseFalseVerdicts(t *testing.T) {
 		}
 	}
 	w.Flush()
-	t.Logf("the rule of collapse near the tipping point, %d runs an overload, replays of %d runs, in %v:\n%s", n, DefaultRuns, time.Since(start).Round(time.Second), b.String())
+	t.Logf("the rule of collapse near the tipping point, %d runs an overload, replays of %d runs, in %v:\n%s", n, defaultRuns, time.Since(start).Round(time.Second), b.String())
 	assert.Zero(t, falseFails, "replays that failed on runs that all recover with a horizon three times as long")
 }

@@ -15,11 +15,11 @@ func (contentionModel) recovers() bool { return false }
 
 func (contentionModel) defaults(s Scenario) Scenario {
 	if len(s.IDs) == 0 {
-		def(&s.Clients, DefaultContentionClients)
+		def(&s.Clients, defaultContentionClients)
 	}
-	def(&s.Latency, DefaultLatency)
-	def(&s.LatencySD, DefaultLatencySD)
-	def(&s.Horizon, DefaultHorizon)
+	def(&s.Latency, defaultContentionNetMean)
+	def(&s.LatencySD, defaultContentionNetSD)
+	def(&s.Horizon, defaultHorizon)
 	return s
 }
 

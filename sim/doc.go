@@ -39,7 +39,7 @@
 // rule is a statistic over the runs, which no device of one run decides.
 //
 // With Config.Runs left zero, a fleet replay makes its runs in batches (6,
-// 12, then DefaultRuns) and stops after a batch once every interval its
+// 12, then 20) and stops after a batch once every interval its
 // verdict reads lies clear of its limit, or is too narrow to move off it
 // ([StopMargin]); [Result.Stop] says how many runs it made and why. Run i
 // is the same fleet whatever the batches, so the result is that of a

@@ -177,7 +177,7 @@ func periodicOnly(s Scenario) bool { return s.Kind.periodic() }
 // wideWindow reports whether s, after defaults, is judged in windows wider
 // than a second against a server, and so measures its 1s peaks too.
 func wideWindow(s Scenario) bool {
-	return !s.Kind.model().arrivalsOnly() && s.Window > DefaultWindow
+	return !s.Kind.model().arrivalsOnly() && s.Window > defaultWindow
 }
 
 // Figures returns every figure, in the order the summary lists them;

@@ -33,7 +33,7 @@ func memoryCases(n int) []memoryCase {
 	none := kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}.Factory()
 	full := kit.Spec{Strategy: kit.Full, Base: time.Second, Cap: 30 * time.Second}.Factory()
 	outage := Scenario{Clients: n, AcceptRate: float64(n) / 20, Down: 30 * time.Second}
-	runs := Config{Runs: DefaultRuns, Workers: 2}
+	runs := Config{Runs: defaultRuns, Workers: 2}
 	return []memoryCase{
 		{"outage/none", none, outage, runs, true},
 		{"outage/full", full, outage, runs, true},

@@ -206,7 +206,7 @@ func (fleetModel) timers() bool   { return false }
 func (fleetModel) recovers() bool { return false }
 func (fleetModel) server() bool   { return false }
 func (m fleetModel) defaults(s Scenario) Scenario {
-	return fleetDefaults(s, DefaultStartSpread)
+	return fleetDefaults(s, defaultStartSpread)
 }
 
 // fleetFields are the optional fields every fleet kind takes.
@@ -220,14 +220,14 @@ func (m fleetModel) validate(s Scenario) error { return validateFleet(s, m, nil)
 // own, to the defaults the fleet kinds share; spread is the kind's start
 // spread.
 func fleetDefaults(s Scenario, spread time.Duration) Scenario {
-	def(&s.AcceptRate, DefaultAcceptRate)
+	def(&s.AcceptRate, defaultAcceptRate)
 	def(&s.Burst, max(1, s.AcceptRate))
 	def(&s.StartSpread, spread)
-	def(&s.Period, DefaultPeriod)
-	def(&s.Horizon, DefaultHorizon)
-	def(&s.RetryAfter, DefaultRetryAfter)
-	def(&s.Retries, DefaultRetries)
-	def(&s.Threshold, DefaultThreshold)
+	def(&s.Period, defaultPeriod)
+	def(&s.Horizon, defaultHorizon)
+	def(&s.RetryAfter, defaultRetryAfter)
+	def(&s.Retries, defaultRetries)
+	def(&s.Threshold, defaultThreshold)
 	def(&s.MaxAttempts, defaultMaxAttempts)
 	return s
 }

@@ -51,7 +51,7 @@ var modelFields = []modelField{
 	{"burst", func(s Scenario) bool { return s.Burst != 0 }},
 	{"retry-after", func(s Scenario) bool { return s.RetryAfter != 0 }},
 	{"server", func(s Scenario) bool { return s.Server != "" && s.Server != PerSecond }},
-	{"window", func(s Scenario) bool { return s.Window != 0 && s.Window != DefaultWindow }},
+	{"window", func(s Scenario) bool { return s.Window != 0 && s.Window != defaultWindow }},
 	{"period", func(s Scenario) bool { return s.Period != 0 }},
 	{"timer-offset", func(s Scenario) bool { return s.TimerOffset != "" && s.TimerOffset != OffsetScenario }},
 	{"down", func(s Scenario) bool { return s.Down != 0 }},
@@ -62,7 +62,7 @@ var modelFields = []modelField{
 	// ratio without a threshold: their default, which WithDefaults sets,
 	// stands for no choice.
 	{"threshold", func(s Scenario) bool {
-		return s.Threshold != 0 && !(s.Kind.Recovers() && s.Threshold == DefaultThreshold)
+		return s.Threshold != 0 && !(s.Kind.Recovers() && s.Threshold == defaultThreshold)
 	}},
 	// An overload's requests are bounded by Retries, a contention's
 	// clients by their success: neither has an attempt limit.

@@ -21,11 +21,11 @@ func (m outageModel) kind() Kind {
 
 func (m outageModel) defaults(s Scenario) Scenario {
 	if m.long {
-		def(&s.Down, DefaultLongDown)
-		def(&s.Horizon, s.Down+DefaultHorizon)
+		def(&s.Down, defaultLongDown)
+		def(&s.Horizon, s.Down+defaultHorizon)
 	}
-	def(&s.Down, DefaultDown)
-	return fleetDefaults(s, DefaultStartSpread)
+	def(&s.Down, defaultDown)
+	return fleetDefaults(s, defaultStartSpread)
 }
 
 func (m outageModel) validate(s Scenario) error {

@@ -506,7 +506,7 @@ func TestOverloadDefaultRecovers(t *testing.T) {
 		t.Skip("replays 40 default runs")
 	}
 	const runs = 20
-	end := DefaultDipAt + DefaultDipFor
+	end := defaultDipAt + defaultDipFor
 	t.Run("no retries", func(t *testing.T) {
 		o := defaultOverload()
 		o.Retries = 0

@@ -25,19 +25,19 @@ func (overloadModel) tips() bool { return true }
 
 func (overloadModel) defaults(s Scenario) Scenario {
 	if len(s.IDs) == 0 {
-		def(&s.Clients, DefaultOverloadClients)
+		def(&s.Clients, defaultOverloadClients)
 	}
-	def(&s.AcceptRate, DefaultOverloadAcceptRate)
-	def(&s.Rate, DefaultRate)
-	def(&s.RTT, DefaultOverloadRTT)
-	def(&s.Timeout, DefaultTimeout)
-	def(&s.Retries, DefaultOverloadRetries)
+	def(&s.AcceptRate, defaultOverloadAcceptRate)
+	def(&s.Rate, defaultRate)
+	def(&s.RTT, defaultOverloadRTT)
+	def(&s.Timeout, defaultTimeout)
+	def(&s.Retries, defaultOverloadRetries)
 	def(&s.Dip, defaultDip)
-	def(&s.DipFor, DefaultDipFor)
-	def(&s.DipAt, DefaultDipAt)
-	def(&s.Horizon, DefaultModelHorizon)
+	def(&s.DipFor, defaultDipFor)
+	def(&s.DipAt, defaultDipAt)
+	def(&s.Horizon, defaultModelHorizon)
 	s.Budget = s.Budget.WithDefaults()
-	def(&s.Threshold, DefaultThreshold)
+	def(&s.Threshold, defaultThreshold)
 	return s
 }
 

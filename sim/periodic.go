@@ -23,9 +23,9 @@ func (m periodicModel) kind() Kind {
 func (periodicModel) timers() bool { return true }
 
 func (periodicModel) defaults(s Scenario) Scenario {
-	def(&s.Period, DefaultPeriod)
+	def(&s.Period, defaultPeriod)
 	def(&s.Horizon, 5*s.Period)
-	return fleetDefaults(s, DefaultStartSpread)
+	return fleetDefaults(s, defaultStartSpread)
 }
 
 func (m periodicModel) validate(s Scenario) error { return validateFleet(s, m, nil) }

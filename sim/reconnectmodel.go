@@ -21,21 +21,21 @@ func (reconnectModel) recovers() bool { return true }
 
 func (reconnectModel) defaults(s Scenario) Scenario {
 	if len(s.IDs) == 0 {
-		def(&s.Clients, DefaultReconnectClients)
+		def(&s.Clients, defaultReconnectClients)
 	}
-	def(&s.RTT, DefaultReconnectRTT)
-	def(&s.Down, DefaultReconnectDown)
-	def(&s.CPU, DefaultCPU)
-	def(&s.Handshake, DefaultHandshake)
-	def(&s.WarmUp, DefaultWarmUp)
-	def(&s.ColdDrop, DefaultColdDrop)
-	def(&s.Horizon, DefaultModelHorizon)
+	def(&s.RTT, defaultReconnectRTT)
+	def(&s.Down, defaultReconnectDown)
+	def(&s.CPU, defaultCPU)
+	def(&s.Handshake, defaultHandshake)
+	def(&s.WarmUp, defaultWarmUp)
+	def(&s.ColdDrop, defaultColdDrop)
+	def(&s.Horizon, defaultModelHorizon)
 	def(&s.AcceptRate, s.CPU/s.Handshake)
 	def(&s.OnDrop, DropReset)
 	s.Budget = s.Budget.WithDefaults()
-	def(&s.AcceptRate, DefaultAcceptRate)
-	def(&s.StartSpread, DefaultStartSpread)
-	def(&s.Threshold, DefaultThreshold)
+	def(&s.AcceptRate, defaultAcceptRate)
+	def(&s.StartSpread, defaultStartSpread)
+	def(&s.Threshold, defaultThreshold)
 	def(&s.MaxAttempts, defaultMaxAttempts)
 	return s
 }

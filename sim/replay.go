@@ -20,8 +20,8 @@ import (
 type Config struct {
 	// Runs is the number of runs, at most 1,000,000. Zero replays a fleet
 	// kind's runs in batches until its verdict is decided, at most
-	// DefaultRuns (see [StopMargin], and Result.Stop for where it
-	// stopped), and a server model's DefaultRuns runs: their verdicts,
+	// 20 (see [StopMargin], and Result.Stop for where it
+	// stopped), and a server model's 20 runs: their verdicts,
 	// and their baselines and tipping point, are judged on every run. Any
 	// other number replays exactly that many.
 	Runs int
@@ -68,7 +68,7 @@ type Config struct {
 	TippingPoint bool
 	// CollapseBound, when positive, is the chance of collapse that a
 	// recovery kind's replay of the default runs (Runs zero) must bound
-	// at Level: it makes its runs in batches, doubling from DefaultRuns,
+	// at Level: it makes its runs in batches, doubling from 20,
 	// until none of them collapsed gives a bound at most CollapseBound, or
 	// one collapsed (see [Collapses] and [Result.Stop]). It is between
 	// MinCollapseBound and 1; 0.01 makes 299 runs of a fleet that
@@ -86,8 +86,8 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultRuns      = 20
-	DefaultLevel     = 0.95
+	defaultRuns      = 20
+	defaultLevel     = 0.95
 	defaultResamples = 2000
 )
 
@@ -101,13 +101,13 @@ const (
 // becomes the number of CPUs.
 func (c Config) WithDefaults() Config {
 	if c.Runs == 0 {
-		c.Runs = DefaultRuns
+		c.Runs = defaultRuns
 	}
 	if c.Workers == 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
 	if c.Level == 0 {
-		c.Level = DefaultLevel
+		c.Level = defaultLevel
 	}
 	if c.Resamples == 0 {
 		c.Resamples = defaultResamples
@@ -346,7 +346,7 @@ func (e *DeviceError) PolicyDefect() bool {
 // Replay replays the scenario s cfg.Runs times, each run with its own fleet
 // of s.Clients devices whose policies f makes, and returns every run's
 // figures and their summary. With cfg.Runs zero, a fleet replay stops
-// before DefaultRuns once its verdict is decided (see [StopMargin]), and
+// before 20 runs once its verdict is decided (see [StopMargin]), and
 // says where in Result.Stop. Runs are replayed in parallel, and the result
 // depends only on f, s and cfg.Seed, and so does the error of a replay
 // that fails: the error of the lowest-numbered run that fails.

@@ -256,7 +256,7 @@ func (r Result) Warnings() []Warning {
 type Thresholds struct {
 	// MaxGaveUp is the largest share of an outage's fleet that may give
 	// up before it is served, in the median run, without a warning
-	// (default DefaultMaxGaveUp).
+	// (default 0.01).
 	//
 	// One device is 1/N of a fleet of N. At 1% of the fleet, a policy must
 	// lose more than 4 devices of the default 400, or 5 of 500, in more
@@ -280,7 +280,7 @@ type Thresholds struct {
 	MaxGaveUp float64
 	// MaxPending is the largest share of the fleet that may still be
 	// retrying at the horizon, in the median run, without a warning
-	// (default DefaultMaxPending). Its devices would arrive after the
+	// (default 0.01). Its devices would arrive after the
 	// horizon, at most MaxPending·N more arrivals; the rule is the same
 	// statistic as MaxGaveUp's, with the same chances.
 	MaxPending float64
@@ -288,17 +288,17 @@ type Thresholds struct {
 
 // Defaults of the Thresholds fields left zero.
 const (
-	DefaultMaxGaveUp  = 0.01
-	DefaultMaxPending = 0.01
+	defaultMaxGaveUp  = 0.01
+	defaultMaxPending = 0.01
 )
 
 // WithDefaults returns t with every zero field set to its default.
 func (t Thresholds) WithDefaults() Thresholds {
 	if t.MaxGaveUp == 0 {
-		t.MaxGaveUp = DefaultMaxGaveUp
+		t.MaxGaveUp = defaultMaxGaveUp
 	}
 	if t.MaxPending == 0 {
-		t.MaxPending = DefaultMaxPending
+		t.MaxPending = defaultMaxPending
 	}
 	return t
 }

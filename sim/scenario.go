@@ -213,7 +213,7 @@ type Scenario struct {
 	// 1h for LongOutage, and no outage for the other kinds.
 	Down time.Duration
 	// Window is the width of the histogram's windows and of the peaks;
-	// default 1s, and DefaultStormWindow for Storm. The horizon may hold at
+	// default 1s, and 20ms for Storm. The horizon may hold at
 	// most maxWindows of them.
 	Window time.Duration
 	// StartSpread is the window over which the devices' first attempts
@@ -247,7 +247,7 @@ type Scenario struct {
 	MaxAttempts int
 	// MemoryLimit is the most memory, in bytes, that a replay may need, by
 	// the estimate of [Scenario.Memory]: the runs replayed at once and the
-	// results kept of every run. Default defaultMemoryLimit (4 GiB). Replay
+	// results kept of every run. Default 4 GiB. Replay
 	// runs fewer runs at once when several would not fit, and
 	// [Scenario.Validate] refuses a replay that does not fit even one run
 	// at a time.
@@ -324,51 +324,48 @@ type Scenario struct {
 
 // Defaults of the Scenario fields left zero.
 const (
-	DefaultClients    = 400
-	DefaultAcceptRate = 50.0
-	DefaultDown       = 2 * time.Second
-	DefaultLongDown   = time.Hour
-	DefaultWindow     = time.Second
-	// DefaultStormWindow is a Storm's default window. Nothing is served in
+	defaultClients    = 400
+	defaultAcceptRate = 50.0
+	defaultDown       = 2 * time.Second
+	defaultLongDown   = time.Hour
+	defaultWindow     = time.Second
+	// defaultStormWindow is a Storm's default window. Nothing is served in
 	// a storm, so its figure is how tightly the retries bunch: with the
 	// fleet failing at one instant, the first retries of full jitter from a
 	// base of 1s land within that second, and a 1s window would count them
 	// all whatever the jitter. At 20ms, no jitter peaks at the whole fleet
 	// while full, equal and decorrelated jitter peak at about N/32, N/24 and
 	// N/74.
-	DefaultStormWindow = 20 * time.Millisecond
-	DefaultStartSpread = 10 * time.Millisecond
-	DefaultHorizon     = time.Hour
-	DefaultRetryAfter  = time.Second
-	DefaultRetries     = 10
-	DefaultPeriod      = time.Minute
-	DefaultThreshold   = 0.6
+	defaultStormWindow = 20 * time.Millisecond
+	defaultStartSpread = 10 * time.Millisecond
+	defaultHorizon     = time.Hour
+	defaultRetryAfter  = time.Second
+	defaultRetries     = 10
+	defaultPeriod      = time.Minute
+	defaultThreshold   = 0.6
 	defaultMaxAttempts = 10000
 )
 
 // Defaults of the server models' fields, and of the shared fields where
 // the models' differ.
 const (
-	DefaultOverloadClients    = 200
-	DefaultOverloadAcceptRate = 100.0
-	DefaultRate               = 70.0
-	DefaultOverloadRTT        = 10 * time.Millisecond
-	DefaultTimeout            = time.Second
-	DefaultOverloadRetries    = 3
+	defaultOverloadClients    = 200
+	defaultOverloadAcceptRate = 100.0
+	defaultRate               = 70.0
+	defaultOverloadRTT        = 10 * time.Millisecond
+	defaultTimeout            = time.Second
+	defaultOverloadRetries    = 3
 	defaultDip                = 0.1
-	DefaultDipFor             = 5 * time.Second
-	DefaultDipAt              = 30 * time.Second
-	DefaultModelHorizon       = 300 * time.Second
-	DefaultReconnectClients   = 2000
-	DefaultReconnectRTT       = 50 * time.Millisecond
-	DefaultReconnectDown      = 5 * time.Second
-	DefaultCPU                = 2000.0
-	DefaultHandshake          = 10.0
-	DefaultWarmUp             = 4000.0
-	DefaultColdDrop           = 100 * time.Millisecond
-	DefaultContentionClients  = 100
-	DefaultLatency            = 10 * time.Millisecond
-	DefaultLatencySD          = 2 * time.Millisecond
+	defaultDipFor             = 5 * time.Second
+	defaultDipAt              = 30 * time.Second
+	defaultModelHorizon       = 300 * time.Second
+	defaultReconnectClients   = 2000
+	defaultReconnectRTT       = 50 * time.Millisecond
+	defaultReconnectDown      = 5 * time.Second
+	defaultCPU                = 2000.0
+	defaultHandshake          = 10.0
+	defaultWarmUp             = 4000.0
+	defaultColdDrop           = 100 * time.Millisecond
 )
 
 // WithDefaults returns s with every zero field set to its default.
@@ -378,12 +375,12 @@ func (s Scenario) WithDefaults() Scenario {
 	m := s.Kind.model()
 	s = m.defaults(s)
 	if s.Clients == 0 {
-		s.Clients = DefaultClients
+		s.Clients = defaultClients
 		if len(s.IDs) > 0 {
 			s.Clients = len(s.IDs)
 		}
 	}
-	def(&s.Window, DefaultWindow)
+	def(&s.Window, defaultWindow)
 	switch {
 	case s.TimerOffset == "" && m.timers():
 		s.TimerOffset = OffsetScenario

@@ -65,7 +65,7 @@ func randomScenario(r *rand.Rand) (Scenario, Config) {
 	if r.IntN(4) == 0 {
 		s.TimerOffset = pick(OffsetScenario, OffsetPolicy, Offset("x")).(Offset)
 	}
-	s.Threshold = num(0.3, DefaultThreshold, 2, -1)
+	s.Threshold = num(0.3, defaultThreshold, 2, -1)
 	s.MaxAttempts = count(1, 5, 10_000, 2_000_000_000, -1)
 	s.MemoryLimit = int64(count(1<<20, 64<<20, 1<<30))
 	s.Rate = num(1, 70, 150, 1e-4)

@@ -12,11 +12,11 @@ import (
 
 // The rule by which a replay of the default runs stops early.
 //
-// A fleet replay whose Config.Runs is zero makes at most DefaultRuns runs,
+// A fleet replay whose Config.Runs is zero makes at most 20 runs,
 // in batches: first the fewest whose median has a distribution-free
 // interval at Config.Level (6 at the default 0.95, and never fewer than
 // MinRunsToPass), then twice as many, and so on, the last batch ending at
-// DefaultRuns (6, 12, 20 at the defaults). After each batch the replay
+// 20 (6, 12, 20). After each batch the replay
 // looks at every comparison its verdict makes of a median, or of an
 // interval's end, with a limit (see [Result.Status] and [Result.Warnings]):
 // the peak ratio with the threshold, and the others listed on
@@ -36,9 +36,9 @@ import (
 // least that probability whatever the distribution is. Run i is the same
 // fleet whatever the batch, so a replay that stops after n runs has the
 // runs, summary and verdict of a replay of Config{Runs: n}, and one that
-// does not stop those of Config{Runs: DefaultRuns}: the same seed gives the
+// does not stop those of Config{Runs: 20}: the same seed gives the
 // same result on any machine and at any load. The server models make
-// their DefaultRuns runs (see [Config]).
+// their 20 runs (see [Config]).
 //
 // The rule stops after 6 runs only when all 6 lie beyond the margin on one
 // side (or within StopWidth of each other), which a policy whose runs are
@@ -75,7 +75,7 @@ const (
 	// limit by the margin, or is narrower than StopWidth of it and a step
 	// of its figure away, and some only the latter.
 	StopTight StopReason = "tight"
-	// StopMaxRuns: the replay made its most runs, DefaultRuns, and the
+	// StopMaxRuns: the replay made its most runs, 20 by default, and the
 	// interval of Stop.Undecided was neither clear nor tight.
 	StopMaxRuns StopReason = "max runs"
 	// StopBound: a recovery kind's replay toward Config.CollapseBound

@@ -63,11 +63,11 @@ func TestStopLooks(t *testing.T) {
 		most  int
 		want  []int
 	}{
-		{DefaultLevel, DefaultRuns, []int{6, 12, DefaultRuns}},
-		{0.99, DefaultRuns, []int{8, 16, DefaultRuns}},
-		{0.5, DefaultRuns, []int{MinRunsToPass, 6, 12, DefaultRuns}},
-		{0.999999, DefaultRuns, []int{DefaultRuns}}, // 2⁻¹⁹·2 > 10⁻⁶: no interval before the last
-		{DefaultLevel, 6, []int{6}},
+		{defaultLevel, defaultRuns, []int{6, 12, defaultRuns}},
+		{0.99, defaultRuns, []int{8, 16, defaultRuns}},
+		{0.5, defaultRuns, []int{MinRunsToPass, 6, 12, defaultRuns}},
+		{0.999999, defaultRuns, []int{defaultRuns}}, // 2⁻¹⁹·2 > 10⁻⁶: no interval before the last
+		{defaultLevel, 6, []int{6}},
 	} {
 		assert.Equal(t, c.want, stopLooks(c.level, c.most), "stopLooks(%v, %d)", c.level, c.most)
 	}
@@ -113,14 +113,14 @@ func TestSequentialReplay(t *testing.T) {
 		{"within", kit.Spec{Strategy: kit.Full, Base: 10 * time.Second, Cap: time.Minute}, Scenario{AcceptRate: 500}, 6, StopClear, verdict.Pass},
 		// The same against 90 a second: a median peak ratio of 0.6,
 		// whose runs range from 0.52 to 0.73.
-		{"at the threshold", kit.Spec{Strategy: kit.Full, Base: 10 * time.Second, Cap: time.Minute}, Scenario{AcceptRate: 90}, DefaultRuns, StopMaxRuns, verdict.Fail},
+		{"at the threshold", kit.Spec{Strategy: kit.Full, Base: 10 * time.Second, Cap: time.Minute}, Scenario{AcceptRate: 90}, defaultRuns, StopMaxRuns, verdict.Fail},
 		// No jitter, 300 devices against 520 a second: a peak ratio of
 		// 0.577 in every run, within 10% of the threshold, and 12
 		// retries under it.
 		{"tight", kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}, Scenario{Clients: 300, AcceptRate: 520}, 6, StopTight, verdict.Pass},
 		// The same against 500 a second: exactly the threshold in every
 		// run, which no number of runs moves off it.
-		{"at the threshold in every run", kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}, Scenario{Clients: 300, AcceptRate: 500}, DefaultRuns, StopMaxRuns, verdict.Pass},
+		{"at the threshold in every run", kit.Spec{Strategy: kit.None, Base: time.Second, Cap: 30 * time.Second}, Scenario{Clients: 300, AcceptRate: 500}, defaultRuns, StopMaxRuns, verdict.Pass},
 		// A window of 6m averages full jitter's storm away (see
 		// TestWideWindowFails): the 1s peak ratio, which the failure
 		// judges, is clear of the threshold too.
@@ -133,9 +133,9 @@ func TestSequentialReplay(t *testing.T) {
 			require.NotNil(t, seq.Stop, "the stop of a replay of the default runs")
 			assert.Equal(t, c.runs, seq.Stop.Runs, "runs made: %s", seq.Stop)
 			assert.Equal(t, c.reason, seq.Stop.Reason, "why: %s", seq.Stop)
-			assert.Equal(t, DefaultRuns, seq.Stop.MaxRuns, "the most runs")
+			assert.Equal(t, defaultRuns, seq.Stop.MaxRuns, "the most runs")
 			assert.Len(t, seq.Runs, seq.Stop.Runs, "the runs of the result")
-			assert.Equal(t, DefaultRuns, seq.Config.Runs, "the configuration's runs, the most")
+			assert.Equal(t, defaultRuns, seq.Config.Runs, "the configuration's runs, the most")
 			assert.Equal(t, c.status, seq.Status(), seq.Detail())
 
 			fixed, err := Replay(context.Background(), f, c.s, Config{Runs: seq.Stop.Runs, Seed: 3, RepresentativeOnly: true})
@@ -169,9 +169,9 @@ func TestSetRunsDoNotStop(t *testing.T) {
 		cfg  Config
 		runs int
 	}{
-		{"the default's number", Scenario{}, Config{Runs: DefaultRuns}, DefaultRuns},
+		{"the default's number", Scenario{}, Config{Runs: defaultRuns}, defaultRuns},
 		{"seven", Scenario{}, Config{Runs: 7}, 7},
-		{"a server model's default", Scenario{Kind: Contention, Clients: 20}, Config{Resamples: 100}, DefaultRuns},
+		{"a server model's default", Scenario{Kind: Contention, Clients: 20}, Config{Resamples: 100}, defaultRuns},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := Replay(context.Background(), over, c.s, c.cfg)
@@ -192,7 +192,7 @@ func TestSetRunsDoNotStop(t *testing.T) {
 func TestShortlistStopped(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		most := rapid.IntRange(1, 80).Draw(t, "most")
-		looks := stopLooks(DefaultLevel, most)
+		looks := stopLooks(defaultLevel, most)
 		stop := looks[rapid.IntRange(0, len(looks)-1).Draw(t, "stop")]
 		runs := make([]Run, stop)
 		for i := range runs {
@@ -227,7 +227,7 @@ var (
 
 // TestStoppingFalseVerdicts measures how often a replay of the default
 // runs, which stops once its verdict is decided, gives another verdict
-// than all DefaultRuns runs of the same seed. The fleets are the default
+// than all defaultRuns runs of the same seed. The fleets are the default
 // outage of 400 devices and one of 40, whose runs' peaks are noisier and
 // coarser (a retry is a tenth of the threshold), under no jitter and
 // under full, equal and decorrelated jitter from 10s; each accept rate is
@@ -263,18 +263,18 @@ func TestStoppingFalseVerdicts(t *testing.T) {
 			require.NoError(t, err)
 			peak := pilot.Summary[PeakRetryArrivals].Median
 			for _, at := range []float64{0.8, 0.9, 1, 1.1, 1.2} {
-				s := Scenario{Clients: clients, AcceptRate: peak / (DefaultThreshold * at)}
+				s := Scenario{Clients: clients, AcceptRate: peak / (defaultThreshold * at)}
 				var fails, made, early, tight, vd, sd int
 				for seed := uint64(1); seed <= uint64(seeds); seed++ {
 					seq, err := Replay(context.Background(), f, s, Config{Seed: seed, RepresentativeOnly: true})
 					require.NoError(t, err)
 					full := seq
-					if seq.Stop.Runs < DefaultRuns {
+					if seq.Stop.Runs < defaultRuns {
 						early++
 						if seq.Stop.Reason == StopTight {
 							tight++
 						}
-						full, err = Replay(context.Background(), f, s, Config{Runs: DefaultRuns, Seed: seed, RepresentativeOnly: true})
+						full, err = Replay(context.Background(), f, s, Config{Runs: defaultRuns, Seed: seed, RepresentativeOnly: true})
 						require.NoError(t, err)
 					}
 					made += len(seq.Runs)
@@ -301,6 +301,6 @@ func TestStoppingFalseVerdicts(t *testing.T) {
 		upper = distuv.Beta{Alpha: float64(differ + 1), Beta: float64(total - differ)}.Quantile(0.95)
 	}
 	t.Logf("the stopped verdict against all %d runs, %d seeds a fleet, in %v:\n%s\nverdicts differ at %d of %d seeds (%.3f%%, at most %.3f%% at 95%% confidence), the peak ratio's side of the threshold at %d",
-		DefaultRuns, seeds, time.Since(start).Round(time.Second), b.String(), differ, total, 100*float64(differ)/float64(total), 100*upper, sideDiffer)
+		defaultRuns, seeds, time.Since(start).Round(time.Second), b.String(), differ, total, 100*float64(differ)/float64(total), 100*upper, sideDiffer)
 	assert.Less(t, upper, 0.01, "the share of seeds whose stopped verdict differs from the full one, at 95%% confidence: %d of %d, too many, or too few seeds to show fewer than 1%%", differ, total)
 }

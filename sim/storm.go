@@ -16,7 +16,7 @@ func (stormModel) kind() Kind { return Storm }
 func (stormModel) arrivalsOnly() bool { return true }
 
 func (stormModel) defaults(s Scenario) Scenario {
-	def(&s.Window, DefaultStormWindow)
+	def(&s.Window, defaultStormWindow)
 	return fleetDefaults(s, 0)
 }
 

@@ -134,7 +134,7 @@ func TestWarningChances(t *testing.T) {
 	// median is the upper bound of the chance that the median of r runs
 	// is over the limit, when each run is with probability p.
 	median := func(r int, p float64) float64 { return over(r, p, float64((r-1)/2)) }
-	share := func(n, r int, q float64) float64 { return median(r, over(n, q, DefaultMaxGaveUp*float64(n))) }
+	share := func(n, r int, q float64) float64 { return median(r, over(n, q, defaultMaxGaveUp*float64(n))) }
 
 	assert.InDelta(t, 0.0036, over(400, 0.0025, 4), 0.00005, "p of q = 0.25%%, 400 devices")
 	assert.Less(t, share(400, 20, 0.0025), 1e-15, "P of q = 0.25%%, 20 runs of 400")

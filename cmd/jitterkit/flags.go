@@ -39,6 +39,14 @@ type options struct {
 	args  []cli.Value
 }
 
+// defaultOf returns the scenario of kind k with every default set: the
+// flags and the help quote its fields as their defaults, so that they
+// say what a replay does.
+func defaultOf(k sim.Kind) sim.Scenario { return sim.Scenario{Kind: k}.WithDefaults() }
+
+// defaultRuns is the runs a replay takes when --runs is not given.
+var defaultRuns = sim.Config{}.WithDefaults().Runs
+
 // table is the flags of every command. The help is generated from it.
 var table = &cli.Table[options]{
 	Commands: commands,
@@ -58,7 +66,7 @@ var usageFor = map[string]map[string]string{
 	"compare": {
 		"policy":  "policies to compare: several, comma-separated, or the flag again (default the four built-in strategies)",
 		"cap":     fmt.Sprintf("the cap of the built-in strategies compared (default %s; %s for storm)", prose.FormatDuration(kit.DefaultCap), prose.FormatDuration(gate.StormCap)),
-		"clients": fmt.Sprintf("fleet sizes, a row each: several, comma-separated, or the flag again (default %d)", sim.DefaultClients),
+		"clients": fmt.Sprintf("fleet sizes, a row each: several, comma-separated, or the flag again (default %d)", defaultOf(sim.Outage).Clients),
 	},
 	"check": {"fix": "when a check fails, search the smallest change to the policy that passes, and say it (--fix=false skips the search) (default true)"},
 }
@@ -96,23 +104,23 @@ var flags = []cli.Flag[options]{
 
 	{Name: "scenario", Arg: "NAME", Group: "Scenario", Usage: "how the fleet's attempts begin: outage, long-outage, storm, periodic, periodic-aligned, overload, reconnect or contention (see Scenarios above)", Default: string(sim.Outage), Commands: "rgC",
 		Set: cli.Choice(sim.Kinds, "scenario", func(o *options) *sim.Kind { return &o.cfg.Scenario.Kind })},
-	{Name: "clients", Arg: "N", Group: "Scenario", Usage: "devices in the replayed fleet (a trace: as many of its devices)", Default: fmt.Sprintf("%d; %d for overload, %d for reconnect, %d for contention", sim.DefaultClients, sim.DefaultOverloadClients, sim.DefaultReconnectClients, sim.DefaultContentionClients), Commands: "rgC", Set: cli.Ints(func(o *options) *[]int { return &o.clients })},
+	{Name: "clients", Arg: "N", Group: "Scenario", Usage: "devices in the replayed fleet (a trace: as many of its devices)", Default: fmt.Sprintf("%d; %d for overload, %d for reconnect, %d for contention", defaultOf(sim.Outage).Clients, defaultOf(sim.Overload).Clients, defaultOf(sim.Reconnect).Clients, defaultOf(sim.Contention).Clients), Commands: "rgC", Set: cli.Ints(func(o *options) *[]int { return &o.clients })},
 	{Name: "server", Arg: "MODEL", Group: "Scenario", Topic: "outage", Usage: "the server the fleet retries against: " + prose.ListOf(sim.Servers(), func(s sim.Server) string { return fmt.Sprintf("%s (%s)", s, s.Description()) }, "or"), Default: string(sim.PerSecond), Commands: "rgC",
 		Set: cli.Choice(sim.Servers, "server model", func(o *options) *sim.Server { return &o.cfg.Scenario.Server })},
-	{Name: "accept-rate", Arg: "N", Group: "Scenario", Usage: "requests the server accepts per second; in overload, the jobs its queue serves per second", Default: fmt.Sprintf("%g; %g for overload; --cpu over --handshake for reconnect", sim.DefaultAcceptRate, sim.DefaultOverloadAcceptRate), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
+	{Name: "accept-rate", Arg: "N", Group: "Scenario", Usage: "requests the server accepts per second; in overload, the jobs its queue serves per second", Default: fmt.Sprintf("%g; %g for overload; --cpu over --handshake for reconnect", defaultOf(sim.Outage).AcceptRate, defaultOf(sim.Overload).AcceptRate), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.AcceptRate })},
 	{Name: "burst", Arg: "N", Group: "Scenario", Topic: "outage", Usage: "the token bucket's capacity", Default: "the accept rate", Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Burst })},
-	{Name: "retry-after", Arg: "DURATION", Group: "Scenario", Topic: "outage", Usage: "the retry-after server's hint, which the devices obey; giving it picks that server", Default: prose.FormatDuration(sim.DefaultRetryAfter), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.RetryAfter })},
-	{Name: "down", Arg: "DURATION", Group: "Scenario", Usage: "how long the server (in reconnect, the broker) is down at first", Default: fmt.Sprintf("%s; %s for long-outage, %s for reconnect", prose.FormatDuration(sim.DefaultDown), prose.FormatDuration(sim.DefaultLongDown), prose.FormatDuration(sim.DefaultReconnectDown)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
-	{Name: "retries", Arg: "N", Group: "Scenario", Topic: "storm", Usage: "the retries of each device in a storm; in overload, the most retries of one request, 0 for none", Default: fmt.Sprintf("%d; %d for overload", sim.DefaultRetries, sim.DefaultOverloadRetries), Commands: "rgC", Set: func(o *options, v string) error {
+	{Name: "retry-after", Arg: "DURATION", Group: "Scenario", Topic: "outage", Usage: "the retry-after server's hint, which the devices obey; giving it picks that server", Default: prose.FormatDuration(defaultOf(sim.Outage).RetryAfter), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.RetryAfter })},
+	{Name: "down", Arg: "DURATION", Group: "Scenario", Usage: "how long the server (in reconnect, the broker) is down at first", Default: fmt.Sprintf("%s; %s for long-outage, %s for reconnect", prose.FormatDuration(defaultOf(sim.Outage).Down), prose.FormatDuration(defaultOf(sim.LongOutage).Down), prose.FormatDuration(defaultOf(sim.Reconnect).Down)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Down })},
+	{Name: "retries", Arg: "N", Group: "Scenario", Topic: "storm", Usage: "the retries of each device in a storm; in overload, the most retries of one request, 0 for none", Default: fmt.Sprintf("%d; %d for overload", defaultOf(sim.Storm).Retries, defaultOf(sim.Overload).Retries), Commands: "rgC", Set: func(o *options, v string) error {
 		if strings.TrimSpace(v) == "0" {
 			o.cfg.Scenario.Retries = sim.NoRetries
 			return nil
 		}
 		return cli.Int(func(o *options) *int { return &o.cfg.Scenario.Retries })(o, v)
 	}},
-	{Name: "rate", Arg: "N", Group: "Scenario", Topic: "overload", Usage: "overload: the requests a second the whole fleet sends, a Poisson stream, each from a device chosen at random", Default: fmt.Sprint(sim.DefaultRate), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Rate })},
-	{Name: "timeout", Arg: "DURATION", Group: "Scenario", Topic: "overload", Usage: "overload: how long a client waits for each attempt; a later answer is ignored, though the server still does the work", Default: prose.FormatDuration(sim.DefaultTimeout), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Timeout })},
-	{Name: "rtt", Arg: "DURATION", Group: "Scenario", Topic: "overload", Usage: "overload and reconnect: the network's round trip, half each way", Default: fmt.Sprintf("%s; %s for reconnect", prose.FormatDuration(sim.DefaultOverloadRTT), prose.FormatDuration(sim.DefaultReconnectRTT)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.RTT })},
+	{Name: "rate", Arg: "N", Group: "Scenario", Topic: "overload", Usage: "overload: the requests a second the whole fleet sends, a Poisson stream, each from a device chosen at random", Default: fmt.Sprint(defaultOf(sim.Overload).Rate), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Rate })},
+	{Name: "timeout", Arg: "DURATION", Group: "Scenario", Topic: "overload", Usage: "overload: how long a client waits for each attempt; a later answer is ignored, though the server still does the work", Default: prose.FormatDuration(defaultOf(sim.Overload).Timeout), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Timeout })},
+	{Name: "rtt", Arg: "DURATION", Group: "Scenario", Topic: "overload", Usage: "overload and reconnect: the network's round trip, half each way", Default: fmt.Sprintf("%s; %s for reconnect", prose.FormatDuration(defaultOf(sim.Overload).RTT), prose.FormatDuration(defaultOf(sim.Reconnect).RTT)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.RTT })},
 	{Name: "dip", Arg: "FRACTION", Group: "Scenario", Topic: "overload", Usage: "overload: the capacity during the dip, the trigger, as a fraction of --accept-rate, such as 10% or 0.1; 0% stalls the server", Default: "10%", Commands: "rgC", Set: func(o *options, v string) error {
 		x, err := cli.Fraction(v)
 		if x == 0 {
@@ -121,8 +129,8 @@ var flags = []cli.Flag[options]{
 		o.cfg.Scenario.Dip = x
 		return err
 	}},
-	{Name: "dip-for", Arg: "DURATION", Group: "Scenario", Topic: "overload", Usage: "overload: how long the dip lasts", Default: prose.FormatDuration(sim.DefaultDipFor), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.DipFor })},
-	{Name: "dip-at", Arg: "DURATION", Group: "Scenario", Topic: "overload", Usage: "overload: when the dip starts", Default: prose.FormatDuration(sim.DefaultDipAt), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.DipAt })},
+	{Name: "dip-for", Arg: "DURATION", Group: "Scenario", Topic: "overload", Usage: "overload: how long the dip lasts", Default: prose.FormatDuration(defaultOf(sim.Overload).DipFor), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.DipFor })},
+	{Name: "dip-at", Arg: "DURATION", Group: "Scenario", Topic: "overload", Usage: "overload: when the dip starts", Default: prose.FormatDuration(defaultOf(sim.Overload).DipAt), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.DipAt })},
 	{Name: "ramp", Arg: "DURATION", Group: "Scenario", Topic: "overload", Usage: "overload: how long the capacity takes after the dip to return, linearly", Default: "at once", Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Ramp })},
 	{Name: "queue-limit", Arg: "N", Group: "Scenario", Topic: "overload", Usage: "overload, a server-side fix: reject an attempt at once while N jobs are waiting or in service", Default: "no limit", Commands: "rgC", Set: cli.Int(func(o *options) *int { return &o.cfg.Scenario.QueueLimit })},
 	{Name: "drop-expired", Group: "Scenario", Topic: "overload", Usage: "overload, a server-side fix: skip, at no cost, work whose client's deadline has passed", Default: "false", Commands: "rgC", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Scenario.DropExpired })},
@@ -140,19 +148,19 @@ var flags = []cli.Flag[options]{
 	{Name: "on-drop", Arg: "RULE", Group: "Scenario", Topic: "reconnect", Usage: "reconnect: what a device does when the broker drops its new session: reset (reset its backoff and reconnect at once), reset-jitter (reset, and wait up to its first delay) or continue (count the drop as a failure)", Default: string(sim.DropReset), Commands: "rgC",
 		Set: cli.Choice(sim.DropRules, "drop rule", func(o *options) *sim.DropRule { return &o.cfg.Scenario.OnDrop })},
 	{Name: "refuse-cold", Group: "Scenario", Topic: "reconnect", Usage: "reconnect, a server-side fix: the broker refuses connects until it is warm, instead of accepting and dropping them", Default: "false", Commands: "rgC", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Scenario.RefuseCold })},
-	{Name: "cpu", Arg: "N", Group: "Scenario", Topic: "reconnect", Usage: "reconnect: the broker's CPU units a second once it is up", Default: fmt.Sprint(sim.DefaultCPU), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.CPU })},
-	{Name: "handshake", Arg: "N", Group: "Scenario", Topic: "reconnect", Usage: "reconnect: the CPU units of an accepted connect (a refusal costs 1)", Default: fmt.Sprint(sim.DefaultHandshake), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Handshake })},
-	{Name: "warm-up", Arg: "N", Group: "Scenario", Topic: "reconnect", Usage: "reconnect: the CPU units, left over at the end of each second, the broker needs before it keeps sessions", Default: fmt.Sprint(sim.DefaultWarmUp), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.WarmUp })},
-	{Name: "cold-drop", Arg: "DURATION", Group: "Scenario", Topic: "reconnect", Usage: "reconnect: how long after accepting a session a cold broker drops it", Default: prose.FormatDuration(sim.DefaultColdDrop), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.ColdDrop })},
-	{Name: "latency", Arg: "DURATION", Group: "Scenario", Topic: "contention", Usage: "contention: the mean network delay of each message, |Normal(mean, --latency-sd)|", Default: prose.FormatDuration(sim.DefaultLatency), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Latency })},
-	{Name: "latency-sd", Arg: "DURATION", Group: "Scenario", Topic: "contention", Usage: "contention: the standard deviation of the network delay", Default: prose.FormatDuration(sim.DefaultLatencySD), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.LatencySD })},
-	{Name: "period", Arg: "DURATION", Group: "Scenario", Topic: "periodic", Usage: "the timer period of the periodic scenarios", Default: prose.FormatDuration(sim.DefaultPeriod), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Period })},
+	{Name: "cpu", Arg: "N", Group: "Scenario", Topic: "reconnect", Usage: "reconnect: the broker's CPU units a second once it is up", Default: fmt.Sprint(defaultOf(sim.Reconnect).CPU), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.CPU })},
+	{Name: "handshake", Arg: "N", Group: "Scenario", Topic: "reconnect", Usage: "reconnect: the CPU units of an accepted connect (a refusal costs 1)", Default: fmt.Sprint(defaultOf(sim.Reconnect).Handshake), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Handshake })},
+	{Name: "warm-up", Arg: "N", Group: "Scenario", Topic: "reconnect", Usage: "reconnect: the CPU units, left over at the end of each second, the broker needs before it keeps sessions", Default: fmt.Sprint(defaultOf(sim.Reconnect).WarmUp), Commands: "rgC", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.WarmUp })},
+	{Name: "cold-drop", Arg: "DURATION", Group: "Scenario", Topic: "reconnect", Usage: "reconnect: how long after accepting a session a cold broker drops it", Default: prose.FormatDuration(defaultOf(sim.Reconnect).ColdDrop), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.ColdDrop })},
+	{Name: "latency", Arg: "DURATION", Group: "Scenario", Topic: "contention", Usage: "contention: the mean network delay of each message, |Normal(mean, --latency-sd)|", Default: prose.FormatDuration(defaultOf(sim.Contention).Latency), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Latency })},
+	{Name: "latency-sd", Arg: "DURATION", Group: "Scenario", Topic: "contention", Usage: "contention: the standard deviation of the network delay", Default: prose.FormatDuration(defaultOf(sim.Contention).LatencySD), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.LatencySD })},
+	{Name: "period", Arg: "DURATION", Group: "Scenario", Topic: "periodic", Usage: "the timer period of the periodic scenarios", Default: prose.FormatDuration(defaultOf(sim.Periodic).Period), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Period })},
 	{Name: "timer-offset", Arg: "FROM", Group: "Scenario", Topic: "periodic", Usage: "where the periodic timers' offsets come from: scenario (their load is judged only when the timers alone exceed the server) or policy (each device's offset is its policy's first delay, modulo the period; timers that crowd the server fail)", Default: string(sim.OffsetScenario), Commands: "rgC",
 		Set: cli.Choice(sim.Offsets, "timer offset", func(o *options) *sim.Offset { return &o.cfg.Scenario.TimerOffset })},
-	{Name: "window", Arg: "DURATION", Group: "Scenario", Usage: "width of the histogram's windows and of the peak; wider than 1s fails when it averages away a storm 1s windows show", Default: fmt.Sprintf("%s; %s for storm", prose.FormatDuration(sim.DefaultWindow), prose.FormatDuration(sim.DefaultStormWindow)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
-	{Name: "start-spread", Arg: "DURATION", Group: "Scenario", Usage: "spread of the devices' first attempts", Default: prose.FormatDuration(sim.DefaultStartSpread), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
-	{Name: "horizon", Arg: "DURATION", Group: "Scenario", Usage: "when the replay stops", Default: prose.FormatDuration(sim.DefaultHorizon) + "; 5 periods for periodic; " + prose.FormatDuration(sim.DefaultModelHorizon) + " for overload and reconnect", Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
-	{Name: "threshold", Arg: "RATIO", Group: "Scenario", Usage: "highest peak ratio that passes (not for the server models)", Default: fmt.Sprint(sim.DefaultThreshold), Commands: "rg", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
+	{Name: "window", Arg: "DURATION", Group: "Scenario", Usage: "width of the histogram's windows and of the peak; wider than 1s fails when it averages away a storm 1s windows show", Default: fmt.Sprintf("%s; %s for storm", prose.FormatDuration(defaultOf(sim.Outage).Window), prose.FormatDuration(defaultOf(sim.Storm).Window)), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Window })},
+	{Name: "start-spread", Arg: "DURATION", Group: "Scenario", Usage: "spread of the devices' first attempts", Default: prose.FormatDuration(defaultOf(sim.Outage).StartSpread), Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.StartSpread })},
+	{Name: "horizon", Arg: "DURATION", Group: "Scenario", Usage: "when the replay stops", Default: prose.FormatDuration(defaultOf(sim.Outage).Horizon) + "; 5 periods for periodic; " + prose.FormatDuration(defaultOf(sim.Overload).Horizon) + " for overload and reconnect", Commands: "rgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.cfg.Scenario.Horizon })},
+	{Name: "threshold", Arg: "RATIO", Group: "Scenario", Usage: "highest peak ratio that passes (not for the server models)", Default: fmt.Sprint(defaultOf(sim.Outage).Threshold), Commands: "rg", Set: cli.Float(func(o *options) *float64 { return &o.cfg.Scenario.Threshold })},
 
 	{Name: "seed", Arg: "N", Group: "Run", Usage: "seed of everything drawn at random; the same seed gives the same report", Default: strconv.Itoa(gate.DefaultSeed), Commands: "crgC", Set: func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
@@ -163,7 +171,7 @@ var flags = []cli.Flag[options]{
 		o.cfg.Seed = n
 		return nil
 	}},
-	{Name: "runs", Arg: "N", Group: "Run", Usage: fmt.Sprintf("replications, each a different fleet; at least %d, the fewest whose interval can pass", sim.MinRunsToPass), Default: fmt.Sprintf("up to %d, stopping once the verdict is decided; %d on the server models", sim.DefaultRuns, sim.DefaultRuns), Commands: "rgC", Set: cli.Int(func(o *options) *int { return &o.cfg.Replay.Runs })},
+	{Name: "runs", Arg: "N", Group: "Run", Usage: fmt.Sprintf("replications, each a different fleet; at least %d, the fewest whose interval can pass", sim.MinRunsToPass), Default: fmt.Sprintf("up to %d, stopping once the verdict is decided; %d on the server models", defaultRuns, defaultRuns), Commands: "rgC", Set: cli.Int(func(o *options) *int { return &o.cfg.Replay.Runs })},
 	{Name: "sample", Arg: "1/K", Group: "Run", Usage: fmt.Sprintf("replay 1/K of the fleet against 1/K of the accept rate, for a fleet too large for one machine; the sample holds at least %s devices, and its pass stands for the whole fleet (within %g%% of the threshold it warns)", "10,000", 100*gate.SampleError), Commands: "rg", Set: func(o *options, v string) error {
 		k, err := strconv.Atoi(strings.TrimPrefix(v, "1/"))
 		if err != nil || !strings.HasPrefix(v, "1/") || k < 2 {
@@ -173,7 +181,7 @@ var flags = []cli.Flag[options]{
 		return nil
 	}},
 	{Name: "allow-wide-window", Group: "Scenario", Usage: "let a --window wider than 1s that averages away a storm 1s windows show warn, not fail", Default: "false", Commands: "rg", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Replay.AllowWideWindow })},
-	{Name: "collapse-bound", Arg: "SHARE", Group: "Run", Topic: "recovery", Usage: fmt.Sprintf("overload, reconnect: replay until the runs, none collapsing, bound the chance that a run never recovers at SHARE (at 95%%; 0.01 takes 299 runs), or one collapses; at least %g. %d runs bound it at 13.9%%", sim.MinCollapseBound, sim.DefaultRuns), Commands: "rg", Set: cli.Parsed(cli.Fraction, func(o *options) *float64 { return &o.cfg.Replay.CollapseBound })},
+	{Name: "collapse-bound", Arg: "SHARE", Group: "Run", Topic: "recovery", Usage: fmt.Sprintf("overload, reconnect: replay until the runs, none collapsing, bound the chance that a run never recovers at SHARE (at 95%%; 0.01 takes 299 runs), or one collapses; at least %g. %d runs bound it at 13.9%%", sim.MinCollapseBound, defaultRuns), Commands: "rg", Set: cli.Parsed(cli.Fraction, func(o *options) *float64 { return &o.cfg.Replay.CollapseBound })},
 	{Name: "tipping-point", Group: "Run", Topic: "overload", Usage: "overload: search the shortest dip, in whole seconds, from which a run of the fleet does not recover, and the same without retries (about 16 replays more)", Default: "false", Commands: "rg", Set: cli.Bool(func(o *options) *bool { return &o.cfg.Replay.TippingPoint })},
 	{Name: "memory-limit", Arg: "SIZE", Group: "Run", Usage: "the most memory a run may need, such as 8GiB; a larger run is refused up front", Default: prose.FormatBytes(properties.DefaultMemoryLimit), Commands: "crgC", Set: cli.Parsed(prose.ParseBytes, func(o *options) *int64 { return &o.memoryLimit })},
 	{Name: "exec-timeout", Arg: "DURATION", Group: "Run", Usage: "how long the program may stay silent while a request waits, start-up included", Default: prose.FormatDuration(gate.DefaultExecTimeout), Commands: "crgC", Set: cli.Duration(func(o *options) *time.Duration { return &o.execTimeout })},

@@ -15,7 +15,7 @@ import (
 func TestReplyBudget(t *testing.T) {
 	fleet := sim.Scenario{Clients: 50_000, AcceptRate: 3000, Down: time.Minute}
 	holds := Config{}.ReplayConfig()
-	holds.Runs = holdsRuns(sim.DefaultRuns)
+	holds.Runs = holdsRuns(defaultRuns)
 	full := fleet.WithDefaults().Memory(nil, holds) // at the default limit, every worker
 	tests := []struct {
 		name  string

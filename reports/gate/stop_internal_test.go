@@ -16,8 +16,11 @@ func TestReplaysKeyOfDefaultRuns(t *testing.T) {
 	r := &replays{}
 	spec := kit.Spec{Strategy: kit.Full}
 	def := r.key(spec, sim.Scenario{}, sim.Config{})
-	set := r.key(spec, sim.Scenario{}, sim.Config{Runs: sim.DefaultRuns})
+	set := r.key(spec, sim.Scenario{}, sim.Config{Runs: defaultRuns})
 	assert.NotEmpty(t, def)
-	assert.NotEqual(t, def, set, "the keys of the default runs and of %d runs set", sim.DefaultRuns)
-	assert.Equal(t, set, r.key(spec, sim.Scenario{}, sim.Config{Runs: sim.DefaultRuns}), "the keys of one configuration")
+	assert.NotEqual(t, def, set, "the keys of the default runs and of %d runs set", defaultRuns)
+	assert.Equal(t, set, r.key(spec, sim.Scenario{}, sim.Config{Runs: defaultRuns}), "the keys of one configuration")
 }
+
+// defaultRuns is the most runs a replay takes when Config.Runs is zero.
+var defaultRuns = sim.Config{}.WithDefaults().Runs

@@ -19,18 +19,21 @@ func TestGateOfDefaultRuns(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, rep.Replay)
 	require.NotNil(t, rep.Replay.Stop, "the replay's stop")
-	assert.Equal(t, sim.Stop{Runs: 6, MaxRuns: sim.DefaultRuns, Reason: sim.StopClear}, *rep.Replay.Stop, "the replay's stop")
+	assert.Equal(t, sim.Stop{Runs: 6, MaxRuns: defaultRuns, Reason: sim.StopClear}, *rep.Replay.Stop, "the replay's stop")
 	assert.Len(t, rep.Replay.Runs, 6, "the replay's runs")
-	assert.Equal(t, sim.DefaultRuns, rep.Replay.Config.Runs, "the replay's configured runs, the most")
+	assert.Equal(t, defaultRuns, rep.Replay.Config.Runs, "the replay's configured runs, the most")
 	require.Len(t, rep.Comparisons, 1)
 	for _, row := range rep.Comparisons[0].Rows {
 		require.Len(t, row.Runs, len(row.Cells), "the runs of each cell of row %+v", row)
 		for i, n := range row.Runs {
-			assert.Contains(t, []int{6, 12, sim.DefaultRuns}, n, "the runs of cell %d", i)
+			assert.Contains(t, []int{6, 12, defaultRuns}, n, "the runs of cell %d", i)
 		}
 	}
 	require.NotEmpty(t, rep.Fixes, "the fixes")
 	for _, f := range rep.Fixes {
-		assert.Contains(t, []int{0, 6, 12}, f.Runs, "the runs of the replay of %s; 0 for all %d", f.Change, sim.DefaultRuns)
+		assert.Contains(t, []int{0, 6, 12}, f.Runs, "the runs of the replay of %s; 0 for all %d", f.Change, defaultRuns)
 	}
 }
+
+// defaultRuns is the most runs a replay takes when Config.Runs is zero.
+var defaultRuns = sim.Config{}.WithDefaults().Runs

@@ -158,7 +158,7 @@ the change free; every other line must match exactly.
 		boardSeeds[0],
 		s.Kind, s.Clients, prose.FormatDuration(s.StartSpread), number(s.AcceptRate), prose.FormatDuration(s.Down),
 		prose.FormatDuration(s.Window), s.MaxAttempts, boardReplay.Runs, boardSeeds[0], number(s.AcceptRate),
-		number(s.Threshold), number(100*sim.DefaultLevel), number(100*sim.DefaultMaxGaveUp), number(100*sim.DefaultMaxPending),
+		number(s.Threshold), number(100*sim.Config{}.WithDefaults().Level), number(100*sim.Thresholds{}.WithDefaults().MaxGaveUp), number(100*sim.Thresholds{}.WithDefaults().MaxPending),
 		properties.DefaultDevices, properties.DefaultAttempts, observedDelays,
 		number(properties.DefaultThresholds().MinCV),
 		number(100*properties.DefaultThresholds().ConcentrationWidth),
