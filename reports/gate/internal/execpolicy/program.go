@@ -202,9 +202,10 @@ type Options struct {
 	// Grace is how long a program being stopped has to exit by itself, and
 	// again after SIGTERM, before SIGKILL; default DefaultGrace. Once the
 	// program's first process has exited, its children still holding the
-	// output have Grace to end it; and a program whose output ends before
-	// it answers has Grace to exit, or the error says it closed its output
-	// (on Linux, a program seen exiting is waited for up to Timeout).
+	// output have Grace to end it. A program whose output ends before it
+	// answers is stopped so too; the error says it exited, with its
+	// status, unless it was still running when it was signalled, and so
+	// closed its output and lived on.
 	Grace time.Duration
 	// Dir is the program's working directory; empty means the current one.
 	Dir string
@@ -233,7 +234,6 @@ type Program struct {
 	// cannot be reused meanwhile; elsewhere it is reaped at once (reaped).
 	exited  chan struct{}
 	reaped  bool          // the leader was reaped before exited was closed
-	status  error         // its exit status, once it is reaped
 	drained chan struct{} // closed once its standard error is read to the end
 	readEnd chan struct{} // closed when the reader stops
 	kick    chan struct{} // wakes the watchdog when a request starts a wait
@@ -252,6 +252,10 @@ type Program struct {
 	eof        bool      // the program's output ended
 	closing    bool      // Close has begun: requests fail with errClosed
 	stopping   bool      // the program is being stopped: its end is no error
+
+	// signalled is set, before stop returns, when stop signalled the
+	// leader before it had exited.
+	signalled bool
 
 	inOnce    sync.Once
 	stopOnce  sync.Once
@@ -342,7 +346,8 @@ func Start(ctx context.Context, command string, opt Options) (*Program, error) {
 	}()
 	go func() {
 		if !awaitExit(cmd.Process.Pid) {
-			p.status, p.reaped = cmd.Wait(), true
+			cmd.Wait()
+			p.reaped = true
 		}
 		close(p.exited)
 	}()
@@ -513,6 +518,7 @@ func (p *Program) stop() {
 		p.mu.Unlock()
 		p.closeInput()
 		if !p.waitExit(p.opt.Grace) {
+			p.signalled = true
 			signalGroup(p.cmd, sigTerm)
 			p.track.signalAll(sigTerm)
 			p.waitExit(p.opt.Grace)
@@ -531,7 +537,7 @@ func (p *Program) stop() {
 		}
 		<-p.exited
 		if !p.reaped {
-			p.status = p.cmd.Wait()
+			p.cmd.Wait()
 		}
 		// Every process that held the output is dead: the reader reads
 		// what they wrote, to the end. It is cut short only if a process
@@ -583,17 +589,11 @@ func (p *Program) protocolError(device string, line []byte, err error) {
 	}
 	close(p.broken)
 	go func() {
-		exited := false
-		if err == errOutputEnded || err == errInputEnded {
-			exited = p.endedByExit()
-		}
 		p.stop()
-		if exited {
-			// It exited by itself before it was stopped: its status is
-			// its own.
+		if (err == errOutputEnded || err == errInputEnded) && p.exitedByItself() {
 			err = errors.New("it exited without answering")
-			if p.status != nil {
-				err = fmt.Errorf("it exited (%v) without answering", p.status)
+			if st := p.cmd.ProcessState; !st.Success() {
+				err = fmt.Errorf("it exited (%v) without answering", st)
 			}
 		}
 		e := &ProtocolError{Command: p.command, Device: device, Line: cut(line), Err: err}
@@ -606,31 +606,15 @@ func (p *Program) protocolError(device string, line []byte, err error) {
 	}()
 }
 
-// endedByExit reports whether a program whose output or input ended
-// before it answered did so because it exited, rather than because it
-// closed the pipe and lives on. The leader has Grace to exit; on Linux, a
-// leader seen exiting is waited for as long as Timeout, so that a slow
-// machine does not turn an exit into a close.
-func (p *Program) endedByExit() bool {
-	grace := time.NewTimer(p.opt.Grace)
-	defer grace.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-p.exited:
-			return true
-		case <-tick.C:
-			if !p.track.exiting() {
-				continue
-			}
-		case <-grace.C:
-			if !p.track.exiting() {
-				return false
-			}
-		}
-		return p.waitExit(p.opt.Timeout)
-	}
+// exitedByItself reports, once the program is stopped, whether its leader
+// ended by itself rather than by the kit's signals: it had exited before
+// it was signalled, or it exited with a status of its own. A process that
+// has begun to exit ignores signals, so one that a busy machine keeps
+// exiting for long keeps its own status, however late the signal comes;
+// one that lives on with its pipe closed dies of the signal. A program that
+// catches SIGTERM and exits reports the status it chose.
+func (p *Program) exitedByItself() bool {
+	return !p.signalled || p.cmd.ProcessState.ExitCode() >= 0
 }
 
 // request sends the request for the first n delays of device id and

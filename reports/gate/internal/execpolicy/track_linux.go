@@ -17,7 +17,7 @@ import (
 )
 
 // On Linux a tracker reads /proc to follow the program's processes. It does
-// three jobs that process groups cannot:
+// two jobs that process groups cannot:
 //
 //   - It finds every process the program started, so that Close can stop
 //     them all, including those that left the program's process group with
@@ -34,10 +34,6 @@ import (
 //
 //   - It sees a program that closed its output while the sh -c that started
 //     it still holds the reply pipe: see outputClosed.
-//
-//   - It sees whether the program's leader is exiting, so that a program
-//     whose output ends as it exits is reported as exited however slowly
-//     the machine lets it finish: see exiting.
 //
 // Finding the processes takes a scan of /proc (their stat, and the environ
 // of those younger than the leader) per round of signals; Close makes at
@@ -254,16 +250,6 @@ func (t *tracker) signalAll(sig syscall.Signal) int {
 		h.Release()
 	}
 	return n
-}
-
-// exiting reports whether the program's leader has begun to exit, has
-// exited, or is gone: once it has, its output has ended because it exits.
-func (t *tracker) exiting() bool {
-	if t.leader == 0 {
-		return false
-	}
-	p, ok := readProc(t.leader)
-	return !ok || !p.alive() || p.flags&pfExiting != 0
 }
 
 // outputClosed looks for a program that closed its output while the sh -c

@@ -9,9 +9,8 @@ import (
 )
 
 // Without Linux's /proc a tracker does nothing: Close stops the program's
-// process group only, a program started through sh -c that closes its
-// output is found by the timeout, and an output that ends is taken as an
-// exit only when the leader is reaped within Grace.
+// process group only, and a program started through sh -c that closes its
+// output is found by the timeout.
 type tracker struct{}
 
 func awaitExit(int) bool { return false }
@@ -19,5 +18,4 @@ func awaitExit(int) bool { return false }
 func newTracker(*exec.Cmd) *tracker             { return &tracker{} }
 func (t *tracker) started(*exec.Cmd, *os.File)  {}
 func (t *tracker) signalAll(syscall.Signal) int { return 0 }
-func (t *tracker) exiting() bool                { return false }
 func (t *tracker) outputClosed() (string, bool) { return "", false }
