@@ -96,23 +96,10 @@
 // # A program that closes its output
 //
 // A program that closes its standard output before it answers is a protocol
-// error as soon as it is seen. With exec in front of it, the kit sees the
-// end of the output at once. Through sh -c, the shell that waits for the
-// program still holds the output, which therefore never ends. On Linux the
-// kit looks for this case in /proc whenever a request has waited 200ms
-// without a reply, and acts when two looks in a row find all of these: the
-// program's first process is still the shell, and its standard output is
-// the reply pipe; it is blocked waiting for a child; it has children, none
-// of them has a standard output any more (each was started with the
-// shell's, so each closed it) and each is asleep (not on its way out, as a
-// command that closes its output when it exits is); and no other process
-// holds the reply pipe. A setup step whose output goes elsewhere
-// (make >&2 && exec ./prog), a shell loop that is the program, a pipeline,
-// or a helper that closes its own copy while another process answers, all
-// fail one of these. What passes them but is not a closed output: a shell
-// whose child closed its output and sleeps, and which, once the child
-// ends, writes the reply itself. Elsewhere, or when /proc cannot be read,
-// such a program is found by the timeout.
+// error as soon as the output ends. With exec in front of it, the output
+// ends at once. Through sh -c, the shell that waits for the program still
+// holds the output, which therefore never ends: such a program is found by
+// the timeout, as one that hangs is.
 package execpolicy
 
 import (
@@ -167,13 +154,6 @@ const (
 	stderrKept  = 4 << 10 // bytes of the program's standard error kept
 	lineQuoted  = 200     // bytes of an offending line quoted in an error
 	maxAttempts = 1 << 16 // the most delays ever asked of one device
-
-	// probeAfter is how long a request waits without a reply before the
-	// kit looks in /proc for a program that closed its output, and
-	// probeEvery how often it looks again. A finding is acted on when two
-	// looks in a row agree.
-	probeAfter = 200 * time.Millisecond
-	probeEvery = 250 * time.Millisecond
 
 	// endWait bounds the waits for the end of the program's output and
 	// standard error once every process known to hold them is dead: only a
@@ -322,7 +302,7 @@ func Start(ctx context.Context, command string, opt Options) (*Program, error) {
 		errR.Close()
 		return nil, fmt.Errorf("exec %q: %w", command, err)
 	}
-	track.started(cmd, outR)
+	track.started(cmd)
 	p := &Program{
 		command: command,
 		opt:     opt,
@@ -773,14 +753,11 @@ func (a activity) Read(b []byte) (int, error) {
 }
 
 // watch is the watchdog: while a request waits, it fails the program when
-// it goes Timeout without writing, and on Linux looks for a program that
-// closed its output behind the shell that started it. It ends with the
-// output, or at the first protocol error.
+// it goes Timeout without writing. It ends with the output, or at the first
+// protocol error.
 func (p *Program) watch() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	var seen string      // what the last look in /proc found closed
-	var seenIn time.Time // during which wait
 	for {
 		p.mu.Lock()
 		waiting := len(p.pending) > 0 && !p.failing && !p.stopping
@@ -805,19 +782,7 @@ func (p *Program) watch() {
 			p.protocolError(device, nil, fmt.Errorf("%w: it wrote nothing for %v while a request waited for its reply", ErrTimeout, p.opt.Timeout))
 			return
 		}
-		next := p.opt.Timeout - silent
-		if silent < probeAfter {
-			next = min(next, probeAfter-silent)
-		} else {
-			key, closed := p.track.outputClosed()
-			if closed && key == seen && seenIn.Equal(from) {
-				p.protocolError(device, nil, errOutputEnded)
-				return
-			}
-			seen, seenIn = key, from
-			next = min(next, probeEvery)
-		}
-		timer.Reset(next)
+		timer.Reset(p.opt.Timeout - silent)
 		select {
 		case <-timer.C:
 		case <-p.kick:

@@ -5,35 +5,26 @@ package execpolicy
 import (
 	"bytes"
 	"crypto/rand"
-	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
 )
 
-// On Linux a tracker reads /proc to follow the program's processes. It does
-// two jobs that process groups cannot:
-//
-//   - It finds every process the program started, so that Close can stop
-//     them all, including those that left the program's process group with
-//     setsid. Each program is started with an environment variable of its
-//     own, tokenEnv=<random token>; its children inherit it wherever they
-//     move, so a process whose /proc/PID/environ holds it is the program's.
-//     Processes that descend from the program's leader through their parent
-//     links, and the members of its process group, are the program's too,
-//     whatever their environment. These two links are sound because the
-//     leader is not reaped before the program is stopped (awaitExit): until
-//     then no other process can take its pid. The tracker signals each
-//     process through a pidfd (os.FindProcess), after checking that the pid
-//     still names the process it read.
-//
-//   - It sees a program that closed its output while the sh -c that started
-//     it still holds the reply pipe: see outputClosed.
+// On Linux a tracker reads /proc to find every process the program
+// started, so that Close can stop them all, including those that left the
+// program's process group with setsid. Each program is started with an
+// environment variable of its own, tokenEnv=<random token>; its children
+// inherit it wherever they move, so a process whose /proc/PID/environ holds
+// it is the program's. Processes that descend from the program's leader
+// through their parent links, and the members of its process group, are
+// the program's too, whatever their environment. These two links are sound
+// because the leader is not reaped before the program is stopped
+// (awaitExit): until then no other process can take its pid. The tracker
+// signals each process through a pidfd (os.FindProcess), after checking
+// that the pid still names the process it read.
 //
 // Finding the processes takes a scan of /proc (their stat, and the environ
 // of those younger than the leader) per round of signals; Close makes at
@@ -50,8 +41,6 @@ type tracker struct {
 	// Set by started.
 	leader int    // the program's leader: the sh -c, or what it exec'ed
 	since  uint64 // the leader's start time: no process of the program is older
-	shell  string // the shell's executable, as /proc/PID/exe shows it
-	pipe   string // the reply pipe, as /proc/PID/fd shows it: "pipe:[inode]"
 }
 
 // awaitExit waits for process pid, a child of the kit, to exit, and leaves
@@ -81,10 +70,8 @@ func newTracker(cmd *exec.Cmd) *tracker {
 	return t
 }
 
-// started records what the tracker needs once cmd has started: its leader,
-// the shell's executable and the reply pipe, whose read end is out. The
-// closed-output probe stays off when any of them cannot be read.
-func (t *tracker) started(cmd *exec.Cmd, out *os.File) {
+// started records the program's leader once cmd has started.
+func (t *tracker) started(cmd *exec.Cmd) {
 	t.leader = cmd.Process.Pid
 	p, ok := readProc(t.leader)
 	if !ok {
@@ -92,16 +79,6 @@ func (t *tracker) started(cmd *exec.Cmd, out *os.File) {
 		return
 	}
 	t.since = p.start
-	if exe, err := filepath.EvalSymlinks(cmd.Path); err == nil {
-		t.shell = exe
-	}
-	if sc, err := out.SyscallConn(); err == nil {
-		var st syscall.Stat_t
-		var serr error
-		if err := sc.Control(func(fd uintptr) { serr = syscall.Fstat(int(fd), &st) }); err == nil && serr == nil {
-			t.pipe = "pipe:[" + strconv.FormatUint(st.Ino, 10) + "]"
-		}
-	}
 }
 
 // A proc is one line of the process table, read from /proc/PID/stat.
@@ -111,9 +88,6 @@ type proc struct {
 	flags           uint64 // the kernel's PF_* flags
 	start           uint64 // start time in clock ticks since boot: with pid, the process's identity
 }
-
-// pfExiting is the kernel's flag for a process that has begun to exit.
-const pfExiting = 0x4
 
 func (p proc) alive() bool { return p.state != 'Z' && p.state != 'X' }
 
@@ -250,110 +224,4 @@ func (t *tracker) signalAll(sig syscall.Signal) int {
 		h.Release()
 	}
 	return n
-}
-
-// outputClosed looks for a program that closed its output while the sh -c
-// that started it waits for it and so still holds the reply pipe, which
-// therefore never ends. It returns a key naming what it saw, and whether
-// the output is closed; the caller asks twice, some time apart, and acts
-// only when both answers are yes with the same key. The output is closed
-// when all of these hold:
-//
-//  1. the leader is still the shell (it has not exec'ed the program), and
-//     its standard output is the reply pipe;
-//  2. the leader is blocked waiting for a child to end (see waiting): it
-//     runs none of its own script meanwhile;
-//  3. the leader has at least one live child, and every live child has no
-//     standard output at all (fd 1 is closed), and is asleep. Each was
-//     forked by the leader with the leader's standard output, the reply
-//     pipe, so each closed it; and a child that closes its standard output
-//     on its way out (coreutils do, at exit) is running then, not asleep;
-//  4. no process but the leader holds the reply pipe, under any fd.
-//
-// A setup step with its output sent elsewhere (make >&2) fails 1: sh
-// redirects its own fd 1 while the step runs. A shell loop that is itself
-// the program fails 2 or 3. A command whose children or pipeline partners
-// still hold the pipe fails 4. What is read as closed but is not: a shell
-// that waits for a command that closed its standard output and sleeps, and
-// writes the reply itself once the command ends. Anything unreadable
-// counts as not closed.
-func (t *tracker) outputClosed() (string, bool) {
-	if t.leader == 0 || t.shell == "" || t.pipe == "" {
-		return "", false
-	}
-	dir := "/proc/" + strconv.Itoa(t.leader)
-	if exe, err := os.Readlink(dir + "/exe"); err != nil || exe != t.shell {
-		return "", false
-	}
-	if out, err := os.Readlink(dir + "/fd/1"); err != nil || out != t.pipe {
-		return "", false
-	}
-	if wchan, err := os.ReadFile(dir + "/wchan"); err != nil || !waiting(string(wchan)) {
-		return "", false
-	}
-	procs := processes()
-	var key []string
-	for _, p := range procs {
-		if p.ppid != t.leader || !p.alive() {
-			continue
-		}
-		_, err := os.Readlink("/proc/" + strconv.Itoa(p.pid) + "/fd/1")
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", false // it has a standard output, or it cannot be read
-		}
-		// A process on its way out closes its standard output too:
-		// coreutils' close_stdout does at exit, and the kernel closes
-		// every fd when it exits. Such a process is running, or marked
-		// exiting; one that closed its output and lives on is asleep.
-		// Seen asleep at two looks, it is not leaving.
-		if now, ok := readProc(p.pid); !ok || now.start != p.start || now.state != 'S' || now.flags&pfExiting != 0 {
-			return "", false
-		}
-		key = append(key, strconv.Itoa(p.pid)+"@"+strconv.FormatUint(p.start, 10))
-	}
-	if len(key) == 0 {
-		return "", false
-	}
-	desc := descendants(procs, t.leader)
-	for _, p := range procs {
-		if p.pid == t.leader || p.pid == t.self {
-			continue
-		}
-		held, known := t.holdsPipe(p.pid)
-		if held {
-			return "", false
-		}
-		if !known && (desc[p.pid] || p.pgid == t.leader) {
-			return "", false // one of the program's processes cannot be read
-		}
-	}
-	slices.Sort(key)
-	return strings.Join(key, ","), true
-}
-
-// waiting reports whether a shell whose wchan is wchan is blocked waiting
-// for a child to end: in wait4 (do_wait), the way a shell waits for a
-// command, or in sigsuspend, the way dash and bash run the wait builtin,
-// until SIGCHLD comes. A compiler may add a suffix to the kernel's
-// function names (sigsuspend.isra.0).
-func waiting(wchan string) bool {
-	name, _, _ := strings.Cut(wchan, ".")
-	return name == "do_wait" || name == "sigsuspend"
-}
-
-// holdsPipe reports whether process pid holds the reply pipe under any fd,
-// and whether its fds could be read at all.
-func (t *tracker) holdsPipe(pid int) (held, known bool) {
-	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		// A process that ended is known to hold nothing.
-		return false, errors.Is(err, os.ErrNotExist)
-	}
-	for _, e := range ents {
-		if l, err := os.Readlink(dir + e.Name()); err == nil && l == t.pipe {
-			return true, true
-		}
-	}
-	return false, true
 }
