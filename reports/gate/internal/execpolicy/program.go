@@ -85,13 +85,15 @@
 // Closing a Program, or a protocol error, stops the program's whole process
 // group: SIGTERM, then SIGKILL, so that neither a program that ignores the
 // end of its input nor the children it started outlive it. On Linux the
-// kit also finds, through /proc, the processes that left the group (setsid,
-// daemons): every process started for the program carries an environment
-// variable, JITTERKIT_EXEC_TOKEN, with a token of its own, and every process
-// that carries it, or descends from the program's first process, is killed
-// too, in rounds until none is left (at most 20). A process that both left
-// the program's process tree and dropped the variable from its environment
-// (env -i) is out of reach.
+// kit also stops the processes that left the group (setsid, daemons). It
+// is a child subreaper, so that such a process becomes the kit's child
+// once its parent dies rather than init's, and every process started for
+// the program carries an environment variable, JITTERKIT_EXEC_TOKEN, with a
+// token of its own: the kit kills and reaps its children that carry the
+// program's token, in rounds until none is left (at most 20). A process
+// that both left the group and dropped the variable from its environment
+// (env -i) is out of reach; elsewhere than on Linux, so is any process that
+// left the group.
 //
 // # A program that closes its output
 //
@@ -159,10 +161,6 @@ const (
 	// standard error once every process known to hold them is dead: only a
 	// process out of the kit's reach can hold them open longer.
 	endWait = 2 * time.Second
-	// killRounds bounds the rounds of SIGKILL that find and stop the
-	// program's processes; a round that finds none, and none it cannot
-	// yet tell, ends them.
-	killRounds = 20
 )
 
 // Options configures a Program. The zero value is ready to use.
@@ -203,7 +201,7 @@ type Program struct {
 	ctx     context.Context
 
 	cmd    *exec.Cmd
-	track  *tracker
+	token  string // the value of tokenEnv in its environment, on Linux
 	stdin  *os.File
 	stdout *os.File
 	stderr *tail
@@ -211,10 +209,8 @@ type Program struct {
 	// exited is closed once the program's leader has exited. On Linux the
 	// leader is left a zombie until stop has stopped every process of the
 	// program, so that its pid, which is also its process group's id,
-	// cannot be reused meanwhile; elsewhere it is reaped at once (reaped).
+	// cannot be reused meanwhile; elsewhere it is reaped at once.
 	exited  chan struct{}
-	reaped  bool          // the leader was reaped before exited was closed
-	drained chan struct{} // closed once its standard error is read to the end
 	readEnd chan struct{} // closed when the reader stops
 	kick    chan struct{} // wakes the watchdog when a request starts a wait
 	broken  chan struct{} // closed when a protocol error is found
@@ -239,6 +235,7 @@ type Program struct {
 
 	inOnce    sync.Once
 	stopOnce  sync.Once
+	reapOnce  sync.Once
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -259,6 +256,64 @@ type reply struct {
 // Cancelling ctx interrupts the requests waiting for their replies and
 // makes Close stop the program at once; the caller still closes it.
 func Start(ctx context.Context, command string, opt Options) (*Program, error) {
+	opt = opt.withDefaults()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	p := &Program{
+		command: command,
+		opt:     opt,
+		ctx:     ctx,
+		stdin:   inW,
+		stdout:  outR,
+		stderr:  &tail{max: stderrKept},
+		exited:  make(chan struct{}),
+		readEnd: make(chan struct{}),
+		kick:    make(chan struct{}, 1),
+		broken:  make(chan struct{}),
+		failed:  make(chan struct{}),
+	}
+	p.cmd = exec.Command("sh", "-c", command)
+	p.cmd.Dir = opt.Dir
+	if len(opt.Env) > 0 {
+		p.cmd.Env = append(os.Environ(), opt.Env...)
+	}
+	// The kit reads the output itself, as it comes. Wait copies the
+	// standard error, and WaitDelay bounds its wait for the end of it,
+	// which only a process out of the kit's reach can hold.
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	p.cmd.SysProcAttr = ownGroup()
+	p.cmd.WaitDelay = endWait
+	p.token = mark(p.cmd)
+	err = p.cmd.Start()
+	// The child holds its own copies of its ends of the pipes.
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("exec %q: %w", command, err)
+	}
+	go func() {
+		if !awaitExit(p.cmd.Process.Pid) {
+			p.reap()
+		}
+		close(p.exited)
+	}()
+	go p.read()
+	go p.watch()
+	return p, nil
+}
+
+// withDefaults returns opt with its zero fields set to their defaults.
+func (opt Options) withDefaults() Options {
 	if opt.Attempts <= 0 {
 		opt.Attempts = DefaultAttempts
 	}
@@ -268,72 +323,7 @@ func Start(ctx context.Context, command string, opt Options) (*Program, error) {
 	if opt.Grace <= 0 {
 		opt.Grace = DefaultGrace
 	}
-	var files [6]*os.File // in, out and err, each a read and a write end
-	for i := 0; i < 6; i += 2 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			for _, f := range files[:i] {
-				f.Close()
-			}
-			return nil, err
-		}
-		files[i], files[i+1] = r, w
-	}
-	inR, inW, outR, outW, errR, errW := files[0], files[1], files[2], files[3], files[4], files[5]
-	cmd := exec.Command("sh", "-c", command)
-	cmd.Dir = opt.Dir
-	if len(opt.Env) > 0 {
-		cmd.Env = append(os.Environ(), opt.Env...)
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = ownGroup()
-	// The pipes are files, so Wait copies nothing and returns once the
-	// leader is reaped; WaitDelay bounds it anyway, should that change.
-	cmd.WaitDelay = opt.Grace
-	track := newTracker(cmd)
-	err := cmd.Start()
-	// The child holds its own copies of its ends of the pipes.
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
-		return nil, fmt.Errorf("exec %q: %w", command, err)
-	}
-	track.started(cmd)
-	p := &Program{
-		command: command,
-		opt:     opt,
-		ctx:     ctx,
-		cmd:     cmd,
-		track:   track,
-		stdin:   inW,
-		stdout:  outR,
-		stderr:  &tail{max: stderrKept},
-		exited:  make(chan struct{}),
-		drained: make(chan struct{}),
-		readEnd: make(chan struct{}),
-		kick:    make(chan struct{}, 1),
-		broken:  make(chan struct{}),
-		failed:  make(chan struct{}),
-	}
-	go func() {
-		io.Copy(p.stderr, errR)
-		errR.Close()
-		close(p.drained)
-	}()
-	go func() {
-		if !awaitExit(cmd.Process.Pid) {
-			cmd.Wait()
-			p.reaped = true
-		}
-		close(p.exited)
-	}()
-	go p.read()
-	go p.watch()
-	return p, nil
+	return opt
 }
 
 // Command returns the command the program was started with.
@@ -376,11 +366,11 @@ var errClosed = errors.New("execpolicy: program closed")
 // check is then incomplete. Requests made after Close fail.
 //
 // The program may go Timeout without writing while a reply is owed, and
-// EndWait before its output ends; once its first process has exited, the children
-// still holding its output have Grace. Then its process group and every
-// process it started are stopped: Grace to exit, SIGTERM, Grace, SIGKILL.
-// Close returns once the program has been reaped, and returns the same
-// result when called again.
+// EndWait before its output ends; once its first process has exited, the
+// children still holding its output have Grace. Then its process group is
+// stopped: Grace to exit, SIGTERM, Grace, SIGKILL; and on Linux the
+// processes it started that left the group are killed. Close returns once
+// they have been reaped, and returns the same result when called again.
 func (p *Program) Close() error {
 	p.closeOnce.Do(func() {
 		p.mu.Lock()
@@ -490,7 +480,8 @@ func (p *Program) failPending(err error) {
 }
 
 // stop ends the program's leader, its process group and every process it
-// started, and waits for its output and standard error to end, once.
+// started that the kit can reach, and waits for its output and standard
+// error to end, once.
 func (p *Program) stop() {
 	p.stopOnce.Do(func() {
 		p.mu.Lock()
@@ -500,25 +491,17 @@ func (p *Program) stop() {
 		if !p.waitExit(p.opt.Grace) {
 			p.signalled = true
 			signalGroup(p.cmd, sigTerm)
-			p.track.signalAll(sigTerm)
 			p.waitExit(p.opt.Grace)
 		}
-		// The processes that outlived the leader, or left its group, are
-		// stopped too, even when the leader exited by itself. A round of
-		// SIGKILL finds the processes started while the last one ran.
+		// The processes that outlived the leader are stopped too, even
+		// when it exited by itself: its group while the leader, not yet
+		// reaped, keeps the group's id the program's, then those that
+		// left the group.
 		signalGroup(p.cmd, sigKill)
 		p.cmd.Process.Kill()
-		for round, pause := 0, time.Millisecond; round < killRounds; round++ {
-			if p.track.signalAll(sigKill) == 0 {
-				break
-			}
-			time.Sleep(pause)
-			pause = min(2*pause, 100*time.Millisecond)
-		}
 		<-p.exited
-		if !p.reaped {
-			p.cmd.Wait()
-		}
+		reapAdopted(p.cmd.Process.Pid, p.token)
+		p.reap()
 		// Every process that held the output is dead: the reader reads
 		// what they wrote, to the end. It is cut short only if a process
 		// out of reach still holds the output.
@@ -529,12 +512,12 @@ func (p *Program) stop() {
 			<-p.readEnd
 		}
 		p.stdout.Close()
-		select {
-		case <-p.drained:
-		case <-time.After(endWait):
-		}
 	})
 }
+
+// reap reaps the leader, once, and waits for the end of its standard error,
+// at most endWait.
+func (p *Program) reap() { p.reapOnce.Do(func() { p.cmd.Wait() }) }
 
 // waitExit waits up to d for the leader to exit.
 func (p *Program) waitExit(d time.Duration) bool {

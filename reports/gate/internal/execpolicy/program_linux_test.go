@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -149,20 +150,20 @@ for line in sys.stdin:
 	}
 }
 
-// TestTokenOfAProcessMidExec checks how the tracker reads a process's
+// TestTokenOfAProcessMidExec checks how the kit reads a process's
 // environment: the program's token is found, a foreign one is not the
 // program's, and an empty one, which a process shows while the kernel lays
 // out the stack of an exec, is not known yet, so that Close looks again
 // rather than let a daemon caught mid-exec escape.
 func TestTokenOfAProcessMidExec(t *testing.T) {
-	tr := newTracker(exec.Command("true"))
+	token := mark(exec.Command("true"))
 	run := func(cmd *exec.Cmd) int {
 		require.NoError(t, cmd.Start())
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		return cmd.Process.Pid
 	}
 	marked := exec.Command("sleep", "60")
-	marked.Env = []string{tokenEnv + "=" + tr.token}
+	marked.Env = []string{tokenEnv + "=" + token}
 	foreign := exec.Command("sleep", "60")
 	foreign.Env = []string{tokenEnv + "=another", "PATH=/usr/bin:/bin"}
 	empty := exec.Command("sleep", "60")
@@ -178,8 +179,55 @@ func TestTokenOfAProcessMidExec(t *testing.T) {
 		{"a process that is gone", 1 << 30, false, true},
 	}
 	for _, tt := range tests {
-		has, known := tr.hasToken(tt.pid)
+		has, known := hasToken(tt.pid, token)
 		assert.Equal(t, tt.has, has, "%s: has", tt.name)
 		assert.Equal(t, tt.known, known, "%s: known", tt.name)
 	}
+}
+
+// TestAdoptedProcessesAreReaped checks that Close reaps the processes of a
+// program that it kills, those that left the group included, rather than
+// leave them zombies of the kit, which adopts them as a subreaper.
+func TestAdoptedProcessesAreReaped(t *testing.T) {
+	p := start(t, `sleep 300 & echo $! > pids; setsid sleep 300 & echo $! >> pids; setsid -f sh -c 'echo $$ > pid; sleep 300 & echo $! >> pid; wait' </dev/null >/dev/null 2>&1; until [ $(wc -l < pid) -eq 2 ]; do sleep 0.01; done 2>/dev/null; cat pid >> pids; while read -r line; do echo '[1]'; done`, Options{})
+	_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
+	require.NoError(t, err, "Next()")
+	require.NoError(t, p.Close(), "Close()")
+	b, err := os.ReadFile(filepath.Join(p.opt.Dir, "pids"))
+	require.NoError(t, err)
+	pids := strings.Fields(string(b))
+	require.Len(t, pids, 4, "pids written: %q", pids)
+	for _, s := range pids {
+		_, err := os.Stat("/proc/" + s)
+		assert.ErrorIs(t, err, os.ErrNotExist, "process %s after Close: want it reaped", s)
+	}
+}
+
+// TestCloseLeavesOtherChildren checks that stopping a program never reaps
+// a child of the process that the kit did not start: one that runs, and
+// one that has exited and waits for its parent to reap it. Their owners
+// still get their exit status.
+func TestCloseLeavesOtherChildren(t *testing.T) {
+	running := exec.Command("sleep", "60")
+	require.NoError(t, running.Start())
+	exited := exec.Command("sh", "-c", "exit 7")
+	require.NoError(t, exited.Start())
+	require.True(t, eventually(func() bool {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(exited.Process.Pid) + "/stat")
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		return len(f) > 0 && f[0] == "Z"
+	}), "sh -c 'exit 7' did not exit")
+
+	p := start(t, `setsid sleep 300 & while read -r line; do echo '[1]'; done`, Options{})
+	_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
+	require.NoError(t, err, "Next()")
+	require.NoError(t, p.Close(), "Close()")
+
+	var ee *exec.ExitError
+	require.ErrorAs(t, exited.Wait(), &ee, "Wait() of a child that exited before Close")
+	assert.Equal(t, 7, ee.ExitCode(), "its exit status")
+	require.NoError(t, running.Process.Kill())
+	require.ErrorAs(t, running.Wait(), &ee, "Wait() of a child that ran through Close")
+	assert.Equal(t, "signal: killed", ee.String(), "its exit status")
 }
