@@ -35,14 +35,16 @@ func TestFIFOWithoutAWriter(t *testing.T) {
 	}
 }
 
-// TestBrokenProgramStopsItsTwin runs a program that closes its output
-// behind the sh -c that started it, then sleeps for ten minutes, with a
+// TestBrokenProgramStopsItsTwin runs a program whose first process to be
+// asked closes its output at once, while every other process of it (the
+// reproducibility check's twin, the fresh processes of the checks) reads
+// its request and sleeps for ten minutes with its output open, with a
 // silence timeout as long: the run ends with the protocol error as soon as
-// it is seen, without waiting for the second program the reproducibility
-// check starts, which does the same. Were it to wait, the test would
-// outlast go test's own timeout.
+// it is seen, without waiting for the others. Were it to wait, the test
+// would outlast go test's own timeout.
 func TestBrokenProgramStopsItsTwin(t *testing.T) {
-	program := `sh -c 'read -r line; exec 1>&-; exec sleep 600'; true`
+	t.Setenv("JITTERKIT_TEST_BROKE", filepath.Join(t.TempDir(), "broke"))
+	program := `read -r line; if mkdir "$JITTERKIT_TEST_BROKE" 2>/dev/null; then exec 1>&-; fi; exec sleep 600`
 	res := jitterkit(t, context.Background(), "check", "--exec", program, "--exec-timeout", "10m", "--cap", "10s")
 	assert.Equal(t, 2, res.code, "stderr: %s", res.stderr)
 	assert.Contains(t, res.stderr, "it closed its output without answering")

@@ -85,34 +85,23 @@
 // Closing a Program, or a protocol error, stops the program's whole process
 // group: SIGTERM, then SIGKILL, so that neither a program that ignores the
 // end of its input nor the children it started outlive it. On Linux the
-// kit also finds, through /proc, the processes that left the group (setsid,
-// daemons): every process started for the program carries an environment
-// variable, JITTERKIT_EXEC_TOKEN, with a token of its own, and every process
-// that carries it, or descends from the program's first process, is killed
-// too, in rounds until none is left (at most 20). A process that both left
-// the program's process tree and dropped the variable from its environment
-// (env -i) is out of reach.
+// kit also stops the processes that left the group (setsid, daemons). It
+// is a child subreaper, so that such a process becomes the kit's child
+// once its parent dies rather than init's, and every process started for
+// the program carries an environment variable, JITTERKIT_EXEC_TOKEN, with a
+// token of its own: the kit kills and reaps its children that carry the
+// program's token, in rounds until none is left (at most 20). A process
+// that both left the group and dropped the variable from its environment
+// (env -i) is out of reach; elsewhere than on Linux, so is any process that
+// left the group.
 //
 // # A program that closes its output
 //
 // A program that closes its standard output before it answers is a protocol
-// error as soon as it is seen. With exec in front of it, the kit sees the
-// end of the output at once. Through sh -c, the shell that waits for the
-// program still holds the output, which therefore never ends. On Linux the
-// kit looks for this case in /proc whenever a request has waited 200ms
-// without a reply, and acts when two looks in a row find all of these: the
-// program's first process is still the shell, and its standard output is
-// the reply pipe; it is blocked waiting for a child; it has children, none
-// of them has a standard output any more (each was started with the
-// shell's, so each closed it) and each is asleep (not on its way out, as a
-// command that closes its output when it exits is); and no other process
-// holds the reply pipe. A setup step whose output goes elsewhere
-// (make >&2 && exec ./prog), a shell loop that is the program, a pipeline,
-// or a helper that closes its own copy while another process answers, all
-// fail one of these. What passes them but is not a closed output: a shell
-// whose child closed its output and sleeps, and which, once the child
-// ends, writes the reply itself. Elsewhere, or when /proc cannot be read,
-// such a program is found by the timeout.
+// error as soon as the output ends. With exec in front of it, the output
+// ends at once. Through sh -c, the shell that waits for the program still
+// holds the output, which therefore never ends: such a program is found by
+// the timeout, as one that hangs is.
 package execpolicy
 
 import (
@@ -168,21 +157,10 @@ const (
 	lineQuoted  = 200     // bytes of an offending line quoted in an error
 	maxAttempts = 1 << 16 // the most delays ever asked of one device
 
-	// probeAfter is how long a request waits without a reply before the
-	// kit looks in /proc for a program that closed its output, and
-	// probeEvery how often it looks again. A finding is acted on when two
-	// looks in a row agree.
-	probeAfter = 200 * time.Millisecond
-	probeEvery = 250 * time.Millisecond
-
 	// endWait bounds the waits for the end of the program's output and
 	// standard error once every process known to hold them is dead: only a
 	// process out of the kit's reach can hold them open longer.
 	endWait = 2 * time.Second
-	// killRounds bounds the rounds of SIGKILL that find and stop the
-	// program's processes; a round that finds none, and none it cannot
-	// yet tell, ends them.
-	killRounds = 20
 )
 
 // Options configures a Program. The zero value is ready to use.
@@ -202,9 +180,10 @@ type Options struct {
 	// Grace is how long a program being stopped has to exit by itself, and
 	// again after SIGTERM, before SIGKILL; default DefaultGrace. Once the
 	// program's first process has exited, its children still holding the
-	// output have Grace to end it; and a program whose output ends before
-	// it answers has Grace to exit, or the error says it closed its output
-	// (on Linux, a program seen exiting is waited for up to Timeout).
+	// output have Grace to end it. A program whose output ends before it
+	// answers is stopped so too; the error says it exited, with its
+	// status, unless it was still running when it was signalled, and so
+	// closed its output and lived on.
 	Grace time.Duration
 	// Dir is the program's working directory; empty means the current one.
 	Dir string
@@ -222,7 +201,7 @@ type Program struct {
 	ctx     context.Context
 
 	cmd    *exec.Cmd
-	track  *tracker
+	token  string // the value of tokenEnv in its environment, on Linux
 	stdin  *os.File
 	stdout *os.File
 	stderr *tail
@@ -230,11 +209,8 @@ type Program struct {
 	// exited is closed once the program's leader has exited. On Linux the
 	// leader is left a zombie until stop has stopped every process of the
 	// program, so that its pid, which is also its process group's id,
-	// cannot be reused meanwhile; elsewhere it is reaped at once (reaped).
+	// cannot be reused meanwhile; elsewhere it is reaped at once.
 	exited  chan struct{}
-	reaped  bool          // the leader was reaped before exited was closed
-	status  error         // its exit status, once it is reaped
-	drained chan struct{} // closed once its standard error is read to the end
 	readEnd chan struct{} // closed when the reader stops
 	kick    chan struct{} // wakes the watchdog when a request starts a wait
 	broken  chan struct{} // closed when a protocol error is found
@@ -253,8 +229,13 @@ type Program struct {
 	closing    bool      // Close has begun: requests fail with errClosed
 	stopping   bool      // the program is being stopped: its end is no error
 
+	// signalled is set, before stop returns, when stop signalled the
+	// leader before it had exited.
+	signalled bool
+
 	inOnce    sync.Once
 	stopOnce  sync.Once
+	reapOnce  sync.Once
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -275,6 +256,64 @@ type reply struct {
 // Cancelling ctx interrupts the requests waiting for their replies and
 // makes Close stop the program at once; the caller still closes it.
 func Start(ctx context.Context, command string, opt Options) (*Program, error) {
+	opt = opt.withDefaults()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	p := &Program{
+		command: command,
+		opt:     opt,
+		ctx:     ctx,
+		stdin:   inW,
+		stdout:  outR,
+		stderr:  &tail{max: stderrKept},
+		exited:  make(chan struct{}),
+		readEnd: make(chan struct{}),
+		kick:    make(chan struct{}, 1),
+		broken:  make(chan struct{}),
+		failed:  make(chan struct{}),
+	}
+	p.cmd = exec.Command("sh", "-c", command)
+	p.cmd.Dir = opt.Dir
+	if len(opt.Env) > 0 {
+		p.cmd.Env = append(os.Environ(), opt.Env...)
+	}
+	// The kit reads the output itself, as it comes. Wait copies the
+	// standard error, and WaitDelay bounds its wait for the end of it,
+	// which only a process out of the kit's reach can hold.
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
+	p.cmd.SysProcAttr = ownGroup()
+	p.cmd.WaitDelay = endWait
+	p.token = mark(p.cmd)
+	err = p.cmd.Start()
+	// The child holds its own copies of its ends of the pipes.
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("exec %q: %w", command, err)
+	}
+	go func() {
+		if !awaitExit(p.cmd.Process.Pid) {
+			p.reap()
+		}
+		close(p.exited)
+	}()
+	go p.read()
+	go p.watch()
+	return p, nil
+}
+
+// withDefaults returns opt with its zero fields set to their defaults.
+func (opt Options) withDefaults() Options {
 	if opt.Attempts <= 0 {
 		opt.Attempts = DefaultAttempts
 	}
@@ -284,71 +323,7 @@ func Start(ctx context.Context, command string, opt Options) (*Program, error) {
 	if opt.Grace <= 0 {
 		opt.Grace = DefaultGrace
 	}
-	var files [6]*os.File // in, out and err, each a read and a write end
-	for i := 0; i < 6; i += 2 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			for _, f := range files[:i] {
-				f.Close()
-			}
-			return nil, err
-		}
-		files[i], files[i+1] = r, w
-	}
-	inR, inW, outR, outW, errR, errW := files[0], files[1], files[2], files[3], files[4], files[5]
-	cmd := exec.Command("sh", "-c", command)
-	cmd.Dir = opt.Dir
-	if len(opt.Env) > 0 {
-		cmd.Env = append(os.Environ(), opt.Env...)
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = ownGroup()
-	// The pipes are files, so Wait copies nothing and returns once the
-	// leader is reaped; WaitDelay bounds it anyway, should that change.
-	cmd.WaitDelay = opt.Grace
-	track := newTracker(cmd)
-	err := cmd.Start()
-	// The child holds its own copies of its ends of the pipes.
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
-		return nil, fmt.Errorf("exec %q: %w", command, err)
-	}
-	track.started(cmd, outR)
-	p := &Program{
-		command: command,
-		opt:     opt,
-		ctx:     ctx,
-		cmd:     cmd,
-		track:   track,
-		stdin:   inW,
-		stdout:  outR,
-		stderr:  &tail{max: stderrKept},
-		exited:  make(chan struct{}),
-		drained: make(chan struct{}),
-		readEnd: make(chan struct{}),
-		kick:    make(chan struct{}, 1),
-		broken:  make(chan struct{}),
-		failed:  make(chan struct{}),
-	}
-	go func() {
-		io.Copy(p.stderr, errR)
-		errR.Close()
-		close(p.drained)
-	}()
-	go func() {
-		if !awaitExit(cmd.Process.Pid) {
-			p.status, p.reaped = cmd.Wait(), true
-		}
-		close(p.exited)
-	}()
-	go p.read()
-	go p.watch()
-	return p, nil
+	return opt
 }
 
 // Command returns the command the program was started with.
@@ -391,11 +366,11 @@ var errClosed = errors.New("execpolicy: program closed")
 // check is then incomplete. Requests made after Close fail.
 //
 // The program may go Timeout without writing while a reply is owed, and
-// EndWait before its output ends; once its first process has exited, the children
-// still holding its output have Grace. Then its process group and every
-// process it started are stopped: Grace to exit, SIGTERM, Grace, SIGKILL.
-// Close returns once the program has been reaped, and returns the same
-// result when called again.
+// EndWait before its output ends; once its first process has exited, the
+// children still holding its output have Grace. Then its process group is
+// stopped: Grace to exit, SIGTERM, Grace, SIGKILL; and on Linux the
+// processes it started that left the group are killed. Close returns once
+// they have been reaped, and returns the same result when called again.
 func (p *Program) Close() error {
 	p.closeOnce.Do(func() {
 		p.mu.Lock()
@@ -505,7 +480,8 @@ func (p *Program) failPending(err error) {
 }
 
 // stop ends the program's leader, its process group and every process it
-// started, and waits for its output and standard error to end, once.
+// started that the kit can reach, and waits for its output and standard
+// error to end, once.
 func (p *Program) stop() {
 	p.stopOnce.Do(func() {
 		p.mu.Lock()
@@ -513,26 +489,19 @@ func (p *Program) stop() {
 		p.mu.Unlock()
 		p.closeInput()
 		if !p.waitExit(p.opt.Grace) {
+			p.signalled = true
 			signalGroup(p.cmd, sigTerm)
-			p.track.signalAll(sigTerm)
 			p.waitExit(p.opt.Grace)
 		}
-		// The processes that outlived the leader, or left its group, are
-		// stopped too, even when the leader exited by itself. A round of
-		// SIGKILL finds the processes started while the last one ran.
+		// The processes that outlived the leader are stopped too, even
+		// when it exited by itself: its group while the leader, not yet
+		// reaped, keeps the group's id the program's, then those that
+		// left the group.
 		signalGroup(p.cmd, sigKill)
 		p.cmd.Process.Kill()
-		for round, pause := 0, time.Millisecond; round < killRounds; round++ {
-			if p.track.signalAll(sigKill) == 0 {
-				break
-			}
-			time.Sleep(pause)
-			pause = min(2*pause, 100*time.Millisecond)
-		}
 		<-p.exited
-		if !p.reaped {
-			p.status = p.cmd.Wait()
-		}
+		reapAdopted(p.cmd.Process.Pid, p.token)
+		p.reap()
 		// Every process that held the output is dead: the reader reads
 		// what they wrote, to the end. It is cut short only if a process
 		// out of reach still holds the output.
@@ -543,12 +512,12 @@ func (p *Program) stop() {
 			<-p.readEnd
 		}
 		p.stdout.Close()
-		select {
-		case <-p.drained:
-		case <-time.After(endWait):
-		}
 	})
 }
+
+// reap reaps the leader, once, and waits for the end of its standard error,
+// at most endWait.
+func (p *Program) reap() { p.reapOnce.Do(func() { p.cmd.Wait() }) }
 
 // waitExit waits up to d for the leader to exit.
 func (p *Program) waitExit(d time.Duration) bool {
@@ -583,17 +552,11 @@ func (p *Program) protocolError(device string, line []byte, err error) {
 	}
 	close(p.broken)
 	go func() {
-		exited := false
-		if err == errOutputEnded || err == errInputEnded {
-			exited = p.endedByExit()
-		}
 		p.stop()
-		if exited {
-			// It exited by itself before it was stopped: its status is
-			// its own.
+		if (err == errOutputEnded || err == errInputEnded) && p.exitedByItself() {
 			err = errors.New("it exited without answering")
-			if p.status != nil {
-				err = fmt.Errorf("it exited (%v) without answering", p.status)
+			if st := p.cmd.ProcessState; !st.Success() {
+				err = fmt.Errorf("it exited (%v) without answering", st)
 			}
 		}
 		e := &ProtocolError{Command: p.command, Device: device, Line: cut(line), Err: err}
@@ -606,31 +569,15 @@ func (p *Program) protocolError(device string, line []byte, err error) {
 	}()
 }
 
-// endedByExit reports whether a program whose output or input ended
-// before it answered did so because it exited, rather than because it
-// closed the pipe and lives on. The leader has Grace to exit; on Linux, a
-// leader seen exiting is waited for as long as Timeout, so that a slow
-// machine does not turn an exit into a close.
-func (p *Program) endedByExit() bool {
-	grace := time.NewTimer(p.opt.Grace)
-	defer grace.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-p.exited:
-			return true
-		case <-tick.C:
-			if !p.track.exiting() {
-				continue
-			}
-		case <-grace.C:
-			if !p.track.exiting() {
-				return false
-			}
-		}
-		return p.waitExit(p.opt.Timeout)
-	}
+// exitedByItself reports, once the program is stopped, whether its leader
+// ended by itself rather than by the kit's signals: it had exited before
+// it was signalled, or it exited with a status of its own. A process that
+// has begun to exit ignores signals, so one that a busy machine keeps
+// exiting for long keeps its own status, however late the signal comes;
+// one that lives on with its pipe closed dies of the signal. A program that
+// catches SIGTERM and exits reports the status it chose.
+func (p *Program) exitedByItself() bool {
+	return !p.signalled || p.cmd.ProcessState.ExitCode() >= 0
 }
 
 // request sends the request for the first n delays of device id and
@@ -789,14 +736,11 @@ func (a activity) Read(b []byte) (int, error) {
 }
 
 // watch is the watchdog: while a request waits, it fails the program when
-// it goes Timeout without writing, and on Linux looks for a program that
-// closed its output behind the shell that started it. It ends with the
-// output, or at the first protocol error.
+// it goes Timeout without writing. It ends with the output, or at the first
+// protocol error.
 func (p *Program) watch() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	var seen string      // what the last look in /proc found closed
-	var seenIn time.Time // during which wait
 	for {
 		p.mu.Lock()
 		waiting := len(p.pending) > 0 && !p.failing && !p.stopping
@@ -821,19 +765,7 @@ func (p *Program) watch() {
 			p.protocolError(device, nil, fmt.Errorf("%w: it wrote nothing for %v while a request waited for its reply", ErrTimeout, p.opt.Timeout))
 			return
 		}
-		next := p.opt.Timeout - silent
-		if silent < probeAfter {
-			next = min(next, probeAfter-silent)
-		} else {
-			key, closed := p.track.outputClosed()
-			if closed && key == seen && seenIn.Equal(from) {
-				p.protocolError(device, nil, errOutputEnded)
-				return
-			}
-			seen, seenIn = key, from
-			next = min(next, probeEvery)
-		}
-		timer.Reset(next)
+		timer.Reset(p.opt.Timeout - silent)
 		select {
 		case <-timer.C:
 		case <-p.kick:

@@ -15,31 +15,10 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 )
 
-// TestShStaysTheParent checks the premise of TestClosedOutputBehindShell:
-// the sh on this machine keeps running as the parent of the commands these
-// tests give it, so that it holds the reply pipe. (dash, for one, does not
-// exec the last command of sh -c by itself.)
-func TestShStaysTheParent(t *testing.T) {
-	p := start(t, `cat >/dev/null; exit 1`, Options{})
-	var children []int
-	eventually(func() bool {
-		children = nil
-		for _, q := range processes() {
-			if q.ppid == p.cmd.Process.Pid && q.alive() {
-				children = append(children, q.pid)
-			}
-		}
-		return len(children) > 0
-	})
-	exe, _ := os.Readlink("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/exe")
-	require.Equal(t, p.track.shell, exe, "what sh -c runs as: the shell")
-	require.Len(t, children, 1, "children of sh -c")
-}
-
 // TestClosedOutputBehindShell runs programs that close their standard
-// output while the sh -c that started them waits for them: each is a
-// protocol error naming the device, as it is for a program run with exec,
-// long before the timeout.
+// output while the sh -c that started them waits for them, and so holds
+// the output open: each is found by the timeout, a protocol error naming
+// the device.
 func TestClosedOutputBehindShell(t *testing.T) {
 	closes := `python3 -c "import os, sys, time; sys.stdin.readline(); os.close(1); time.sleep(100)"`
 	tests := []struct {
@@ -61,19 +40,19 @@ func TestClosedOutputBehindShell(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := start(t, tt.command, Options{})
+			p := start(t, tt.command, Options{Timeout: short})
 			_, err := p.Factory()(kit.Device{ID: "dev-000017"}).Next()
-			want := `exec "` + strings.ReplaceAll(tt.command, `"`, `\"`) + `": device "dev-000017": it closed its output without answering`
+			want := `exec "` + strings.ReplaceAll(tt.command, `"`, `\"`) + `": device "dev-000017": no reply in time: it wrote nothing for 300ms while a request waited for its reply`
 			require.EqualError(t, err, want, "Next() error, word for word")
-			assert.NotErrorIs(t, err, ErrTimeout, "the closed output was found by the timeout")
+			assert.ErrorIs(t, err, ErrTimeout, "Next() error")
 		})
 	}
 }
 
 // TestNoClosedOutputMisread runs programs whose shell holds the reply pipe
-// while they are silent for much longer than the kit takes to look in
-// /proc, in the ways that must not be read as a closed output: each
-// answers every request, and Close finds nothing wrong.
+// while they are silent for a second or more, in the ways that must not be
+// read as a closed output: each answers every request, and Close finds
+// nothing wrong.
 func TestNoClosedOutputMisread(t *testing.T) {
 	answer := `python3 -c '
 import sys, time
@@ -171,20 +150,20 @@ for line in sys.stdin:
 	}
 }
 
-// TestTokenOfAProcessMidExec checks how the tracker reads a process's
+// TestTokenOfAProcessMidExec checks how the kit reads a process's
 // environment: the program's token is found, a foreign one is not the
 // program's, and an empty one, which a process shows while the kernel lays
 // out the stack of an exec, is not known yet, so that Close looks again
 // rather than let a daemon caught mid-exec escape.
 func TestTokenOfAProcessMidExec(t *testing.T) {
-	tr := newTracker(exec.Command("true"))
+	token := mark(exec.Command("true"))
 	run := func(cmd *exec.Cmd) int {
 		require.NoError(t, cmd.Start())
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		return cmd.Process.Pid
 	}
 	marked := exec.Command("sleep", "60")
-	marked.Env = []string{tokenEnv + "=" + tr.token}
+	marked.Env = []string{tokenEnv + "=" + token}
 	foreign := exec.Command("sleep", "60")
 	foreign.Env = []string{tokenEnv + "=another", "PATH=/usr/bin:/bin"}
 	empty := exec.Command("sleep", "60")
@@ -200,8 +179,55 @@ func TestTokenOfAProcessMidExec(t *testing.T) {
 		{"a process that is gone", 1 << 30, false, true},
 	}
 	for _, tt := range tests {
-		has, known := tr.hasToken(tt.pid)
+		has, known := hasToken(tt.pid, token)
 		assert.Equal(t, tt.has, has, "%s: has", tt.name)
 		assert.Equal(t, tt.known, known, "%s: known", tt.name)
 	}
+}
+
+// TestAdoptedProcessesAreReaped checks that Close reaps the processes of a
+// program that it kills, those that left the group included, rather than
+// leave them zombies of the kit, which adopts them as a subreaper.
+func TestAdoptedProcessesAreReaped(t *testing.T) {
+	p := start(t, `sleep 300 & echo $! > pids; setsid sleep 300 & echo $! >> pids; setsid -f sh -c 'echo $$ > pid; sleep 300 & echo $! >> pid; wait' </dev/null >/dev/null 2>&1; until [ $(wc -l < pid) -eq 2 ]; do sleep 0.01; done 2>/dev/null; cat pid >> pids; while read -r line; do echo '[1]'; done`, Options{})
+	_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
+	require.NoError(t, err, "Next()")
+	require.NoError(t, p.Close(), "Close()")
+	b, err := os.ReadFile(filepath.Join(p.opt.Dir, "pids"))
+	require.NoError(t, err)
+	pids := strings.Fields(string(b))
+	require.Len(t, pids, 4, "pids written: %q", pids)
+	for _, s := range pids {
+		_, err := os.Stat("/proc/" + s)
+		assert.ErrorIs(t, err, os.ErrNotExist, "process %s after Close: want it reaped", s)
+	}
+}
+
+// TestCloseLeavesOtherChildren checks that stopping a program never reaps
+// a child of the process that the kit did not start: one that runs, and
+// one that has exited and waits for its parent to reap it. Their owners
+// still get their exit status.
+func TestCloseLeavesOtherChildren(t *testing.T) {
+	running := exec.Command("sleep", "60")
+	require.NoError(t, running.Start())
+	exited := exec.Command("sh", "-c", "exit 7")
+	require.NoError(t, exited.Start())
+	require.True(t, eventually(func() bool {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(exited.Process.Pid) + "/stat")
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		return len(f) > 0 && f[0] == "Z"
+	}), "sh -c 'exit 7' did not exit")
+
+	p := start(t, `setsid sleep 300 & while read -r line; do echo '[1]'; done`, Options{})
+	_, err := p.Factory()(kit.Device{ID: "dev-000001"}).Next()
+	require.NoError(t, err, "Next()")
+	require.NoError(t, p.Close(), "Close()")
+
+	var ee *exec.ExitError
+	require.ErrorAs(t, exited.Wait(), &ee, "Wait() of a child that exited before Close")
+	assert.Equal(t, 7, ee.ExitCode(), "its exit status")
+	require.NoError(t, running.Process.Kill())
+	require.ErrorAs(t, running.Wait(), &ee, "Wait() of a child that ran through Close")
+	assert.Equal(t, "signal: killed", ee.String(), "its exit status")
 }
