@@ -14,6 +14,10 @@ import (
 	"time"
 )
 
+// headFlags open a file that Lstat found regular, to read its first bytes,
+// without blocking should it have become a pipe, or following a link.
+const headFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOFOLLOW
+
 // openInPlace opens the device, pipe or socket at path for writing, as it
 // is: without creating or truncating it, without following a link put in
 // its place since Lstat, and without making a terminal the process's

@@ -239,9 +239,9 @@ func (o Outputs) retireJSON(why string) []OutputNote {
 // note says. An output that cannot be written is retired and the other
 // still written: the report is this run's outcome all the same. A
 // rendering that fails retires both. Write returns the notes and the
-// first output's *OutputError; an error that is ctx's (a wait for another
-// writer, a FIFO without a reader, ended by ctx) returns at once and
-// retires nothing.
+// first output's *OutputError; an error that is ctx's (a FIFO without a
+// reader, or a write that ctx stopped before its files were in place)
+// returns at once and retires nothing.
 func (o Outputs) Write(ctx context.Context, rep Report, policy string) ([]OutputNote, error) {
 	var notes []OutputNote
 	var first error
