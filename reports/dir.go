@@ -346,27 +346,28 @@ func place(stage, path string, rename func(from, to string) error) ([]string, er
 	var asides []string
 	for {
 		err := rename(stage, path)
+		if errors.Is(err, fs.ErrExist) {
+			aside := fmt.Sprintf("%s.%d.old", strings.TrimSuffix(stage, ".tmp"), len(asides))
+			if err = rename(path, aside); err == nil {
+				asides = append(asides, aside)
+			}
+			if err == nil || errors.Is(err, fs.ErrNotExist) {
+				continue // try again, in the place of whatever is there now
+			}
+		}
 		switch {
 		case err == nil:
 			return asides, nil
-		case errors.Is(err, fs.ErrExist):
-			aside := fmt.Sprintf("%s.%d.old", strings.TrimSuffix(stage, ".tmp"), len(asides))
-			if err := rename(path, aside); err == nil {
-				asides = append(asides, aside)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
-			}
 		case len(asides) == 0 && errors.Is(err, syscall.EBUSY):
 			return nil, errNoSwap // a mount point
 		case len(asides) == 0:
 			return nil, err
-		default:
-			last := asides[len(asides)-1]
-			if rerr := rename(last, path); rerr != nil {
-				return nil, fmt.Errorf("reports: %w; the previous report is kept in %s, as putting it back failed too: %w", err, last, rerr)
-			}
-			return nil, fmt.Errorf("reports: %w (the previous report is left whole)", err)
 		}
+		last := asides[len(asides)-1]
+		if rerr := rename(last, path); rerr != nil {
+			return nil, fmt.Errorf("reports: %w; the previous report is kept in %s, as putting it back failed too: %w", err, last, rerr)
+		}
+		return nil, fmt.Errorf("reports: %w (the previous report is left whole)", err)
 	}
 }
 
@@ -437,34 +438,30 @@ func reportFile(path string, f format) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	what := ""
-	switch m := fi.Mode(); {
-	case m.IsRegular():
+	if fi.Mode().IsRegular() {
 		head, err := readHead(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
+			return false, nil // gone meanwhile
 		}
-		if err != nil {
-			return false, err
+		if err != nil || f.written(head) {
+			return err == nil, err
 		}
-		if f.written(head) {
-			return true, nil
-		}
-		what = "a file that is not a jitterkit report"
-	case m.IsDir():
-		what = "a directory"
-	case m&fs.ModeSymlink != 0:
-		what = "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	default:
+	}
+	what, ok := kinds[fi.Mode().Type()&^fs.ModeCharDevice]
+	if !ok {
 		what = "not a regular file"
 	}
 	return false, &fs.PathError{Op: "replace", Path: path, Err: fmt.Errorf("%w: it is %s, which a report never replaces; nothing was written", errNotReport, what)}
+}
+
+// kinds name the kinds of files that reportFile refuses.
+var kinds = map[fs.FileMode]string{
+	0:                "a file that is not a jitterkit report",
+	fs.ModeDir:       "a directory",
+	fs.ModeSymlink:   "a symbolic link",
+	fs.ModeNamedPipe: "a named pipe",
+	fs.ModeSocket:    "a socket",
+	fs.ModeDevice:    "a device",
 }
 
 // errNotReport is the error of a file that WriteDir would replace but did
