@@ -136,14 +136,15 @@ const headSize = 8 << 10
 //     the files are written and synced into a hidden directory beside dir,
 //     given dir's mode, which takes dir's name once dir is renamed aside;
 //     the old one is then removed, and a failed rename puts it back. A
-//     reader sees one whole set or the other, never parts of two (dir is
-//     missing between the renames), and of two writers at once the last
-//     leaves its set, whole.
+//     reader that opens dir once and reads the files in it (cd DIR, an
+//     os.Root) sees one whole set, or files gone once a newer set took its
+//     place, never parts of two; dir is missing between the renames. Of
+//     two writers at once, the last leaves its set, whole.
 //   - File by file, when dir holds other files, is the working directory,
-//     or is one that a new directory would not stand in for whole (see
-//     standsIn: a mount point, another owner or group, an ACL, and any
-//     existing directory off Linux). dir and all else in it stay as they
-//     are: each file is written and synced beside its report file, then
+//     or is one that a new directory would not stand in for whole: a mount
+//     point, another owner or group, extended attributes such as an ACL,
+//     and any existing directory off Linux. dir and all else in it stay as
+//     they are: each file is written and synced beside its report file, then
 //     each is renamed over it. Every file is whole at all times, but a
 //     reader during the renames, two writers at once, or a rename that
 //     fails part-way can see or leave files of two runs.
