@@ -3,6 +3,7 @@ package reports
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -115,58 +116,43 @@ func formatList() string {
 // for the schema and verdict of report.json, whatever they hold.
 const headSize = 8 << 10
 
-// WriteDir writes r into dir, created if missing, as the files of the given
-// formats, or of all of them ([Formats]) when none is given. ctx stops it while it waits
-// for another writer of dir, and before it swaps its files in.
+// WriteDir writes r into dir as the files of the given formats, or of all
+// of them ([Formats]) when none is given, and removes the report files of
+// the other formats that an earlier call left there, so that the report
+// files side by side come from one run. A missing dir is created, with its
+// parents; a symbolic link to a directory is followed and stays a link.
+// ctx stops WriteDir before it puts the files in place.
 //
-// dir ends up holding one whole set: the files of one report in the
-// formats asked for, and no report file of another format (one that an
-// earlier call wrote is removed), so that the report files side by side
-// always come from one run. WriteDir goes in four steps:
+// Every format is rendered first. WriteDir replaces and removes only the
+// report files it wrote: regular files named as a format that begin as
+// that format's report. When a file it would replace is anything else (a
+// user's own report.md, a directory, a link, a pipe), it stops with an
+// error naming that file. Every other file is left alone: a user's
+// notes.txt, a subdirectory, a file of a format not asked for that is not
+// a report. An error before the files are put in place leaves dir as it
+// was. The files are put in place in one of two ways:
 //
-//  1. Every format is rendered, then written to a temporary file in dir
-//     and synced. A report that cannot be rendered or a failed write stops
-//     here, and dir is as it was.
-//  2. It takes an exclusive lock on dir: flock(2) on the directory itself,
-//     which leaves no file behind. Two writers of one directory, goroutines
-//     or processes, therefore swap their sets one after the other, and the
-//     last one to swap leaves its set, whole.
-//  3. Under the lock, it checks every file it would replace or remove. It
-//     replaces and removes only the report files it wrote: a regular file
-//     named as a format whose first bytes are those of that format's
-//     report. Any other file in dir, a user's notes.txt or their own
-//     report.md, is never moved, removed or overwritten: when a file that
-//     must be replaced is a directory, a link, a pipe or a file WriteDir did
-//     not write, it stops with an error naming that file, and dir is as it
-//     was.
-//  4. It swaps the set in, one rename per file, keeping each old file under
-//     a second name (a hard link where the file system has them) until all
-//     are done. If a rename fails, those done are undone, and dir holds the
-//     previous set, whole. Only then are the old files removed and the lock
-//     released.
+//   - A new directory, when dir is missing or holds report files alone:
+//     the files are written and synced into a hidden directory beside dir,
+//     given dir's mode, which takes dir's name once dir is renamed aside;
+//     the old one is then removed, and a failed rename puts it back. A
+//     reader that opens dir once and reads the files in it (cd DIR, an
+//     os.Root) sees one whole set, or files gone once a newer set took its
+//     place, never parts of two; dir is missing between the renames. Of
+//     two writers at once, the last leaves its set, whole.
+//   - File by file, when dir holds other files, is the working directory,
+//     or is one that a new directory would not stand in for whole: a mount
+//     point, another owner or group, extended attributes such as an ACL,
+//     and any existing directory off Linux. dir and all else in it stay as
+//     they are: each file is written and synced beside its report file, then
+//     each is renamed over it. Every file is whole at all times, but a
+//     reader during the renames, two writers at once, or a rename that
+//     fails part-way can see or leave files of two runs.
 //
-// The guarantee: when WriteDir returns, dir holds one whole set, the new
-// one on success and on an error the previous one (or none), never part of
-// each; an error says so if undoing a failed swap failed too, and names
-// where the old files are kept. A reader that holds a shared flock(2) on
-// dir while it reads (flock -s DIR CMD) never sees a mixed set. What it
-// does not guarantee: a reader that takes no lock and reads during a swap
-// (a few renames, microseconds) can see a mix, and a process killed during
-// those renames leaves one, with the old files kept as hidden ".old" files;
-// one killed earlier leaves hidden ".tmp" files. Neither is removed later.
-//
-// Why not build the set in a new directory and exchange it for dir in one
-// rename (renameat2 with RENAME_EXCHANGE), which no crash can split? That
-// works only when dir holds nothing but reports, is not the current
-// directory or a mount point, and its parent is writable; and it gives dir
-// a new inode, cutting off what works inside it (a shell, a web server
-// serving it, a file watcher) and dropping its owner, mode, ACLs and
-// labels. The lock and the journal work on every directory, "." included,
-// and leave dir itself alone.
-//
-// Without flock(2) (Windows), or on a file system that refuses the lock,
-// step 2 is skipped, and two writers at once can leave a mix. On a network
-// file system the lock keeps apart the writers of one machine only.
+// A process killed before the renames leaves hidden ".tmp" files or
+// directories; one killed between the renames of a directory leaves the
+// previous set in a hidden ".old" directory beside it. Neither is removed
+// later.
 func WriteDir(ctx context.Context, dir string, r Report, formats ...Format) error {
 	r, err := prepare(r)
 	if err != nil {
@@ -175,13 +161,13 @@ func WriteDir(ctx context.Context, dir string, r Report, formats ...Format) erro
 	if len(formats) == 0 {
 		formats = Formats()
 	}
-	files := make([]dirFile, 0, len(formats))
+	var files []dirFile
 	for _, f := range formats {
 		row, ok := f.lookup()
 		if !ok {
 			return fmt.Errorf("reports: unknown format %q (want %s)", Visible(string(f), nameMax), formatList())
 		}
-		if slices.ContainsFunc(files, func(d dirFile) bool { return d.format == f }) {
+		if asked(files, f) {
 			continue
 		}
 		data, err := row.render(r)
@@ -190,10 +176,8 @@ func WriteDir(ctx context.Context, dir string, r Report, formats ...Format) erro
 		}
 		files = append(files, dirFile{format: f, data: data})
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err // a *fs.PathError, which names dir
-	}
-	return writeSet(ctx, dir, files, osFS)
+	_, err = writeSet(ctx, dir, files, osFS)
+	return err
 }
 
 // A dirFile is a rendered file waiting to be written.
@@ -202,157 +186,246 @@ type dirFile struct {
 	data   []byte
 }
 
-// fsOps are the file system's operations that writeSet uses, so that a
-// test can make one fail part-way.
+// asked reports whether files hold one of format f.
+func asked(files []dirFile, f Format) bool {
+	return slices.ContainsFunc(files, func(d dirFile) bool { return d.format == f })
+}
+
+// fsOps are the operations of writeSet that a test makes fail part-way.
 type fsOps struct {
-	put    func(w io.Writer, data []byte) error // copies data into a temporary file
+	write  func(w io.Writer, data []byte) error // fills a new file
 	rename func(from, to string) error
-	link   func(from, to string) error
-	remove func(path string) error
 }
 
-var osFS = fsOps{put: copyData, rename: os.Rename, link: os.Link, remove: os.Remove}
-
-// A swapStep is one file of a swap: a report file to replace, or one of
-// another format to remove, and how far the swap has gone with it.
-type swapStep struct {
-	target string // the report file
-	temp   string // its new content, or "" to remove target
-	old    bool   // target held a report before
-	backup string // where the old report is kept during the swap
-
-	backedUp bool // backup holds the old report
-	viaLink  bool // backup is a hard link, and target still holds it too
-	placed   bool // the new file, or the removal, is in place
-}
+var osFS = fsOps{write: copyData, rename: os.Rename}
 
 // clearDir removes from dir the report that WriteDir wrote there, so that
 // an earlier run's report is not taken for the outcome of a run that has
-// none, and returns the formats it removed, in the order of Formats. It
-// removes only what WriteDir would replace: a regular file named as a
-// format whose first bytes are that format's report. Every other file in
-// dir stays, a user's own report.md included, and a dir that does not
-// exist holds nothing to remove.
-//
-// It goes as WriteDir does, under the same lock, with an empty set: every
-// report file is first moved to a hidden backup, and only when all are
-// moved are the backups removed; if a move fails, those done are undone.
-// So dir holds the whole previous report or none of it, never a part,
-// and a reader that holds a shared flock(2) on dir sees one or the other.
-// ctx stops it while it waits for another writer of dir.
+// none, and returns the formats it removed, in the order of Formats. It is
+// WriteDir with no files: only the report files go, and dir stays.
 func clearDir(ctx context.Context, dir string) ([]Format, error) {
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
-	case err != nil:
+	}
+	return writeSet(ctx, dir, nil, osFS)
+}
+
+// writeSet puts files in dir in place of the report there, as WriteDir
+// documents, and returns the formats of the report files it found there.
+func writeSet(ctx context.Context, dir string, files []dirFile, ops fsOps) ([]Format, error) {
+	fi, err := os.Stat(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err // a *fs.PathError, which names dir
-	case !fi.IsDir():
-		return nil, &fs.PathError{Op: "clear", Path: dir, Err: syscall.ENOTDIR}
 	}
-	steps, err := swapSet(ctx, dir, nil, osFS)
-	var removed []Format
-	if err == nil {
-		for _, s := range steps {
-			removed = append(removed, Format(filepath.Base(s.target)))
-		}
+	if fi != nil && !fi.IsDir() {
+		return nil, &fs.PathError{Op: "write", Path: dir, Err: syscall.ENOTDIR}
 	}
-	return removed, err
-}
-
-// writeSet writes files into dir as WriteDir documents: temporary files,
-// the lock, the checks, and the swap.
-func writeSet(ctx context.Context, dir string, files []dirFile, ops fsOps) error {
-	_, err := swapSet(ctx, dir, files, ops)
-	return err
-}
-
-// swapSet puts files in dir in place of the report there, as WriteDir
-// documents, and returns the steps of the swap: each report file replaced
-// or removed. With no files, it removes the report there.
-func swapSet(ctx context.Context, dir string, files []dirFile, ops fsOps) ([]*swapStep, error) {
-	var temps []string
-	defer func() {
-		for _, t := range temps {
-			if t != "" {
-				ops.remove(t)
-			}
-		}
-	}()
-	for _, f := range files {
-		t, err := writeTemp(dir, string(f.format), f.data, 0o644, ops.put)
-		if err != nil {
-			return nil, err
-		}
-		temps = append(temps, t)
-	}
-	// The backups take the random part of a temporary file's name, which
-	// no other file of this swap has. An empty set reserves one, empty,
-	// removed at the end with the others.
-	reserved, first := "", "report"
-	if len(files) > 0 {
-		reserved, first = temps[0], string(files[0].format)
-	} else {
-		t, err := writeTemp(dir, first, nil, 0o600, ops.put)
-		if err != nil {
-			return nil, err
-		}
-		reserved = t
-		defer ops.remove(t)
-	}
-	suffix := strings.TrimPrefix(filepath.Base(reserved), "."+first+".")
-	suffix = strings.TrimSuffix(suffix, ".tmp")
-
-	unlock, err := lockDir(ctx, dir)
+	old, only, err := inspect(dir, files)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	if only && !workDir(fi) {
+		if err := swapDir(ctx, dir, fi, files, ops); !errors.Is(err, errNoSwap) {
+			return old, err
+		}
+	}
+	return old, replaceEach(ctx, dir, files, old, ops)
+}
 
-	var steps []*swapStep
+// workDir reports whether fi, nil for a missing directory, is or may be
+// the working directory, which a rename would leave the process in.
+func workDir(fi fs.FileInfo) bool {
+	wd, err := os.Stat(".")
+	return fi != nil && (err != nil || os.SameFile(wd, fi))
+}
+
+// inspect returns the formats of the report files in dir, in the order of
+// Formats, and whether dir holds nothing else. Its error names a file that
+// one of files would replace and that is not a report file. A file that
+// goes while inspect looks, as another writer renames dir, is none.
+func inspect(dir string, files []dirFile) (old []Format, only bool, err error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	others := len(entries)
 	for _, row := range dirFormats {
-		f := row.file
-		target := filepath.Join(dir, string(f))
-		i := slices.IndexFunc(files, func(d dirFile) bool { return d.format == f })
-		ours, err := reportFile(target, row)
-		if err != nil && i < 0 {
-			continue // not asked for and not ours to remove: left alone
+		ours, err := reportFile(filepath.Join(dir, string(row.file)), row)
+		if err != nil && asked(files, row.file) {
+			return nil, false, err
+		}
+		if ours {
+			old = append(old, row.file)
+		}
+		if err == nil && slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == string(row.file) }) {
+			others--
+		}
+	}
+	return old, others == 0, nil
+}
+
+// errNoSwap is swapDir's error when a new directory cannot stand in for
+// dir; nothing has changed.
+var errNoSwap = errors.New("reports: the directory cannot be replaced whole")
+
+// swapDir writes files into a new hidden directory beside dir, which fi
+// describes (nil when it is missing), and gives it dir's name.
+func swapDir(ctx context.Context, dir string, fi fs.FileInfo, files []dirFile, ops fsOps) error {
+	path, stage, err := stageDir(dir, fi)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		t, err := os.OpenFile(filepath.Join(stage, string(f.format)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			err = fill(t, f.data, 0o644, ops.write)
 		}
 		if err != nil {
+			os.RemoveAll(stage)
+			return &fs.PathError{Op: "write", Path: filepath.Join(dir, string(f.format)), Err: pathErr(err)}
+		}
+	}
+	err = syncDir(stage)
+	if err == nil && ctx.Err() != nil {
+		err = &fs.PathError{Op: "write", Path: dir, Err: ctx.Err()}
+	}
+	var asides []string
+	if err == nil {
+		asides, err = place(stage, path, ops.rename)
+	}
+	if err != nil {
+		os.RemoveAll(stage)
+		return err
+	}
+	return errors.Join(discard(asides), syncDir(filepath.Dir(path)))
+}
+
+// stageDir makes the hidden directory beside dir, which fi describes (nil
+// when it is missing), with dir's mode, and returns it with the absolute
+// path of dir through its links. Its error is errNoSwap when the new
+// directory cannot stand in for dir.
+func stageDir(dir string, fi fs.FileInfo) (path, stage string, err error) {
+	path = filepath.Clean(dir)
+	if fi != nil {
+		path, err = filepath.EvalSymlinks(path)
+	}
+	if errors.Is(err, fs.ErrNotExist) || fi == nil {
+		fi, path = nil, filepath.Clean(dir) // missing, or renamed by another writer meanwhile
+		err = os.MkdirAll(filepath.Dir(path), 0o755)
+	}
+	if err == nil {
+		path, err = filepath.Abs(path)
+	}
+	if err != nil {
+		return "", "", err
+	}
+	stage = filepath.Join(filepath.Dir(path), strings.Replace(tempName(filepath.Base(path)), "*", rand.Text(), 1))
+	if err := os.Mkdir(stage, 0o755); err != nil {
+		if fi != nil {
+			return "", "", errNoSwap // dir may be writable where its parent is not
+		}
+		return "", "", &fs.PathError{Op: "mkdir", Path: dir, Err: pathErr(err)}
+	}
+	if fi != nil {
+		err = os.Chmod(stage, fi.Mode()&(fs.ModePerm|fs.ModeSetgid|fs.ModeSticky))
+		if si, serr := os.Stat(stage); err != nil || serr != nil || !standsIn(si, fi, path) {
+			os.Remove(stage)
+			return "", "", errNoSwap
+		}
+	}
+	return path, stage, nil
+}
+
+// place renames stage to path, first renaming aside the directory there,
+// as many times as other writers put theirs in its place meanwhile, and
+// returns the directories renamed aside. When the rename fails, the last
+// of them is put back; should that fail too, the error names it.
+func place(stage, path string, rename func(from, to string) error) ([]string, error) {
+	var asides []string
+	for {
+		err := rename(stage, path)
+		if errors.Is(err, fs.ErrExist) {
+			aside := fmt.Sprintf("%s.%d.old", strings.TrimSuffix(stage, ".tmp"), len(asides))
+			if err = rename(path, aside); err == nil {
+				asides = append(asides, aside)
+			}
+			if err == nil || errors.Is(err, fs.ErrNotExist) {
+				continue // try again, in the place of whatever is there now
+			}
+		}
+		switch {
+		case err == nil:
+			return asides, nil
+		case len(asides) == 0 && errors.Is(err, syscall.EBUSY):
+			return nil, errNoSwap // a mount point
+		case len(asides) == 0:
 			return nil, err
 		}
-		s := &swapStep{target: target, old: ours, backup: filepath.Join(dir, "."+string(f)+"."+suffix+".old")}
-		if i >= 0 {
-			s.temp = temps[i]
-		} else if !ours {
-			continue
-		}
-		steps = append(steps, s)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, &fs.PathError{Op: "write", Path: dir, Err: err}
-	}
-
-	if err := swap(steps, ops); err != nil {
-		if rerr := undo(steps, ops); rerr != nil {
-			var kept []string
-			for _, s := range steps {
-				if s.backedUp {
-					kept = append(kept, s.backup)
-				}
-			}
-			return nil, fmt.Errorf("reports: %w; undoing the swap failed too, and %s may hold a mixed set (the previous files are kept as %s): %w",
-				err, dir, strings.Join(kept, ", "), rerr)
+		last := asides[len(asides)-1]
+		if rerr := rename(last, path); rerr != nil {
+			return nil, fmt.Errorf("reports: %w; the previous report is kept in %s, as putting it back failed too: %w", err, last, rerr)
 		}
 		return nil, fmt.Errorf("reports: %w (the previous report is left whole)", err)
 	}
-	temps = nil
-	for _, s := range steps {
-		if s.backedUp {
-			ops.remove(s.backup)
+}
+
+// discard removes the directories place renamed aside, with the report
+// files in them. One that holds anything else, put there while WriteDir
+// worked, is kept, and the error names it.
+func discard(asides []string) error {
+	var errs []error
+	for _, a := range asides {
+		for _, row := range dirFormats {
+			if ours, _ := reportFile(filepath.Join(a, string(row.file)), row); ours {
+				os.Remove(filepath.Join(a, string(row.file)))
+			}
+		}
+		if err := os.Remove(a); err != nil {
+			errs = append(errs, fmt.Errorf("reports: the previous report's directory is kept as %s: %w", a, err))
 		}
 	}
-	return steps, syncDir(dir)
+	return errors.Join(errs...)
+}
+
+// replaceEach writes files into dir file by file, as WriteDir documents,
+// then removes the report files of old that files do not replace.
+func replaceEach(ctx context.Context, dir string, files []dirFile, old []Format, ops fsOps) error {
+	temps := make([]string, len(files))
+	defer func() {
+		for _, t := range temps {
+			if t != "" {
+				os.Remove(t)
+			}
+		}
+	}()
+	for i, f := range files {
+		t, err := writeTemp(dir, string(f.format), f.data, 0o644, ops.write)
+		if err != nil {
+			return err
+		}
+		temps[i] = t
+	}
+	if err := ctx.Err(); err != nil {
+		return &fs.PathError{Op: "write", Path: dir, Err: err}
+	}
+	for i, f := range files {
+		if err := ops.rename(temps[i], filepath.Join(dir, string(f.format))); err != nil {
+			return err // a *os.LinkError, which names both
+		}
+		temps[i] = ""
+	}
+	for _, f := range old {
+		if asked(files, f) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, string(f))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return syncDir(dir)
 }
 
 // reportFile says whether path holds a report of format f that this
@@ -366,31 +439,30 @@ func reportFile(path string, f format) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	what := ""
-	switch m := fi.Mode(); {
-	case m.IsRegular():
+	if fi.Mode().IsRegular() {
 		head, err := readHead(path)
-		if err != nil {
-			return false, err
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil // gone meanwhile
 		}
-		if f.written(head) {
-			return true, nil
+		if err != nil || f.written(head) {
+			return err == nil, err
 		}
-		what = "a file that is not a jitterkit report"
-	case m.IsDir():
-		what = "a directory"
-	case m&fs.ModeSymlink != 0:
-		what = "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	default:
+	}
+	what, ok := kinds[fi.Mode().Type()&^fs.ModeCharDevice]
+	if !ok {
 		what = "not a regular file"
 	}
 	return false, &fs.PathError{Op: "replace", Path: path, Err: fmt.Errorf("%w: it is %s, which a report never replaces; nothing was written", errNotReport, what)}
+}
+
+// kinds name the kinds of files that reportFile refuses.
+var kinds = map[fs.FileMode]string{
+	0:                "a file that is not a jitterkit report",
+	fs.ModeDir:       "a directory",
+	fs.ModeSymlink:   "a symbolic link",
+	fs.ModeNamedPipe: "a named pipe",
+	fs.ModeSocket:    "a socket",
+	fs.ModeDevice:    "a device",
 }
 
 // errNotReport is the error of a file that WriteDir would replace but did
@@ -410,51 +482,4 @@ func readHead(path string) ([]byte, error) {
 		err = nil
 	}
 	return head[:n], err
-}
-
-// swap moves each step's file into place: the old report to its backup (a
-// hard link, or a rename where links are not supported), then the new file
-// over the old, or the old one away. It stops at the first failure.
-func swap(steps []*swapStep, ops fsOps) error {
-	for _, s := range steps {
-		if s.old {
-			if s.temp != "" && ops.link(s.target, s.backup) == nil {
-				s.backedUp, s.viaLink = true, true
-			} else if err := ops.rename(s.target, s.backup); err != nil {
-				return err
-			} else {
-				s.backedUp = true
-			}
-		}
-		if s.temp != "" {
-			if err := ops.rename(s.temp, s.target); err != nil {
-				return err
-			}
-		}
-		s.placed = true
-	}
-	return nil
-}
-
-// undo puts back what swap moved, last first, and returns the errors of
-// what it could not.
-func undo(steps []*swapStep, ops fsOps) error {
-	var errs []error
-	for _, s := range slices.Backward(steps) {
-		var err error
-		switch {
-		case s.backedUp && s.viaLink && !s.placed:
-			err = ops.remove(s.backup) // the old report never left target
-		case s.backedUp:
-			err = ops.rename(s.backup, s.target)
-		case s.placed:
-			err = ops.remove(s.target) // there was none before
-		}
-		if err != nil {
-			errs = append(errs, err)
-		} else {
-			s.backedUp = false
-		}
-	}
-	return errors.Join(errs...)
 }

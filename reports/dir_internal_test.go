@@ -40,8 +40,8 @@ func failing(op string, n int) (fsOps, error) {
 	calls := 0
 	fail := func() bool { calls++; return calls == n }
 	switch op {
-	case "put":
-		ops.put = func(w io.Writer, data []byte) error {
+	case "write":
+		ops.write = func(w io.Writer, data []byte) error {
 			if fail() {
 				w.Write(data[:len(data)/2])
 				return errInjected
@@ -55,78 +55,86 @@ func failing(op string, n int) (fsOps, error) {
 			}
 			return os.Rename(from, to)
 		}
-	case "link":
-		ops.link = func(from, to string) error { return errInjected } // a file system without hard links
 	}
 	return ops, errInjected
 }
 
+// renames is how many renames put a new set in place of an old one: the
+// new directory's rename that finds the old one there, the old one's
+// rename aside, and the new one's again.
+const renames = 3
+
 // TestWriteSetFailsPartWay makes each step of a write fail in turn: a full
-// disk while the temporary files are written, and each rename of the swap,
-// with and without hard links. Every time the previous set must be left
-// whole, with nothing else beside it.
+// disk while the files are written, and each rename that puts them in
+// place, into a directory of reports alone and, for the writes, one that
+// holds a user's file too. Every time the previous set must be left whole,
+// with nothing else beside it.
 func TestWriteSetFailsPartWay(t *testing.T) {
 	all := []Format{JSON, Markdown, HTML, JUnit}
 	type failure struct {
 		name    string
-		op      string // the operation that fails: put, rename, or link+rename when there are no hard links either
+		op      string // the operation that fails: write or rename
 		n       int    // on its nth call
 		formats []Format
+		others  map[string]string // files of the user's beside the report
 	}
+	notes := map[string]string{"notes.txt": "mine\n"}
 	tests := []failure{
-		{"the second file's write", "put", 2, all},
-		{"the fourth file's write", "put", 4, all},
+		{"the second file's write", "write", 2, all, nil},
+		{"the fourth file's write", "write", 4, all, nil},
+		{"the second file's write beside a user's file", "write", 2, all, notes},
+		{"the fourth file's write beside a user's file", "write", 4, all, notes},
 	}
-	// With hard links the swap renames each new file over the old: four
-	// renames. Leaving out two formats removes their old files: still
-	// four. Without hard links, each old file is first renamed to its
-	// backup: eight.
-	for n := 1; n <= 4; n++ {
+	for n := 1; n <= renames; n++ {
 		tests = append(tests,
-			failure{fmt.Sprintf("rename %d", n), "rename", n, all},
-			failure{fmt.Sprintf("rename %d of two formats, two removed", n), "rename", n, []Format{JUnit, JSON}})
-	}
-	for n := 1; n <= 8; n++ {
-		tests = append(tests, failure{fmt.Sprintf("rename %d without hard links", n), "link+rename", n, all})
+			failure{fmt.Sprintf("rename %d", n), "rename", n, all, nil},
+			failure{fmt.Sprintf("rename %d of two formats, two removed", n), "rename", n, []Format{JUnit, JSON}, nil})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, oldSet)
-			ops, errInjected := failing(strings.TrimPrefix(tt.op, "link+"), tt.n)
-			if strings.HasPrefix(tt.op, "link+") {
-				ops.link = func(from, to string) error { return errors.New("no hard links here") }
-			}
-			err := writeSet(t.Context(), dir, newSet(tt.formats...), ops)
+			writeFiles(t, dir, tt.others)
+			want := kittest.ReadFiles(t, dir)
+			ops, errInjected := failing(tt.op, tt.n)
+			_, err := writeSet(t.Context(), dir, newSet(tt.formats...), ops)
 			require.ErrorIs(t, err, errInjected)
-			assert.Equal(t, oldSet, kittest.ReadFiles(t, dir), "the files after a failed write")
+			assert.Equal(t, want, kittest.ReadFiles(t, dir), "the files after a failed write")
+			assertAlone(t, dir)
 		})
 	}
 }
 
-// TestWriteSetUndoFails fails a rename of the swap, then the rename that
-// would undo it: the error says so, and names where the old file is kept.
+// assertAlone fails unless the parent of dir holds dir alone: no new or
+// old directory of a write is left beside it.
+func assertAlone(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Dir(dir))
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "the directory beside %s", dir)
+	assert.Equal(t, filepath.Base(dir), entries[0].Name())
+}
+
+// TestWriteSetUndoFails fails the rename that puts the new set in place,
+// then the rename that would put the old one back: the error says so, and
+// names where the old set is kept.
 func TestWriteSetUndoFails(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, oldSet)
 	ops := osFS
-	renames := 0
+	calls := 0
 	ops.rename = func(from, to string) error {
-		renames++
-		if renames == 2 || strings.HasSuffix(from, ".old") {
+		calls++
+		if calls == renames || strings.HasSuffix(from, ".old") {
 			return errors.New("injected failure")
 		}
 		return os.Rename(from, to)
 	}
-	err := writeSet(t.Context(), dir, newSet(JSON, Markdown, HTML, JUnit), ops)
+	_, err := writeSet(t.Context(), dir, newSet(JSON, Markdown, HTML, JUnit), ops)
 	require.Error(t, err)
-	require.Contains(t, err.Error(), "undoing the swap failed too")
-	backup := strings.TrimSuffix(strings.SplitN(err.Error(), "kept as ", 2)[1], ")")
-	backup = strings.SplitN(backup, ",", 2)[0]
-	backup = strings.SplitN(backup, ")", 2)[0]
-	got, rerr := os.ReadFile(backup)
-	require.NoError(t, rerr, "the backup named by %q", err)
-	assert.Equal(t, oldSet["report.json"], string(got))
+	require.Contains(t, err.Error(), "as putting it back failed too")
+	kept := strings.SplitN(strings.SplitN(err.Error(), "kept in ", 2)[1], ", as", 2)[0]
+	assert.Equal(t, oldSet, kittest.ReadFiles(t, kept), "the directory named by %q", err)
 }
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -139,15 +147,15 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // TestClearSetFailsPartWay makes each rename of a removal fail in turn:
 // every time the previous set must be left whole, with nothing beside it.
 func TestClearSetFailsPartWay(t *testing.T) {
-	for n := 1; n <= len(oldSet); n++ {
+	for n := 1; n <= renames; n++ {
 		t.Run(fmt.Sprintf("rename %d", n), func(t *testing.T) {
 			dir := t.TempDir()
 			writeFiles(t, dir, oldSet)
 			ops, errInjected := failing("rename", n)
-			steps, err := swapSet(t.Context(), dir, nil, ops)
+			_, err := writeSet(t.Context(), dir, nil, ops)
 			require.ErrorIs(t, err, errInjected)
-			assert.Empty(t, steps, "the steps of a failed removal")
 			assert.Equal(t, oldSet, kittest.ReadFiles(t, dir), "the files after a failed removal")
+			assertAlone(t, dir)
 		})
 	}
 }

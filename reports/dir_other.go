@@ -1,21 +1,10 @@
-//go:build !unix
+//go:build !linux
 
 package reports
 
-import (
-	"context"
-	"io/fs"
-	"os"
-)
+import "io/fs"
 
-// headFlags open a file that Lstat found regular, to read its first bytes.
-const headFlags = os.O_RDONLY
-
-// lockDir does not lock on systems without flock(2): there, two WriteDir
-// calls on one directory at once are not kept apart.
-func lockDir(ctx context.Context, dir string) (unlock func(), err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, &fs.PathError{Op: "lock", Path: dir, Err: err}
-	}
-	return func() {}, nil
-}
+// standsIn reports false: without a way to read a directory's extended
+// attributes, WriteDir cannot tell that a new directory stands in for an
+// existing one whole, and writes into the existing one file by file.
+func standsIn(stage, old fs.FileInfo, path string) bool { return false }

@@ -13,9 +13,10 @@
 // line ("the replay's peak ratio 2.56 is over the 0.6 threshold"), and what
 // to change first, the measured fix when the gate found one.
 //
-// [WriteDir] writes the four files as one set, which a failure or a second
-// writer cannot mix with another; writeFile writes any one file, replacing
-// a regular file atomically and writing through a device or a pipe.
+// [WriteDir] writes the four files as one set, in a new directory renamed
+// into place where it can, and never over a file it did not write;
+// writeFile writes any one file, replacing a regular file atomically and
+// writing through a device or a pipe.
 // [Advise] derives what to change from the failed and warned checks and
 // from the replay.
 //

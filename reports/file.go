@@ -37,9 +37,10 @@ import (
 //
 // Every error names the file written (the end of the links): an
 // *fs.PathError, or the *os.LinkError of a failed rename, so that a caller
-// can tell a path that does not work from a failure of the kit. When ctx is done first, writeFile stops
-// waiting or writing, the error wraps ctx.Err(), and a file that was to be
-// replaced is left as it was; a pipe's reader may have read part of data.
+// can tell a path that does not work from a failure of the kit. When ctx
+// is done first, writeFile stops waiting or writing, the error wraps
+// ctx.Err(), and a file that was to be replaced is left as it was; a
+// pipe's reader may have read part of data.
 //
 // writeFile does not check whether path is also one of the caller's inputs:
 // that is the caller's to refuse.
@@ -48,10 +49,9 @@ func writeFile(ctx context.Context, path string, data []byte) error {
 		return writeDescriptor(ctx, path, fd, data)
 	}
 	target, fi, err := followLinks(path)
-	if err != nil {
-		return err
-	}
 	switch {
+	case err != nil:
+		return err
 	case fi == nil:
 		return replaceFile(ctx, target, data, 0o644)
 	case fi.Mode().IsRegular():
@@ -78,11 +78,8 @@ func followLinks(path string) (string, fs.FileInfo, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return p, nil, nil
 		}
-		if err != nil {
-			return p, nil, err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			return p, fi, nil
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return p, fi, err
 		}
 		link, err := os.Readlink(p)
 		if err != nil {
@@ -139,52 +136,54 @@ func replaceFile(ctx context.Context, path string, data []byte, perm fs.FileMode
 	return syncDir(dir)
 }
 
-// tempName is the pattern of the temporary file of name for os.CreateTemp:
-// hidden, and short enough for any file system.
+// tempName is the pattern of a temporary file or directory for name, as
+// os.CreateTemp takes it: hidden, and short enough for any file system.
 func tempName(name string) string {
-	const keep = 100
-	if len(name) > keep {
-		name = name[:keep]
-	}
-	return "." + name + ".*.tmp"
+	return "." + name[:min(len(name), 100)] + ".*.tmp"
 }
 
-// writeTemp writes data into a new temporary file for name in dir, copying
-// it with put, with the permission bits perm, synced and closed, and
-// returns its path. On an error it leaves no file behind; the error names
-// dir/name, not the temporary file.
-func writeTemp(dir, name string, data []byte, perm fs.FileMode, put func(io.Writer, []byte) error) (string, error) {
+// writeTemp writes data into a new temporary file for name in dir with
+// write, as fill does, and returns its path. On an error it leaves no file
+// behind; the error names dir/name, not the temporary file.
+func writeTemp(dir, name string, data []byte, perm fs.FileMode, write func(io.Writer, []byte) error) (string, error) {
 	path := filepath.Join(dir, name)
 	t, err := os.CreateTemp(dir, tempName(name))
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return "", &fs.PathError{Op: "create", Path: path, Err: err}
+		return "", &fs.PathError{Op: "create", Path: path, Err: pathErr(err)}
 	}
-	err = put(t, data)
-	if err == nil {
-		err = t.Chmod(perm)
-	}
-	if err == nil {
-		err = t.Sync()
-	}
-	if cerr := t.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := fill(t, data, perm, write); err != nil {
 		os.Remove(t.Name())
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return "", &fs.PathError{Op: "write", Path: path, Err: err}
+		return "", &fs.PathError{Op: "write", Path: path, Err: pathErr(err)}
 	}
 	return t.Name(), nil
 }
 
-// copyData is the plain copy of a file's data into its temporary file.
+// fill writes data into the new file f with write, gives it the permission
+// bits perm, syncs it and closes it.
+func fill(f *os.File, data []byte, perm fs.FileMode, write func(io.Writer, []byte) error) error {
+	err := write(f, data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// pathErr returns the error of an *fs.PathError err, without its path, so
+// that an error about a temporary file can name the file it stands for.
+func pathErr(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// copyData is the plain copy of a file's data into its new file.
 func copyData(w io.Writer, data []byte) error {
 	_, err := w.Write(data)
 	return err
@@ -213,7 +212,7 @@ func writeInPlace(ctx context.Context, path string, mode fs.FileMode, data []byt
 	return err // nil, or a *fs.PathError that names path
 }
 
-// syncDir makes the renames in dir durable.
+// syncDir makes the renames in dir durable, where the system can.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -223,8 +222,8 @@ func syncDir(dir string) error {
 	if cerr := d.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil && !errors.Is(err, os.ErrInvalid) && !errors.Is(err, syscall.EINVAL) {
-		return err
+	if errors.Is(err, os.ErrInvalid) || errors.Is(err, syscall.EINVAL) {
+		return nil
 	}
-	return nil
+	return err
 }

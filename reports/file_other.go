@@ -8,8 +8,11 @@ import (
 	"os"
 )
 
+// headFlags open a file that Lstat found regular, to read its first bytes.
+const headFlags = os.O_RDONLY
+
 // openInPlace opens the device at path for writing, as it is. Without
-// flock(2) and non-blocking opens, ctx is only checked first.
+// non-blocking opens, ctx is only checked first.
 func openInPlace(ctx context.Context, path string, mode fs.FileMode) (*os.File, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}

@@ -14,17 +14,20 @@ import (
 	"time"
 )
 
+// headFlags open a file that Lstat found regular, to read its first bytes,
+// without blocking should it have become a pipe, or following a link.
+const headFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOFOLLOW
+
 // openInPlace opens the device, pipe or socket at path for writing, as it
-// is: without creating or truncating it, without following a link put in
-// its place since Lstat, and without making a terminal the process's
-// controlling one. It opens without blocking: a pipe with no reader fails
-// with ENXIO, and is tried again, ever less often, until a reader opens it
-// or ctx is done. The file is then made blocking again unless the runtime
+// is: without creating or truncating it, following a link put in its place
+// since Lstat, or making a terminal the controlling one. A pipe without a
+// reader fails to open (ENXIO) and is tried again, ever less often, until
+// a reader opens it or ctx is done. The file is then checked to be no
+// regular file or directory, and made blocking again unless the runtime
 // poller serves it, so that a write waits as it would have.
 func openInPlace(ctx context.Context, path string, mode fs.FileMode) (*os.File, error) {
 	const flags = os.O_WRONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY | syscall.O_NOFOLLOW
-	wait := time.Millisecond
-	for {
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
 		if err := ctx.Err(); err != nil {
 			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 		}
@@ -40,13 +43,12 @@ func openInPlace(ctx context.Context, path string, mode fs.FileMode) (*os.File, 
 			return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("waiting for a reader of the pipe: %w", ctx.Err())}
 		case <-time.After(wait):
 		}
-		wait = min(2*wait, 100*time.Millisecond)
 	}
 }
 
-// blocking checks that f, just opened in place, is still no regular file
-// or directory, and clears O_NONBLOCK unless the runtime poller serves f
-// (a file it serves has deadlines).
+// blocking checks that f, just opened in place, is no regular file or
+// directory, and clears O_NONBLOCK unless the runtime poller serves f (a
+// file it serves has deadlines).
 func blocking(f *os.File) (*os.File, error) {
 	fi, err := f.Stat()
 	if err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
@@ -55,8 +57,7 @@ func blocking(f *os.File) (*os.File, error) {
 	if err == nil && errors.Is(f.SetWriteDeadline(time.Time{}), os.ErrNoDeadline) {
 		var rc syscall.RawConn
 		if rc, err = f.SyscallConn(); err == nil {
-			cerr := rc.Control(func(fd uintptr) { err = syscall.SetNonblock(int(fd), false) })
-			if err == nil {
+			if cerr := rc.Control(func(fd uintptr) { err = syscall.SetNonblock(int(fd), false) }); err == nil {
 				err = cerr
 			}
 		}

@@ -75,27 +75,8 @@ type OutputNote struct {
 // It returns an *OutputError. What changes on the file system after
 // Check still shows when the files are written.
 func (o Outputs) Check(sampled bool, inputs ...string) error {
-	if o.Dir != "" {
-		if fi, err := os.Stat(o.Dir); err == nil && !fi.IsDir() {
-			return &OutputError{OutputReport, fmt.Errorf("%s is not a directory", o.Dir)}
-		}
-		for _, f := range Formats() {
-			row, _ := f.lookup()
-			var pe *fs.PathError
-			if _, err := reportFile(filepath.Join(o.Dir, string(f)), row); errors.As(err, &pe) && errors.Is(err, errNotReport) {
-				return &OutputError{OutputReport, fmt.Errorf("%s: %w", pe.Path, pe.Err)}
-			} else if err != nil {
-				return &OutputError{OutputReport, err}
-			}
-		}
-		if err := canCreateIn(existingAncestor(o.Dir)); err != nil {
-			return &OutputError{OutputReport, err}
-		}
-		for _, p := range paths(o.Dir) {
-			if err := canReplace(o.Dir, p); err != nil {
-				return &OutputError{OutputReport, err}
-			}
-		}
+	if err := o.checkDir(); err != nil {
+		return &OutputError{OutputReport, err}
 	}
 	if o.JSON != "" && o.Dir != "" {
 		ji, jerr := os.Stat(o.JSON)
@@ -120,6 +101,44 @@ func (o Outputs) Check(sampled bool, inputs ...string) error {
 			}
 		}
 	}
+	if err := o.checkJSON(sampled); err != nil {
+		return &OutputError{OutputJSON, err}
+	}
+	return nil
+}
+
+// checkDir refuses a Dir that WriteDir could not write: a file, a
+// directory holding a file named as a format that is not a report, or one
+// where the process may not create or replace the files.
+func (o Outputs) checkDir() error {
+	if o.Dir == "" {
+		return nil
+	}
+	if fi, err := os.Stat(o.Dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", o.Dir)
+	}
+	for _, row := range dirFormats {
+		var pe *fs.PathError
+		if _, err := reportFile(filepath.Join(o.Dir, string(row.file)), row); errors.As(err, &pe) && errors.Is(err, errNotReport) {
+			return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+		} else if err != nil {
+			return err
+		}
+	}
+	if err := canCreateIn(existingAncestor(o.Dir)); err != nil {
+		return err
+	}
+	for _, p := range paths(o.Dir) {
+		if err := canReplace(o.Dir, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkJSON refuses a JSON file that writeFile could not write, or that
+// would not say what it holds.
+func (o Outputs) checkJSON(sampled bool) error {
 	if o.JSON == "" {
 		return nil
 	}
@@ -127,29 +146,23 @@ func (o Outputs) Check(sampled bool, inputs ...string) error {
 		return nil // a stream the process holds open, written as it is
 	}
 	if sampled {
-		return &OutputError{OutputJSON, errors.New("does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for")}
+		return errors.New("does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for")
 	}
 	if err := sim.CheckJSONPath(o.JSON); err != nil {
-		return &OutputError{OutputJSON, err}
+		return err
 	}
 	// The JSON goes where writeFile takes it: through every link, to a
 	// device or FIFO written in place, or to a regular file replaced
 	// through a new file beside it, in a directory that must exist.
 	target, fi, err := followLinks(o.JSON)
-	switch {
-	case err != nil:
-		return &OutputError{OutputJSON, err}
-	case fi != nil && !fi.Mode().IsRegular():
-		return nil
+	if err != nil || fi != nil && !fi.Mode().IsRegular() {
+		return err
 	}
 	dir, _ := splitPath(target)
 	if err := canCreateIn(dir); err != nil {
-		return &OutputError{OutputJSON, err}
+		return err
 	}
-	if err := canReplace(dir, target); err != nil {
-		return &OutputError{OutputJSON, err}
-	}
-	return nil
+	return canReplace(dir, target)
 }
 
 // existingAncestor returns path, or its nearest ancestor that exists: the
@@ -239,9 +252,9 @@ func (o Outputs) retireJSON(why string) []OutputNote {
 // note says. An output that cannot be written is retired and the other
 // still written: the report is this run's outcome all the same. A
 // rendering that fails retires both. Write returns the notes and the
-// first output's *OutputError; an error that is ctx's (a wait for another
-// writer, a FIFO without a reader, ended by ctx) returns at once and
-// retires nothing.
+// first output's *OutputError; an error that is ctx's (a FIFO without a
+// reader, or a write that ctx stopped before its files were in place)
+// returns at once and retires nothing.
 func (o Outputs) Write(ctx context.Context, rep Report, policy string) ([]OutputNote, error) {
 	var notes []OutputNote
 	var first error

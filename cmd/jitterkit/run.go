@@ -226,8 +226,8 @@ func printNotes(e *env, notes []reports.OutputNote) {
 func evaluate(e *env, o *options) error {
 	defer func() {
 		// A panic of the kit ends the run without an outcome too; run
-		// reports it. The context may be what failed: the lock on the
-		// report's directory is waited for without it.
+		// reports it. The context may be what failed: the outputs are
+		// retired without it.
 		if r := recover(); r != nil {
 			retire(&env{context.Background(), e.stdout, e.stderr}, o, nil)
 			panic(r)
@@ -340,9 +340,9 @@ func gateError(e *env, err error) error {
 
 // outputError returns the exit error of an output that could not be
 // written (see reports.Outputs.Write): an interruption when a signal ended
-// the wait for it (a FIFO without a reader, another gate writing the same
-// directory), bad input (exit 2) when the path cannot be written, a
-// failure of the kit (exit 3) when the report could not be rendered.
+// the write (a FIFO without a reader), bad input (exit 2) when the path
+// cannot be written, a failure of the kit (exit 3) when the report could
+// not be rendered.
 func outputError(e *env, err error) error {
 	var oe *reports.OutputError
 	if !errors.As(err, &oe) {

@@ -29,7 +29,6 @@ var longAllowed = map[string]int{
 	"sim/contention.go replay":        93, // an engine's event loop: split with its benchmark
 	"sim/builtin.go builtinSecond":    93, // an engine's hot path: split with its benchmark
 	"reports/gate/exec.go ExecPolicy": 84,
-	"reports/dir.go swapSet":          84,
 	"sim/models.go replayModelBatch":  82,
 }
 
