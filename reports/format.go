@@ -70,42 +70,9 @@ var modelFigures = []sim.Figure{
 	sim.Attempts, sim.Reads, sim.AttemptsPerDevice, sim.PeakRetryArrivals, sim.PeakRatio, sim.BusiestWindowArrivals,
 }
 
-// modelLabels are what the server models call the figures whose label
-// names devices or attempts.
-var modelLabels = map[sim.Kind]map[sim.Figure]string{
-	sim.Overload: {
-		sim.Served:   "requests answered in time",
-		sim.GaveUp:   "requests that failed every attempt",
-		sim.Attempts: "attempts sent",
-	},
-	sim.Reconnect: {
-		sim.Served:    "devices connected",
-		sim.AllServed: "last device connected, from t=0",
-		sim.Pending:   "devices still reconnecting at the horizon",
-		sim.Attempts:  "connects sent",
-	},
-	sim.Contention: {
-		sim.Served:    "clients that succeeded",
-		sim.AllServed: "last client succeeded, from t=0",
-		sim.Pending:   "clients unfinished at the horizon",
-		sim.Attempts:  "writes (the work)",
-	},
-}
-
 // scenarioFigures are the figures of the periodic kinds and of windows
 // wider than a second, which a replay's summary holds only there.
 var scenarioFigures = []sim.Figure{sim.PeakRetryArrivals1s, sim.PeakRatio1s, sim.PeakFirings, sim.TimerLoadRatio, sim.FiringsMissed}
-
-// periodicLabels are what the periodic kinds call the figures whose
-// label names devices: their servings are firings, and a device gives up
-// a firing.
-var periodicLabels = map[sim.Figure]string{
-	sim.AllServed:         "last firing served, from t=0",
-	sim.PeakRetryArrivals: "peak re-sends of rejected firings per window",
-	sim.PeakRatio:         "peak ratio (re-sends / accept budget)",
-	sim.Served:            "firings served",
-	sim.GaveUp:            "devices that missed a firing",
-}
 
 // ServedNone reports whether no run of an outage replayed on s, whose
 // summary is sum, served a device: its times of serving then have no
@@ -135,10 +102,7 @@ func summaryFigures(p *Replay) []figure {
 			if !ok {
 				continue
 			}
-			fig := figure{key: f, label: f.Label(), unit: f.Unit(), iv: iv}
-			if l, ok := modelLabels[s.Kind][f]; ok {
-				fig.label = l
-			}
+			fig := figure{key: f, label: s.Kind.Label(f), unit: f.Unit(), iv: iv}
 			if f == sim.Amplification {
 				if c := res.Collapses(); c != nil && c.Runs > 0 {
 					// Each end of its interval is a one-sided bound, at
@@ -164,10 +128,7 @@ func summaryFigures(p *Replay) []figure {
 		if _, ok := p.Summary[f]; !ok && slices.Contains(scenarioFigures, f) {
 			continue
 		}
-		fig := figure{key: f, label: f.Label(), unit: f.Unit(), iv: p.Summary[f]}
-		if l, ok := periodicLabels[f]; ok && (s.Kind == sim.Periodic || s.Kind == sim.PeriodicAligned) {
-			fig.label = l
-		}
+		fig := figure{key: f, label: s.Kind.Label(f), unit: f.Unit(), iv: p.Summary[f]}
 		if f == sim.AllServed && outage && p.Summary[sim.Served].Median < float64(s.Clients) {
 			// Not every device was served: the time is the last one's.
 			fig.label = "last served, from t=0"

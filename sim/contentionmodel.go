@@ -10,7 +10,23 @@ import (
 // Its engine is contentionEngine.
 type contentionModel struct{ serverBase }
 
-func (contentionModel) kind() Kind     { return Contention }
+func (contentionModel) kind() Kind { return Contention }
+
+// label names the fleet as clients and its attempts as the writes that
+// are the work.
+func (contentionModel) label(f Figure) string {
+	switch f {
+	case Served:
+		return "clients that succeeded"
+	case AllServed:
+		return "last client succeeded, from t=0"
+	case Pending:
+		return "clients unfinished at the horizon"
+	case Attempts:
+		return "writes (the work)"
+	}
+	return ""
+}
 func (contentionModel) recovers() bool { return false }
 
 func (contentionModel) defaults(s Scenario) Scenario {

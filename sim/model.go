@@ -46,6 +46,9 @@ type model interface {
 	// span returns the stretch of simulated time the arrivals of a run of
 	// s, after defaults, fall in.
 	span(s Scenario) time.Duration
+	// label returns what the kind calls figure f where its own words
+	// differ from the figure's (see [Kind.Label]), or "".
+	label(f Figure) string
 	// outcome writes the end of a fleet kind's replay detail: what its
 	// devices did beyond the peaks (see [Result.Detail]).
 	outcome(r Result, b *strings.Builder)
@@ -165,6 +168,17 @@ func (k Kind) Recovers() bool { return k.model().recovers() }
 // (Overload, Reconnect, Contention), replayed by an engine of its own and
 // judged by its own rules rather than by the fleet's peak ratio.
 func (k Kind) ServerModel() bool { return k.model().server() }
+
+// Label returns what a replay of kind k calls figure f: the figure's own
+// label (see [Figure.Label]), unless the kind names what it counts in
+// words of its own, such as the periodic kinds' firings or the server
+// models' requests, connects and writes.
+func (k Kind) Label(f Figure) string {
+	if l := k.model().label(f); l != "" {
+		return l
+	}
+	return f.Label()
+}
 
 // kindNames lists the scenarios for a refusal.
 func kindNames() string {
@@ -296,6 +310,7 @@ func writePending(r Result, b *strings.Builder) {
 func (fleetModel) arrivals(s Scenario) int64     { return int64(s.MaxAttempts) }
 func (fleetModel) firings(Scenario) int64        { return 1 }
 func (fleetModel) span(s Scenario) time.Duration { return s.Horizon }
+func (fleetModel) label(Figure) string           { return "" }
 
 // serverBase holds what the server models (Overload, Reconnect,
 // Contention) share. Each embeds it.
@@ -312,6 +327,7 @@ func (serverBase) baselines(Scenario) []baselineFleet  { return nil }
 func (serverBase) judgesGaveUp() bool                  { return false }
 func (serverBase) arrivalsOnly() bool                  { return false }
 func (serverBase) tips() bool                          { return false }
+func (serverBase) label(Figure) string                 { return "" }
 
 // outcome is none: a server model's detail is its own (see
 // Result.modelDetail).

@@ -59,3 +59,27 @@ func TestBudgetModels(t *testing.T) {
 	_, ok := BudgetKind("bogus").model()
 	assert.False(t, ok)
 }
+
+// A kind names a figure in its own words where it counts something other
+// than devices served, and by the figure's label everywhere else.
+func TestKindLabel(t *testing.T) {
+	tests := []struct {
+		kind Kind
+		f    Figure
+		want string
+	}{
+		{Outage, Served, "served"},
+		{Storm, AllServed, "all served, from t=0"},
+		{Periodic, Served, "firings served"},
+		{PeriodicAligned, GaveUp, "devices that missed a firing"},
+		{Periodic, P99Served, P99Served.Label()},
+		{Overload, Served, "requests answered in time"},
+		{Overload, Pending, Pending.Label()},
+		{Reconnect, Attempts, "connects sent"},
+		{Contention, Attempts, "writes (the work)"},
+		{Contention, Reads, "reads"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.kind.Label(tt.f), "%s: %s", tt.kind, tt.f)
+	}
+}

@@ -16,7 +16,20 @@ import (
 // whether the fleet recovers. Its engine is overloadEngine.
 type overloadModel struct{ serverBase }
 
-func (overloadModel) kind() Kind     { return Overload }
+func (overloadModel) kind() Kind { return Overload }
+
+// label names the fleet's servings and attempts as requests.
+func (overloadModel) label(f Figure) string {
+	switch f {
+	case Served:
+		return "requests answered in time"
+	case GaveUp:
+		return "requests that failed every attempt"
+	case Attempts:
+		return "attempts sent"
+	}
+	return ""
+}
 func (overloadModel) recovers() bool { return true }
 
 // tips is true: an overload searches the shortest dip it does not

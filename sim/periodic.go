@@ -22,6 +22,24 @@ func (m periodicModel) kind() Kind {
 
 func (periodicModel) timers() bool { return true }
 
+// label names devices by their timers: their servings are firings, and a
+// device gives up a firing.
+func (periodicModel) label(f Figure) string {
+	switch f {
+	case AllServed:
+		return "last firing served, from t=0"
+	case PeakRetryArrivals:
+		return "peak re-sends of rejected firings per window"
+	case PeakRatio:
+		return "peak ratio (re-sends / accept budget)"
+	case Served:
+		return "firings served"
+	case GaveUp:
+		return "devices that missed a firing"
+	}
+	return ""
+}
+
 func (periodicModel) defaults(s Scenario) Scenario {
 	def(&s.Period, defaultPeriod)
 	def(&s.Horizon, 5*s.Period)

@@ -16,7 +16,23 @@ import (
 // judged on whether the fleet recovers. Its engine is reconnectEngine.
 type reconnectModel struct{ serverBase }
 
-func (reconnectModel) kind() Kind     { return Reconnect }
+func (reconnectModel) kind() Kind { return Reconnect }
+
+// label names the fleet's servings as connections and its attempts as
+// connects.
+func (reconnectModel) label(f Figure) string {
+	switch f {
+	case Served:
+		return "devices connected"
+	case AllServed:
+		return "last device connected, from t=0"
+	case Pending:
+		return "devices still reconnecting at the horizon"
+	case Attempts:
+		return "connects sent"
+	}
+	return ""
+}
 func (reconnectModel) recovers() bool { return true }
 
 func (reconnectModel) defaults(s Scenario) Scenario {
