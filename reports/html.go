@@ -255,12 +255,9 @@ func htmlReplayOf(p *Replay) (*htmlReplay, error) {
 		})
 	}
 	s := p.Scenario.WithDefaults()
-	hr.RunHeads = runHeads[s.Kind]
-	if hr.RunHeads == nil {
-		hr.RunHeads = fleetRunHeads
-	}
+	hr.RunHeads = append([]string{"Run", "Seed"}, s.Kind.RunHeads()...)
 	for i, run := range p.Runs {
-		hr.Runs = append(hr.Runs, htmlRun{Charted: i == p.Representative, Cells: append([]string{num(float64(i + 1)), strconv.FormatUint(run.Seed, 10)}, runCells(s, run)...)})
+		hr.Runs = append(hr.Runs, htmlRun{Charted: i == p.Representative, Cells: append([]string{num(float64(i + 1)), strconv.FormatUint(run.Seed, 10)}, s.RunCells(run, num)...)})
 	}
 	switch arrivals, _ := p.Histogram(); {
 	case p.Scenario.Kind.ServerModel():
@@ -410,46 +407,6 @@ func modelGlossary(p *Replay) []htmlTerm {
 		}
 	}
 	return append(terms, level)
-}
-
-// fleetRunHeads head the runs table of the fleet kinds, after the run and
-// its seed; runHeads those of the server models, judged on recovery.
-var (
-	fleetRunHeads = []string{"Run", "Seed", "All served, from t=0 (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}
-	runHeads      = map[sim.Kind][]string{
-		sim.Overload:   {"Run", "Seed", "Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"},
-		sim.Reconnect:  {"Run", "Seed", "Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"},
-		sim.Contention: {"Run", "Seed", "Writes", "Reads", "Succeeded (clients)", "Last success, from t=0 (s)", "Unfinished"},
-	}
-)
-
-// runCells returns the cells of run's row in the runs table of scenario s
-// (after defaults), after the run and its seed, as its heads say.
-func runCells(s sim.Scenario, run sim.Run) []string {
-	recovered := func() []string {
-		if !run.Recovered {
-			return []string{"no", "–"}
-		}
-		return []string{"yes", num(run.RecoveredAfter.Seconds())}
-	}
-	switch s.Kind {
-	case sim.Overload:
-		return append(recovered(), num(run.Amplification), num(run.Goodput), num(float64(run.JobsAtEnd)), num(float64(run.Timeouts)), num(float64(run.Attempts)), num(run.PeakRatio))
-	case sim.Reconnect:
-		all, warm := "–", "–"
-		if run.Served == s.Clients {
-			all = num(run.AllServed.Seconds())
-		}
-		if run.Warm {
-			warm = num(run.WarmAt.Seconds())
-		}
-		return append(recovered(), num(float64(run.Served)), all, num(float64(run.Accepted)), num(float64(run.Dropped)), warm, num(float64(run.Attempts)), num(run.PeakRatio))
-	case sim.Contention:
-		return []string{num(float64(run.Attempts)), num(float64(run.Reads)), num(float64(run.Served)), num(run.AllServed.Seconds()), num(float64(run.Pending))}
-	}
-	return []string{num(run.AllServed.Seconds()), num(float64(run.BusiestWindowArrivals)),
-		num(float64(run.PeakRetryArrivals)), num(run.PeakRatio), num(float64(run.Attempts)),
-		num(float64(run.Served)), num(float64(run.GaveUp)), num(run.P50.Seconds()), num(run.P99.Seconds())}
 }
 
 // glossary defines the terms the page uses, with the report's own

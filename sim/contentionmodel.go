@@ -27,6 +27,14 @@ func (contentionModel) label(f Figure) string {
 	}
 	return ""
 }
+
+func (contentionModel) runHeads() []string {
+	return []string{"Writes", "Reads", "Succeeded (clients)", "Last success, from t=0 (s)", "Unfinished"}
+}
+
+func (contentionModel) runCells(s Scenario, run Run, num func(float64) string) []string {
+	return []string{num(float64(run.Attempts)), num(float64(run.Reads)), num(float64(run.Served)), num(run.AllServed.Seconds()), num(float64(run.Pending))}
+}
 func (contentionModel) recovers() bool { return false }
 
 func (contentionModel) defaults(s Scenario) Scenario {

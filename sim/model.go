@@ -49,6 +49,12 @@ type model interface {
 	// label returns what the kind calls figure f where its own words
 	// differ from the figure's (see [Kind.Label]), or "".
 	label(f Figure) string
+	// runHeads head the columns of the kind's table of runs, one a run
+	// (see [Kind.RunHeads]).
+	runHeads() []string
+	// runCells returns the cells of run's row in that table, for s after
+	// defaults, with num formatting each number.
+	runCells(s Scenario, run Run, num func(float64) string) []string
 	// outcome writes the end of a fleet kind's replay detail: what its
 	// devices did beyond the peaks (see [Result.Detail]).
 	outcome(r Result, b *strings.Builder)
@@ -178,6 +184,19 @@ func (k Kind) Label(f Figure) string {
 		return l
 	}
 	return f.Label()
+}
+
+// RunHeads head the columns of the table of a replay's runs of kind k,
+// one row a run, after the run's number and its seed: what the kind
+// judges a run by, then what it counted.
+func (k Kind) RunHeads() []string { return k.model().runHeads() }
+
+// RunCells returns the cells of run's row in the table of runs of s,
+// under [Kind.RunHeads], with num formatting each number; a time that run
+// never reached is "–".
+func (s Scenario) RunCells(run Run, num func(float64) string) []string {
+	s = s.WithDefaults()
+	return s.Kind.model().runCells(s, run, num)
 }
 
 // kindNames lists the scenarios for a refusal.
@@ -312,6 +331,16 @@ func (fleetModel) firings(Scenario) int64        { return 1 }
 func (fleetModel) span(s Scenario) time.Duration { return s.Horizon }
 func (fleetModel) label(Figure) string           { return "" }
 
+func (fleetModel) runHeads() []string {
+	return []string{"All served, from t=0 (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}
+}
+
+func (fleetModel) runCells(s Scenario, run Run, num func(float64) string) []string {
+	return []string{num(run.AllServed.Seconds()), num(float64(run.BusiestWindowArrivals)),
+		num(float64(run.PeakRetryArrivals)), num(run.PeakRatio), num(float64(run.Attempts)),
+		num(float64(run.Served)), num(float64(run.GaveUp)), num(run.P50.Seconds()), num(run.P99.Seconds())}
+}
+
 // serverBase holds what the server models (Overload, Reconnect,
 // Contention) share. Each embeds it.
 type serverBase struct{}
@@ -328,6 +357,16 @@ func (serverBase) judgesGaveUp() bool                  { return false }
 func (serverBase) arrivalsOnly() bool                  { return false }
 func (serverBase) tips() bool                          { return false }
 func (serverBase) label(Figure) string                 { return "" }
+
+// recoveredCells are the first two cells of a recovery model's row in its
+// table of runs: whether run recovered, and after how long from the
+// trigger's end.
+func recoveredCells(run Run, num func(float64) string) []string {
+	if !run.Recovered {
+		return []string{"no", "–"}
+	}
+	return []string{"yes", num(run.RecoveredAfter.Seconds())}
+}
 
 // outcome is none: a server model's detail is its own (see
 // Result.modelDetail).

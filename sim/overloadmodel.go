@@ -30,6 +30,14 @@ func (overloadModel) label(f Figure) string {
 	}
 	return ""
 }
+
+func (overloadModel) runHeads() []string {
+	return []string{"Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"}
+}
+
+func (overloadModel) runCells(s Scenario, run Run, num func(float64) string) []string {
+	return append(recoveredCells(run, num), num(run.Amplification), num(run.Goodput), num(float64(run.JobsAtEnd)), num(float64(run.Timeouts)), num(float64(run.Attempts)), num(run.PeakRatio))
+}
 func (overloadModel) recovers() bool { return true }
 
 // tips is true: an overload searches the shortest dip it does not

@@ -33,6 +33,21 @@ func (reconnectModel) label(f Figure) string {
 	}
 	return ""
 }
+
+func (reconnectModel) runHeads() []string {
+	return []string{"Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"}
+}
+
+func (reconnectModel) runCells(s Scenario, run Run, num func(float64) string) []string {
+	all, warm := "–", "–"
+	if run.Served == s.Clients {
+		all = num(run.AllServed.Seconds())
+	}
+	if run.Warm {
+		warm = num(run.WarmAt.Seconds())
+	}
+	return append(recoveredCells(run, num), num(float64(run.Served)), all, num(float64(run.Accepted)), num(float64(run.Dropped)), warm, num(float64(run.Attempts)), num(run.PeakRatio))
+}
 func (reconnectModel) recovers() bool { return true }
 
 func (reconnectModel) defaults(s Scenario) Scenario {
