@@ -254,28 +254,6 @@ func TestCompare(t *testing.T) {
 	assert.Equal(t, "nan", de.Policy)
 }
 
-func TestBuiltins(t *testing.T) {
-	tests := []struct {
-		spec *kit.Spec
-		kind sim.Kind
-		cap  time.Duration
-		want string
-	}{
-		{nil, sim.Outage, 0, "base=100ms,cap=10s"},
-		{nil, sim.Storm, 0, "base=1s,cap=30s"},
-		{nil, sim.Outage, time.Minute, "base=100ms,cap=1m"},
-		{&passing, sim.Outage, 0, "base=15s,cap=5m"},
-	}
-	for _, tt := range tests {
-		var got []string
-		for _, s := range gate.Builtins(tt.spec, tt.kind, tt.cap) {
-			got = append(got, s.String())
-		}
-		want := []string{"none:" + tt.want, "full:" + tt.want, "equal:" + tt.want, "decorrelated:" + tt.want}
-		assert.Equal(t, want, got)
-	}
-}
-
 // trace returns a recording of n devices of full jitter, five delays each.
 func trace(t *testing.T, n int) *kit.Trace {
 	t.Helper()
