@@ -69,8 +69,8 @@ func GoPolicy(name string, f kit.Factory) Policy {
 	return Policy{Name: name, Source: kit.SourceGo, Factory: f}
 }
 
-// TracePolicy returns the delays t recorded, named name (its file, say).
-func TracePolicy(name string, t *kit.Trace) Policy {
+// tracePolicy returns the delays t recorded, named name (its file, say).
+func tracePolicy(name string, t *kit.Trace) Policy {
 	return Policy{Name: name, Source: kit.SourceTrace, Factory: t.Factory(), IDs: t.IDs()}
 }
 
