@@ -32,7 +32,7 @@ func BenchmarkRun(b *testing.B) {
 		require.Equal(b, verdict.Pass, out.Status(), "Status()")
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/run")
-	b.ReportMetric(float64(DefaultDevices*DefaultCapAttempts)*float64(b.N)/b.Elapsed().Seconds(), "delays/s")
+	b.ReportMetric(float64(DefaultDevices*defaultCapAttempts)*float64(b.N)/b.Elapsed().Seconds(), "delays/s")
 }
 
 // TestCheckReportsTheFailureNotItsEcho fails a policy without jitter: the

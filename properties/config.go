@@ -92,8 +92,8 @@ type Config struct {
 const (
 	DefaultDevices     = 1000
 	DefaultAttempts    = 3
-	DefaultCapAttempts = 32
-	DefaultSeed        = 1
+	defaultCapAttempts = 32
+	defaultSeed        = 1
 	DefaultCallTimeout = 30 * time.Second
 	DefaultMemoryLimit = 4 << 30
 )
@@ -114,7 +114,7 @@ func (c Config) withDefaults() Config {
 		c.Attempts = DefaultAttempts
 	}
 	if c.CapAttempts <= 0 {
-		c.CapAttempts = DefaultCapAttempts
+		c.CapAttempts = defaultCapAttempts
 	}
 	c.CapAttempts = max(c.CapAttempts, c.Attempts)
 	if c.Boot.IsZero() {

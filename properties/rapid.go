@@ -15,7 +15,7 @@ import (
 var rapidMu sync.Mutex
 
 // resolveSeed returns the seed of a run: seed itself, else the -rapid.seed
-// flag when one is set, else DefaultSeed.
+// flag when one is set, else defaultSeed.
 func resolveSeed(seed uint64) uint64 {
 	if seed != 0 {
 		return seed
@@ -25,7 +25,7 @@ func resolveSeed(seed uint64) uint64 {
 			return v
 		}
 	}
-	return DefaultSeed
+	return defaultSeed
 }
 
 // withRapid runs fn with rapid's seed set to seed and its fail files turned

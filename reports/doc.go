@@ -2,7 +2,7 @@
 // [Report] value, filled from the property checks ([Report.AddChecks]) and
 // the fleet replay ([Report.AddReplay]), written five ways.
 //
-//	report.json  WriteJSON      the shape named by Schema, for scripts
+//	report.json  WriteJSON      the shape its schema names, for scripts
 //	report.md    WriteMarkdown  for a pull request comment or a design document
 //	report.html  WriteHTML      one self-contained page with SVG charts
 //	junit.xml    WriteJUnit     one test case per check and one for the replay

@@ -17,7 +17,7 @@ var _ = register(format{file: JSON, position: 10, render: renderJSON, written: f
 }})
 
 // WriteJSON writes r as report.json: an indented object of the shape that
-// [Schema] names. It returns an error, and writes nothing, when r holds a
+// [Report.Schema] names. It returns an error, and writes nothing, when r holds a
 // number that is not finite.
 //
 // report.json is for programs, and keeps each string of r as it is, with

@@ -27,15 +27,17 @@ type Outputs struct {
 	Dir string
 }
 
-// The outputs, as an OutputError and an OutputNote name them.
+// The outputs, as an OutputError and an OutputNote name them: the names
+// of the command's flags that set them.
 const (
-	OutputJSON   = "json"
-	OutputReport = "report"
+	outputJSON   = "json"
+	outputReport = "report"
 )
 
 // An OutputError is an output that is refused, or could not be written.
 type OutputError struct {
-	// Output is OutputJSON or OutputReport.
+	// Output is "json" (the replay's JSON) or "report" (the report's
+	// directory).
 	Output string
 	// Err says what is wrong, naming the path.
 	Err error
@@ -48,7 +50,8 @@ func (e *OutputError) Unwrap() error { return e.Err }
 // earlier run's file was removed, or could not be, that the output was not
 // written, and why, or which files the report was written to.
 type OutputNote struct {
-	// Output is OutputJSON or OutputReport, and Path its file.
+	// Output is "json" or "report", as an OutputError names it, and
+	// Path its file.
 	Output, Path string
 	// Text says what happened, in a line; a note that is not Retired
 	// names the output itself.
@@ -76,14 +79,14 @@ type OutputNote struct {
 // Check still shows when the files are written.
 func (o Outputs) Check(sampled bool, inputs ...string) error {
 	if err := o.checkDir(); err != nil {
-		return &OutputError{OutputReport, err}
+		return &OutputError{outputReport, err}
 	}
 	if o.JSON != "" && o.Dir != "" {
 		ji, jerr := os.Stat(o.JSON)
 		for _, p := range paths(o.Dir) {
 			pi, perr := os.Stat(p)
 			if filepath.Clean(p) == filepath.Clean(o.JSON) || jerr == nil && perr == nil && os.SameFile(ji, pi) {
-				return &OutputError{OutputJSON, fmt.Errorf("%s is a file of the report in %s too; write it elsewhere", o.JSON, o.Dir)}
+				return &OutputError{outputJSON, fmt.Errorf("%s is a file of the report in %s too; write it elsewhere", o.JSON, o.Dir)}
 			}
 		}
 	}
@@ -102,7 +105,7 @@ func (o Outputs) Check(sampled bool, inputs ...string) error {
 		}
 	}
 	if err := o.checkJSON(sampled); err != nil {
-		return &OutputError{OutputJSON, err}
+		return &OutputError{outputJSON, err}
 	}
 	return nil
 }
@@ -188,11 +191,11 @@ type outputFile struct{ output, path string }
 func (o Outputs) files() []outputFile {
 	var out []outputFile
 	if o.JSON != "" {
-		out = append(out, outputFile{OutputJSON, o.JSON})
+		out = append(out, outputFile{outputJSON, o.JSON})
 	}
 	if o.Dir != "" {
 		for _, p := range paths(o.Dir) {
-			out = append(out, outputFile{OutputReport, p})
+			out = append(out, outputFile{outputReport, p})
 		}
 	}
 	return out
@@ -217,7 +220,7 @@ func (o Outputs) Retire(ctx context.Context) []OutputNote {
 func (o Outputs) retireDir(ctx context.Context) []OutputNote {
 	removed, err := clearDir(ctx, o.Dir)
 	if err != nil {
-		return []OutputNote{{OutputReport, o.Dir, "the previous report there is not this run's, and removing it failed: " + err.Error(), true}}
+		return []OutputNote{{outputReport, o.Dir, "the previous report there is not this run's, and removing it failed: " + err.Error(), true}}
 	}
 	if len(removed) == 0 {
 		return nil
@@ -226,7 +229,7 @@ func (o Outputs) retireDir(ctx context.Context) []OutputNote {
 	for i, f := range removed {
 		names[i] = string(f)
 	}
-	return []OutputNote{{OutputReport, o.Dir, fmt.Sprintf("the previous report (%s) was removed, as this run has none to replace it", strings.Join(names, ", ")), true}}
+	return []OutputNote{{outputReport, o.Dir, fmt.Sprintf("the previous report (%s) was removed, as this run has none to replace it", strings.Join(names, ", ")), true}}
 }
 
 // retireJSON removes the replay's JSON at o.JSON, saying why this run
@@ -239,9 +242,9 @@ func (o Outputs) retireJSON(why string) []OutputNote {
 	removed, err := sim.RemoveJSON(o.JSON)
 	switch {
 	case err != nil:
-		return []OutputNote{{OutputJSON, o.JSON, "the previous replay's JSON there is not this run's, and removing it failed: " + err.Error(), true}}
+		return []OutputNote{{outputJSON, o.JSON, "the previous replay's JSON there is not this run's, and removing it failed: " + err.Error(), true}}
 	case removed:
-		return []OutputNote{{OutputJSON, o.JSON, "the previous replay's JSON was removed, as " + why, true}}
+		return []OutputNote{{outputJSON, o.JSON, "the previous replay's JSON was removed, as " + why, true}}
 	}
 	return nil
 }
@@ -262,16 +265,16 @@ func (o Outputs) Write(ctx context.Context, rep Report, policy string) ([]Output
 		var b bytes.Buffer
 		switch err := rep.Replay.WriteJSON(&b, policy); {
 		case errors.Is(err, ErrNoFigures):
-			notes = append(notes, OutputNote{OutputJSON, o.JSON, o.JSON + ": not written: " + err.Error(), false})
+			notes = append(notes, OutputNote{outputJSON, o.JSON, o.JSON + ": not written: " + err.Error(), false})
 			notes = append(notes, o.retireJSON(err.Error())...)
 		case err != nil:
-			return append(notes, o.Retire(ctx)...), &OutputError{OutputJSON, err}
+			return append(notes, o.Retire(ctx)...), &OutputError{outputJSON, err}
 		default:
 			if err := writeFile(ctx, o.JSON, b.Bytes()); err != nil {
 				if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-					return notes, &OutputError{OutputJSON, err}
+					return notes, &OutputError{outputJSON, err}
 				}
-				first = &OutputError{OutputJSON, err}
+				first = &OutputError{outputJSON, err}
 				notes = append(notes, o.retireJSON("this run's could not be written")...)
 			}
 		}
@@ -282,10 +285,10 @@ func (o Outputs) Write(ctx context.Context, rep Report, policy string) ([]Output
 				notes = append(notes, o.retireDir(ctx)...)
 			}
 			if first == nil {
-				first = &OutputError{OutputReport, err}
+				first = &OutputError{outputReport, err}
 			}
 		} else {
-			notes = append(notes, OutputNote{OutputReport, o.Dir, "report: " + strings.Join(paths(o.Dir), ", "), false})
+			notes = append(notes, OutputNote{outputReport, o.Dir, "report: " + strings.Join(paths(o.Dir), ", "), false})
 		}
 	}
 	return notes, first

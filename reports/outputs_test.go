@@ -34,17 +34,17 @@ func TestOutputsCheck(t *testing.T) {
 	}{
 		{"nothing", reports.Outputs{}, false, "", ""},
 		{"a new JSON file", reports.Outputs{JSON: filepath.Join(dir, "r.json")}, false, "", ""},
-		{"a report dir that is a file", reports.Outputs{Dir: file}, false, reports.OutputReport, file + " is not a directory"},
-		{"JSON over an input", reports.Outputs{JSON: file}, false, reports.OutputJSON, file + " would be written over " + file + ", an input of this run; write it elsewhere"},
-		{"JSON at a directory", reports.Outputs{JSON: dir}, false, reports.OutputJSON, dir + " is a directory; name a file"},
-		{"a user's own report.md", reports.Outputs{Dir: user}, false, reports.OutputReport, filepath.Join(user, "report.md") + ": not a report file: it is a file that is not a jitterkit report, which a report never replaces; nothing was written"},
+		{"a report dir that is a file", reports.Outputs{Dir: file}, false, "report", file + " is not a directory"},
+		{"JSON over an input", reports.Outputs{JSON: file}, false, "json", file + " would be written over " + file + ", an input of this run; write it elsewhere"},
+		{"JSON at a directory", reports.Outputs{JSON: dir}, false, "json", dir + " is a directory; name a file"},
+		{"a user's own report.md", reports.Outputs{Dir: user}, false, "report", filepath.Join(user, "report.md") + ": not a report file: it is a file that is not a jitterkit report, which a report never replaces; nothing was written"},
 		{"a report dir to be made", reports.Outputs{Dir: filepath.Join(dir, "a", "b")}, false, "", ""},
-		{"JSON in a directory that does not exist", reports.Outputs{JSON: missing}, false, reports.OutputJSON, "cannot create a file in " + filepath.Dir(missing) + ": no such file or directory"},
-		{"JSON over the report's", reports.Outputs{JSON: filepath.Join(dir, "both", "report.json"), Dir: filepath.Join(dir, "both") + "/"}, false, reports.OutputJSON, filepath.Join(dir, "both", "report.json") + " is a file of the report in " + filepath.Join(dir, "both") + "/ too; write it elsewhere"},
-		{"JSON through a loop of links", reports.Outputs{JSON: loop}, false, reports.OutputJSON, "open " + loop + ": too many levels of symbolic links"},
-		{"JSON through a link into a missing directory", reports.Outputs{JSON: dangling}, false, reports.OutputJSON, "cannot create a file in " + filepath.Join(dir, "nodir") + ": no such file or directory"},
-		{"JSON under a file", reports.Outputs{JSON: filepath.Join(file, "r.json")}, false, reports.OutputJSON, "lstat " + filepath.Join(file, "r.json") + ": not a directory"},
-		{"JSON of a sample", reports.Outputs{JSON: filepath.Join(dir, "r.json")}, true, reports.OutputJSON, "does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for"},
+		{"JSON in a directory that does not exist", reports.Outputs{JSON: missing}, false, "json", "cannot create a file in " + filepath.Dir(missing) + ": no such file or directory"},
+		{"JSON over the report's", reports.Outputs{JSON: filepath.Join(dir, "both", "report.json"), Dir: filepath.Join(dir, "both") + "/"}, false, "json", filepath.Join(dir, "both", "report.json") + " is a file of the report in " + filepath.Join(dir, "both") + "/ too; write it elsewhere"},
+		{"JSON through a loop of links", reports.Outputs{JSON: loop}, false, "json", "open " + loop + ": too many levels of symbolic links"},
+		{"JSON through a link into a missing directory", reports.Outputs{JSON: dangling}, false, "json", "cannot create a file in " + filepath.Join(dir, "nodir") + ": no such file or directory"},
+		{"JSON under a file", reports.Outputs{JSON: filepath.Join(file, "r.json")}, false, "json", "lstat " + filepath.Join(file, "r.json") + ": not a directory"},
+		{"JSON of a sample", reports.Outputs{JSON: filepath.Join(dir, "r.json")}, true, "json", "does not take a sampled replay, whose figures are the sample's; write a report instead, whose files say what the sample stands for"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,7 +69,7 @@ func TestOutputsWriteAndRetire(t *testing.T) {
 	notes, err := o.Write(ctx, passingReport(), "full")
 	require.NoError(t, err)
 	require.Len(t, notes, 1)
-	assert.Equal(t, reports.OutputNote{Output: reports.OutputReport, Path: o.Dir, Text: "report: " + joinPaths(o.Dir)}, notes[0])
+	assert.Equal(t, reports.OutputNote{Output: "report", Path: o.Dir, Text: "report: " + joinPaths(o.Dir)}, notes[0])
 	require.FileExists(t, o.JSON)
 
 	// A report without figures writes no JSON and retires the last one.
@@ -86,7 +86,7 @@ func TestOutputsWriteAndRetire(t *testing.T) {
 
 	notes = o.Retire(ctx)
 	require.Len(t, notes, 1)
-	assert.Equal(t, reports.OutputNote{Output: reports.OutputReport, Path: o.Dir, Text: "the previous report (report.json, report.md, report.html, junit.xml) was removed, as this run has none to replace it", Retired: true}, notes[0])
+	assert.Equal(t, reports.OutputNote{Output: "report", Path: o.Dir, Text: "the previous report (report.json, report.md, report.html, junit.xml) was removed, as this run has none to replace it", Retired: true}, notes[0])
 	for _, p := range reports.Paths(o.Dir) {
 		assert.NoFileExists(t, p)
 	}
@@ -101,7 +101,7 @@ func TestOutputsWriteAndRetire(t *testing.T) {
 	notes, err = o.Write(ctx, passingReport(), "full")
 	var oe *reports.OutputError
 	require.ErrorAs(t, err, &oe)
-	assert.Equal(t, reports.OutputReport, oe.Output)
+	assert.Equal(t, "report", oe.Output)
 	require.Len(t, notes, 1)
 	assert.Equal(t, "the previous report (report.json, report.html, junit.xml) was removed, as this run has none to replace it", notes[0].Text)
 	assert.FileExists(t, o.JSON)

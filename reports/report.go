@@ -7,12 +7,12 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// Schema names the version of the report's JSON shape. A change that a
+// schema names the version of the report's JSON shape. A change that a
 // reader of report.json would notice gets a new version. In v2 the replay
 // carries its scenario, configuration, runs and summary in the shapes of
 // sim's own JSON (the shape of jitterkit replay --json), and comparisons
 // are a list.
-const Schema = "jitterkit.report/v2"
+const schema = "jitterkit.report/v2"
 
 // A Report is everything one run of the kit found about one policy: the
 // property checks, the fleet replay, comparisons with other policies, and
@@ -25,7 +25,7 @@ const Schema = "jitterkit.report/v2"
 // delay that is NaN or infinite belongs in a device's Err, as text.
 type Report struct {
 	// Schema is the version of this shape; the Write functions set it to
-	// [Schema] when it is empty.
+	// this version's, "jitterkit.report/v2", when it is empty.
 	Schema string `json:"schema"`
 	// Verdict is the gate's verdict (see [verdict.Gate]): Pass, Fail, or
 	// Inconclusive when a check or the replay could not gather the evidence

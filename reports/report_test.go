@@ -28,7 +28,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	require.NoError(t, reports.WriteJSON(&b, r))
 	var got reports.Report
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
-	r.Schema = reports.Schema
+	r.Schema = "jitterkit.report/v2"
 	assert.Equal(t, r, got, "report.json read back")
 	var raw map[string]any
 	require.NoError(t, json.Unmarshal(b.Bytes(), &raw))
@@ -47,7 +47,7 @@ func TestJSONRoundTripStopped(t *testing.T) {
 	require.NoError(t, reports.WriteJSON(&b, r))
 	var got reports.Report
 	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
-	r.Schema = reports.Schema
+	r.Schema = "jitterkit.report/v2"
 	r.Replay.Scenario.MemoryLimit = 0 // a setting of the machine, which sim's JSON leaves out
 	assert.Equal(t, r, got, "report.json read back")
 

@@ -13,7 +13,7 @@ import (
 // naming the first field that cannot be rendered.
 func prepare(r Report) (Report, error) {
 	if r.Schema == "" {
-		r.Schema = Schema
+		r.Schema = schema
 	}
 	if err := r.validate(); err != nil {
 		return Report{}, fmt.Errorf("reports: %w", err)

@@ -9,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/jitterkit/jitterkit/reports/gate"
 )
 
 // libFaketime returns where libfaketime is installed, or "".
@@ -51,7 +49,7 @@ func TestExecFleet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.program, func(t *testing.T) {
-			t.Setenv(gate.LibFaketimeEnv, lib)
+			t.Setenv("JITTERKIT_LIBFAKETIME", lib)
 			r := jitterkit(t, context.Background(), "check", "--exec", "python3 testdata/"+tt.program, "--cap", "10s")
 			require.Equal(t, tt.code, r.code, "exit code; stderr %q\n%s", r.stderr, r.stdout)
 			assert.Contains(t, r.stdout, tt.frozen)
@@ -68,9 +66,9 @@ func TestExecFleet(t *testing.T) {
 // TestExecFleetWithoutFaketime checks that frozen-clock says why it did
 // not run when no frozen clock reaches the program, and is never a pass.
 func TestExecFleetWithoutFaketime(t *testing.T) {
-	t.Setenv(gate.LibFaketimeEnv, "")
+	t.Setenv("JITTERKIT_LIBFAKETIME", "")
 	r := jitterkit(t, context.Background(), "check", "--exec", `while read -r line; do echo '[0.1,0.2,0.3]'; done`, "--cap", "10s")
-	assert.Contains(t, r.stdout, "frozen-clock     –                    –          not run: no frozen clock reaches the program's processes: "+gate.LibFaketimeEnv+" is set and empty")
+	assert.Contains(t, r.stdout, "frozen-clock     –                    –          not run: no frozen clock reaches the program's processes: JITTERKIT_LIBFAKETIME is set and empty")
 	assert.NotRegexp(t, `PASS +frozen-clock`, r.stdout)
 }
 

@@ -28,15 +28,15 @@ type Loop func(ctx context.Context, op func(context.Context) error) error
 type Config struct {
 	// MaxDelays is the most delays observed per device: op is called at
 	// most MaxDelays+1 times, and at that call the loop's context is
-	// cancelled (default DefaultMaxDelays, 32: properties reads 32 delays
-	// by default). For a replay, set it to the scenario's MaxAttempts.
+	// cancelled (default 32: properties reads 32 delays by default). For a
+	// replay, set it to the scenario's MaxAttempts.
 	// Every device's loop is observed up to MaxDelays when its policy is
 	// made, however few delays are read, at a few microseconds a delay:
 	// 1000 devices at 10,000 delays take about half a minute.
 	MaxDelays int
 	// Timeout is the real time one device's observation may take before
-	// the device counts as hung (default DefaultTimeout, 20 s); in a live
-	// run, each step from an outcome to the loop's next call of op. A loop
+	// the device counts as hung (default 20 s); in a live run, each step
+	// from an outcome to the loop's next call of op. A loop
 	// under a fake clock takes microseconds a delay, so the default is
 	// millions of times what it needs, and below properties' CallTimeout
 	// (30 s), so that the adapter says what hung before the checks time
@@ -46,8 +46,8 @@ type Config struct {
 
 // Defaults of the Config fields left zero.
 const (
-	DefaultMaxDelays = 32
-	DefaultTimeout   = 20 * time.Second
+	defaultMaxDelays = 32
+	defaultTimeout   = 20 * time.Second
 )
 
 // maxHangs is how many devices' loops may hang before the factory observes
@@ -82,10 +82,10 @@ func Factory(t *testing.T, loops func(kit.Device) Loop, cfg Config) kit.Factory 
 		t.Fatalf("loop: Timeout %v is negative", cfg.Timeout)
 	}
 	if cfg.MaxDelays == 0 {
-		cfg.MaxDelays = DefaultMaxDelays
+		cfg.MaxDelays = defaultMaxDelays
 	}
 	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	if bubble.In(t) {
 		t.Fatal("loop: Factory " + errNested.Error())

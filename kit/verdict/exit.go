@@ -3,8 +3,9 @@ package verdict
 import "fmt"
 
 // An ExitCode is how the jitterkit command ends, for the CI script around
-// it. The codes are a contract, versioned by ExitCodesVersion, each code
-// saying one thing.
+// it. The codes are a contract, each code saying one thing; this is its
+// version 2, which moved "no verdict" from exit 2 to exit 4. [ExitCodes]
+// gives the table with its version.
 type ExitCode int
 
 // The exit codes.
@@ -20,9 +21,9 @@ const (
 	ExitInterrupted ExitCode = 130 // stopped by a signal, as shells report SIGINT
 )
 
-// ExitCodesVersion is the version of the exit codes' contract: version 2
+// exitCodesVersion is the version of the exit codes' contract: version 2
 // moved "no verdict" from exit 2 to exit 4.
-const ExitCodesVersion = 2
+const exitCodesVersion = 2
 
 // ExitCodes returns the table of the exit codes, the same text in the
 // command's every help, its documentation and the README.
@@ -36,7 +37,7 @@ func ExitCodes() string {
   %-3d  jitterkit itself failed
   %-3d  no verdict: too little evidence to judge, never a pass
   %-3d  interrupted
-`, ExitCodesVersion, ExitPass, ExitFail, ExitUsage, ExitKit, ExitNoVerdict, ExitInterrupted)
+`, exitCodesVersion, ExitPass, ExitFail, ExitUsage, ExitKit, ExitNoVerdict, ExitInterrupted)
 }
 
 // ExitCode returns the exit code of a whole run whose verdict is s: a

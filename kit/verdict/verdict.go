@@ -36,9 +36,6 @@ const (
 	Skipped Status = "skipped"
 )
 
-// Statuses returns the outcomes, in the order of their constants.
-func Statuses() []Status { return []Status{Pass, Fail, Warn, Inconclusive, Skipped} }
-
 // Valid reports whether s is one of the outcomes.
 func (s Status) Valid() bool {
 	switch s {

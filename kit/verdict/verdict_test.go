@@ -29,7 +29,7 @@ func TestCombine(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
-	for _, s := range Statuses() {
+	for _, s := range []Status{Pass, Fail, Warn, Inconclusive, Skipped} {
 		assert.True(t, s.Valid(), "%q.Valid()", s)
 		assert.Equal(t, s == Fail || s == Warn, s.Finding(), "%q.Finding()", s)
 	}

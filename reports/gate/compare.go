@@ -22,17 +22,17 @@ import (
 // whole fleet while full, equal and decorrelated jitter peak at about N/32,
 // N/24 and N/74 of it.
 const (
-	StormBase = time.Second
+	stormBase = time.Second
 	StormCap  = 30 * time.Second
 )
 
-// Builtins returns the four built-in strategies with the backoff of spec
-// when it is not nil, else base kit.DefaultBase (StormBase in a storm) and
+// builtins returns the four built-in strategies with the backoff of spec
+// when it is not nil, else base kit.DefaultBase (stormBase in a storm) and
 // cap kit.DefaultCap (StormCap in a storm), or capAt when it is positive.
-func Builtins(spec *kit.Spec, kind sim.Kind, capAt time.Duration) []kit.Spec {
+func builtins(spec *kit.Spec, kind sim.Kind, capAt time.Duration) []kit.Spec {
 	base, limit := kit.DefaultBase, kit.DefaultCap
 	if kind == sim.Storm {
-		base, limit = StormBase, StormCap
+		base, limit = stormBase, StormCap
 	}
 	if capAt > 0 {
 		limit = capAt
@@ -50,12 +50,12 @@ func Builtins(spec *kit.Spec, kind sim.Kind, capAt time.Duration) []kit.Spec {
 	return out
 }
 
-// Headlines returns the figures a comparison on scenarios of kind shows:
+// headlines returns the figures a comparison on scenarios of kind shows:
 // the peak of retry arrivals in a storm, where nothing is served; the time
 // to recover and the retry amplification in the recovery kinds; the writes
 // and the time until the last client succeeds in a contention; the peak
 // ratio and the time until all are served otherwise.
-func Headlines(kind sim.Kind) []sim.Figure {
+func headlines(kind sim.Kind) []sim.Figure {
 	switch {
 	case kind == sim.Storm:
 		return []sim.Figure{sim.PeakRetryArrivals}
@@ -90,7 +90,7 @@ func (g *gate) compare(rep reports.Report, res sim.Result) (reports.Comparison, 
 		}
 		return h.compare(rep, own)
 	}
-	f := Headlines(res.Scenario.Kind)[0]
+	f := headlines(res.Scenario.Kind)[0]
 	c := reports.Comparison{Figure: f, Scenario: res.Scenario, Config: res.Config}
 	row := reports.ComparisonRow{Clients: res.Scenario.Clients}
 	c.Policies = append(c.Policies, g.p.Name)
@@ -98,7 +98,7 @@ func (g *gate) compare(rep reports.Report, res sim.Result) (reports.Comparison, 
 	var specs []kit.Spec
 	if g.p.Spec != nil {
 		// The columns' headings say the spec's base and cap.
-		specs = Builtins(g.p.Spec, res.Scenario.Kind, g.cfg.Checks.Cap)
+		specs = builtins(g.p.Spec, res.Scenario.Kind, g.cfg.Checks.Cap)
 	} else {
 		sc := g.builtinScale(rep, res.Scenario.Kind)
 		for _, st := range kit.Strategies() {
@@ -214,11 +214,11 @@ type builtinScale struct {
 // devices drew (rep's early delays), and its declared cap, else the
 // largest delay they drew when it is over the default cap, else the
 // default cap. Without the checks' measure, the strategies take the
-// default base and cap (StormBase and StormCap in a storm).
+// default base and cap (stormBase and StormCap in a storm).
 func (g *gate) builtinScale(rep reports.Report, kind sim.Kind) builtinScale {
 	sc := builtinScale{base: kit.DefaultBase, cap: kit.DefaultCap, capFrom: "the default, since the policy declares none"}
 	if kind == sim.Storm {
-		sc.base, sc.cap = StormBase, StormCap
+		sc.base, sc.cap = stormBase, StormCap
 	}
 	if len(rep.EarlyDelays) > 0 && len(rep.EarlyDelays[0].DelaysS) > 0 {
 		sc.mean = time.Duration(stat.Mean(rep.EarlyDelays[0].DelaysS, nil) * 1e9)
@@ -347,10 +347,10 @@ func smallestRecording(policies []Policy) int {
 }
 
 // builtinPolicies returns the built-in strategies a comparison of cfg's
-// scenario replays when it is given no policy (see Builtins).
+// scenario replays when it is given no policy (see builtins).
 func builtinPolicies(cfg Config) []Policy {
 	var out []Policy
-	for _, s := range Builtins(nil, cfg.Scenario.WithDefaults().Kind, cfg.Checks.Cap) {
+	for _, s := range builtins(nil, cfg.Scenario.WithDefaults().Kind, cfg.Checks.Cap) {
 		out = append(out, SpecPolicy(s))
 	}
 	return out
@@ -358,9 +358,14 @@ func builtinPolicies(cfg Config) []Policy {
 
 // Compare replays each policy at each fleet size on cfg's scenario, with
 // cfg's replications and seed, and returns a comparison per headline
-// figure of the scenario's kind (see Headlines). Without policies it
-// compares the four built-in strategies (see Builtins). A policy whose
-// defect stops a replay is a *DefectError; the other errors are Run's.
+// figure of the scenario's kind: the peak of retry arrivals in a storm;
+// the time to recover and the retry amplification in the recovery kinds;
+// the writes and the time until the last client succeeds in a
+// contention; the peak ratio and the time until all are served otherwise. Without
+// policies it compares the four built-in strategies, from base
+// kit.DefaultBase to cap kit.DefaultCap (1s to StormCap in a storm), or
+// to cfg.Checks.Cap when it is set. A policy whose defect stops a replay
+// is a *DefectError; the other errors are Run's.
 func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([]reports.Comparison, error) {
 	if err := cfg.oneSeed(); err != nil {
 		return nil, err
@@ -392,7 +397,7 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 	if err != nil {
 		return nil, err
 	}
-	out := comparisons(cfg, Headlines(kind), policies, budgets)
+	out := comparisons(cfg, headlines(kind), policies, budgets)
 	results, err := g.replayCells("replay: devices", cells, 0)
 	if err != nil {
 		return nil, err

@@ -32,18 +32,22 @@ var ErrExecTimeout = execpolicy.ErrTimeout
 //
 // The policy models a fleet of processes: on a fleet each device runs the
 // program, so the property checks ask the first devices of their
-// population (32) each of a fresh
-// process of its own, started for that device alone, and the frozen-clock
-// check starts its devices' processes under a clock frozen with
-// libfaketime (see LibFaketimeEnv), at one instant and a second apart: a
-// program that seeds its generator from the clock when it starts gives
-// every process at one instant the same delays. The other devices of the
+// population (32) each of a fresh process of its own, started for that
+// device alone, and the frozen-clock check starts its devices' processes
+// under a clock frozen with libfaketime, at one instant and a second
+// apart: a program that seeds its generator from the clock when it starts
+// gives every process at one instant the same delays. The other devices of the
 // checks, and those of the replays, are asked of one long-running
 // process, several devices each: a program that answers each device as
 // its own process would gives the replay the same delays from one process
 // as from many, and costs one start instead of one per device. Whether
 // that holds is what reproducibility compares: the devices of the fresh
 // processes made again by the long-running one.
+//
+// The gate looks for libfaketime (libfaketime.so.1, Debian's faketime
+// package) where the packages install it, or at the path the environment
+// variable JITTERKIT_LIBFAKETIME names; set but empty, that variable
+// freezes no clock, and the frozen-clock check is skipped, saying so.
 //
 // When Run's property checks find the program reproducible, Run's replays
 // ask it each request once (see Config.Checks).

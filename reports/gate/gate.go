@@ -69,8 +69,8 @@ func GoPolicy(name string, f kit.Factory) Policy {
 	return Policy{Name: name, Source: kit.SourceGo, Factory: f}
 }
 
-// TracePolicy returns the delays t recorded, named name (its file, say).
-func TracePolicy(name string, t *kit.Trace) Policy {
+// tracePolicy returns the delays t recorded, named name (its file, say).
+func tracePolicy(name string, t *kit.Trace) Policy {
 	return Policy{Name: name, Source: kit.SourceTrace, Factory: t.Factory(), IDs: t.IDs()}
 }
 
@@ -170,7 +170,7 @@ type Config struct {
 	// Sample, above 1, replays a fleet too large for one machine as 1/Sample
 	// of its devices against 1/Sample of its accept rate: the replay's
 	// figures depend on the fleet through the ratio of the two. In
-	// measurements of samples of MinSampleDevices and more (sim's
+	// measurements of samples of 10,000 devices and more (sim's
 	// TestSampling, and near the threshold), a sample's peak ratio was
 	// never more than 0.1% below the whole fleet's; it can be well above
 	// it when the sample's budget a window is small, since the peak of a
@@ -178,16 +178,16 @@ type Config struct {
 	// the fleet, and its fail near the threshold may be the sample's own.
 	// The time until the last device is served is the latest of the
 	// fleet's, which fewer devices put earlier: a sample understates it.
-	// The sample must hold MinSampleDevices; the report says it is one,
-	// and a pass within SampleError of the threshold warns. A recording is
-	// replayed whole.
+	// The sample must hold at least 10,000 devices; the report says it is
+	// one, and a pass within SampleError of the threshold warns. A
+	// recording is replayed whole.
 	Sample int
 }
 
-// MinSampleDevices is the fewest devices a sample holds (see
+// minSampleDevices is the fewest devices a sample holds (see
 // Config.Sample): the sampling error was measured down to that size, and
 // grows as the sample shrinks.
-const MinSampleDevices = 10_000
+const minSampleDevices = 10_000
 
 // SampleError is the margin a sample's pass keeps under the threshold
 // before it warns: well above the largest shortfall of a sample's peak
@@ -196,7 +196,7 @@ const SampleError = 0.02
 
 // Sampled returns s as the gate replays it under c.Sample: 1/Sample of its
 // fleet against 1/Sample of its accept rate, s itself without a sample.
-// A sample of fewer than MinSampleDevices devices is an *InputError.
+// A sample of fewer than 10,000 devices is an *InputError.
 func (c Config) Sampled(s sim.Scenario) (sim.Scenario, error) {
 	if c.Sample <= 1 || len(s.IDs) > 0 {
 		return s, nil
@@ -211,8 +211,8 @@ func (c Config) Sampled(s sim.Scenario) (sim.Scenario, error) {
 	if d.Clients%c.Sample != 0 {
 		n++
 	}
-	if n < MinSampleDevices {
-		return s, &InputError{fmt.Errorf("a sample of 1/%d of %d devices holds %d, fewer than the %d whose sampling error was measured: sample less, or replay the whole fleet", c.Sample, d.Clients, n, MinSampleDevices)}
+	if n < minSampleDevices {
+		return s, &InputError{fmt.Errorf("a sample of 1/%d of %d devices holds %d, fewer than the %d whose sampling error was measured: sample less, or replay the whole fleet", c.Sample, d.Clients, n, minSampleDevices)}
 	}
 	s.Clients, s.AcceptRate = n, d.AcceptRate/float64(c.Sample)
 	return s, nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -136,7 +138,7 @@ func TestRunErrors(t *testing.T) {
 			Factory: spec(t, "full").Factory(),
 			Close:   func() error { return errors.New("exec: a line too many") }},
 			gate.Config{Steps: gate.Checks}, "exec: a line too many"},
-		{"a recording shorter than the fleet", gate.TracePolicy("t.csv", trace(t, 10)), gate.Config{Scenario: sim.Scenario{Clients: 11}},
+		{"a recording shorter than the fleet", recording(t, 10), gate.Config{Scenario: sim.Scenario{Clients: 11}},
 			"a fleet of 11 devices: the recording t.csv holds 10"},
 	}
 	for _, tt := range tests {
@@ -165,8 +167,7 @@ func TestRunInterrupted(t *testing.T) {
 // TestRecording checks and replays a recording: its own devices in both,
 // the checks that cannot apply to it skipped.
 func TestRecording(t *testing.T) {
-	tr := trace(t, 1000)
-	rep, err := gate.Run(context.Background(), gate.TracePolicy("t.csv", tr), gate.Config{
+	rep, err := gate.Run(context.Background(), recording(t, 1000), gate.Config{
 		Checks: properties.Config{Cap: 10 * time.Second}, Scenario: sim.Scenario{Clients: 300, AcceptRate: 1000, Down: time.Millisecond},
 		Replay: sim.Config{Runs: 3},
 	})
@@ -189,8 +190,7 @@ func TestRecording(t *testing.T) {
 // of the whole fleet in the first window, so the peak is three times the
 // recorded fleet over the budget, not the default fleet's.
 func TestRecordingComparedAtItsSize(t *testing.T) {
-	tr := trace(t, 1000)
-	rep, err := gate.Run(context.Background(), gate.TracePolicy("t.csv", tr), gate.Config{
+	rep, err := gate.Run(context.Background(), recording(t, 1000), gate.Config{
 		Steps:  gate.Replay | gate.Comparison,
 		Checks: properties.Config{Cap: 10 * time.Second}, Scenario: sim.Scenario{AcceptRate: 50},
 		Replay: sim.Config{Runs: 3},
@@ -211,7 +211,7 @@ func TestRecordingComparedAtItsSize(t *testing.T) {
 func TestCompareBesideARecording(t *testing.T) {
 	none := gate.SpecPolicy(spec(t, "none:base=100ms,cap=10s"))
 	cfg := gate.Config{Replay: sim.Config{Runs: 3}}
-	cs, err := gate.Compare(context.Background(), []gate.Policy{none, gate.TracePolicy("t.csv", trace(t, 300))}, nil, cfg)
+	cs, err := gate.Compare(context.Background(), []gate.Policy{none, recording(t, 300)}, nil, cfg)
 	require.NoError(t, err)
 	require.Len(t, cs[0].Rows, 1)
 	assert.Equal(t, 300, cs[0].Rows[0].Clients)
@@ -254,30 +254,10 @@ func TestCompare(t *testing.T) {
 	assert.Equal(t, "nan", de.Policy)
 }
 
-func TestBuiltins(t *testing.T) {
-	tests := []struct {
-		spec *kit.Spec
-		kind sim.Kind
-		cap  time.Duration
-		want string
-	}{
-		{nil, sim.Outage, 0, "base=100ms,cap=10s"},
-		{nil, sim.Storm, 0, "base=1s,cap=30s"},
-		{nil, sim.Outage, time.Minute, "base=100ms,cap=1m"},
-		{&passing, sim.Outage, 0, "base=15s,cap=5m"},
-	}
-	for _, tt := range tests {
-		var got []string
-		for _, s := range gate.Builtins(tt.spec, tt.kind, tt.cap) {
-			got = append(got, s.String())
-		}
-		want := []string{"none:" + tt.want, "full:" + tt.want, "equal:" + tt.want, "decorrelated:" + tt.want}
-		assert.Equal(t, want, got)
-	}
-}
-
-// trace returns a recording of n devices of full jitter, five delays each.
-func trace(t *testing.T, n int) *kit.Trace {
+// recording returns the policy of a recording of n devices of full
+// jitter, five delays each, opened from its file as the CLI opens one and
+// named t.csv.
+func recording(t *testing.T, n int) gate.Policy {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("device,attempt,delay_s\n")
@@ -290,9 +270,12 @@ func trace(t *testing.T, n int) *kit.Trace {
 			fmt.Fprintf(&b, "%s,%d,%v\n", id, a+1, d.Seconds())
 		}
 	}
-	tr, err := kit.ReadTrace(strings.NewReader(b.String()))
+	path := filepath.Join(t.TempDir(), "t.csv")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o600))
+	p, err := gate.OpenTrace(context.Background(), path, 0)
 	require.NoError(t, err)
-	return tr
+	p.Name = "t.csv"
+	return p
 }
 
 // TestRunFrozen judges, without failing the test, a policy seeded from the

@@ -27,7 +27,7 @@ func TestCellsSideBySideChangeNothing(t *testing.T) {
 	}
 	cfg := Config{Scenario: sim.Scenario{Clients: 2000, AcceptRate: 250}, Seed: 7, Replay: sim.Config{Runs: sim.MinRunsToPass, Workers: 1}}
 	var policies []Policy
-	for _, s := range Builtins(nil, sim.Outage, 0) {
+	for _, s := range builtins(nil, sim.Outage, 0) {
 		policies = append(policies, SpecPolicy(s))
 	}
 	sizes := []int{1000, 2000}

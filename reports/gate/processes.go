@@ -17,13 +17,14 @@ import (
 	"github.com/jitterkit/jitterkit/reports/gate/internal/execpolicy"
 )
 
-// LibFaketimeEnv names the environment variable that tells the gate where
+// libFaketimeEnv names the environment variable that tells the gate where
 // libfaketime is (libfaketime.so.1, Debian's faketime package): the
 // frozen-clock check runs an exec policy's processes under it, each with
 // its clock frozen at its device's boot instant. Unset, the gate looks in
 // the places the packages install it; set but empty, no clock is frozen
-// and the check is skipped, saying so.
-const LibFaketimeEnv = "JITTERKIT_LIBFAKETIME"
+// and the check is skipped, saying so. ExecPolicy's documentation, the
+// README and the command's help name it.
+const libFaketimeEnv = "JITTERKIT_LIBFAKETIME"
 
 // libFaketimePlaces are where the packages of Linux distributions install
 // libfaketime, as globs.
@@ -129,13 +130,13 @@ func findLibFaketime() (lib, why string) {
 	if runtime.GOOS != "linux" {
 		return "", "libfaketime is preloaded on Linux only"
 	}
-	path, set := os.LookupEnv(LibFaketimeEnv)
+	path, set := os.LookupEnv(libFaketimeEnv)
 	switch {
 	case set && path == "":
-		return "", LibFaketimeEnv + " is set and empty"
+		return "", libFaketimeEnv + " is set and empty"
 	case set:
 		if _, err := os.Stat(path); err != nil {
-			return "", fmt.Sprintf("%s names %s: %v", LibFaketimeEnv, path, err)
+			return "", fmt.Sprintf("%s names %s: %v", libFaketimeEnv, path, err)
 		}
 	default:
 		for _, g := range libFaketimePlaces {
@@ -145,7 +146,7 @@ func findLibFaketime() (lib, why string) {
 			}
 		}
 		if path == "" {
-			return "", "libfaketime.so.1 was not found; install it (Debian and Ubuntu: apt-get install faketime) or name it in " + LibFaketimeEnv
+			return "", "libfaketime.so.1 was not found; install it (Debian and Ubuntu: apt-get install faketime) or name it in " + libFaketimeEnv
 		}
 	}
 	// One trial: date under the frozen clock must print the frozen

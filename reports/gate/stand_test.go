@@ -22,7 +22,7 @@ import (
 // a gate of it on a fleet of that size, not of the default 400.
 func TestFixOnTheRecordedFleet(t *testing.T) {
 	cfg := gate.Config{Steps: gate.Replay | gate.Fix, Scenario: sim.Scenario{AcceptRate: 100}, Replay: sim.Config{Runs: 5}}
-	rep, err := gate.Run(context.Background(), gate.TracePolicy("t.csv", trace(t, 2000)), cfg)
+	rep, err := gate.Run(context.Background(), recording(t, 2000), cfg)
 	require.NoError(t, err)
 	require.Equal(t, verdict.Fail, rep.Verdict)
 	var specs int

@@ -46,5 +46,5 @@ func OpenTrace(ctx context.Context, path string, memoryLimit int64) (Policy, err
 	case err != nil:
 		return Policy{}, &InputError{fmt.Errorf("%s: %w", path, err)}
 	}
-	return TracePolicy(path, t), nil
+	return tracePolicy(path, t), nil
 }

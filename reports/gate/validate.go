@@ -32,7 +32,7 @@ func (c Config) Validate(p Policy, sizes ...int) error {
 
 // ValidateNamed validates, as Validate does, the policies a caller names
 // before it opens any: each of specs, or, when there are none, the
-// built-in strategies a comparison replays in their place (see Builtins);
+// built-in strategies a comparison replays in their place (see Compare);
 // a program or a recording (src Exec or Trace) by its source alone.
 func (c Config) ValidateNamed(src kit.Source, specs []kit.Spec, sizes ...int) error {
 	policies := []Policy{{Source: src}}
