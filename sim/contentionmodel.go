@@ -12,21 +12,17 @@ type contentionModel struct{ serverBase }
 
 func (contentionModel) kind() Kind { return Contention }
 
-// label names the fleet as clients and its attempts as the writes that
-// are the work.
-func (contentionModel) label(f Figure) string {
-	switch f {
-	case Served:
-		return "clients that succeeded"
-	case AllServed:
-		return "last client succeeded, from t=0"
-	case Pending:
-		return "clients unfinished at the horizon"
-	case Attempts:
-		return "writes (the work)"
-	}
-	return ""
+// contentionLabels are what a contention calls the figures that name
+// devices: its devices are clients and its attempts the writes that are
+// the work.
+var contentionLabels = map[Figure]string{
+	Served:    "clients that succeeded",
+	AllServed: "last client succeeded, from t=0",
+	Pending:   "clients unfinished at the horizon",
+	Attempts:  "writes (the work)",
 }
+
+func (contentionModel) label(f Figure) string { return contentionLabels[f] }
 
 func (contentionModel) runHeads() []string {
 	return []string{"Writes", "Reads", "Succeeded (clients)", "Last success, from t=0 (s)", "Unfinished"}

@@ -18,18 +18,15 @@ type overloadModel struct{ serverBase }
 
 func (overloadModel) kind() Kind { return Overload }
 
-// label names the fleet's servings and attempts as requests.
-func (overloadModel) label(f Figure) string {
-	switch f {
-	case Served:
-		return "requests answered in time"
-	case GaveUp:
-		return "requests that failed every attempt"
-	case Attempts:
-		return "attempts sent"
-	}
-	return ""
+// overloadLabels are what an overload calls the figures that name
+// devices: its servings and attempts are requests.
+var overloadLabels = map[Figure]string{
+	Served:   "requests answered in time",
+	GaveUp:   "requests that failed every attempt",
+	Attempts: "attempts sent",
 }
+
+func (overloadModel) label(f Figure) string { return overloadLabels[f] }
 
 func (overloadModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"}

@@ -22,23 +22,17 @@ func (m periodicModel) kind() Kind {
 
 func (periodicModel) timers() bool { return true }
 
-// label names devices by their timers: their servings are firings, and a
-// device gives up a firing.
-func (periodicModel) label(f Figure) string {
-	switch f {
-	case AllServed:
-		return "last firing served, from t=0"
-	case PeakRetryArrivals:
-		return "peak re-sends of rejected firings per window"
-	case PeakRatio:
-		return "peak ratio (re-sends / accept budget)"
-	case Served:
-		return "firings served"
-	case GaveUp:
-		return "devices that missed a firing"
-	}
-	return ""
+// periodicLabels are what the periodic kinds call the figures that name
+// devices: their servings are firings, and a device gives up a firing.
+var periodicLabels = map[Figure]string{
+	AllServed:         "last firing served, from t=0",
+	PeakRetryArrivals: "peak re-sends of rejected firings per window",
+	PeakRatio:         "peak ratio (re-sends / accept budget)",
+	Served:            "firings served",
+	GaveUp:            "devices that missed a firing",
 }
+
+func (periodicModel) label(f Figure) string { return periodicLabels[f] }
 
 func (periodicModel) defaults(s Scenario) Scenario {
 	def(&s.Period, defaultPeriod)

@@ -18,21 +18,16 @@ type reconnectModel struct{ serverBase }
 
 func (reconnectModel) kind() Kind { return Reconnect }
 
-// label names the fleet's servings as connections and its attempts as
-// connects.
-func (reconnectModel) label(f Figure) string {
-	switch f {
-	case Served:
-		return "devices connected"
-	case AllServed:
-		return "last device connected, from t=0"
-	case Pending:
-		return "devices still reconnecting at the horizon"
-	case Attempts:
-		return "connects sent"
-	}
-	return ""
+// reconnectLabels are what a reconnect calls the figures that name
+// devices: its servings are connections and its attempts connects.
+var reconnectLabels = map[Figure]string{
+	Served:    "devices connected",
+	AllServed: "last device connected, from t=0",
+	Pending:   "devices still reconnecting at the horizon",
+	Attempts:  "connects sent",
 }
+
+func (reconnectModel) label(f Figure) string { return reconnectLabels[f] }
 
 func (reconnectModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"}
