@@ -98,8 +98,10 @@
 // A live run holds its bubble, and the loop's goroutines, until the loop
 // ends. When the test ends, the runs still going are ended: the waiting
 // call of op returns the cancelled context's error, a call after it ends
-// its goroutine with runtime.Goexit, and the bubbles that do not wind down
-// within Config.Timeout are logged and left behind. A loop whose delays
+// its goroutine with runtime.Goexit. The end of the test waits for every
+// bubble, live or not, to return (a loop's leftover goroutines may outlive
+// the loop), and the bubbles that do not wind down within Config.Timeout
+// are logged and left behind. A loop whose delays
 // do not depend on time.Now or on state shared between devices gives the
 // same delays live as when its policy was made, for the same outcomes.
 //

@@ -92,7 +92,7 @@ func Factory(t *testing.T, loops func(kit.Device) Loop, cfg Config) kit.Factory 
 	}
 	f := &fleet{t: t, loops: loops, cfg: cfg}
 	t.Cleanup(f.report)
-	t.Cleanup(f.endLive)
+	t.Cleanup(f.windDown)
 	return f.policy
 }
 
@@ -111,6 +111,41 @@ type fleet struct {
 	nIgnored int
 	made     int
 	live     []*live // the live runs started, which the end of the test ends
+	bubbles  []*run  // the bubbles started and not yet seen over
+}
+
+// A run is one observation's synctest.Test, which the end of the test
+// waits for: testing/synctest's bookkeeping writes to the test's T when
+// the bubble returns, which must be before the test's function does.
+type run struct {
+	o        *observation
+	finished chan struct{} // closed when synctest.Test has returned
+}
+
+// start runs o's bubble on a goroutine of its own.
+func (f *fleet) start(o *observation) *run {
+	b := &run{o: o, finished: make(chan struct{})}
+	go func() {
+		defer close(b.finished)
+		o.observe(f.t)
+	}()
+	return b
+}
+
+// keep keeps b, whose loop is over or live, for the end of the test to
+// wait for, and forgets the runs kept before that are over.
+func (f *fleet) keep(b *run) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	kept := f.bubbles[:0]
+	for _, old := range f.bubbles {
+		select {
+		case <-old.finished:
+		default:
+			kept = append(kept, old)
+		}
+	}
+	f.bubbles = append(kept, b)
 }
 
 // shown is how many devices a report names before it says how many more.
@@ -136,17 +171,15 @@ func (f *fleet) policy(dev kit.Device) kit.Policy {
 	f.mu.Unlock()
 
 	o := newObservation(dev, f.loops, f.cfg.MaxDelays)
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		o.observe(f.t)
-	}()
+	b := f.start(o)
 	timer := time.NewTimer(f.cfg.Timeout)
 	defer timer.Stop()
 	select {
-	case <-finished:
+	case <-b.finished:
 	case <-o.complete:
-		// The loop is over; what it left in its bubble winds down alone.
+		// The loop is over; what it left in its bubble winds down while
+		// the test goes on, and the end of the test waits for it.
+		f.keep(b)
 	case <-timer.C:
 		o.hang(f.cfg.Timeout)
 	}
@@ -577,14 +610,13 @@ func (f *fleet) goLive(p *observed) *live {
 	}
 	o := newObservation(p.dev, f.loops, f.cfg.MaxDelays)
 	o.skip, o.paused, o.outcomes, o.quit = p.read, make(chan call), make(chan error), make(chan struct{})
-	l := &live{f: f, o: o, finished: make(chan struct{})}
+	l := &live{f: f, o: o}
 	f.mu.Lock()
 	f.live = append(f.live, l)
 	f.mu.Unlock()
-	go func() {
-		defer close(l.finished)
-		o.observe(f.t)
-	}()
+	b := f.start(o)
+	l.finished = b.finished
+	f.keep(b)
 	l.wait()
 	return l
 }
@@ -666,13 +698,14 @@ func (l *live) finish() {
 	}
 }
 
-// endLive ends, when the test ends, the live runs still going: their
-// waiting calls of op return the cancelled context's error, and their
-// bubbles are given the Timeout, together, to wind down. A bubble that
-// outlives it is logged and left behind.
-func (f *fleet) endLive() {
+// windDown ends, when the test ends, the live runs still going, and waits
+// for every bubble started to return: the waiting calls of op of the live
+// runs return the cancelled context's error, and the bubbles are given the
+// Timeout, together, to wind down. A bubble that outlives it is logged and
+// left behind, as is one whose loop hung, which was reported already.
+func (f *fleet) windDown() {
 	f.mu.Lock()
-	runs := f.live
+	runs, bubbles := f.live, f.bubbles
 	f.mu.Unlock()
 	for _, l := range runs {
 		l.o.stopWaiting()
@@ -681,29 +714,29 @@ func (f *fleet) endLive() {
 	defer deadline.Stop()
 	expired := false
 	var left []string
-	for _, l := range runs {
-		l.o.mu.Lock()
-		hung := l.o.hung
-		l.o.mu.Unlock()
+	for _, b := range bubbles {
+		b.o.mu.Lock()
+		hung := b.o.hung
+		b.o.mu.Unlock()
 		if hung {
-			continue // reported already
+			continue
 		}
 		if !expired {
 			select {
-			case <-l.finished:
+			case <-b.finished:
 				continue
 			case <-deadline.C:
 				expired = true
 			}
 		}
 		select {
-		case <-l.finished:
+		case <-b.finished:
 		default:
-			left = append(left, l.o.dev.ID)
+			left = append(left, b.o.dev.ID)
 		}
 	}
 	if len(left) > 0 {
-		f.t.Logf("loop: the live runs of %d devices did not wind down within %v of real time (loop.Config.Timeout) after the test ended; their goroutines are left behind: %s",
+		f.t.Logf("loop: the bubbles of %d devices did not wind down within %v of real time (loop.Config.Timeout) after the test ended; their goroutines are left behind: %s",
 			len(left), f.cfg.Timeout, quoted(left))
 	}
 }

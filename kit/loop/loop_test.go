@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -323,4 +324,32 @@ func TestFactoryRefusesABadConfig(t *testing.T) {
 			assert.Contains(t, out, want)
 		})
 	}
+}
+
+// TestTheTestWaitsForTheBubbles runs a loop that returns leaving a
+// goroutine on a read from a pipe, which the bubble waits for and which is
+// not durably blocked: it ends when the pipe's other end, outside the
+// bubble, is closed as the test ends. The test that made the policy
+// must not end before the bubble has: testing/synctest writes to its T
+// when the bubble returns.
+func TestTheTestWaitsForTheBubbles(t *testing.T) {
+	var over atomic.Bool
+	t.Run("fleet", func(t *testing.T) {
+		r, w, err := os.Pipe()
+		require.NoError(t, err)
+		leaves := func(ctx context.Context, op func(context.Context) error) error {
+			go func() {
+				_, _ = r.Read(make([]byte, 1))
+				r.Close()
+				over.Store(true)
+			}()
+			return op(ctx)
+		}
+		f := loop.Factory(t, each(leaves), loop.Config{})
+		t.Cleanup(func() { w.Close() }) // before the factory's own cleanups
+		_, err = kit.Delays(f(kit.Device{ID: "dev-1"}), 1)
+		require.NoError(t, err)
+		assert.False(t, over.Load(), "the leftover goroutine ended before the test")
+	})
+	assert.True(t, over.Load(), "the test ended before the bubble of its device")
 }
