@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,40 +145,8 @@ func figureLabel(f sim.Figure) (label, unit string) {
 	return f.Label(), f.Unit()
 }
 
-// num formats x for a table: whole numbers with thousands separators, other
-// numbers with three significant digits, and no exponent below a billion.
-func num(x float64) string {
-	switch {
-	case x == math.Trunc(x) && math.Abs(x) < 1e15:
-		return group(strconv.FormatFloat(x, 'f', 0, 64))
-	case math.Abs(x) >= 100:
-		return group(strconv.FormatFloat(x, 'f', 1, 64))
-	case math.Abs(x) >= 1e-4:
-		return strconv.FormatFloat(x, 'g', 3, 64)
-	default:
-		return strconv.FormatFloat(x, 'g', 3, 64)
-	}
-}
-
-// group puts a comma between each three digits of the integer part of s.
-func group(s string) string {
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	whole, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if hasFrac {
-		b.WriteString("." + frac)
-	}
-	return sign + b.String()
-}
+// num formats x for a table (see [prose.Number]).
+func num(x float64) string { return prose.Number(x) }
 
 // withUnit appends the unit to a formatted number.
 func withUnit(s, unit string) string {
@@ -259,13 +226,8 @@ func printed(s string) float64 {
 	return x
 }
 
-// perSecond formats an accept rate.
-func perSecond(r float64) string {
-	if r == 0 {
-		return "unlimited"
-	}
-	return num(r) + "/s"
-}
+// perSecond formats an accept rate (see [prose.PerSecond]).
+func perSecond(r float64) string { return prose.PerSecond(r) }
 
 // budgetLine says in one sentence what retry budget an Overload's replay
 // gives its clients and who holds it (see [sim.Budget.Describe]), or ""

@@ -257,7 +257,7 @@ func htmlReplayOf(p *Replay) (*htmlReplay, error) {
 	s := p.Scenario.WithDefaults()
 	hr.RunHeads = append([]string{"Run", "Seed"}, s.Kind.RunHeads()...)
 	for i, run := range p.Runs {
-		hr.Runs = append(hr.Runs, htmlRun{Charted: i == p.Representative, Cells: append([]string{num(float64(i + 1)), strconv.FormatUint(run.Seed, 10)}, s.RunCells(run, num)...)})
+		hr.Runs = append(hr.Runs, htmlRun{Charted: i == p.Representative, Cells: append([]string{num(float64(i + 1)), strconv.FormatUint(run.Seed, 10)}, s.RunCells(run)...)})
 	}
 	switch arrivals, _ := p.Histogram(); {
 	case p.Scenario.Kind.ServerModel():

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
@@ -160,13 +161,8 @@ func intervalHeading(l float64) string {
 	return num(l*100) + "% interval"
 }
 
-// plural writes n and the noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return num(float64(n)) + " " + noun + "s"
-}
+// plural writes n and the noun (see [prose.Plural]).
+func plural(n int, noun string) string { return prose.Plural(n, noun) }
 
 // unitWord names a unit in a heading.
 func unitWord(unit string) string {

@@ -443,6 +443,16 @@ func (f budgetField) set(value string) error {
 
 // String writes b as ParseBudget reads it, its scope apart: the kind,
 // then the keys set, in the kind's order. A budget of no kind is "".
+// held describes the budget and who holds it, as a scenario's one-line
+// description names it (see [Scenario.Describe]), or returns nil for no
+// budget.
+func (b Budget) held() []string {
+	if b.Kind == NoBudget {
+		return nil
+	}
+	return []string{"budget " + b.String() + " held by " + map[BudgetScope]string{ScopeDevice: "each device", ScopeFleet: "the fleet"}[b.Scope]}
+}
+
 func (b Budget) String() string {
 	if b.Kind == NoBudget {
 		return ""

@@ -24,12 +24,16 @@ var contentionLabels = map[Figure]string{
 
 func (contentionModel) label(f Figure) string { return contentionLabels[f] }
 
+func (contentionModel) describe(s Scenario) []string {
+	return []string{"one row, network |N(" + prose.FormatDuration(s.Latency) + ", " + prose.FormatDuration(s.LatencySD) + ")|", "horizon " + prose.FormatDuration(s.Horizon)}
+}
+
 func (contentionModel) runHeads() []string {
 	return []string{"Writes", "Reads", "Succeeded (clients)", "Last success, from t=0 (s)", "Unfinished"}
 }
 
-func (contentionModel) runCells(s Scenario, run Run, num func(float64) string) []string {
-	return []string{num(float64(run.Attempts)), num(float64(run.Reads)), num(float64(run.Served)), num(run.AllServed.Seconds()), num(float64(run.Pending))}
+func (contentionModel) runCells(s Scenario, run Run) []string {
+	return []string{prose.Number(float64(run.Attempts)), prose.Number(float64(run.Reads)), prose.Number(float64(run.Served)), prose.Number(run.AllServed.Seconds()), prose.Number(float64(run.Pending))}
 }
 func (contentionModel) recovers() bool { return false }
 

@@ -49,12 +49,15 @@ type model interface {
 	// label returns what the kind calls figure f where its own words
 	// differ from the figure's (see [Kind.Label]), or "".
 	label(f Figure) string
+	// describe returns the parts of the one-line description of s, after
+	// defaults, that follow its fleet (see [Scenario.Describe]).
+	describe(s Scenario) []string
 	// runHeads head the columns of the kind's table of runs, one a run
 	// (see [Kind.RunHeads]).
 	runHeads() []string
 	// runCells returns the cells of run's row in that table, for s after
-	// defaults, with num formatting each number.
-	runCells(s Scenario, run Run, num func(float64) string) []string
+	// defaults.
+	runCells(s Scenario, run Run) []string
 	// outcome writes the end of a fleet kind's replay detail: what its
 	// devices did beyond the peaks (see [Result.Detail]).
 	outcome(r Result, b *strings.Builder)
@@ -191,12 +194,27 @@ func (k Kind) Label(f Figure) string {
 // judges a run by, then what it counted.
 func (k Kind) RunHeads() []string { return k.model().runHeads() }
 
-// RunCells returns the cells of run's row in the table of runs of s,
-// under [Kind.RunHeads], with num formatting each number; a time that run
-// never reached is "–".
-func (s Scenario) RunCells(run Run, num func(float64) string) []string {
+// Describe returns the one-line description of s, after its defaults,
+// that heads every report and comparison of a replay, from after its
+// fleet: the server (a storm has none, but obeys a Retry-After hint), the
+// outage and the window, what is not the kind's default (the spread of
+// the first attempts, the horizon, a storm's retries), the timers of the
+// periodic kinds; a server model's own parameters. Joined after the fleet
+// and the kind, it reads:
+//
+//	outage: 400 clients, accept rate 50/s, down 2s, window 1s
+//	overload: 200 clients, 70 requests/s into 100 jobs/s, timeout 1s, 3 retries, a dip to 10% for 5s at 30s, round trip 0s, horizon 5m
+func (s Scenario) Describe() []string {
 	s = s.WithDefaults()
-	return s.Kind.model().runCells(s, run, num)
+	return s.Kind.model().describe(s)
+}
+
+// RunCells returns the cells of run's row in the table of runs of s,
+// under [Kind.RunHeads], each number as [prose.Number] writes it; a time
+// that run never reached is "–".
+func (s Scenario) RunCells(run Run) []string {
+	s = s.WithDefaults()
+	return s.Kind.model().runCells(s, run)
 }
 
 // kindNames lists the scenarios for a refusal.
@@ -331,14 +349,51 @@ func (fleetModel) firings(Scenario) int64        { return 1 }
 func (fleetModel) span(s Scenario) time.Duration { return s.Horizon }
 func (fleetModel) label(Figure) string           { return "" }
 
+func (fleetModel) describe(s Scenario) []string {
+	var parts []string
+	if s.Kind != Storm {
+		parts = append(parts, "accept rate "+prose.PerSecond(s.AcceptRate))
+		if s.Server == TokenBucket {
+			parts = append(parts, "token bucket with burst "+prose.Number(s.Burst))
+		}
+	}
+	if s.Down > 0 {
+		parts = append(parts, "down "+prose.FormatDuration(s.Down))
+	}
+	parts = append(parts, "window "+prose.FormatDuration(s.Window))
+	// A start spread, a horizon or a storm's retries of the user's own
+	// change what the peak means: they are named when they are not the
+	// kind's default.
+	def := Scenario{Kind: s.Kind, Clients: s.Clients, AcceptRate: s.AcceptRate, Down: s.Down, Window: s.Window, Period: s.Period}.WithDefaults()
+	if s.StartSpread != def.StartSpread {
+		parts = append(parts, "first attempts spread over "+prose.FormatDuration(s.StartSpread))
+	}
+	if s.Horizon != def.Horizon {
+		parts = append(parts, "horizon "+prose.FormatDuration(s.Horizon))
+	}
+	if s.Kind == Storm && s.Retries != def.Retries {
+		parts = append(parts, prose.Number(float64(s.Retries))+" retries each")
+	}
+	if s.Kind.periodic() {
+		parts = append(parts, "period "+prose.FormatDuration(s.Period))
+		if s.TimerOffset == OffsetPolicy {
+			parts = append(parts, "timer offsets from the policy")
+		}
+	}
+	if s.Server == RetryAfter {
+		parts = append(parts, "Retry-After "+prose.FormatDuration(s.RetryAfter))
+	}
+	return parts
+}
+
 func (fleetModel) runHeads() []string {
 	return []string{"All served, from t=0 (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}
 }
 
-func (fleetModel) runCells(s Scenario, run Run, num func(float64) string) []string {
-	return []string{num(run.AllServed.Seconds()), num(float64(run.BusiestWindowArrivals)),
-		num(float64(run.PeakRetryArrivals)), num(run.PeakRatio), num(float64(run.Attempts)),
-		num(float64(run.Served)), num(float64(run.GaveUp)), num(run.P50.Seconds()), num(run.P99.Seconds())}
+func (fleetModel) runCells(s Scenario, run Run) []string {
+	return []string{prose.Number(run.AllServed.Seconds()), prose.Number(float64(run.BusiestWindowArrivals)),
+		prose.Number(float64(run.PeakRetryArrivals)), prose.Number(run.PeakRatio), prose.Number(float64(run.Attempts)),
+		prose.Number(float64(run.Served)), prose.Number(float64(run.GaveUp)), prose.Number(run.P50.Seconds()), prose.Number(run.P99.Seconds())}
 }
 
 // serverBase holds what the server models (Overload, Reconnect,
@@ -361,11 +416,11 @@ func (serverBase) label(Figure) string                 { return "" }
 // recoveredCells are the first two cells of a recovery model's row in its
 // table of runs: whether run recovered, and after how long from the
 // trigger's end.
-func recoveredCells(run Run, num func(float64) string) []string {
+func recoveredCells(run Run) []string {
 	if !run.Recovered {
 		return []string{"no", "–"}
 	}
-	return []string{"yes", num(run.RecoveredAfter.Seconds())}
+	return []string{"yes", prose.Number(run.RecoveredAfter.Seconds())}
 }
 
 // outcome is none: a server model's detail is its own (see

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"strconv"
 	"testing"
 	"time"
 
@@ -89,17 +88,16 @@ func TestKindLabel(t *testing.T) {
 // Every kind's row in its table of runs has a cell under each head, for a
 // run that recovered and was served and for one that was not.
 func TestRunTable(t *testing.T) {
-	num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	runs := []Run{{}, {Recovered: true, RecoveredAfter: 3 * time.Second, Warm: true, Served: 100, AllServed: time.Second}}
 	for _, k := range Kinds() {
 		heads := k.RunHeads()
 		assert.NotEmpty(t, heads, k)
 		for _, run := range runs {
-			assert.Len(t, Scenario{Kind: k, Clients: 100}.RunCells(run, num), len(heads), k)
+			assert.Len(t, Scenario{Kind: k, Clients: 100}.RunCells(run), len(heads), k)
 		}
 	}
-	cells := Scenario{Kind: Overload}.RunCells(Run{Recovered: true, RecoveredAfter: 3 * time.Second}, num)
+	cells := Scenario{Kind: Overload}.RunCells(Run{Recovered: true, RecoveredAfter: 3 * time.Second})
 	assert.Equal(t, []string{"yes", "3"}, cells[:2])
-	cells = Scenario{Kind: Reconnect, Clients: 100}.RunCells(Run{Served: 99, AllServed: time.Second}, num)
+	cells = Scenario{Kind: Reconnect, Clients: 100}.RunCells(Run{Served: 99, AllServed: time.Second})
 	assert.Equal(t, []string{"no", "–", "99", "–"}, cells[:4], "a fleet not all connected has no time of the last connection")
 }

@@ -28,12 +28,38 @@ var overloadLabels = map[Figure]string{
 
 func (overloadModel) label(f Figure) string { return overloadLabels[f] }
 
+func (overloadModel) describe(s Scenario) []string {
+	parts := []string{prose.Number(s.Rate) + " requests/s into " + prose.Number(s.AcceptRate) + " jobs/s", "timeout " + prose.FormatDuration(s.Timeout)}
+	if s.Retries == NoRetries {
+		parts = append(parts, "no retries")
+	} else {
+		parts = append(parts, strings.Replace(prose.Plural(s.Retries, "retrie"), "1 retrie", "1 retry", 1))
+	}
+	dip := "a dip to " + prose.Number(100*max(s.Dip, 0)) + "%"
+	if s.Dip == DipStall {
+		dip = "a stall"
+	}
+	dip += " for " + prose.FormatDuration(s.DipFor) + " at " + prose.FormatDuration(s.DipAt)
+	if s.Ramp > 0 {
+		dip += ", back over " + prose.FormatDuration(s.Ramp)
+	}
+	parts = append(parts, dip)
+	if s.QueueLimit > 0 {
+		parts = append(parts, "queue limit "+prose.Number(float64(s.QueueLimit)))
+	}
+	if s.DropExpired {
+		parts = append(parts, "expired work dropped")
+	}
+	parts = append(parts, s.Budget.held()...)
+	return append(parts, "round trip "+prose.FormatDuration(s.RTT), "horizon "+prose.FormatDuration(s.Horizon))
+}
+
 func (overloadModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"}
 }
 
-func (overloadModel) runCells(s Scenario, run Run, num func(float64) string) []string {
-	return append(recoveredCells(run, num), num(run.Amplification), num(run.Goodput), num(float64(run.JobsAtEnd)), num(float64(run.Timeouts)), num(float64(run.Attempts)), num(run.PeakRatio))
+func (overloadModel) runCells(s Scenario, run Run) []string {
+	return append(recoveredCells(run), prose.Number(run.Amplification), prose.Number(run.Goodput), prose.Number(float64(run.JobsAtEnd)), prose.Number(float64(run.Timeouts)), prose.Number(float64(run.Attempts)), prose.Number(run.PeakRatio))
 }
 func (overloadModel) recovers() bool { return true }
 

@@ -29,19 +29,30 @@ var reconnectLabels = map[Figure]string{
 
 func (reconnectModel) label(f Figure) string { return reconnectLabels[f] }
 
+func (reconnectModel) describe(s Scenario) []string {
+	parts := []string{"down " + prose.FormatDuration(s.Down), prose.Number(s.CPU) + " CPU units/s, handshakes of " + prose.Number(s.Handshake) + ", warm-up " + prose.Number(s.WarmUp)}
+	if s.RefuseCold {
+		parts = append(parts, "refuses until warm")
+	} else {
+		parts = append(parts, "drops cold sessions after "+prose.FormatDuration(s.ColdDrop), "on a drop: "+string(s.OnDrop))
+	}
+	parts = append(parts, s.Budget.held()...)
+	return append(parts, "round trip "+prose.FormatDuration(s.RTT), "horizon "+prose.FormatDuration(s.Horizon))
+}
+
 func (reconnectModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"}
 }
 
-func (reconnectModel) runCells(s Scenario, run Run, num func(float64) string) []string {
+func (reconnectModel) runCells(s Scenario, run Run) []string {
 	all, warm := "–", "–"
 	if run.Served == s.Clients {
-		all = num(run.AllServed.Seconds())
+		all = prose.Number(run.AllServed.Seconds())
 	}
 	if run.Warm {
-		warm = num(run.WarmAt.Seconds())
+		warm = prose.Number(run.WarmAt.Seconds())
 	}
-	return append(recoveredCells(run, num), num(float64(run.Served)), all, num(float64(run.Accepted)), num(float64(run.Dropped)), warm, num(float64(run.Attempts)), num(run.PeakRatio))
+	return append(recoveredCells(run), prose.Number(float64(run.Served)), all, prose.Number(float64(run.Accepted)), prose.Number(float64(run.Dropped)), warm, prose.Number(float64(run.Attempts)), prose.Number(run.PeakRatio))
 }
 func (reconnectModel) recovers() bool { return true }
 

@@ -87,13 +87,7 @@ func FormatDuration(d time.Duration) string {
 
 // FormatCount writes n with a comma between each three digits, as the
 // kit's reports write counts: 1,000,000.
-func FormatCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func FormatCount(n int64) string { return group(strconv.FormatInt(n, 10)) }
 
 // FormatBytes writes n in binary units, as the memory limits and estimates
 // are written: 512 B, 1.5 KiB, 12.0 GiB.
@@ -140,4 +134,53 @@ func List(items []string, conj string) string {
 // digits: 1 is 100%, 0.01 is 1%, 0.0125 is 1.25%.
 func Percent(x float64) string {
 	return strconv.FormatFloat(100*x, 'g', 3, 64) + "%"
+}
+
+// Number formats x as the kit's tables and sentences write numbers: whole numbers with thousands separators, other
+// numbers with three significant digits, and no exponent below a billion.
+func Number(x float64) string {
+	switch {
+	case x == math.Trunc(x) && math.Abs(x) < 1e15:
+		return group(strconv.FormatFloat(x, 'f', 0, 64))
+	case math.Abs(x) >= 100:
+		return group(strconv.FormatFloat(x, 'f', 1, 64))
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+// group puts a comma between each three digits of the integer part of s.
+func group(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if hasFrac {
+		b.WriteString("." + frac)
+	}
+	return sign + b.String()
+}
+
+// PerSecond writes an accept rate: "50/s", or "unlimited" for 0.
+func PerSecond(r float64) string {
+	if r == 0 {
+		return "unlimited"
+	}
+	return Number(r) + "/s"
+}
+
+// Plural writes n and the noun, with an s unless n is 1: "1 client",
+// "1,000 clients".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Number(float64(n)) + " " + noun + "s"
 }

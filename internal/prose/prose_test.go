@@ -89,6 +89,31 @@ func TestFormatCount(t *testing.T) {
 	}
 }
 
+func TestNumber(t *testing.T) {
+	tests := []struct {
+		x    float64
+		want string
+	}{
+		{0, "0"},
+		{1234567, "1,234,567"},
+		{-1000, "-1,000"},
+		{1234.56, "1,234.6"},
+		{-100.04, "-100.0"},
+		{1e20, "100,000,000,000,000,000,000.0"},
+		{0.6, "0.6"},
+		{12.345, "12.3"},
+		{0.000012345, "1.23e-05"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Number(tt.x), "Number(%g)", tt.x)
+	}
+	assert.Equal(t, "unlimited", PerSecond(0))
+	assert.Equal(t, "1,500/s", PerSecond(1500))
+	assert.Equal(t, "1 client", Plural(1, "client"))
+	assert.Equal(t, "0 clients", Plural(0, "client"))
+	assert.Equal(t, "2,000 clients", Plural(2000, "client"))
+}
+
 func TestFormatDuration(t *testing.T) {
 	tests := []struct {
 		d    time.Duration
