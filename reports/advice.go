@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
@@ -354,8 +353,7 @@ func resendSearch(s sim.Scenario, sum map[sim.Figure]sim.Estimate) string {
 func modelAdvice(r Report, remedies []string) []string {
 	p := r.Replay
 	s := p.Scenario.WithDefaults()
-	res := p.result()
-	out := modelFinding(p, s, res)
+	out := p.result().Findings(p.Status == verdict.Fail)
 	for _, w := range []sim.Warning{sim.BudgetNeverBinds, sim.BudgetNoHeadroom} {
 		if text := s.BudgetWarning(w); text != "" {
 			out = append(out, text)
@@ -369,63 +367,6 @@ func modelAdvice(r Report, remedies []string) []string {
 		out = append(out, "The server-side changes were not replayed (--fix=false, or a gate without its Fix step).")
 	}
 	return append(out, remedies...)
-}
-
-// modelFinding says what keeps a server model's service down, or slows
-// its recovery, in the replay p of s whose result is res: a sentence, or
-// none.
-func modelFinding(p *Replay, s sim.Scenario, res sim.Result) []string {
-	var out []string
-	w := res.Warnings()
-	noRetries := res.Baseline(sim.BaselineNoRetries)
-	switch {
-	case s.Kind.Recovers() && p.Status != verdict.Fail && slices.Contains(w, sim.SlowRecovery) && noRetries != nil && p.Summary[sim.BudgetThrottled].Median > 0:
-		rec, base := p.Summary[sim.RecoveryTime].Median, noRetries.Summary[sim.RecoveryTime].Median
-		shorter := func(d time.Duration) string { return duration(max(d/4, time.Second).Round(time.Second)) }
-		how := fmt.Sprintf("a shorter delay before it half-opens (such as breaker:delay=%s)", shorter(s.Budget.Delay))
-		switch {
-		case s.Budget.Kind == sim.Adaptive && s.Budget.Window > time.Second:
-			how = fmt.Sprintf("a shorter window (such as adaptive:window=%s) or a larger k", shorter(s.Budget.Window))
-		case s.Budget.Kind == sim.Adaptive:
-			how = fmt.Sprintf("a larger k than %g", s.Budget.K)
-		case s.Budget.Delay <= time.Second:
-			how = "fewer failures to open it, of more outcomes (breaker:failures=5,of=10)"
-		}
-		out = append(out, fmt.Sprintf("The budget slows the recovery down: it rejected %s attempts at the client (median over the runs), requests the recovered server could have answered, and the fleet recovers %s after the dip, %s later than without retries (%s); give it %s.",
-			num(p.Summary[sim.BudgetThrottled].Median), seconds(rec), seconds(rec-base), seconds(base), how))
-	case s.Kind == sim.Overload && p.Status != verdict.Fail && slices.Contains(w, sim.SlowRecovery) && noRetries != nil:
-		rec, base := p.Summary[sim.RecoveryTime].Median, noRetries.Summary[sim.RecoveryTime].Median
-		out = append(out, fmt.Sprintf("The retries slow the recovery down: the fleet recovers %s after the dip, %s later than the same fleet without retries (%s), since the work of the attempts that time out still reaches the server (%s attempts per request from the dip on); %s to recover sooner.",
-			seconds(rec), seconds(rec-base), seconds(base), num(p.Summary[sim.AmplificationFromTrigger].Median), tighter(s)))
-	case s.Kind == sim.Overload && p.Status == verdict.Fail:
-		amp, runs := collapsedAmplification(p)
-		head := fmt.Sprintf("Jitter alone does not end this storm: each attempt that times out leaves its work in the queue, and the retries (%s attempts per request from the dip on%s) keep the server over its capacity of %s after the dip",
-			num(amp), runs, perSecond(s.AcceptRate))
-		if noRetries != nil && !noRetries.NeverRecovered(len(p.Runs)) {
-			head += fmt.Sprintf("; without retries the same fleet recovers %s after the dip", seconds(noRetries.Summary[sim.RecoveryTime].Median))
-		}
-		out = append(out, head+".")
-	case s.Kind == sim.Reconnect && p.Status == verdict.Fail && s.OnDrop != sim.DropContinue && !s.RefuseCold && p.Summary[sim.SessionsDropped].Median > 0:
-		when := "at once"
-		if s.OnDrop == sim.DropResetJitter {
-			when = "within their first delay"
-		}
-		out = append(out, fmt.Sprintf("The devices keep the broker cold: it drops every session it accepts until it has warmed up on CPU left over, and devices that reset their backoff on a connect (--on-drop %s) reconnect %s, so that handshakes take the CPU the warm-up needs (%s sessions accepted and dropped, median over the runs).",
-			s.OnDrop, when, num(p.Summary[sim.SessionsDropped].Median)))
-	case s.Kind == sim.Reconnect && p.Status == verdict.Fail && p.Summary[sim.SessionsDropped].Median > 0:
-		out = append(out, fmt.Sprintf("%s of %s devices were not connected by the %s horizon: the broker accepted and dropped %s sessions while cold, since the devices' connects take the CPU its warm-up of %s units needs; a backoff whose delays grow longer, with jitter, leaves it that CPU, as does refusing until warm.",
-			num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon), num(p.Summary[sim.SessionsDropped].Median), num(s.WarmUp)))
-	case s.Kind == sim.Reconnect && p.Status == verdict.Fail:
-		out = append(out, fmt.Sprintf("%s of %s devices were not connected by the %s horizon: the broker's %s CPU units a second, %s a handshake, connect at most %s; lengthen the backoff or give the broker more capacity.",
-			num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon), num(s.CPU), num(s.Handshake), perSecond(s.CPU/s.Handshake)))
-	case s.Kind == sim.Contention && p.Status == verdict.Fail:
-		out = append(out, fmt.Sprintf("%s of %s clients did not succeed by the %s horizon: back off longer after a conflict, with jitter, so that fewer writes collide.",
-			num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon)))
-	case s.Kind == sim.Contention && slices.Contains(w, sim.MoreWork):
-		out = append(out, fmt.Sprintf("Back off with more jitter: the policy makes %s writes, more than the %s of no backoff at all; on the same row, full jitter makes %s.",
-			num(p.Summary[sim.Attempts].Median), num(baselineFigure(p, sim.BaselineNoBackoff, sim.Attempts)), num(baselineFigure(p, "full jitter", sim.Attempts))))
-	}
-	return out
 }
 
 // serverFixSentences says the server-side changes replayed that end the
@@ -518,25 +459,6 @@ func budgetSentence(fs []Fix, first, place bool) string {
 	return b.String()
 }
 
-// tighter says how to bound an Overload's retries further: with a budget
-// the fleet shares, which the gate replays and ranks, or, with one shared
-// already, a tighter one.
-func tighter(s sim.Scenario) string {
-	if s.Budget.Kind != sim.NoBudget && s.Budget.Scope == sim.ScopeFleet {
-		return "tighten the budget the fleet shares (a smaller share or reserve), or gate it to see the budgets the kit replays, ranked,"
-	}
-	return "bound the retries the fleet makes as a whole with a budget it shares (jitterkit gate replays each with --budget KIND --budget-scope fleet and ranks those that pass),"
-}
-
-// baselineFigure returns the median of figure f of the named baseline, or
-// 0.
-func baselineFigure(p *Replay, name string, f sim.Figure) float64 {
-	if b := p.result().Baseline(name); b != nil {
-		return b.Summary[f].Median
-	}
-	return 0
-}
-
 // serverFixSentence says what a server model's fix changes, with its flags,
 // and what it was seen to do.
 func serverFixSentence(f Fix, first bool) string {
@@ -582,30 +504,3 @@ func serverChangesTried(s sim.Scenario) string {
 	return "the budgets of the fleet, a bounded queue, dropped expired work"
 }
 
-// collapsedAmplification returns the retry amplification from the trigger
-// on that an Overload's diagnosis quotes, and which runs it is of: the
-// median over the runs that collapsed when some did but the median run
-// recovered (a bimodal fleet, whose median run shows no storm), else the
-// median over every run.
-func collapsedAmplification(p *Replay) (float64, string) {
-	c := p.Collapses
-	if c == nil || c.Collapsed == 0 || 2*c.Collapsed > c.Runs {
-		return p.Summary[sim.AmplificationFromTrigger].Median, ""
-	}
-	var amp []float64
-	for _, r := range p.Runs {
-		if !r.Recovered {
-			amp = append(amp, r.AmplificationFromTrigger)
-		}
-	}
-	if len(amp) == 0 {
-		return p.Summary[sim.AmplificationFromTrigger].Median, ""
-	}
-	slices.Sort(amp)
-	mid := len(amp) / 2
-	m := amp[mid]
-	if len(amp)%2 == 0 {
-		m = (amp[mid-1] + amp[mid]) / 2
-	}
-	return m, fmt.Sprintf(", median over the %s that collapsed", plural(len(amp), "run"))
-}

@@ -163,9 +163,7 @@ func interval(iv sim.Estimate, unit string) string {
 }
 
 // seconds formats a duration given in seconds, such as "2s" or "0.01s".
-func seconds(s float64) string {
-	return num(s) + "s"
-}
+func seconds(s float64) string { return prose.Seconds(s) }
 
 // checkFigures formats a check's figure with its unit and its threshold
 // with the comparison it must meet: "CV 0.581" and "≥ 0.05", "100% of the

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/jitterkit/jitterkit/internal/prose"
 	"github.com/jitterkit/jitterkit/kit"
 )
@@ -26,6 +29,28 @@ func (contentionModel) label(f Figure) string { return contentionLabels[f] }
 
 func (contentionModel) describe(s Scenario) []string {
 	return []string{"one row, network |N(" + prose.FormatDuration(s.Latency) + ", " + prose.FormatDuration(s.LatencySD) + ")|", "horizon " + prose.FormatDuration(s.Horizon)}
+}
+
+// findings: clients that did not succeed, or more writes than no
+// backoff at all makes.
+func (contentionModel) findings(r Result, failed bool) []string {
+	switch {
+	case failed:
+		return []string{unserved(r, "clients", "did not succeed") + ": back off longer after a conflict, with jitter, so that fewer writes collide."}
+	case slices.Contains(r.Warnings(), MoreWork):
+		return []string{fmt.Sprintf("Back off with more jitter: the policy makes %s writes, more than the %s of no backoff at all; on the same row, full jitter makes %s.",
+			prose.Number(r.Summary[Attempts].Median), prose.Number(r.baselineMedian(BaselineNoBackoff, Attempts)), prose.Number(r.baselineMedian("full jitter", Attempts)))}
+	}
+	return nil
+}
+
+// baselineMedian returns the median of figure f of the named baseline of
+// r, or 0.
+func (r Result) baselineMedian(name string, f Figure) float64 {
+	if b := r.Baseline(name); b != nil {
+		return b.Summary[f].Median
+	}
+	return 0
 }
 
 func (contentionModel) runHeads() []string {

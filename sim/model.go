@@ -52,6 +52,9 @@ type model interface {
 	// describe returns the parts of the one-line description of s, after
 	// defaults, that follow its fleet (see [Scenario.Describe]).
 	describe(s Scenario) []string
+	// findings says what keeps the service of replay r, after defaults,
+	// down, or slows its recovery (see [Result.Findings]).
+	findings(r Result, failed bool) []string
 	// runHeads head the columns of the kind's table of runs, one a run
 	// (see [Kind.RunHeads]).
 	runHeads() []string
@@ -385,6 +388,8 @@ func (fleetModel) describe(s Scenario) []string {
 	}
 	return parts
 }
+
+func (fleetModel) findings(Result, bool) []string { return nil }
 
 func (fleetModel) runHeads() []string {
 	return []string{"All served, from t=0 (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}

@@ -54,6 +54,64 @@ func (overloadModel) describe(s Scenario) []string {
 	return append(parts, "round trip "+prose.FormatDuration(s.RTT), "horizon "+prose.FormatDuration(s.Horizon))
 }
 
+// findings: a budget that slows the recovery; else retries that slow it,
+// or that keep the queue full of work nobody waits for.
+func (overloadModel) findings(r Result, failed bool) []string {
+	if text := budgetSlows(r, failed); text != "" {
+		return []string{text}
+	}
+	s := r.Scenario
+	noRetries := r.Baseline(BaselineNoRetries)
+	switch {
+	case !failed && slices.Contains(r.Warnings(), SlowRecovery) && noRetries != nil:
+		rec, base := r.Summary[RecoveryTime].Median, noRetries.Summary[RecoveryTime].Median
+		return []string{fmt.Sprintf("The retries slow the recovery down: the fleet recovers %s after the dip, %s later than the same fleet without retries (%s), since the work of the attempts that time out still reaches the server (%s attempts per request from the dip on); %s to recover sooner.",
+			prose.Seconds(rec), prose.Seconds(rec-base), prose.Seconds(base), prose.Number(r.Summary[AmplificationFromTrigger].Median), tighter(s))}
+	case failed:
+		amp, runs := collapsedAmplification(r)
+		head := fmt.Sprintf("Jitter alone does not end this storm: each attempt that times out leaves its work in the queue, and the retries (%s attempts per request from the dip on%s) keep the server over its capacity of %s after the dip",
+			prose.Number(amp), runs, prose.PerSecond(s.AcceptRate))
+		if noRetries != nil && !noRetries.NeverRecovered(len(r.Runs)) {
+			head += fmt.Sprintf("; without retries the same fleet recovers %s after the dip", prose.Seconds(noRetries.Summary[RecoveryTime].Median))
+		}
+		return []string{head + "."}
+	}
+	return nil
+}
+
+// tighter says how to bound an Overload's retries further: with a budget
+// the fleet shares, which the gate replays and ranks, or, with one shared
+// already, a tighter one.
+func tighter(s Scenario) string {
+	if s.Budget.Kind != NoBudget && s.Budget.Scope == ScopeFleet {
+		return "tighten the budget the fleet shares (a smaller share or reserve), or gate it to see the budgets the kit replays, ranked,"
+	}
+	return "bound the retries the fleet makes as a whole with a budget it shares (jitterkit gate replays each with --budget KIND --budget-scope fleet and ranks those that pass),"
+}
+
+// collapsedAmplification returns the retry amplification from the trigger
+// on that an Overload's diagnosis quotes, and which runs it is of: the
+// median over the runs that collapsed when some did but the median run
+// recovered (a bimodal fleet, whose median run shows no storm), else the
+// median over every run.
+func collapsedAmplification(r Result) (float64, string) {
+	c := r.Collapses()
+	if c == nil || c.Collapsed == 0 || 2*c.Collapsed > c.Runs {
+		return r.Summary[AmplificationFromTrigger].Median, ""
+	}
+	var amp []float64
+	for _, run := range r.Runs {
+		if !run.Recovered {
+			amp = append(amp, run.AmplificationFromTrigger)
+		}
+	}
+	if len(amp) == 0 {
+		return r.Summary[AmplificationFromTrigger].Median, ""
+	}
+	slices.Sort(amp)
+	return median(amp), ", median over the " + prose.Plural(len(amp), "run") + " that collapsed"
+}
+
 func (overloadModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"}
 }

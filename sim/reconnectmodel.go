@@ -40,6 +40,33 @@ func (reconnectModel) describe(s Scenario) []string {
 	return append(parts, "round trip "+prose.FormatDuration(s.RTT), "horizon "+prose.FormatDuration(s.Horizon))
 }
 
+// findings: a budget that slows the recovery; else, in a failing
+// replay, devices that keep the broker cold, or a broker too small.
+func (reconnectModel) findings(r Result, failed bool) []string {
+	if text := budgetSlows(r, failed); text != "" {
+		return []string{text}
+	}
+	if !failed {
+		return nil
+	}
+	s := r.Scenario
+	dropped := r.Summary[SessionsDropped].Median
+	switch {
+	case s.OnDrop != DropContinue && !s.RefuseCold && dropped > 0:
+		when := "at once"
+		if s.OnDrop == DropResetJitter {
+			when = "within their first delay"
+		}
+		return []string{fmt.Sprintf("The devices keep the broker cold: it drops every session it accepts until it has warmed up on CPU left over, and devices that reset their backoff on a connect (--on-drop %s) reconnect %s, so that handshakes take the CPU the warm-up needs (%s sessions accepted and dropped, median over the runs).",
+			s.OnDrop, when, prose.Number(dropped))}
+	case dropped > 0:
+		return []string{fmt.Sprintf("%s: the broker accepted and dropped %s sessions while cold, since the devices' connects take the CPU its warm-up of %s units needs; a backoff whose delays grow longer, with jitter, leaves it that CPU, as does refusing until warm.",
+			unserved(r, "devices were", "not connected"), prose.Number(dropped), prose.Number(s.WarmUp))}
+	}
+	return []string{fmt.Sprintf("%s: the broker's %s CPU units a second, %s a handshake, connect at most %s; lengthen the backoff or give the broker more capacity.",
+		unserved(r, "devices were", "not connected"), prose.Number(s.CPU), prose.Number(s.Handshake), prose.PerSecond(s.CPU/s.Handshake))}
+}
+
 func (reconnectModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -340,4 +341,45 @@ func interval(e Estimate, format string) string {
 // seconds writes x seconds as a reader would.
 func seconds(x float64) string {
 	return prose.FormatDuration(time.Duration(x * float64(time.Second)).Round(100 * time.Millisecond))
+}
+
+// Findings says what keeps the service of a server model's replay r down,
+// or slows its recovery, as the advice of its report begins: sentences,
+// or none. failed says whether the replay failed.
+func (r Result) Findings(failed bool) []string {
+	r.Scenario = r.Scenario.WithDefaults()
+	return r.Scenario.Kind.model().findings(r, failed)
+}
+
+// budgetSlows says, of a replay r of a recovery model that did not fail,
+// that its budget slows the recovery down when the budget rejected
+// attempts and the fleet recovers later than without retries, and how to
+// loosen it; or "".
+func budgetSlows(r Result, failed bool) string {
+	s := r.Scenario
+	noRetries := r.Baseline(BaselineNoRetries)
+	if failed || !slices.Contains(r.Warnings(), SlowRecovery) || noRetries == nil || r.Summary[BudgetThrottled].Median <= 0 {
+		return ""
+	}
+	rec, base := r.Summary[RecoveryTime].Median, noRetries.Summary[RecoveryTime].Median
+	shorter := func(d time.Duration) string { return prose.FormatDuration(max(d/4, time.Second).Round(time.Second)) }
+	how := fmt.Sprintf("a shorter delay before it half-opens (such as breaker:delay=%s)", shorter(s.Budget.Delay))
+	switch {
+	case s.Budget.Kind == Adaptive && s.Budget.Window > time.Second:
+		how = fmt.Sprintf("a shorter window (such as adaptive:window=%s) or a larger k", shorter(s.Budget.Window))
+	case s.Budget.Kind == Adaptive:
+		how = fmt.Sprintf("a larger k than %g", s.Budget.K)
+	case s.Budget.Delay <= time.Second:
+		how = "fewer failures to open it, of more outcomes (breaker:failures=5,of=10)"
+	}
+	return fmt.Sprintf("The budget slows the recovery down: it rejected %s attempts at the client (median over the runs), requests the recovered server could have answered, and the fleet recovers %s after the dip, %s later than without retries (%s); give it %s.",
+		prose.Number(r.Summary[BudgetThrottled].Median), prose.Seconds(rec), prose.Seconds(rec-base), prose.Seconds(base), how)
+}
+
+// unserved says how many of the devices of a replay r were not served by
+// its horizon, in the model's words: "12 of 2,000 devices were not
+// connected by the 5m horizon".
+func unserved(r Result, noun, predicate string) string {
+	n := float64(r.Scenario.Clients)
+	return fmt.Sprintf("%s of %s %s %s by the %s horizon", prose.Number(n-r.Summary[Served].Median), prose.Number(n), noun, predicate, prose.FormatDuration(r.Scenario.Horizon))
 }

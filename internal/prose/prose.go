@@ -168,6 +168,10 @@ func group(s string) string {
 	return sign + b.String()
 }
 
+// Seconds writes a time given in seconds as the reports write it: "2s",
+// "0.01s", "1,234.5s".
+func Seconds(x float64) string { return Number(x) + "s" }
+
 // PerSecond writes an accept rate: "50/s", or "unlimited" for 0.
 func PerSecond(r float64) string {
 	if r == 0 {
