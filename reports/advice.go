@@ -503,4 +503,3 @@ func serverChangesTried(s sim.Scenario) string {
 	}
 	return "the budgets of the fleet, a bounded queue, dropped expired work"
 }
-
