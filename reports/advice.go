@@ -361,7 +361,7 @@ func modelAdvice(r Report, remedies []string) []string {
 	}
 	out = append(out, serverFixSentences(r.Fixes)...)
 	if len(r.Fixes) == 0 && p.Status == verdict.Fail && s.Kind.Recovers() && !r.FixesNotSearched {
-		out = append(out, "None of the changes replayed ("+serverChangesTried(s)+") recovers on this scenario: limit the retries the fleet makes as a whole, with a retry budget shared by every device (--budget KIND --budget-scope fleet), or give the server more capacity.")
+		out = append(out, "None of the changes replayed ("+s.ServerChangesTried()+") recovers on this scenario: limit the retries the fleet makes as a whole, with a retry budget shared by every device (--budget KIND --budget-scope fleet), or give the server more capacity.")
 	}
 	if len(r.Fixes) == 0 && p.Status == verdict.Fail && r.FixesNotSearched {
 		out = append(out, "The server-side changes were not replayed (--fix=false, or a gate without its Fix step).")
@@ -377,7 +377,7 @@ func serverFixSentences(all []Fix) []string {
 	var out []string
 	fixes, placed := byRecovery(all), false
 	for i := 0; i < len(fixes); {
-		if fixes[i].Side != SideBudget || fixes[i].Server == "" {
+		if fixes[i].Side != sim.SideBudget || fixes[i].Server == "" {
 			out = append(out, serverFixSentence(fixes[i], i == 0))
 			i++
 			continue
@@ -385,7 +385,7 @@ func serverFixSentences(all []Fix) []string {
 		// The budgets next in the order share one sentence, which says
 		// once where a budget the fleet shares lives.
 		j := i + 1
-		for j < len(fixes) && fixes[j].Side == SideBudget && fixes[j].Server != "" {
+		for j < len(fixes) && fixes[j].Side == sim.SideBudget && fixes[j].Server != "" {
 			j++
 		}
 		out = append(out, budgetSentence(fixes[i:j], i == 0, !placed))
@@ -470,7 +470,7 @@ func serverFixSentence(f Fix, first bool) string {
 		return fixSentence(f, first)
 	}
 	seen := serverSeen(f)
-	if f.Side == SideServer {
+	if f.Side == sim.SideServer {
 		change = "On the server: " + f.Change
 		if !first {
 			change = "Or, on the server: " + f.Change
@@ -489,17 +489,4 @@ func serverSeen(f Fix) string {
 		seen += fmt.Sprintf(", every device is connected after %s", seconds(f.AllServed.Median))
 	}
 	return seen
-}
-
-// serverChangesTried names the kinds of change the fix search replays on
-// a recovery scenario s: a broker that already refuses until warm drops
-// no session, so that no rule for a drop is tried on it.
-func serverChangesTried(s sim.Scenario) string {
-	switch {
-	case s.Kind == sim.Reconnect && s.RefuseCold:
-		return "the budgets of the fleet"
-	case s.Kind == sim.Reconnect:
-		return "the budgets of the fleet, counting a drop as a failure, refusing until warm"
-	}
-	return "the budgets of the fleet, a bounded queue, dropped expired work"
 }

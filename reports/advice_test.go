@@ -276,7 +276,7 @@ func TestModelAdviceLeadsWithTheFastestFix(t *testing.T) {
 	at := func(s float64) *sim.Estimate { return &sim.Estimate{Median: s, Low: s, High: s} }
 	budget := func(kind, name string, rec float64) reports.Fix {
 		return reports.Fix{Change: "put " + name + ", with its defaults, where the whole fleet shares it (a proxy or gateway in front of the server, or one client for every caller), so that it bounds the retries the fleet makes as a whole",
-			Server: "--budget " + kind + " --budget-scope fleet", Side: reports.SideBudget, Recovery: at(rec), Recovered: runs, Runs: runs}
+			Server: "--budget " + kind + " --budget-scope fleet", Side: sim.SideBudget, Recovery: at(rec), Recovered: runs, Runs: runs}
 	}
 	server := func(side, change, flags string, rec float64) reports.Fix {
 		return reports.Fix{Change: change, Server: flags, Side: side, Recovery: at(rec), Recovered: runs, Runs: runs}
@@ -298,12 +298,12 @@ func TestModelAdviceLeadsWithTheFastestFix(t *testing.T) {
 			budget("grpc", "gRPC's retry throttling", 10),
 			budget("breaker", "failsafe-go's circuit breaker", 60),
 			budget("finagle", "Finagle's retry budget", 67.5),
-			server(reports.SideServer, "have the server skip the work whose client has stopped waiting for it", "--drop-expired", 5),
-			server(reports.SideServer, "bound the server's queue at 50 jobs, half of what it serves in one 1s timeout, so that it rejects at once what it could not answer in time", "--queue-limit 50", 5)), "--drop-expired"},
+			server(sim.SideServer, "have the server skip the work whose client has stopped waiting for it", "--drop-expired", 5),
+			server(sim.SideServer, "bound the server's queue at 50 jobs, half of what it serves in one 1s timeout, so that it rejects at once what it could not answer in time", "--queue-limit 50", 5)), "--drop-expired"},
 		{"reconnect, resetting on a drop", failing(sim.Scenario{Kind: sim.Reconnect, OnDrop: sim.DropReset}, map[sim.Figure]float64{sim.SessionsDropped: 59000},
 			budget("breaker", "failsafe-go's circuit breaker", 60),
-			server(reports.SideReset, "count a session the broker drops right after accepting it as a failed connect, so that the devices' backoff goes on growing instead of resetting: the fix is the reset rule", "--on-drop continue", 25),
-			server(reports.SideServer, "have the broker refuse connects until it is warm instead of accepting and dropping them", "--refuse-cold", 10)), "--refuse-cold"},
+			server(sim.SideReset, "count a session the broker drops right after accepting it as a failed connect, so that the devices' backoff goes on growing instead of resetting: the fix is the reset rule", "--on-drop continue", 25),
+			server(sim.SideServer, "have the broker refuse connects until it is warm instead of accepting and dropping them", "--refuse-cold", 10)), "--refuse-cold"},
 	}
 	var b strings.Builder
 	for _, tt := range tests {

@@ -120,26 +120,6 @@ type SkippedFix struct {
 	Reason string `json:"reason"`
 }
 
-// The sides of a server model's fix, in the order the gate ranks them:
-// from the least changed to the most.
-const (
-	SideBudget = "fleet budget"
-	SideReset  = "reset rule"
-	SideServer = "server"
-)
-
-// SideRank returns the rank of a fix's side: budgets first, the server's
-// last.
-func SideRank(side string) int {
-	switch side {
-	case SideBudget:
-		return 0
-	case SideReset:
-		return 1
-	}
-	return 2
-}
-
 // A Policy identifies the checked policy. Only Source and one of Spec or
 // Command are usually set; Name is what the report calls it.
 type Policy struct {

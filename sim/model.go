@@ -122,6 +122,12 @@ type recoveryModel interface {
 	amplification(r Result, b *strings.Builder)
 	// stateAtEnd writes the state replay r ends in.
 	stateAtEnd(r Result, b *strings.Builder)
+	// changes returns the model's own changes of s, after defaults, that
+	// may end its storm, beyond a budget the fleet shares (see
+	// [Scenario.ServerChanges]).
+	changes(s Scenario) []ServerChange
+	// tried names the kinds of change the model tries on s, in a list.
+	tried(s Scenario) []string
 }
 
 // models are the scenarios' models, in the order of Kinds.

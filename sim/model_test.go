@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fleetKinds are the kinds the fleet's engine replays.
@@ -100,4 +101,44 @@ func TestRunTable(t *testing.T) {
 	assert.Equal(t, []string{"yes", "3"}, cells[:2])
 	cells = Scenario{Kind: Reconnect, Clients: 100}.RunCells(Run{Served: 99, AllServed: time.Second})
 	assert.Equal(t, []string{"no", "–", "99", "–"}, cells[:4], "a fleet not all connected has no time of the last connection")
+}
+
+// A recovery model's changes leave out those made already, and name the
+// kinds of change the gate tries; the other kinds have none.
+func TestServerChanges(t *testing.T) {
+	flags := func(s Scenario) []string {
+		var out []string
+		for _, c := range s.ServerChanges() {
+			changed := s
+			c.Apply(&changed)
+			require.NoError(t, changed.Validate(nil, Config{}), c.Flags)
+			if c.Side != SideBudget {
+				out = append(out, c.Flags)
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		s     Scenario
+		flags []string
+		tried string
+	}{
+		{Scenario{Kind: Overload}, []string{"--queue-limit 50", "--drop-expired"}, "the budgets of the fleet, a bounded queue, dropped expired work"},
+		{Scenario{Kind: Overload, QueueLimit: 20, DropExpired: true}, nil, "the budgets of the fleet, a bounded queue, dropped expired work"},
+		{Scenario{Kind: Reconnect}, []string{"--on-drop continue", "--on-drop reset-jitter", "--refuse-cold"}, "the budgets of the fleet, counting a drop as a failure, refusing until warm"},
+		{Scenario{Kind: Reconnect, OnDrop: DropContinue}, []string{"--refuse-cold"}, "the budgets of the fleet, counting a drop as a failure, refusing until warm"},
+		{Scenario{Kind: Reconnect, RefuseCold: true}, nil, "the budgets of the fleet"},
+		{Scenario{Kind: Contention}, nil, ""},
+		{Scenario{Kind: Outage}, nil, ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.flags, flags(tt.s), "%+v", tt.s)
+		assert.Equal(t, tt.tried, tt.s.ServerChangesTried(), "%+v", tt.s)
+	}
+	budgets := Scenario{Kind: Overload, Budget: Budget{Kind: Envoy}}.ServerChanges()
+	require.NotEmpty(t, budgets)
+	assert.Equal(t, "--budget envoy --budget-scope fleet", budgets[0].Flags, "the scenario's own budget first, shared")
+	assert.Len(t, Scenario{Kind: Overload, Budget: Budget{Kind: Envoy, Scope: ScopeFleet}}.ServerChanges(), 2, "no budget offered when the fleet shares one")
+	assert.Less(t, SideRank(SideBudget), SideRank(SideReset))
+	assert.Less(t, SideRank(SideReset), SideRank(SideServer))
 }

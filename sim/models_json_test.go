@@ -70,7 +70,7 @@ func readResult(t *testing.T, b []byte) Result {
 	t.Helper()
 	var j resultJSON
 	require.NoError(t, json.Unmarshal(b, &j))
-	require.Equal(t, Schema, j.Schema)
+	require.Equal(t, replaySchema, j.Schema)
 	return Result{Scenario: j.Scenario, Config: j.Config, Runs: j.Runs, Summary: j.Summary, Policy: j.Policy,
 		Baselines: j.Baselines, TippingPoint: j.TippingPoint}
 }

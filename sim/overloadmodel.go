@@ -112,6 +112,34 @@ func collapsedAmplification(r Result) (float64, string) {
 	return median(amp), ", median over the " + prose.Plural(len(amp), "run") + " that collapsed"
 }
 
+// changes: a queue bounded at half the jobs the server serves within one
+// timeout, so that an attempt it could not answer in time is rejected at
+// once, and the skipping of work whose client stopped waiting. No backoff
+// ends a storm of timed-out work: the fixes belong to the server.
+func (overloadModel) changes(s Scenario) []ServerChange {
+	var out []ServerChange
+	limit := max(1, int(math.Floor(s.AcceptRate*s.Timeout.Seconds()/2)))
+	if s.QueueLimit == 0 || s.QueueLimit > limit {
+		out = append(out, ServerChange{
+			fmt.Sprintf("bound the server's queue at %d jobs, half of what it serves in one %s timeout, so that it rejects at once what it could not answer in time", limit, s.Timeout),
+			fmt.Sprintf("--queue-limit %d", limit),
+			SideServer,
+			func(s *Scenario) { s.QueueLimit = limit }})
+	}
+	if !s.DropExpired {
+		out = append(out, ServerChange{
+			"have the server skip the work whose client has stopped waiting for it",
+			"--drop-expired",
+			SideServer,
+			func(s *Scenario) { s.DropExpired = true }})
+	}
+	return out
+}
+
+func (overloadModel) tried(Scenario) []string {
+	return []string{"a bounded queue", "dropped expired work"}
+}
+
 func (overloadModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"}
 }

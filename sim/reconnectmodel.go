@@ -67,6 +67,43 @@ func (reconnectModel) findings(r Result, failed bool) []string {
 		unserved(r, "devices were", "not connected"), prose.Number(s.CPU), prose.Number(s.Handshake), prose.PerSecond(s.CPU/s.Handshake))}
 }
 
+// changes: the devices' reset rule (a drop after the connect counted as a
+// failure, or a reset followed by a jittered wait), or the broker's
+// refusing until it is warm. A broker that refuses until it is warm drops
+// no session: no rule for a drop changes anything.
+func (reconnectModel) changes(s Scenario) []ServerChange {
+	if s.RefuseCold {
+		return nil
+	}
+	var out []ServerChange
+	if s.OnDrop != DropContinue {
+		out = append(out, ServerChange{
+			"count a session the broker drops right after accepting it as a failed connect, so that the devices' backoff goes on growing instead of resetting: the fix is the reset rule",
+			"--on-drop continue",
+			SideReset,
+			func(s *Scenario) { s.OnDrop = DropContinue }})
+	}
+	if s.OnDrop == DropReset {
+		out = append(out, ServerChange{
+			"after a drop, reset the backoff but wait a random share of its first delay before reconnecting",
+			"--on-drop reset-jitter",
+			SideReset,
+			func(s *Scenario) { s.OnDrop = DropResetJitter }})
+	}
+	return append(out, ServerChange{
+		"have the broker refuse connects until it is warm instead of accepting and dropping them",
+		"--refuse-cold",
+		SideServer,
+		func(s *Scenario) { s.RefuseCold = true }})
+}
+
+func (reconnectModel) tried(s Scenario) []string {
+	if s.RefuseCold {
+		return nil
+	}
+	return []string{"counting a drop as a failure", "refusing until warm"}
+}
+
 func (reconnectModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"}
 }

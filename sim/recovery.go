@@ -383,3 +383,88 @@ func unserved(r Result, noun, predicate string) string {
 	n := float64(r.Scenario.Clients)
 	return fmt.Sprintf("%s of %s %s %s by the %s horizon", prose.Number(n-r.Summary[Served].Median), prose.Number(n), noun, predicate, prose.FormatDuration(r.Scenario.Horizon))
 }
+
+// A ServerChange is a change of a recovery model's scenario that may end
+// its storm without touching the policy, which the gate replays when the
+// policy fails it.
+type ServerChange struct {
+	// Change says what it changes, in words.
+	Change string
+	// Flags are the command-line flags that make it.
+	Flags string
+	// Side says whose change it is: SideBudget, SideReset or SideServer.
+	Side string
+	// Apply makes the change.
+	Apply func(*Scenario)
+}
+
+// The sides of a server model's change, in the order the gate ranks them:
+// from the least changed to the most.
+const (
+	SideBudget = "fleet budget"
+	SideReset  = "reset rule"
+	SideServer = "server"
+)
+
+// SideRank returns the rank of a change's side: budgets first, the
+// server's last.
+func SideRank(side string) int {
+	switch side {
+	case SideBudget:
+		return 0
+	case SideReset:
+		return 1
+	}
+	return 2
+}
+
+// fleetBudgets are the budgets replayed at the fleet's scope on a failing
+// recovery model: the retry budgets and the circuit breaker, with their
+// libraries' defaults. The adaptive throttle, which rejects first
+// attempts as well as retries, is left to the user.
+var fleetBudgets = []BudgetKind{Finagle, Envoy, GRPC, AWS, AWS2026, Breaker}
+
+// ServerChanges returns the changes of s that may end its storm without
+// touching the policy, in a recovery model (nil in the other kinds): a
+// budget the whole fleet shares, one of each kind, the scenario's own
+// first, unless the fleet shares one already; then the model's own
+// changes, of the server or of the devices' reaction to it. Changes
+// already made are left out.
+func (s Scenario) ServerChanges() []ServerChange {
+	s = s.WithDefaults()
+	m, ok := s.Kind.model().(recoveryModel)
+	if !ok {
+		return nil
+	}
+	var out []ServerChange
+	if s.Budget.Kind == NoBudget || s.Budget.Scope == ScopeDevice {
+		kinds := fleetBudgets
+		if k := s.Budget.Kind; k != NoBudget {
+			// The fleet's own budget first, shared rather than held by
+			// each device; then the others.
+			kinds = append([]BudgetKind{k}, slices.DeleteFunc(slices.Clone(kinds), func(o BudgetKind) bool { return o == k })...)
+		}
+		for _, k := range kinds {
+			name := k.Name()
+			if name == "" {
+				name = string(k)
+			}
+			out = append(out, ServerChange{
+				fmt.Sprintf("put %s, with its defaults, where the whole fleet shares it (a proxy or gateway in front of the server, or one client for every caller), so that it bounds the retries the fleet makes as a whole", name),
+				fmt.Sprintf("--budget %s --budget-scope fleet", k),
+				SideBudget,
+				func(s *Scenario) { s.Budget = Budget{Kind: k, Scope: ScopeFleet} }})
+		}
+	}
+	return append(out, m.changes(s)...)
+}
+
+// ServerChangesTried names the kinds of change ServerChanges tries on a
+// recovery model's scenario s, as a sentence lists them.
+func (s Scenario) ServerChangesTried() string {
+	s = s.WithDefaults()
+	if m, ok := s.Kind.model().(recoveryModel); ok {
+		return strings.Join(append([]string{"the budgets of the fleet"}, m.tried(s)...), ", ")
+	}
+	return ""
+}

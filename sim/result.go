@@ -13,8 +13,8 @@ import (
 	"github.com/jitterkit/jitterkit/kit/verdict"
 )
 
-// Schema names the version of the replay's JSON shape.
-const Schema = "jitterkit.replay/v1"
+// replaySchema names the version of the replay's JSON shape.
+const replaySchema = "jitterkit.replay/v1"
 
 // A Result holds every run of a replay and the summary of their figures.
 type Result struct {
@@ -427,7 +427,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		RecoveredRuns:  recovered,
 		NeverRecovered: never,
 		Collapses:      r.Collapses(),
-		Schema:         Schema,
+		Schema:         replaySchema,
 		Scenario:       r.Scenario,
 		Policy:         r.Policy,
 		Config:         r.Config,

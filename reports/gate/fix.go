@@ -94,7 +94,7 @@ func (g *gate) fixes(rep reports.Report) ([]reports.Fix, []reports.SkippedFix, e
 	}
 	if p := rep.Replay; p != nil && p.Scenario.Kind.ServerModel() {
 		// A server model: the changes that end its storm are the server's,
-		// or the devices' reaction to it (see serverChanges).
+		// or the devices' reaction to it (see sim.Scenario.ServerChanges).
 		if p.Status != verdict.Fail {
 			return nil, nil, nil
 		}

@@ -62,12 +62,12 @@ func TestServerChangesAreValid(t *testing.T) {
 	}
 	for _, u := range users {
 		require.NoError(t, u.Validate(nil, sim.Config{}), "%+v", u)
-		for _, c := range serverChanges(u.WithDefaults()) {
+		for _, c := range u.ServerChanges() {
 			changed := u
-			c.apply(&changed)
-			assert.NoError(t, changed.Validate(nil, sim.Config{}), "%s on %+v", c.flags, u)
+			c.Apply(&changed)
+			assert.NoError(t, changed.Validate(nil, sim.Config{}), "%s on %+v", c.Flags, u)
 			if u.RefuseCold {
-				assert.NotContains(t, c.flags, "--on-drop", "a refusing broker drops no session")
+				assert.NotContains(t, c.Flags, "--on-drop", "a refusing broker drops no session")
 			}
 		}
 	}

@@ -225,10 +225,10 @@ func TestFirstServerFixPasses(t *testing.T) {
 	require.NotEmpty(t, rep.Fixes)
 	fix := rep.Fixes[0]
 	require.NotNil(t, fix.Scenario)
-	assert.Equal(t, reports.SideBudget, fix.Side, "a budget the fleet shares changes the least")
+	assert.Equal(t, sim.SideBudget, fix.Side, "a budget the fleet shares changes the least")
 	assert.Equal(t, "--budget grpc --budget-scope fleet", fix.Server)
 	for i, f := range rep.Fixes[1:] {
-		assert.LessOrEqual(t, reports.SideRank(rep.Fixes[i].Side), reports.SideRank(f.Side), "ranked by side")
+		assert.LessOrEqual(t, sim.SideRank(rep.Fixes[i].Side), sim.SideRank(f.Side), "ranked by side")
 	}
 	seeds := uint64(10)
 	if testing.Short() {
