@@ -184,7 +184,7 @@ func replayReason(p *Replay) string {
 	}
 	s := p.Scenario.WithDefaults()
 	if s.Kind.ServerModel() {
-		return modelReason(p)
+		return p.result().Found()
 	}
 	ratio := p.Summary[sim.PeakRatio]
 	head := fmt.Sprintf("the replay's peak ratio %s%s is", num(ratio.Median), onDefaultFleet(p))
@@ -209,45 +209,6 @@ func replayReason(p *Replay) string {
 		head += ", but " + sim.AveragedAway(s, p.Summary)
 	case p.Sample != nil && ratio.Median*(1+p.Sample.Error) > s.Threshold:
 		head += fmt.Sprintf(", but the whole fleet's may be over it: a sample's error is %s%%", num(100*p.Sample.Error))
-	}
-	return head
-}
-
-// modelReason says what a server model's replay found, in the terms of its
-// verdict: recovery, and the devices served.
-func modelReason(p *Replay) string {
-	s := p.Scenario.WithDefaults()
-	res := p.result()
-	runs := len(p.Runs)
-	if s.Kind == sim.Contention {
-		head := fmt.Sprintf("the replay's %s clients made %s writes", num(float64(s.Clients)), num(p.Summary[sim.Attempts].Median))
-		if served := p.Summary[sim.Served].Median; served < float64(s.Clients) {
-			return fmt.Sprintf("%s, and %s of them did not succeed by the %s horizon", head, num(float64(s.Clients)-served), duration(s.Horizon))
-		}
-		head += fmt.Sprintf(" and all succeeded after %s", seconds(p.Summary[sim.AllServed].Median))
-		if b := res.Baseline(sim.BaselineNoBackoff); b != nil && slices.Contains(res.Warnings(), sim.MoreWork) {
-			head += fmt.Sprintf(", but that is more work than no backoff at all (%s writes)", num(b.Summary[sim.Attempts].Median))
-		}
-		return head
-	}
-	recovered := res.Recovered()
-	c := res.Collapses()
-	if c.Collapsed > 0 {
-		return fmt.Sprintf("%d of %d runs never recovered from the trigger within the replay's %s horizon: %s", c.Collapsed, c.Runs, duration(s.Horizon), c.Chance())
-	}
-	if res.NeverRecovered() {
-		return fmt.Sprintf("the service never recovered from the trigger within the replay's %s horizon (%d of %d runs recovered)", duration(s.Horizon), recovered, runs)
-	}
-	if s.Kind == sim.Reconnect && p.Summary[sim.Served].Median < float64(s.Clients) {
-		return fmt.Sprintf("%s of %s devices were not connected by the replay's %s horizon", num(float64(s.Clients)-p.Summary[sim.Served].Median), num(float64(s.Clients)), duration(s.Horizon))
-	}
-	head := fmt.Sprintf("the service recovered %s after the trigger (%d of %d runs; %s)", seconds(p.Summary[sim.RecoveryTime].Median), recovered, runs, c)
-	w := res.Warnings()
-	switch {
-	case slices.Contains(w, sim.SlowRecovery) && res.Baseline(sim.BaselineNoRetries) != nil:
-		head += fmt.Sprintf(", but without retries it recovers after %s", seconds(res.Baseline(sim.BaselineNoRetries).Summary[sim.RecoveryTime].Median))
-	case slices.Contains(w, sim.RecoveryUncertain):
-		head += fmt.Sprintf(", but %s did not recover", plural(runs-recovered, "run"))
 	}
 	return head
 }

@@ -53,6 +53,21 @@ func (r Result) baselineMedian(name string, f Figure) float64 {
 	return 0
 }
 
+// found: the writes the clients made, and whether all succeeded, with
+// no more work than no backoff at all.
+func (contentionModel) found(r Result) string {
+	s := r.Scenario
+	head := fmt.Sprintf("the replay's %s clients made %s writes", prose.Number(float64(s.Clients)), prose.Number(r.Summary[Attempts].Median))
+	if served := r.Summary[Served].Median; served < float64(s.Clients) {
+		return fmt.Sprintf("%s, and %s of them did not succeed by the %s horizon", head, prose.Number(float64(s.Clients)-served), prose.FormatDuration(s.Horizon))
+	}
+	head += fmt.Sprintf(" and all succeeded after %s", prose.Seconds(r.Summary[AllServed].Median))
+	if b := r.Baseline(BaselineNoBackoff); b != nil && slices.Contains(r.Warnings(), MoreWork) {
+		head += fmt.Sprintf(", but that is more work than no backoff at all (%s writes)", prose.Number(b.Summary[Attempts].Median))
+	}
+	return head
+}
+
 func (contentionModel) runHeads() []string {
 	return []string{"Writes", "Reads", "Succeeded (clients)", "Last success, from t=0 (s)", "Unfinished"}
 }

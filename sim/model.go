@@ -105,6 +105,9 @@ type engineModel interface {
 	// servesAll reports whether a replay fails when its median run
 	// leaves devices unserved at the horizon.
 	servesAll() bool
+	// found says what replay r, after defaults, found, in the terms of
+	// the model's verdict (see [Result.Found]).
+	found(r Result) string
 	// unjudged says why the replay r judged nothing of its policy, or
 	// returns "" when it did (see [Result.Unjudged]).
 	unjudged(r Result) string

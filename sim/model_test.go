@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/jitterkit/jitterkit/kit"
 	"testing"
 	"time"
 
@@ -141,4 +142,27 @@ func TestServerChanges(t *testing.T) {
 	assert.Len(t, Scenario{Kind: Overload, Budget: Budget{Kind: Envoy, Scope: ScopeFleet}}.ServerChanges(), 2, "no budget offered when the fleet shares one")
 	assert.Less(t, SideRank(SideBudget), SideRank(SideReset))
 	assert.Less(t, SideRank(SideReset), SideRank(SideServer))
+}
+
+// A server model's replay says what it found in its own terms; a fleet
+// kind's says nothing, its reason being its peak ratio.
+func TestFound(t *testing.T) {
+	full := kit.Spec{Strategy: kit.Full}.Factory()
+	slow := kit.Spec{Strategy: kit.Full, Base: time.Second, Cap: time.Minute}.Factory()
+	tests := []struct {
+		s    Scenario
+		f    kit.Factory
+		want string
+	}{
+		{Scenario{Kind: Contention, Horizon: 200 * time.Millisecond}, full, `^the replay's 100 clients made [0-9,]+ writes, and [0-9,.]+ of them did not succeed by the 200ms horizon$`},
+		{Scenario{Kind: Contention}, full, `^the replay's 100 clients made [0-9,]+ writes and all succeeded after [0-9.]+s$`},
+		{Scenario{Kind: Overload}, full, `^5 of 5 runs never recovered from the trigger within the replay's 5m horizon: a chance of collapse of 100%: at least 54.9% at 95%$`},
+		{Scenario{Kind: Reconnect, RefuseCold: true, Horizon: 30 * time.Second}, slow, `^[0-9,]+ of 2,000 devices were not connected by the replay's 30s horizon$`},
+		{Scenario{Kind: Outage, Clients: 100}, full, `^$`},
+	}
+	for _, tt := range tests {
+		res, err := Replay(t.Context(), tt.f, tt.s, Config{Runs: 5, Resamples: 100})
+		require.NoError(t, err, "%+v", tt.s)
+		assert.Regexp(t, tt.want, res.Found(), "%+v", tt.s)
+	}
 }

@@ -140,6 +140,8 @@ func (overloadModel) tried(Scenario) []string {
 	return []string{"a bounded queue", "dropped expired work"}
 }
 
+func (overloadModel) found(r Result) string { return recoveryFound(r, "") }
+
 func (overloadModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"}
 }

@@ -104,6 +104,16 @@ func (reconnectModel) tried(s Scenario) []string {
 	return []string{"counting a drop as a failure", "refusing until warm"}
 }
 
+// found: a recovery, unless devices were not connected by the horizon.
+func (reconnectModel) found(r Result) string {
+	s := r.Scenario
+	short := ""
+	if served := r.Summary[Served].Median; served < float64(s.Clients) {
+		short = fmt.Sprintf("%s of %s devices were not connected by the replay's %s horizon", prose.Number(float64(s.Clients)-served), prose.Number(float64(s.Clients)), prose.FormatDuration(s.Horizon))
+	}
+	return recoveryFound(r, short)
+}
+
 func (reconnectModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"}
 }

@@ -468,3 +468,43 @@ func (s Scenario) ServerChangesTried() string {
 	}
 	return ""
 }
+
+// Found says what a server model's replay r found, in the terms of its
+// verdict (recovery, and the devices served), as its report's reason
+// does; "" in the fleet kinds, whose reason is their peak ratio.
+func (r Result) Found() string {
+	r.Scenario = r.Scenario.WithDefaults()
+	if m, ok := r.Scenario.Kind.model().(engineModel); ok {
+		return m.found(r)
+	}
+	return ""
+}
+
+// recoveryFound says what a recovery model's replay r found: runs that
+// collapsed, a service that never recovered, else short when it is not
+// "" (what keeps the verdict from a recovery), else when the service
+// recovered, with what qualifies it.
+func recoveryFound(r Result, short string) string {
+	s := r.Scenario
+	runs := len(r.Runs)
+	recovered := r.Recovered()
+	c := r.Collapses()
+	if c.Collapsed > 0 {
+		return fmt.Sprintf("%d of %d runs never recovered from the trigger within the replay's %s horizon: %s", c.Collapsed, c.Runs, prose.FormatDuration(s.Horizon), c.Chance())
+	}
+	if r.NeverRecovered() {
+		return fmt.Sprintf("the service never recovered from the trigger within the replay's %s horizon (%d of %d runs recovered)", prose.FormatDuration(s.Horizon), recovered, runs)
+	}
+	if short != "" {
+		return short
+	}
+	head := fmt.Sprintf("the service recovered %s after the trigger (%d of %d runs; %s)", prose.Seconds(r.Summary[RecoveryTime].Median), recovered, runs, c)
+	w := r.Warnings()
+	switch noRetries := r.Baseline(BaselineNoRetries); {
+	case slices.Contains(w, SlowRecovery) && noRetries != nil:
+		head += fmt.Sprintf(", but without retries it recovers after %s", prose.Seconds(noRetries.Summary[RecoveryTime].Median))
+	case slices.Contains(w, RecoveryUncertain):
+		head += fmt.Sprintf(", but %s did not recover", prose.Plural(runs-recovered, "run"))
+	}
+	return head
+}
