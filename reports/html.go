@@ -378,37 +378,6 @@ func comparisonCaption(c *Comparison) string {
 	return s
 }
 
-// modelGlossary defines the terms of a server model's replay.
-func modelGlossary(p *Replay) []htmlTerm {
-	s := p.Scenario.WithDefaults()
-	level := htmlTerm{"interval", fmt.Sprintf("The %s of a median over the runs: the range that would hold the median of many more runs, at that confidence.", intervalHeading(p.Config.WithDefaults().Level))}
-	if s.Kind == sim.Contention {
-		return []htmlTerm{
-			{"writes", "The conditional writes that reached the row, the work the clients made: a write fails when another client's write changed the row after this client read it."},
-			{"baselines", "The same clients replayed with the backoff simulator's own strategies (a base of 5ms, a cap of 2s, the first backoff twice the base) and with no backoff at all. The replay fails when clients are unfinished at the horizon, and warns when the policy makes more writes than no backoff."},
-			level,
-		}
-	}
-	trigger := fmt.Sprintf("the dip of the capacity to %s%% for %s from %s", num(100*max(s.Dip, 0)), duration(s.DipFor), duration(s.DipAt))
-	if s.Kind == sim.Reconnect {
-		trigger = fmt.Sprintf("the broker's first %s down", duration(s.Down))
-	}
-	terms := []htmlTerm{
-		{"trigger", "What knocks the service over: " + trigger + "."},
-		{"recovery", fmt.Sprintf("From the trigger's end, rounded up to a whole second (%s), time is cut into 5s windows; the service has recovered from the first window from which on every window's failed attempts (timeouts, rejections and drops) are at most 1%% of the outcomes learned in it: the failures over the failures and successes the clients learned in the window, the error rate of the attempts whose fate became known then, never above 100%% (a timeout or a drop is learned seconds after its attempt was sent, so the attempts sent in a window are no denominator). The replay fails when its median run has not recovered by the %s horizon.", duration(s.RecoveryFrom()), duration(s.Horizon))},
-		{"retry amplification", "The attempts sent over the first attempts: 1 when nothing is retried."},
-		{"goodput", "Of what was offered from the trigger's end on (the requests offered from the dip's end in an overload, the whole fleet in a reconnect, whose devices all wait for the broker's return), the share that succeeded by the horizon: at most 100%. A request offered before the dip's end counts in neither part, though it may be answered after."},
-		{"peak ratio", fmt.Sprintf("The most retry arrivals in one second of a run over the server's capacity of %s. It is reported beside recovery and does not decide: a bounded queue can peak high and recover at once.", perSecond(s.AcceptRate))},
-	}
-	if s.Kind == sim.Overload {
-		terms = append(terms, htmlTerm{"baseline", "The same fleet replayed without retries. A recovery at least twice as long as the baseline's, and 10s longer, warns: the retries, not the dip, keep the service down."})
-		if p.TippingPoint != nil {
-			terms = append(terms, htmlTerm{"tipping point", "The shortest dip, in whole seconds, after which the median run does not recover, searched with every other part of the scenario kept, beside the baseline's."})
-		}
-	}
-	return append(terms, level)
-}
-
 // glossary defines the terms the page uses, with the report's own
 // figures where it has them, and each check by why it matters.
 func glossary(r Report) []htmlTerm {
@@ -418,17 +387,11 @@ func glossary(r Report) []htmlTerm {
 		{"delay n", "The wait a device draws before its retry n, which is its attempt n + 1. Delays count from 1 everywhere in this report, in the counterexamples and in the charts."},
 		{"CV", "The coefficient of variation of the devices' delays: their standard deviation over their mean. 0 means every device waits alike; the wider the jitter, the larger it is."},
 	}
-	if p := r.Replay; p != nil && p.Scenario.Kind.ServerModel() {
-		terms = append(terms, modelGlossary(p)...)
-	} else if p != nil {
-		s := p.Scenario.WithDefaults()
-		budget := p.Budget()
-		terms = append(terms,
-			htmlTerm{"accept budget", fmt.Sprintf("The requests the server accepts in one window while it is up: its accept rate times the window, here %s × %s = %s.", perSecond(s.AcceptRate), duration(s.Window), num(budget))},
-			htmlTerm{"peak ratio", "The most retry arrivals in one window of a run, over the accept budget. It leaves out each device's first attempt, which the policy does not choose."},
-			htmlTerm{"threshold", fmt.Sprintf("The peak ratio the replay may reach, here %s: at most %s retries in one window. The replay fails when the median peak ratio over the runs is over it.", num(s.Threshold), num(s.Threshold*budget))},
-			htmlTerm{"interval", fmt.Sprintf("The %s of a median over the runs: the range that would hold the median of many more runs, at that confidence.", intervalHeading(p.Config.WithDefaults().Level))},
-		)
+	if p := r.Replay; p != nil {
+		for _, t := range p.result().Terms() {
+			terms = append(terms, htmlTerm{t[0], t[1]})
+		}
+		terms = append(terms, htmlTerm{"interval", fmt.Sprintf("The %s of a median over the runs: the range that would hold the median of many more runs, at that confidence.", intervalHeading(p.Config.WithDefaults().Level))})
 	}
 	for _, c := range r.Checks {
 		if c.Why != "" {

@@ -68,6 +68,13 @@ func (contentionModel) found(r Result) string {
 	return head
 }
 
+func (contentionModel) terms(Result) [][2]string {
+	return [][2]string{
+		{"writes", "The conditional writes that reached the row, the work the clients made: a write fails when another client's write changed the row after this client read it."},
+		{"baselines", "The same clients replayed with the backoff simulator's own strategies (a base of 5ms, a cap of 2s, the first backoff twice the base) and with no backoff at all. The replay fails when clients are unfinished at the horizon, and warns when the policy makes more writes than no backoff."},
+	}
+}
+
 func (contentionModel) runHeads() []string {
 	return []string{"Writes", "Reads", "Succeeded (clients)", "Last success, from t=0 (s)", "Unfinished"}
 }

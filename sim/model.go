@@ -55,6 +55,9 @@ type model interface {
 	// findings says what keeps the service of replay r, after defaults,
 	// down, or slows its recovery (see [Result.Findings]).
 	findings(r Result, failed bool) []string
+	// terms defines the terms a report of replay r, after defaults, uses
+	// (see [Result.Terms]).
+	terms(r Result) [][2]string
 	// runHeads head the columns of the kind's table of runs, one a run
 	// (see [Kind.RunHeads]).
 	runHeads() []string
@@ -205,6 +208,14 @@ func (k Kind) Label(f Figure) string {
 // one row a run, after the run's number and its seed: what the kind
 // judges a run by, then what it counted.
 func (k Kind) RunHeads() []string { return k.model().runHeads() }
+
+// Terms defines the terms a report of replay r uses in the words of its
+// model, with the replay's own figures where it has them: each a term and
+// its definition.
+func (r Result) Terms() [][2]string {
+	r.Scenario = r.Scenario.WithDefaults()
+	return r.Scenario.Kind.model().terms(r)
+}
 
 // Describe returns the one-line description of s, after its defaults,
 // that heads every report and comparison of a replay, from after its
@@ -399,6 +410,16 @@ func (fleetModel) describe(s Scenario) []string {
 }
 
 func (fleetModel) findings(Result, bool) []string { return nil }
+
+func (fleetModel) terms(r Result) [][2]string {
+	s := r.Scenario
+	budget := s.AcceptRate * s.Window.Seconds()
+	return [][2]string{
+		{"accept budget", fmt.Sprintf("The requests the server accepts in one window while it is up: its accept rate times the window, here %s × %s = %s.", prose.PerSecond(s.AcceptRate), prose.FormatDuration(s.Window), prose.Number(budget))},
+		{"peak ratio", "The most retry arrivals in one window of a run, over the accept budget. It leaves out each device's first attempt, which the policy does not choose."},
+		{"threshold", fmt.Sprintf("The peak ratio the replay may reach, here %s: at most %s retries in one window. The replay fails when the median peak ratio over the runs is over it.", prose.Number(s.Threshold), prose.Number(s.Threshold*budget))},
+	}
+}
 
 func (fleetModel) runHeads() []string {
 	return []string{"All served, from t=0 (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}

@@ -166,3 +166,23 @@ func TestFound(t *testing.T) {
 		assert.Regexp(t, tt.want, res.Found(), "%+v", tt.s)
 	}
 }
+
+// Every kind defines the terms its reports use, each with a definition;
+// an overload adds the tipping point only when it was searched.
+func TestTerms(t *testing.T) {
+	names := func(r Result) []string {
+		var out []string
+		for _, term := range r.Terms() {
+			assert.NotEmpty(t, term[1], term[0])
+			out = append(out, term[0])
+		}
+		return out
+	}
+	for _, k := range Kinds() {
+		assert.NotEmpty(t, names(Result{Scenario: Scenario{Kind: k}}), k)
+	}
+	assert.Equal(t, []string{"accept budget", "peak ratio", "threshold"}, names(Result{Scenario: Scenario{Kind: Periodic}}))
+	assert.NotContains(t, names(Result{Scenario: Scenario{Kind: Overload}}), "tipping point")
+	assert.Contains(t, names(Result{Scenario: Scenario{Kind: Overload}, TippingPoint: &TippingPoint{}}), "tipping point")
+	assert.Equal(t, "What knocks the service over: the broker's first 5s down.", Result{Scenario: Scenario{Kind: Reconnect}}.Terms()[0][1])
+}

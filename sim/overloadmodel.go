@@ -142,6 +142,16 @@ func (overloadModel) tried(Scenario) []string {
 
 func (overloadModel) found(r Result) string { return recoveryFound(r, "") }
 
+func (overloadModel) terms(r Result) [][2]string {
+	s := r.Scenario
+	terms := recoveryTerms(r, fmt.Sprintf("the dip of the capacity to %s%% for %s from %s", prose.Number(100*max(s.Dip, 0)), prose.FormatDuration(s.DipFor), prose.FormatDuration(s.DipAt)))
+	terms = append(terms, [2]string{"baseline", "The same fleet replayed without retries. A recovery at least twice as long as the baseline's, and 10s longer, warns: the retries, not the dip, keep the service down."})
+	if r.TippingPoint != nil {
+		terms = append(terms, [2]string{"tipping point", "The shortest dip, in whole seconds, after which the median run does not recover, searched with every other part of the scenario kept, beside the baseline's."})
+	}
+	return terms
+}
+
 func (overloadModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"}
 }

@@ -114,6 +114,10 @@ func (reconnectModel) found(r Result) string {
 	return recoveryFound(r, short)
 }
 
+func (reconnectModel) terms(r Result) [][2]string {
+	return recoveryTerms(r, "the broker's first "+prose.FormatDuration(r.Scenario.Down)+" down")
+}
+
 func (reconnectModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"}
 }

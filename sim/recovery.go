@@ -508,3 +508,16 @@ func recoveryFound(r Result, short string) string {
 	}
 	return head
 }
+
+// recoveryTerms defines the terms of a recovery model's replay r, whose
+// trigger is what knocks the service over, in words.
+func recoveryTerms(r Result, trigger string) [][2]string {
+	s := r.Scenario
+	return [][2]string{
+		{"trigger", "What knocks the service over: " + trigger + "."},
+		{"recovery", fmt.Sprintf("From the trigger's end, rounded up to a whole second (%s), time is cut into 5s windows; the service has recovered from the first window from which on every window's failed attempts (timeouts, rejections and drops) are at most 1%% of the outcomes learned in it: the failures over the failures and successes the clients learned in the window, the error rate of the attempts whose fate became known then, never above 100%% (a timeout or a drop is learned seconds after its attempt was sent, so the attempts sent in a window are no denominator). The replay fails when its median run has not recovered by the %s horizon.", prose.FormatDuration(s.RecoveryFrom()), prose.FormatDuration(s.Horizon))},
+		{"retry amplification", "The attempts sent over the first attempts: 1 when nothing is retried."},
+		{"goodput", "Of what was offered from the trigger's end on (the requests offered from the dip's end in an overload, the whole fleet in a reconnect, whose devices all wait for the broker's return), the share that succeeded by the horizon: at most 100%. A request offered before the dip's end counts in neither part, though it may be answered after."},
+		{"peak ratio", fmt.Sprintf("The most retry arrivals in one second of a run over the server's capacity of %s. It is reported beside recovery and does not decide: a bounded queue can peak high and recover at once.", prose.PerSecond(s.AcceptRate))},
+	}
+}
