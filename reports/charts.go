@@ -769,65 +769,13 @@ func polyline(v []float64, at func(int) float64, x, y func(float64) vg.Length) [
 	return pts
 }
 
-// seriesWords are what a server model calls the things a time-series
-// chart draws.
-type seriesWords struct {
-	first, retries, successes, failures, capacity, jobs, jobsAxis string
-}
-
-// wordsOf returns the words of s's kind.
-func wordsOf(s sim.Scenario) seriesWords {
-	if s.Kind == sim.Reconnect {
-		return seriesWords{"first connects sent", "reconnects sent", "devices connected", "connects refused or dropped",
-			"broker capacity (handshakes/s)", "sessions open", "sessions open"}
-	}
-	failed := []string{"timed out"}
-	if s.QueueLimit > 0 {
-		failed = append(failed, "rejected")
-	}
-	if s.DropExpired {
-		failed = append(failed, "dropped")
-	}
-	if n := len(failed); n > 1 {
-		failed[n-2] += " or " + failed[n-1]
-		failed = failed[:n-1]
-	}
-	return seriesWords{"first attempts sent", "retries sent", "answered in time", strings.Join(failed, ", "),
-		"server capacity (jobs/s)", "jobs in the system (waiting or in service)", "jobs in the system"}
-}
-
-// A trigger is the stretch of a run a time-series chart shades: an
-// Overload's dip and its ramp, a Reconnect's downtime.
-type trigger struct {
-	from, to, rampTo float64 // seconds
-	label, rampLabel string
-}
-
-// triggerOf returns the trigger of s.
-func triggerOf(s sim.Scenario) trigger {
-	if s.Kind == sim.Reconnect {
-		return trigger{to: s.Down.Seconds(), rampTo: s.Down.Seconds(), label: fmt.Sprintf("broker down (first %s)", duration(s.Down))}
-	}
-	from, to := s.DipAt.Seconds(), (s.DipAt + s.DipFor).Seconds()
-	t := trigger{from: from, to: to, rampTo: to + s.Ramp.Seconds(),
-		label: fmt.Sprintf("dip to %s%% for %s at %s", num(round3(s.Dip*100)), duration(s.DipFor), duration(s.DipAt))}
-	if s.Ramp > 0 {
-		t.rampLabel = fmt.Sprintf("ramp back (%s)", duration(s.Ramp))
-	}
-	return t
-}
-
 // recoveryPhrase says whether the run recovered: "recovered 5s after the
 // dip" or "never recovered within the 5m horizon".
 func recoveryPhrase(s sim.Scenario, run sim.Run) string {
-	end := "the dip"
-	if s.Kind == sim.Reconnect {
-		end = "the broker's return"
-	}
 	if !run.Recovered {
 		return fmt.Sprintf("never recovered within the %s horizon", duration(s.Horizon))
 	}
-	return fmt.Sprintf("recovered %s after %s", duration(run.RecoveredAfter), end)
+	return fmt.Sprintf("recovered %s after %s", duration(run.RecoveredAfter), s.SeriesChart().End)
 }
 
 // budgetWords are what a time-series chart calls a budget's level: the
@@ -943,14 +891,13 @@ var (
 // its time-series chart draws it: the series in bins of bw seconds, the
 // panels' tops, and what the chart marks on them.
 type seriesView struct {
-	rp    *Replay
-	run   sim.Run
-	s     sim.Scenario
-	words seriesWords
-	trig  trigger
-	w     int     // seconds a bin
-	bw    float64 // the same, as a float
-	end   float64 // the run's length, in seconds
+	rp  *Replay
+	run sim.Run
+	s   sim.Scenario
+	c   sim.SeriesChart
+	w   int     // seconds a bin
+	bw  float64 // the same, as a float
+	end float64 // the run's length, in seconds
 
 	first, sent, succ, fail, capacity, jobs, zeros []float64
 
@@ -982,7 +929,7 @@ func newSeriesView(rp *Replay) (*seriesView, bool) {
 	s := rp.Scenario.WithDefaults()
 	n := len(ser.FirstSent)
 	w := seriesBin(n)
-	v := &seriesView{rp: rp, run: run, s: s, words: wordsOf(s), trig: triggerOf(s), w: w, bw: float64(w), end: float64(n)}
+	v := &seriesView{rp: rp, run: run, s: s, c: s.SeriesChart(), w: w, bw: float64(w), end: float64(n)}
 	v.first = binMeans(w, floats(ser.FirstSent))
 	v.sent = sumSeries(v.first, binMeans(w, floats(ser.RetriesSent)))
 	v.succ = binMeans(w, floats(ser.Successes))
@@ -990,11 +937,11 @@ func newSeriesView(rp *Replay) (*seriesView, bool) {
 	v.capacity = binMeans(w, ser.Capacity)
 	v.jobs = binMeans(w, floats(ser.Jobs))
 	v.zeros = make([]float64, len(v.first))
-	v.budgeted = s.Kind == sim.Overload && len(ser.Budget) > 0
+	v.budgeted = v.c.Budgeted && len(ser.Budget) > 0
 	if v.budgeted {
 		v.refused, v.throttled, v.level = binMeans(w, floats(ser.Refused)), binMeans(w, floats(ser.Throttled)), binMeans(w, ser.Budget)
 		v.nRefused, v.nThrottled = sumInts(ser.Refused), sumInts(ser.Throttled)
-		v.againAt, v.stopped, v.again = retriesAllowedAgain(ser, int(math.Ceil(v.trig.from)))
+		v.againAt, v.stopped, v.again = retriesAllowedAgain(ser, int(math.Ceil(v.c.From)))
 		v.bwords = budgetWordsOf(s)
 	}
 	for _, xs := range [][]float64{v.sent, v.succ, v.fail, v.capacity, v.refused, v.throttled} {
@@ -1005,7 +952,7 @@ func newSeriesView(rp *Replay) (*seriesView, bool) {
 	for _, f := range v.jobs {
 		v.jobsTop = max(v.jobsTop, f)
 	}
-	if s.Kind == sim.Overload && s.QueueLimit > 0 {
+	if s.QueueLimit > 0 {
 		v.queueLimit = float64(s.QueueLimit)
 		v.jobsTop = max(v.jobsTop, v.queueLimit)
 	}
@@ -1033,7 +980,7 @@ func (v *seriesView) panels() ([]*plot.Plot, []vg.Length) {
 	upper.Y.Min, upper.Y.Max = 0, v.top
 	upper.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
 	timeAxis := "time since the start of the run (s)"
-	lower := newPlot("", timeAxis, v.words.jobsAxis)
+	lower := newPlot("", timeAxis, v.c.JobsAxis)
 	lower.X.Min, lower.X.Max = 0, v.end
 	lower.Y.Min, lower.Y.Max = 0, v.jobsTop
 	lower.X.Tick.Marker = numTicks{plot.DefaultTicks{}}
@@ -1088,16 +1035,16 @@ func (v *seriesView) budgetPanel(timeAxis string) *plot.Plot {
 
 // legend returns the chart's legend, in the order the panels draw.
 func (v *seriesView) legend() []legendItem {
-	legend := []legendItem{{v.trig.label, []plot.Thumbnailer{swatch{colorDown}}}}
-	if v.trig.rampLabel != "" {
-		legend = append(legend, legendItem{v.trig.rampLabel, []plot.Thumbnailer{swatch{colorRamp}}})
+	legend := []legendItem{{v.c.Trigger, []plot.Thumbnailer{swatch{colorDown}}}}
+	if v.c.Ramp != "" {
+		legend = append(legend, legendItem{v.c.Ramp, []plot.Thumbnailer{swatch{colorRamp}}})
 	}
 	legend = append(legend,
-		legendItem{v.words.first, []plot.Thumbnailer{swatch{colorArrivals}}},
-		legendItem{v.words.retries, []plot.Thumbnailer{swatch{colorRetries}}},
-		legendItem{v.words.successes, []plot.Thumbnailer{lineSwatch{seriesSuccStyle}}},
-		legendItem{v.words.failures, []plot.Thumbnailer{lineSwatch{seriesFailStyle}}},
-		legendItem{v.words.capacity, []plot.Thumbnailer{lineSwatch{seriesCapStyle}}})
+		legendItem{v.c.First, []plot.Thumbnailer{swatch{colorArrivals}}},
+		legendItem{v.c.Retries, []plot.Thumbnailer{swatch{colorRetries}}},
+		legendItem{v.c.Successes, []plot.Thumbnailer{lineSwatch{seriesSuccStyle}}},
+		legendItem{v.c.Failures, []plot.Thumbnailer{lineSwatch{seriesFailStyle}}},
+		legendItem{v.c.Capacity, []plot.Thumbnailer{lineSwatch{seriesCapStyle}}})
 	if v.nRefused > 0 {
 		legend = append(legend, legendItem{fmt.Sprintf("retries the budget refused (%s)", num(float64(v.nRefused))), []plot.Thumbnailer{lineSwatch{seriesRefusedStyle}}})
 	}
@@ -1107,7 +1054,7 @@ func (v *seriesView) legend() []legendItem {
 	if v.run.Recovered {
 		legend = append(legend, legendItem{fmt.Sprintf("recovered (at %s)", seconds(v.recoveredAt)), []plot.Thumbnailer{lineSwatch{seriesRecStyle}}})
 	}
-	legend = append(legend, legendItem{v.words.jobs, []plot.Thumbnailer{lineSwatch{seriesJobsStyle}}})
+	legend = append(legend, legendItem{v.c.Jobs, []plot.Thumbnailer{lineSwatch{seriesJobsStyle}}})
 	if v.queueLimit > 0 {
 		legend = append(legend, legendItem{fmt.Sprintf("queue limit (%s jobs)", num(v.queueLimit)), []plot.Thumbnailer{lineSwatch{seriesLimitStyle}}})
 	}
@@ -1148,8 +1095,8 @@ func (v *seriesView) shade(c draw.Canvas, x, y func(float64) vg.Length, top floa
 		c.SetColor(col)
 		c.Fill(r.Path())
 	}
-	fill(v.trig.from, v.trig.to, colorDown)
-	fill(v.trig.to, v.trig.rampTo, colorRamp)
+	fill(v.c.From, v.c.To, colorDown)
+	fill(v.c.To, v.c.RampTo, colorRamp)
 }
 
 // markRecovery marks the instant the run recovered, up to top, labelled
@@ -1259,7 +1206,7 @@ func (v *seriesView) compose(panels []*plot.Plot, heights []vg.Length, legend []
 		per = fmt.Sprintf("per second, mean over %s bins", seconds(v.bw))
 	}
 	label := fmt.Sprintf("Time series of run %d of %d: %s and %s, %s, %s and %s %s, with %s below",
-		v.rp.Representative+1, len(v.rp.Runs), v.words.first, v.words.retries, v.words.successes, v.words.failures, v.words.capacity, per, v.words.jobs)
+		v.rp.Representative+1, len(v.rp.Runs), v.c.First, v.c.Retries, v.c.Successes, v.c.Failures, v.c.Capacity, per, v.c.Jobs)
 	if v.budgeted {
 		label += fmt.Sprintf(", and below them the %s (%s)", v.bwords.level, v.bwords.whose)
 	}

@@ -73,14 +73,6 @@ var modelFigures = []sim.Figure{
 // wider than a second, which a replay's summary holds only there.
 var scenarioFigures = []sim.Figure{sim.PeakRetryArrivals1s, sim.PeakRatio1s, sim.PeakFirings, sim.TimerLoadRatio, sim.FiringsMissed}
 
-// ServedNone reports whether no run of an outage replayed on s, whose
-// summary is sum, served a device: its times of serving then have no
-// value.
-func ServedNone(s sim.Scenario, sum map[sim.Figure]sim.Estimate) bool {
-	s = s.WithDefaults()
-	return (s.Kind == sim.Outage || s.Kind == sim.LongOutage) && s.Clients > 0 && sum[sim.Served].High == 0
-}
-
 // servingTime reports whether f is a time of serving, which has no value
 // where no device was served.
 func servingTime(f sim.Figure) bool {
@@ -121,14 +113,14 @@ func summaryFigures(p *Replay) []figure {
 		}
 		return out
 	}
-	outage := s.Kind == sim.Outage || s.Kind == sim.LongOutage
-	noneServed := ServedNone(s, p.Summary)
+	res := p.result()
+	noneServed := res.ServedNone()
 	for _, f := range tableFigures {
 		if _, ok := p.Summary[f]; !ok && slices.Contains(scenarioFigures, f) {
 			continue
 		}
 		fig := figure{key: f, label: s.Kind.Label(f), unit: f.Unit(), iv: p.Summary[f]}
-		if f == sim.AllServed && outage && p.Summary[sim.Served].Median < float64(s.Clients) {
+		if f == sim.AllServed && res.LeftUnserved() {
 			// Not every device was served: the time is the last one's.
 			fig.label = "last served, from t=0"
 		}

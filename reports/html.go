@@ -14,7 +14,6 @@ import (
 	"github.com/jitterkit/jitterkit/kit"
 	"github.com/jitterkit/jitterkit/kit/verdict"
 	"github.com/jitterkit/jitterkit/properties"
-	"github.com/jitterkit/jitterkit/sim"
 )
 
 //go:embed report.html.tmpl
@@ -289,7 +288,7 @@ func htmlReplayOf(p *Replay) (*htmlReplay, error) {
 func seriesCaption(p *Replay) string {
 	s := p.Scenario.WithDefaults()
 	run := p.Runs[p.Representative]
-	words, trig := wordsOf(s), triggerOf(s)
+	c := s.SeriesChart()
 	w := seriesBin(len(run.Series.FirstSent))
 	var b strings.Builder
 	fmt.Fprintf(&b, "Run %d of %d (seed %d), the median run by recovery, ", p.Representative+1, len(p.Runs), run.Seed)
@@ -299,19 +298,19 @@ func seriesCaption(p *Replay) string {
 		fmt.Fprintf(&b, "in %s bins, each the mean per second over its seconds: ", seconds(float64(w)))
 	}
 	fmt.Fprintf(&b, "the areas stack the %s (orange) on the %s (blue); the solid lines are what the clients learned: %s (green) and %s (red); the dashed line is the %s. The grey band is the trigger: %s",
-		words.retries, words.first, words.successes, words.failures, words.capacity, trig.label)
-	if trig.rampLabel != "" {
-		fmt.Fprintf(&b, ", then the lighter %s", trig.rampLabel)
+		c.Retries, c.First, c.Successes, c.Failures, c.Capacity, c.Trigger)
+	if c.Ramp != "" {
+		fmt.Fprintf(&b, ", then the lighter %s", c.Ramp)
 	}
 	middle := "lower"
-	if s.Kind == sim.Overload && len(run.Series.Budget) > 0 {
+	if c.Budgeted && len(run.Series.Budget) > 0 {
 		middle = "middle"
 	}
-	fmt.Fprintf(&b, ". The %s panel is the %s at each whole second", middle, words.jobs)
-	if s.Kind == sim.Overload && s.QueueLimit > 0 {
+	fmt.Fprintf(&b, ". The %s panel is the %s at each whole second", middle, c.Jobs)
+	if s.QueueLimit > 0 {
 		fmt.Fprintf(&b, ", against the queue limit of %s", num(float64(s.QueueLimit)))
 	}
-	if ser := run.Series; s.Kind == sim.Overload && len(ser.Budget) > 0 {
+	if ser := run.Series; c.Budgeted && len(ser.Budget) > 0 {
 		bw := budgetWordsOf(s)
 		fmt.Fprintf(&b, ". %s The bottom panel is its level at each whole second, the %s (%s", s.Budget.Describe(s.Clients), bw.level, bw.whose)
 		if bw.states != nil {
@@ -327,13 +326,13 @@ func seriesCaption(p *Replay) string {
 		if nRefused+nThrottled > 0 {
 			b.WriteString(", drawn with the traffic above")
 		}
-		switch at, stopped, ok := retriesAllowedAgain(ser, int(math.Ceil(trig.from))); {
+		switch at, stopped, ok := retriesAllowedAgain(ser, int(math.Ceil(c.From))); {
 		case ok:
 			fmt.Fprintf(&b, ". From %s on it refuses no retry and rejects no attempt to the run's end: retries are allowed again, the dash-dotted line", seconds(float64(at)))
 		case stopped:
 			b.WriteString(". Retries are never allowed again within the run: the budget still refuses retries or rejects attempts in its last second")
 		default:
-			fmt.Fprintf(&b, ". From the trigger's start at %s on it stopped no attempt, so no instant marks retries allowed again", seconds(trig.from))
+			fmt.Fprintf(&b, ". From the trigger's start at %s on it stopped no attempt, so no instant marks retries allowed again", seconds(c.From))
 		}
 	}
 	fmt.Fprintf(&b, ". The replay is judged on recovery: from %s on, in 5s windows, the service has recovered from the first window from which every window's failures are at most 1%% of the outcomes learned in it (its failures and successes). This run %s",

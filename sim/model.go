@@ -134,6 +134,9 @@ type recoveryModel interface {
 	changes(s Scenario) []ServerChange
 	// tried names the kinds of change the model tries on s, in a list.
 	tried(s Scenario) []string
+	// seriesChart says what the time-series chart of a run of s, after
+	// defaults, draws (see [Scenario.SeriesChart]).
+	seriesChart(s Scenario) SeriesChart
 }
 
 // models are the scenarios' models, in the order of Kinds.

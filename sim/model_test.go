@@ -186,3 +186,20 @@ func TestTerms(t *testing.T) {
 	assert.Contains(t, names(Result{Scenario: Scenario{Kind: Overload}, TippingPoint: &TippingPoint{}}), "tipping point")
 	assert.Equal(t, "What knocks the service over: the broker's first 5s down.", Result{Scenario: Scenario{Kind: Reconnect}}.Terms()[0][1])
 }
+
+// A recovery model's time-series chart names its failures by what the
+// server does with them, and shades its own trigger.
+func TestSeriesChart(t *testing.T) {
+	c := Scenario{Kind: Overload, QueueLimit: 10, DropExpired: true, Ramp: 2 * time.Second}.SeriesChart()
+	assert.Equal(t, "timed out, rejected or dropped", c.Failures)
+	assert.Equal(t, []float64{30, 35, 37}, []float64{c.From, c.To, c.RampTo})
+	assert.Equal(t, "dip to 10% for 5s at 30s", c.Trigger)
+	assert.Equal(t, "ramp back (2s)", c.Ramp)
+	assert.True(t, c.Budgeted)
+	assert.Equal(t, "timed out", Scenario{Kind: Overload}.SeriesChart().Failures)
+	r := Scenario{Kind: Reconnect}.SeriesChart()
+	assert.Equal(t, []float64{0, 5, 5}, []float64{r.From, r.To, r.RampTo})
+	assert.Equal(t, "the broker's return", r.End)
+	assert.Empty(t, r.Ramp)
+	assert.Equal(t, SeriesChart{}, Scenario{Kind: Contention}.SeriesChart())
+}

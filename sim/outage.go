@@ -57,3 +57,21 @@ func (outageModel) outcome(r Result, b *strings.Builder) {
 	writeServed(r, b)
 	writePending(r, b)
 }
+
+// ServedNone reports whether no run of an outage replay r served a
+// device: its times of serving then have no value. It is false in the
+// other kinds.
+func (r Result) ServedNone() bool {
+	s := r.Scenario.WithDefaults()
+	_, outage := s.Kind.model().(outageModel)
+	return outage && s.Clients > 0 && r.Summary[Served].High == 0
+}
+
+// LeftUnserved reports whether the median run of an outage replay r left
+// devices unserved: its time of serving every device is then the last
+// one's. It is false in the other kinds.
+func (r Result) LeftUnserved() bool {
+	s := r.Scenario.WithDefaults()
+	_, outage := s.Kind.model().(outageModel)
+	return outage && r.Summary[Served].Median < float64(s.Clients)
+}

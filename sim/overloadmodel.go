@@ -152,6 +152,33 @@ func (overloadModel) terms(r Result) [][2]string {
 	return terms
 }
 
+func (overloadModel) seriesChart(s Scenario) SeriesChart {
+	failed := []string{"timed out"}
+	if s.QueueLimit > 0 {
+		failed = append(failed, "rejected")
+	}
+	if s.DropExpired {
+		failed = append(failed, "dropped")
+	}
+	if n := len(failed); n > 1 {
+		failed[n-2] += " or " + failed[n-1]
+		failed = failed[:n-1]
+	}
+	from, to := s.DipAt.Seconds(), (s.DipAt + s.DipFor).Seconds()
+	c := SeriesChart{
+		First: "first attempts sent", Retries: "retries sent", Successes: "answered in time", Failures: strings.Join(failed, ", "),
+		Capacity: "server capacity (jobs/s)", Jobs: "jobs in the system (waiting or in service)", JobsAxis: "jobs in the system",
+		From: from, To: to, RampTo: to + s.Ramp.Seconds(),
+		Trigger:  fmt.Sprintf("dip to %s%% for %s at %s", prose.Number(math.Round(s.Dip*100*1000)/1000), prose.FormatDuration(s.DipFor), prose.FormatDuration(s.DipAt)),
+		End:      "the dip",
+		Budgeted: true,
+	}
+	if s.Ramp > 0 {
+		c.Ramp = fmt.Sprintf("ramp back (%s)", prose.FormatDuration(s.Ramp))
+	}
+	return c
+}
+
 func (overloadModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"}
 }

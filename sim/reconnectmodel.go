@@ -118,6 +118,16 @@ func (reconnectModel) terms(r Result) [][2]string {
 	return recoveryTerms(r, "the broker's first "+prose.FormatDuration(r.Scenario.Down)+" down")
 }
 
+func (reconnectModel) seriesChart(s Scenario) SeriesChart {
+	return SeriesChart{
+		First: "first connects sent", Retries: "reconnects sent", Successes: "devices connected", Failures: "connects refused or dropped",
+		Capacity: "broker capacity (handshakes/s)", Jobs: "sessions open", JobsAxis: "sessions open",
+		To: s.Down.Seconds(), RampTo: s.Down.Seconds(),
+		Trigger: fmt.Sprintf("broker down (first %s)", prose.FormatDuration(s.Down)),
+		End:     "the broker's return",
+	}
+}
+
 func (reconnectModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the broker's return (s)", "Connected (devices)", "All connected, from t=0 (s)", "Accepted", "Dropped", "Broker warm, from t=0 (s)", "Connects", "Peak ratio"}
 }

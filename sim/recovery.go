@@ -521,3 +521,37 @@ func recoveryTerms(r Result, trigger string) [][2]string {
 		{"peak ratio", fmt.Sprintf("The most retry arrivals in one second of a run over the server's capacity of %s. It is reported beside recovery and does not decide: a bounded queue can peak high and recover at once.", prose.PerSecond(s.AcceptRate))},
 	}
 }
+
+// A SeriesChart is what the time-series chart of a recovery model's run
+// draws, in the model's words: its traffic, its capacity, what its lower
+// panel counts, and the trigger it shades.
+type SeriesChart struct {
+	// First, Retries, Successes and Failures name the traffic's series:
+	// the first attempts and the retries sent, and the outcomes the
+	// clients learned.
+	First, Retries, Successes, Failures string
+	// Capacity names the capacity's line.
+	Capacity string
+	// Jobs names what the lower panel counts, and JobsAxis its axis.
+	Jobs, JobsAxis string
+	// From and To bound the trigger, and RampTo the capacity's ramp back
+	// after it, in seconds from the run's start.
+	From, To, RampTo float64
+	// Trigger labels the trigger's shading, and Ramp the ramp's, "" when
+	// there is none.
+	Trigger, Ramp string
+	// End is what the time to recover counts from: "the dip".
+	End string
+	// Budgeted says whether a budget's level has a panel of its own.
+	Budgeted bool
+}
+
+// SeriesChart returns what the time-series chart of a run of s draws, or
+// the zero SeriesChart in a kind that is no recovery model.
+func (s Scenario) SeriesChart() SeriesChart {
+	s = s.WithDefaults()
+	if m, ok := s.Kind.model().(recoveryModel); ok {
+		return m.seriesChart(s)
+	}
+	return SeriesChart{}
+}

@@ -325,7 +325,7 @@ func addCell(row *reports.ComparisonRow, res sim.Result, f sim.Figure) {
 	if res.Stop != nil {
 		row.Runs = append(row.Runs, res.Stop.Runs)
 	}
-	none := reports.ServedNone(res.Scenario, res.Summary)
+	none := res.ServedNone()
 	if none && row.NoneServed == nil {
 		row.NoneServed = make([]bool, len(row.Cells)-1, len(row.Cells))
 	}
