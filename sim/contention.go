@@ -248,32 +248,8 @@ func (e *contentionEngine) net() int64 {
 
 // replay replays run number run, of seed seed.
 func (e *contentionEngine) replay(run int, seed uint64) (contentionRun, error) {
-	e.run, e.seed = run, seed
-	e.pcg.Seed(seed, splitmix64(seed))
-	e.boot = bootTime(seed)
-	e.version = 0
-	e.r = contentionRun{Seed: seed}
-	n := e.c.Clients
-	clear(e.phase)
-	clear(e.tries)
-	e.heap = e.heap[:0]
-	if e.f != nil {
-		for i := range n {
-			p, cause, err := makePolicy(e.f, kit.Device{ID: e.c.id(seed, i), Boot: e.boot})
-			if err != nil {
-				return contentionRun{}, contentionError(run, seed, e.c.id(seed, i), i, 0, 0, cause, err)
-			}
-			e.pol[i] = p
-		}
-	}
-	// The first reads, in client order: their times are drawn in order,
-	// and the heap is built from them at once.
-	for i := range n {
-		e.heap = append(e.heap, ctEvent{e.net(), int32(i)})
-		e.tries[i] = 1
-	}
-	for i := n/2 - 1; i >= 0; i-- {
-		e.down(i)
+	if err := e.start(run, seed); err != nil {
+		return contentionRun{}, err
 	}
 	for len(e.heap) > 0 {
 		ev := e.heap[0]
@@ -339,6 +315,38 @@ func (e *contentionEngine) replay(run int, seed uint64) (contentionRun, error) {
 		clear(e.pol)
 	}
 	return e.r, nil
+}
+
+// start readies the engine for run, of the seed: each client's policy,
+// and the heap of the first reads, in client order: their times are
+// drawn in order, and the heap is built from them at once.
+func (e *contentionEngine) start(run int, seed uint64) error {
+	e.run, e.seed = run, seed
+	e.pcg.Seed(seed, splitmix64(seed))
+	e.boot = bootTime(seed)
+	e.version = 0
+	e.r = contentionRun{Seed: seed}
+	n := e.c.Clients
+	clear(e.phase)
+	clear(e.tries)
+	e.heap = e.heap[:0]
+	if e.f != nil {
+		for i := range n {
+			p, cause, err := makePolicy(e.f, kit.Device{ID: e.c.id(seed, i), Boot: e.boot})
+			if err != nil {
+				return contentionError(run, seed, e.c.id(seed, i), i, 0, 0, cause, err)
+			}
+			e.pol[i] = p
+		}
+	}
+	for i := range n {
+		e.heap = append(e.heap, ctEvent{e.net(), int32(i)})
+		e.tries[i] = 1
+	}
+	for i := n/2 - 1; i >= 0; i-- {
+		e.down(i)
+	}
+	return nil
 }
 
 // observe tells client c's policy, when it is a kit.Observer, how its

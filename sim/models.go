@@ -254,22 +254,9 @@ func replayModelBatch(ctx context.Context, f kit.Factory, s Scenario, cfg Config
 	next.Store(int64(from))
 	var failed atomic.Int64
 	failed.Store(int64(cfg.Runs))
-	_, builtin := builtinSpec(f)
-	calls := make([]*modelCall, workers)
-	engines := make([]modelEngine, workers)
-	for w := range engines {
-		calls[w] = &modelCall{}
-		calls[w].run.Store(-1)
-		wf := f
-		if !builtin && f != nil {
-			// A built-in policy always returns; any other is watched.
-			wf = calls[w].factory(f)
-		}
-		e, err := newModelEngine(s, wf, b.room())
-		if err != nil {
-			return nil, err
-		}
-		engines[w] = e
+	calls, engines, err := newModelEngines(s, f, workers, b.room())
+	if err != nil {
+		return nil, err
 	}
 	var wg sync.WaitGroup
 	for w, e := range engines {
@@ -298,23 +285,8 @@ func replayModelBatch(ctx context.Context, f kit.Factory, s Scenario, cfg Config
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	var hung <-chan error
-	if cfg.CallTimeout > 0 {
-		hung = watchModel(done, calls, cfg)
-	}
-	select {
-	case <-done:
-	case err := <-hung:
+	if err := awaitModel(ctx, done, calls, cfg); err != nil {
 		return nil, err
-	case <-ctx.Done():
-		select {
-		case <-done:
-		case <-time.After(stuckGrace):
-			if err := stuckModel(calls, cfg, fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))); err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
-		}
 	}
 	for i := range errs {
 		if errs[i] != nil {
@@ -325,6 +297,54 @@ func replayModelBatch(ctx context.Context, f kit.Factory, s Scenario, cfg Config
 		return nil, fmt.Errorf("sim: replay stopped: %w", context.Cause(ctx))
 	}
 	return runs, nil
+}
+
+// newModelEngines makes the engines of s for workers workers, each with
+// the call it watches: a built-in policy always returns, and any other is
+// watched through the call.
+func newModelEngines(s Scenario, f kit.Factory, workers int, room int64) ([]*modelCall, []modelEngine, error) {
+	_, builtin := builtinSpec(f)
+	calls := make([]*modelCall, workers)
+	engines := make([]modelEngine, workers)
+	for w := range engines {
+		calls[w] = &modelCall{}
+		calls[w].run.Store(-1)
+		wf := f
+		if !builtin && f != nil {
+			wf = calls[w].factory(f)
+		}
+		e, err := newModelEngine(s, wf, room)
+		if err != nil {
+			return nil, nil, err
+		}
+		engines[w] = e
+	}
+	return calls, engines, nil
+}
+
+// awaitModel waits until done is closed, the workers' runs over, and
+// returns the error of a call of the policy that hung, or of runs that
+// did not stop within stuckGrace of ctx's end.
+func awaitModel(ctx context.Context, done <-chan struct{}, calls []*modelCall, cfg Config) error {
+	var hung <-chan error
+	if cfg.CallTimeout > 0 {
+		hung = watchModel(done, calls, cfg)
+	}
+	select {
+	case <-done:
+	case err := <-hung:
+		return err
+	case <-ctx.Done():
+		select {
+		case <-done:
+		case <-time.After(stuckGrace):
+			if err := stuckModel(calls, cfg, fmt.Errorf("did not return within %v of the replay being stopped (%w)", stuckGrace, context.Cause(ctx))); err != nil {
+				return err
+			}
+			return fmt.Errorf("sim: replay stopped, and its runs did not stop within %v: %w", stuckGrace, context.Cause(ctx))
+		}
+	}
+	return nil
 }
 
 // runModel replays run i on e into *run or *err, and reports false when a

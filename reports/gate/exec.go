@@ -52,86 +52,108 @@ var ErrExecTimeout = execpolicy.ErrTimeout
 // When Run's property checks find the program reproducible, Run's replays
 // ask it each request once (see Config.Checks).
 func ExecPolicy(ctx context.Context, command string, timeout time.Duration) (Policy, error) {
-	opt := execpolicy.Options{Timeout: timeout}
 	// Once one of the programs, or of the fresh processes, has broken the
 	// protocol, the others are stopped at once rather than given their
 	// time to end their output: the run has failed, and a twin of a
 	// program that hangs on to its output would hold the run for a whole
 	// timeout.
 	ctx, abandon := context.WithCancel(ctx)
-	var mu sync.Mutex
-	var started []*execpolicy.Program
-	start := func() (*execpolicy.Program, error) {
-		p, err := execpolicy.Start(ctx, command, opt)
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		started = append(started, p)
-		mu.Unlock()
-		return p, nil
-	}
-	programs := func() []*execpolicy.Program {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]*execpolicy.Program(nil), started...)
-	}
-	first, err := start()
+	ps := &programs{ctx: ctx, command: command, opt: execpolicy.Options{Timeout: timeout}, abandon: abandon}
+	first, err := ps.start()
 	if err != nil {
 		abandon()
 		return Policy{}, err
 	}
-	procs := &processes{command: command, opt: opt, own: first.Factory()}
+	ps.procs = &processes{command: command, opt: ps.opt, own: first.Factory()}
 	return Policy{
 		Name:    command,
 		Source:  kit.SourceExec,
 		Command: command,
 		Factory: first.Factory(),
 		Again: func() (kit.Factory, error) {
-			p, err := start()
+			p, err := ps.start()
 			if err != nil {
 				return nil, err
 			}
 			return p.Factory(), nil
 		},
 		reuse:     first.Reusing,
-		processes: procs,
-		Err: func() error {
-			if err := procs.err(); err != nil {
-				return err
-			}
-			for _, p := range programs() {
-				if err := p.Err(); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
-		Close: func() error {
-			defer abandon()
-			ps := programs()
-			if procs.err() != nil {
-				abandon()
-			}
-			for _, p := range ps {
-				if p.Err() != nil {
-					abandon()
-				}
-			}
-			// The programs are closed side by side: each may take its
-			// silence timeout to end its output.
-			errs := make([]error, len(ps))
-			var wg sync.WaitGroup
-			for i, p := range ps {
-				wg.Go(func() { errs[i] = p.Close() })
-			}
-			wg.Wait()
-			for _, err := range errs {
-				if errors.As(err, new(*execpolicy.ProtocolError)) {
-					return err
-				}
-			}
-			return nil
-		},
+		processes: ps.procs,
+		Err:       ps.err,
+		Close:     ps.close,
 	}, nil
+}
+
+// programs are the long-running processes of an exec policy, and its
+// fresh ones, which fail and end together.
+type programs struct {
+	ctx     context.Context
+	command string
+	opt     execpolicy.Options
+	abandon context.CancelFunc // stops every program at once
+	procs   *processes
+
+	mu      sync.Mutex
+	started []*execpolicy.Program
+}
+
+// start starts one more long-running process of the program.
+func (ps *programs) start() (*execpolicy.Program, error) {
+	p, err := execpolicy.Start(ps.ctx, ps.command, ps.opt)
+	if err != nil {
+		return nil, err
+	}
+	ps.mu.Lock()
+	ps.started = append(ps.started, p)
+	ps.mu.Unlock()
+	return p, nil
+}
+
+// list returns the long-running processes started so far.
+func (ps *programs) list() []*execpolicy.Program {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return append([]*execpolicy.Program(nil), ps.started...)
+}
+
+// err returns the first error of the fresh processes or of the
+// long-running ones, or nil.
+func (ps *programs) err() error {
+	if err := ps.procs.err(); err != nil {
+		return err
+	}
+	for _, p := range ps.list() {
+		if err := p.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close ends every long-running process, side by side (each may take its
+// silence timeout to end its output), and at once when one has failed, and
+// returns the first protocol error of their ends.
+func (ps *programs) close() error {
+	defer ps.abandon()
+	list := ps.list()
+	if ps.procs.err() != nil {
+		ps.abandon()
+	}
+	for _, p := range list {
+		if p.Err() != nil {
+			ps.abandon()
+		}
+	}
+	errs := make([]error, len(list))
+	var wg sync.WaitGroup
+	for i, p := range list {
+		wg.Go(func() { errs[i] = p.Close() })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if errors.As(err, new(*execpolicy.ProtocolError)) {
+			return err
+		}
+	}
+	return nil
 }
