@@ -75,6 +75,12 @@ func (contentionModel) terms(Result) [][2]string {
 	}
 }
 
+func (m contentionModel) compared() comparison {
+	c := m.serverBase.compared()
+	c.headlines = []Figure{Attempts, AllServed}
+	return c
+}
+
 func (contentionModel) runHeads() []string {
 	return []string{"Writes", "Reads", "Succeeded (clients)", "Last success, from t=0 (s)", "Unfinished"}
 }

@@ -58,6 +58,9 @@ type model interface {
 	// terms defines the terms a report of replay r, after defaults, uses
 	// (see [Result.Terms]).
 	terms(r Result) [][2]string
+	// compared says how a comparison sets policies side by side on the
+	// kind (see [Kind.Headlines]).
+	compared() comparison
 	// runHeads head the columns of the kind's table of runs, one a run
 	// (see [Kind.RunHeads]).
 	runHeads() []string
@@ -206,6 +209,37 @@ func (k Kind) Label(f Figure) string {
 	}
 	return f.Label()
 }
+
+// A comparison is how a comparison of policies sets them side by side on
+// a kind: the figures it shows, the backoff of the built-in strategies it
+// compares, and whether it adds a row for each retry budget.
+type comparison struct {
+	headlines []Figure
+	base, cap time.Duration
+	budgets   bool
+}
+
+// Headlines returns the figures a comparison of policies on kind k shows,
+// the first of which it ranks them by: the peak of retry arrivals in a
+// storm, where nothing is served; the time to recover and the retry
+// amplification in the recovery kinds (the peak ratio does not predict
+// recovery); the writes and the time until the last client succeeds in a
+// contention; the peak ratio and the time until all are served otherwise.
+func (k Kind) Headlines() []Figure { return k.model().compared().headlines }
+
+// CompareBackoff returns the base and cap of the built-in strategies a
+// comparison on kind k sets beside a policy that gives none: kit's
+// defaults, but in a storm a base of 1s and a cap of 30s, which bring its
+// peaks to about N/32, N/24 and N/74 of N devices for full, equal and
+// decorrelated jitter, where no jitter peaks at all of them.
+func (k Kind) CompareBackoff() (base, cap time.Duration) {
+	c := k.model().compared()
+	return c.base, c.cap
+}
+
+// ComparesBudgets reports whether a comparison on kind k adds a row for
+// each retry budget: in an Overload.
+func (k Kind) ComparesBudgets() bool { return k.model().compared().budgets }
 
 // RunHeads head the columns of the table of a replay's runs of kind k,
 // one row a run, after the run's number and its seed: what the kind
@@ -424,6 +458,10 @@ func (fleetModel) terms(r Result) [][2]string {
 	}
 }
 
+func (fleetModel) compared() comparison {
+	return comparison{headlines: []Figure{PeakRatio, AllServed}, base: kit.DefaultBase, cap: kit.DefaultCap}
+}
+
 func (fleetModel) runHeads() []string {
 	return []string{"All served, from t=0 (s)", "Busiest window (arrivals)", "Peak retries", "Peak ratio", "Attempts", "Served (devices)", "Gave up (devices)", "p50 (s)", "p99 (s)"}
 }
@@ -450,6 +488,10 @@ func (serverBase) judgesGaveUp() bool                  { return false }
 func (serverBase) arrivalsOnly() bool                  { return false }
 func (serverBase) tips() bool                          { return false }
 func (serverBase) label(Figure) string                 { return "" }
+
+func (serverBase) compared() comparison {
+	return comparison{headlines: []Figure{RecoveryTime, Amplification}, base: kit.DefaultBase, cap: kit.DefaultCap}
+}
 
 // recoveredCells are the first two cells of a recovery model's row in its
 // table of runs: whether run recovered, and after how long from the

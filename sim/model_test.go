@@ -203,3 +203,25 @@ func TestSeriesChart(t *testing.T) {
 	assert.Empty(t, r.Ramp)
 	assert.Equal(t, SeriesChart{}, Scenario{Kind: Contention}.SeriesChart())
 }
+
+// Each kind says how a comparison sets policies side by side on it.
+func TestCompared(t *testing.T) {
+	tests := []struct {
+		kind      Kind
+		headlines []Figure
+		base, cap time.Duration
+		budgets   bool
+	}{
+		{Outage, []Figure{PeakRatio, AllServed}, kit.DefaultBase, kit.DefaultCap, false},
+		{Storm, []Figure{PeakRetryArrivals}, time.Second, 30 * time.Second, false},
+		{Overload, []Figure{RecoveryTime, Amplification}, kit.DefaultBase, kit.DefaultCap, true},
+		{Reconnect, []Figure{RecoveryTime, Amplification}, kit.DefaultBase, kit.DefaultCap, false},
+		{Contention, []Figure{Attempts, AllServed}, kit.DefaultBase, kit.DefaultCap, false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.headlines, tt.kind.Headlines(), tt.kind)
+		base, limit := tt.kind.CompareBackoff()
+		assert.Equal(t, []time.Duration{tt.base, tt.cap}, []time.Duration{base, limit}, tt.kind)
+		assert.Equal(t, tt.budgets, tt.kind.ComparesBudgets(), tt.kind)
+	}
+}

@@ -179,6 +179,12 @@ func (overloadModel) seriesChart(s Scenario) SeriesChart {
 	return c
 }
 
+func (m overloadModel) compared() comparison {
+	c := m.serverBase.compared()
+	c.budgets = true
+	return c
+}
+
 func (overloadModel) runHeads() []string {
 	return []string{"Recovered", "Recovered, from the dip's end (s)", "Amplification", "Goodput", "Jobs at the horizon", "Timeouts", "Attempts", "Peak ratio"}
 }

@@ -15,6 +15,10 @@ func (stormModel) kind() Kind { return Storm }
 // arrivalsOnly is true: a storm's devices fail whatever the server.
 func (stormModel) arrivalsOnly() bool { return true }
 
+func (stormModel) compared() comparison {
+	return comparison{headlines: []Figure{PeakRetryArrivals}, base: time.Second, cap: 30 * time.Second}
+}
+
 func (stormModel) defaults(s Scenario) Scenario {
 	def(&s.Window, defaultStormWindow)
 	return fleetDefaults(s, 0)

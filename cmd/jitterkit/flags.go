@@ -65,7 +65,7 @@ var table = &cli.Table[options]{
 var usageFor = map[string]map[string]string{
 	"compare": {
 		"policy":  "policies to compare: several, comma-separated, or the flag again (default the four built-in strategies)",
-		"cap":     fmt.Sprintf("the cap of the built-in strategies compared (default %s; %s for storm)", prose.FormatDuration(kit.DefaultCap), prose.FormatDuration(gate.StormCap)),
+		"cap":     fmt.Sprintf("the cap of the built-in strategies compared (default %s; %s for storm)", prose.FormatDuration(kit.DefaultCap), prose.FormatDuration(stormCap())),
 		"clients": fmt.Sprintf("fleet sizes, a row each: several, comma-separated, or the flag again (default %d)", defaultOf(sim.Outage).Clients),
 	},
 	"check": {"fix": "when a check fails, search the smallest change to the policy that passes, and say it (--fix=false skips the search) (default true)"},
@@ -202,4 +202,11 @@ var flags = []cli.Flag[options]{
 		}
 		return cli.String(func(o *options) *string { return &o.json }, "a file name")(o, v)
 	}},
+}
+
+// stormCap is the cap of the built-in strategies a comparison on a storm
+// sets beside a policy that gives none.
+func stormCap() time.Duration {
+	_, c := sim.Storm.CompareBackoff()
+	return c
 }

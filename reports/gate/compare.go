@@ -16,24 +16,12 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-// The backoff of the built-in strategies compared with a policy that is not
-// a spec. A storm's figure is how tightly the first retries bunch: from a
-// base of 1s with a cap of 30s, over 20ms windows, no jitter peaks at the
-// whole fleet while full, equal and decorrelated jitter peak at about N/32,
-// N/24 and N/74 of it.
-const (
-	stormBase = time.Second
-	StormCap  = 30 * time.Second
-)
 
 // builtins returns the four built-in strategies with the backoff of spec
 // when it is not nil, else base kit.DefaultBase (stormBase in a storm) and
 // cap kit.DefaultCap (StormCap in a storm), or capAt when it is positive.
 func builtins(spec *kit.Spec, kind sim.Kind, capAt time.Duration) []kit.Spec {
-	base, limit := kit.DefaultBase, kit.DefaultCap
-	if kind == sim.Storm {
-		base, limit = stormBase, StormCap
-	}
+	base, limit := kind.CompareBackoff()
 	if capAt > 0 {
 		limit = capAt
 	}
@@ -50,23 +38,6 @@ func builtins(spec *kit.Spec, kind sim.Kind, capAt time.Duration) []kit.Spec {
 	return out
 }
 
-// headlines returns the figures a comparison on scenarios of kind shows:
-// the peak of retry arrivals in a storm, where nothing is served; the time
-// to recover and the retry amplification in the recovery kinds; the writes
-// and the time until the last client succeeds in a contention; the peak
-// ratio and the time until all are served otherwise.
-func headlines(kind sim.Kind) []sim.Figure {
-	switch {
-	case kind == sim.Storm:
-		return []sim.Figure{sim.PeakRetryArrivals}
-	case kind.Recovers():
-		// Judged on recovery: the peak ratio does not predict it.
-		return []sim.Figure{sim.RecoveryTime, sim.Amplification}
-	case kind == sim.Contention:
-		return []sim.Figure{sim.Attempts, sim.AllServed}
-	}
-	return []sim.Figure{sim.PeakRatio, sim.AllServed}
-}
 
 // compare sets the gate's policy, whose replay is res, beside the four
 // built-in strategies on the same scenario and fleet, by the scenario's
@@ -90,7 +61,7 @@ func (g *gate) compare(rep reports.Report, res sim.Result) (reports.Comparison, 
 		}
 		return h.compare(rep, own)
 	}
-	f := headlines(res.Scenario.Kind)[0]
+	f := res.Scenario.Kind.Headlines()[0]
 	c := reports.Comparison{Figure: f, Scenario: res.Scenario, Config: res.Config}
 	row := reports.ComparisonRow{Clients: res.Scenario.Clients}
 	c.Policies = append(c.Policies, g.p.Name)
@@ -151,7 +122,7 @@ func (g *gate) compare(rep reports.Report, res sim.Result) (reports.Comparison, 
 // own where it is of that kind, each held by the fleet, or as the
 // scenario's budget scope says when it sets one; none on another kind.
 func comparedBudgets(s sim.Scenario) []sim.Budget {
-	if s.WithDefaults().Kind != sim.Overload {
+	if !s.WithDefaults().Kind.ComparesBudgets() {
 		return nil
 	}
 	scope := s.Budget.Scope
@@ -216,10 +187,8 @@ type builtinScale struct {
 // default cap. Without the checks' measure, the strategies take the
 // default base and cap (stormBase and StormCap in a storm).
 func (g *gate) builtinScale(rep reports.Report, kind sim.Kind) builtinScale {
-	sc := builtinScale{base: kit.DefaultBase, cap: kit.DefaultCap, capFrom: "the default, since the policy declares none"}
-	if kind == sim.Storm {
-		sc.base, sc.cap = stormBase, StormCap
-	}
+	sc := builtinScale{capFrom: "the default, since the policy declares none"}
+	sc.base, sc.cap = kind.CompareBackoff()
 	if len(rep.EarlyDelays) > 0 && len(rep.EarlyDelays[0].DelaysS) > 0 {
 		sc.mean = time.Duration(stat.Mean(rep.EarlyDelays[0].DelaysS, nil) * 1e9)
 		var top float64
@@ -397,7 +366,7 @@ func Compare(ctx context.Context, policies []Policy, sizes []int, cfg Config) ([
 	if err != nil {
 		return nil, err
 	}
-	out := comparisons(cfg, headlines(kind), policies, budgets)
+	out := comparisons(cfg, kind.Headlines(), policies, budgets)
 	results, err := g.replayCells("replay: devices", cells, 0)
 	if err != nil {
 		return nil, err
