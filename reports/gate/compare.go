@@ -16,7 +16,6 @@ import (
 	"github.com/jitterkit/jitterkit/sim"
 )
 
-
 // builtins returns the four built-in strategies with the backoff of spec
 // when it is not nil, else base kit.DefaultBase (stormBase in a storm) and
 // cap kit.DefaultCap (StormCap in a storm), or capAt when it is positive.
@@ -37,7 +36,6 @@ func builtins(spec *kit.Spec, kind sim.Kind, capAt time.Duration) []kit.Spec {
 	}
 	return out
 }
-
 
 // compare sets the gate's policy, whose replay is res, beside the four
 // built-in strategies on the same scenario and fleet, by the scenario's
