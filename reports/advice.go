@@ -44,7 +44,7 @@ func Advise(r Report) (advice []string) {
 			add("%s", s)
 		}
 	}()
-	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Skipped && periodic(p.Scenario) {
+	if p := r.Replay; p != nil && p.Stopped == nil && p.Status != verdict.Skipped && p.Scenario.WithDefaults().Kind.Periodic() {
 		// Timers: what to change is their offsets and the re-sends of
 		// rejected firings, never a base.
 		for _, a := range timerAdvice(r, remedies) {
@@ -224,7 +224,7 @@ func crowdAdvice(s sim.Scenario, ratio float64, notSearched bool) string {
 // threshold T of R accepted a second, and false when the scenario has no
 // such bound: a storm, where nothing is accepted, or no fleet or budget.
 func crowdSpan(s sim.Scenario) (float64, bool) {
-	if s.Kind == sim.Storm || s.Clients <= 0 || s.AcceptRate <= 0 || s.Threshold <= 0 {
+	if s.Kind.ArrivalsOnly() || s.Clients <= 0 || s.AcceptRate <= 0 || s.Threshold <= 0 {
 		return 0, false
 	}
 	return math.Round(float64(s.Clients)/(s.Threshold*s.AcceptRate)*10) / 10, true
@@ -245,12 +245,6 @@ func hintAdvice(s sim.Scenario, ratio float64) string {
 	}
 	return fmt.Sprintf("%s; a wave of %s retries stays within %s of %s only when spread over %s at least, so jitter the hint the server sends over that span (a Retry-After of %s plus a random share of %s), or have the devices add a jittered delay of their own to it.",
 		head, num(float64(s.Clients)), num(s.Threshold), perSecond(s.AcceptRate), seconds(span), duration(s.RetryAfter), seconds(span))
-}
-
-// periodic reports whether the scenario fires timers.
-func periodic(s sim.Scenario) bool {
-	k := s.WithDefaults().Kind
-	return k == sim.Periodic || k == sim.PeriodicAligned
 }
 
 // timerAdvice says what to change on a periodic replay: first the timers'

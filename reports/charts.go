@@ -449,7 +449,7 @@ func comparisonThreshold(c *Comparison) (float64, bool) {
 		return s.Threshold, s.Threshold > 0
 	case sim.PeakRetryArrivals:
 		t := s.Threshold * s.AcceptRate * s.Window.Seconds()
-		return t, t > 0 && s.Kind != sim.Storm
+		return t, t > 0 && !s.Kind.ArrivalsOnly()
 	}
 	return 0, false
 }

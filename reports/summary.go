@@ -230,7 +230,7 @@ func onDefaultFleet(p *Replay) string {
 		return ""
 	case s.Clients != def.Clients || s.Down != def.Down:
 		return ""
-	case s.Kind != sim.Storm && s.AcceptRate != def.AcceptRate:
+	case !s.Kind.ArrivalsOnly() && s.AcceptRate != def.AcceptRate:
 		return ""
 	}
 	return " on the default fleet"

@@ -118,7 +118,7 @@ func newEngine(f kit.Factory, s Scenario) *engine {
 		n:        s.Clients,
 		horizon:  int64(s.Horizon),
 		win:      int64(s.Window),
-		periodic: s.Kind.periodic(),
+		periodic: s.Kind.Periodic(),
 		fine:     wideWindow(s),
 		srv:      srv,
 		hint:     int64(hint),

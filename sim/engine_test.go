@@ -60,7 +60,7 @@ func TestReplayMatchesHeap(t *testing.T) {
 		case RetryAfter:
 			s.RetryAfter = rapid.SampledFrom([]time.Duration{300 * time.Millisecond, time.Second, 5 * time.Second}).Draw(t, "retryAfter")
 		}
-		if s.Kind.periodic() {
+		if s.Kind.Periodic() {
 			s.Period = rapid.SampledFrom([]time.Duration{time.Second, 7 * time.Second, time.Minute}).Draw(t, "period")
 			s.TimerOffset = rapid.SampledFrom(Offsets()).Draw(t, "timerOffset")
 		}

@@ -172,7 +172,7 @@ func warmValue(r Run, s Scenario) float64 {
 func fleetOnly(s Scenario) bool { return !s.Kind.ServerModel() }
 
 // periodicOnly reports whether s, after defaults, fires timers.
-func periodicOnly(s Scenario) bool { return s.Kind.periodic() }
+func periodicOnly(s Scenario) bool { return s.Kind.Periodic() }
 
 // wideWindow reports whether s, after defaults, is judged in windows wider
 // than a second against a server, and so measures its 1s peaks too.
@@ -288,7 +288,7 @@ func timerLoad(s Scenario, sum map[Figure]Estimate) string {
 func OffsetsCrowd(s Scenario, sum map[Figure]Estimate) string {
 	s = s.WithDefaults()
 	l, ok := sum[TimerLoadRatio]
-	if !ok || !s.Kind.periodic() {
+	if !ok || !s.Kind.Periodic() {
 		return ""
 	}
 	if s.TimerOffset == OffsetPolicy && l.Median > s.Threshold {
@@ -312,7 +312,7 @@ func OffsetsCrowd(s Scenario, sum map[Figure]Estimate) string {
 func TimersOverload(s Scenario, sum map[Figure]Estimate) string {
 	s = s.WithDefaults()
 	l, ok := sum[TimerLoadRatio]
-	if !ok || !s.Kind.periodic() || l.Median <= s.timerLimit()+s.Threshold {
+	if !ok || !s.Kind.Periodic() || l.Median <= s.timerLimit()+s.Threshold {
 		return ""
 	}
 	firings := sum[PeakFirings].Median

@@ -27,7 +27,7 @@ func heapReplay(f kit.Factory, s Scenario, seed uint64) Run {
 	pol := make([]kit.Policy, n)
 	att := make([]int, n)
 	q := make(eventHeap, 0, n)
-	periodic, period, horizon := s.Kind.periodic(), int64(s.Period), int64(s.Horizon)
+	periodic, period, horizon := s.Kind.Periodic(), int64(s.Period), int64(s.Horizon)
 	phase, firing := make([]int64, n), make([]int64, n)
 	resending, missedOne := make([]bool, n), make([]bool, n)
 	for i := range n {

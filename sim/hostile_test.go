@@ -226,7 +226,7 @@ func TestGoexitInPolicy(t *testing.T) {
 // periodOf returns the timer period the tests give a scenario of kind:
 // 10s for the periodic kinds, none for the others, which fire no timers.
 func periodOf(kind Kind) time.Duration {
-	if kind.periodic() {
+	if kind.Periodic() {
 		return 10 * time.Second
 	}
 	return 0

@@ -236,7 +236,7 @@ func (s Scenario) compactRun(spec kit.Spec) (held, allocated int64) {
 		return fixed, fixed
 	}
 	fixed = add(fixed, objectBytes(mul(n, int64(unsafe.Sizeof(devState{}))), false), objectBytes(mul(n, 4), false), objectBytes(mul(n, mul(8, s.firings())), false))
-	if s.Kind.periodic() {
+	if s.Kind.Periodic() {
 		fixed = add(fixed, objectBytes(mul(n, 8), false), objectBytes(mul(n, 4), false), objectBytes(n, false))
 	}
 	held, allocated = fixed, fixed
@@ -246,7 +246,7 @@ func (s Scenario) compactRun(spec kit.Spec) (held, allocated int64) {
 	if s.Server == RetryAfter {
 		ahead = max(s.RetryAfter, s.StartSpread)
 	}
-	if s.Kind.periodic() {
+	if s.Kind.Periodic() {
 		ahead = max(ahead, s.StartSpread+s.Period)
 	}
 	far := int64(ahead/time.Second) >= ringSize
@@ -268,7 +268,7 @@ func (s Scenario) compactRun(spec kit.Spec) (held, allocated int64) {
 	}
 
 	// The selection, and the seconds decided arrival by arrival.
-	ordered := s.Kind.periodic() || s.Server == TokenBucket || s.Down%time.Second != 0
+	ordered := s.Kind.Periodic() || s.Server == TokenBucket || s.Down%time.Second != 0
 	if !ordered {
 		grow(selectMost(s.Clients), 8, false)
 		return held, allocated

@@ -187,8 +187,13 @@ func (k Kind) registered() (model, bool) {
 	return nil, false
 }
 
-// periodic reports whether the kind fires timers.
-func (k Kind) periodic() bool { return k.model().timers() }
+// Periodic reports whether the kind's devices fire periodic timers:
+// Periodic and PeriodicAligned.
+func (k Kind) Periodic() bool { return k.model().timers() }
+
+// ArrivalsOnly reports whether the kind counts arrivals alone, against no
+// server, as a storm does: nothing is accepted or served.
+func (k Kind) ArrivalsOnly() bool { return k.model().arrivalsOnly() }
 
 // Recovers reports whether the kind is judged on recovery after a
 // trigger, Overload and Reconnect, rather than on its peak ratio.
@@ -434,7 +439,7 @@ func (fleetModel) describe(s Scenario) []string {
 	if s.Kind == Storm && s.Retries != def.Retries {
 		parts = append(parts, prose.Number(float64(s.Retries))+" retries each")
 	}
-	if s.Kind.periodic() {
+	if s.Kind.Periodic() {
 		parts = append(parts, "period "+prose.FormatDuration(s.Period))
 		if s.TimerOffset == OffsetPolicy {
 			parts = append(parts, "timer offsets from the policy")

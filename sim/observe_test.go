@@ -80,7 +80,7 @@ func TestEveryReplayTellsTheOutcomes(t *testing.T) {
 			if s.Kind != Storm {
 				assert.Positive(t, counts[kit.Success], "successes observed: %v", counts)
 			}
-			if s.Kind == "" || s.Kind == Outage || s.Kind == LongOutage || s.Kind.periodic() {
+			if s.Kind == "" || s.Kind == Outage || s.Kind == LongOutage || s.Kind.Periodic() {
 				assert.Equal(t, res.Runs[0].Attempts, failures+counts[kit.Success], "every attempt observed once: %v", counts)
 			}
 		})

@@ -137,7 +137,7 @@ func TestGaveUpAtMostTheFleet(t *testing.T) {
 			Horizon:     rapid.SampledFrom([]time.Duration{30 * time.Second, 5 * time.Minute}).Draw(t, "horizon"),
 			MaxAttempts: rapid.IntRange(0, 30).Draw(t, "maxAttempts"),
 		}
-		if s.Kind.periodic() {
+		if s.Kind.Periodic() {
 			s.Period = rapid.SampledFrom([]time.Duration{time.Second, 3 * time.Second, 20 * time.Second}).Draw(t, "period")
 			s.TimerOffset = rapid.SampledFrom(Offsets()).Draw(t, "timerOffset")
 		}
@@ -154,7 +154,7 @@ func TestGaveUpAtMostTheFleet(t *testing.T) {
 			if s.Kind == Outage || s.Kind == LongOutage {
 				require.Equal(t, s.Clients, run.Served+run.GaveUp+run.Pending, "%s on %+v, run seed %d: served + gave up + pending; want the fleet", name, s, run.Seed)
 			}
-			if s.Kind.periodic() {
+			if s.Kind.Periodic() {
 				require.LessOrEqual(t, run.GaveUp, run.FiringsMissed, "%s on %+v, run seed %d: devices that missed a firing against the firings missed", name, s, run.Seed)
 			}
 		}

@@ -351,14 +351,14 @@ func (r Result) detail() string {
 		op = ">"
 	}
 	retries := "retries"
-	if s.Kind.periodic() {
+	if s.Kind.Periodic() {
 		retries = "re-sends of rejected firings"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "peak ratio %.2f [%.2f, %.2f] %s threshold %v: up to %s %s in one %v window against a budget of %s (median of %s, %g%% CI)",
 		p.Median, p.Low, p.High, op, s.Threshold, count(sum[PeakRetryArrivals].Median), retries, s.Window,
 		count(s.windowBudget()), r.runsJudged(), 100*r.Config.Level)
-	if s.Kind.periodic() {
+	if s.Kind.Periodic() {
 		b.WriteString("; " + timerLoad(s, sum))
 	}
 	if hidden := AveragedAway(s, sum); hidden != "" {

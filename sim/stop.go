@@ -185,10 +185,10 @@ func stopBounds(s Scenario, cfg Config) []stopBound {
 	if wideWindow(s) {
 		out = append(out, stopBound{PeakRatio1s, s.Threshold, 1 / s.AcceptRate})
 	}
-	if s.Kind.periodic() && s.TimerOffset == OffsetPolicy {
+	if s.Kind.Periodic() && s.TimerOffset == OffsetPolicy {
 		out = append(out, stopBound{TimerLoadRatio, s.Threshold, retry})
 	}
-	if s.Kind.periodic() {
+	if s.Kind.Periodic() {
 		// Timers of any offsets that alone exceed the server fail.
 		out = append(out, stopBound{TimerLoadRatio, s.timerLimit() + s.Threshold, retry})
 	}
