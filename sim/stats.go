@@ -63,15 +63,18 @@ func bootstrapMedian(level float64, resamples int, src rand.Source, x []float64)
 	if n < 2 || sorted[0] == sorted[n-1] || resamples == 0 {
 		return Estimate{m, m, m}
 	}
+	// A resample draws n indexes into sorted; how often each is drawn
+	// orders it, so its median is read off the counts in linear time,
+	// the same value a sort of the drawn values would give.
 	rng := rand.New(src)
 	boot := make([]float64, resamples)
-	buf := make([]float64, n)
+	counts := make([]int32, n)
 	for b := range boot {
-		for i := range buf {
-			buf[i] = sorted[rng.IntN(n)]
+		clear(counts)
+		for range n {
+			counts[rng.IntN(n)]++
 		}
-		slices.Sort(buf)
-		boot[b] = median(buf)
+		boot[b] = countedMedian(sorted, counts)
 	}
 	slices.Sort(boot)
 
@@ -158,6 +161,32 @@ func median(sorted []float64) float64 {
 		return sorted[n/2]
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// countedMedian returns the median of the sample that holds sorted[j]
+// counts[j] times, len(sorted) values in all, as median returns it of the
+// sample sorted: its middle value, or the mean of its two middle values.
+func countedMedian(sorted []float64, counts []int32) float64 {
+	n := len(sorted)
+	lo, hi := (n-1)/2, n/2 // the positions of the middle values
+	seen := 0
+	for j, c := range counts {
+		seen += int(c)
+		if seen <= lo {
+			continue
+		}
+		a := sorted[j]
+		if lo == hi {
+			return a
+		}
+		if seen <= hi {
+			// The upper middle value is the next one drawn.
+			for j++; counts[j] == 0; j++ {
+			}
+		}
+		return (a + sorted[j]) / 2
+	}
+	panic("sim: countedMedian: the counts do not add up to the sample's size")
 }
 
 // medianWithout returns the median of sorted without its i-th value.
