@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"context"
 	"github.com/jitterkit/jitterkit/kit"
+	"sync"
 	"testing"
 	"time"
 
@@ -224,4 +226,53 @@ func TestCompared(t *testing.T) {
 		assert.Equal(t, []time.Duration{tt.base, tt.cap}, []time.Duration{base, limit}, tt.kind)
 		assert.Equal(t, tt.budgets, tt.kind.ComparesBudgets(), tt.kind)
 	}
+}
+
+// A baseline is replayed once for its scenario and configuration: a
+// second replay of the scenario, with any policy, reuses it, and what the
+// caller does to its copy changes nothing kept.
+func TestBaselinesReplayedOnce(t *testing.T) {
+	s := Scenario{Kind: Overload, Clients: 50, Horizon: time.Minute, DipAt: 5 * time.Second, DipFor: 5 * time.Second}.WithDefaults()
+	cfg := Config{Runs: 3, Seed: 11, Resamples: 100}.WithDefaults()
+	memo.mu.Lock()
+	memo.kept = nil
+	memo.mu.Unlock()
+	var wg sync.WaitGroup
+	got := make([][]Baseline, 4)
+	for i := range got {
+		wg.Go(func() {
+			b, err := baselines(t.Context(), s, cfg)
+			assert.NoError(t, err)
+			got[i] = b
+		})
+	}
+	wg.Wait()
+	require.Len(t, got[0], 1)
+	for _, b := range got[1:] {
+		assert.Equal(t, got[0], b)
+	}
+	assert.Len(t, memo.kept, 1, "four replays of one scenario, one baseline")
+
+	got[0][0].Summary[RecoveryTime] = Estimate{Median: -1}
+	again, err := baselines(t.Context(), s, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, got[1], again, "a caller's change of its copy reaches no other")
+
+	other := cfg
+	other.Seed++
+	_, err = baselines(t.Context(), s, other)
+	require.NoError(t, err)
+	assert.Len(t, memo.kept, 2, "another seed is another baseline")
+
+	fresh, err := replayBaseline(t.Context(), s.Kind.model().(engineModel).baselines(s)[0], cfg)
+	require.NoError(t, err)
+	assert.Equal(t, fresh, again[0], "the kept baseline is the one a replay makes")
+
+	stopped, cancel := context.WithCancel(t.Context())
+	cancel()
+	third := cfg
+	third.Seed += 2
+	_, err = baselines(stopped, s, third)
+	require.Error(t, err)
+	assert.Len(t, memo.kept, 2, "a baseline whose replay was stopped is not kept")
 }

@@ -2,9 +2,12 @@ package sim
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jitterkit/jitterkit/internal/prose"
@@ -48,31 +51,114 @@ type baselineFleet struct {
 	f    kit.Factory
 }
 
-// baselines replays the baselines of s's model with cfg.
+// baselines replays the baselines of s's model with cfg, each once in the
+// process for its scenario and configuration (see baselineMemo).
 func baselines(ctx context.Context, s Scenario, cfg Config) ([]Baseline, error) {
 	var out []Baseline
-	add := func(name string, s Scenario, f kit.Factory) error {
-		res, err := replayModelRuns(ctx, f, s, cfg)
-		if err != nil {
-			return fmt.Errorf("sim: the %s baseline: %w", name, err)
-		}
-		b := Baseline{Name: name, Recovered: res.Recovered(), Summary: res.Summary}
-		if s.Kind.Recovers() {
-			for i, run := range res.Runs {
-				if !run.Recovered {
-					b.Unrecovered = append(b.Unrecovered, i)
-				}
-			}
-		}
-		out = append(out, b)
-		return nil
-	}
 	for _, b := range s.Kind.model().(engineModel).baselines(s) {
-		if err := add(b.name, b.s, b.f); err != nil {
-			return nil, err
+		base, err := memo.baseline(ctx, b, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("sim: the %s baseline: %w", b.name, err)
 		}
+		out = append(out, base)
 	}
 	return out, nil
+}
+
+// replayBaseline replays the baseline fleet b with cfg.
+func replayBaseline(ctx context.Context, b baselineFleet, cfg Config) (Baseline, error) {
+	res, err := replayModelRuns(ctx, b.f, b.s, cfg)
+	if err != nil {
+		return Baseline{}, err
+	}
+	base := Baseline{Name: b.name, Recovered: res.Recovered(), Summary: res.Summary}
+	if b.s.Kind.Recovers() {
+		for i, run := range res.Runs {
+			if !run.Recovered {
+				base.Unrecovered = append(base.Unrecovered, i)
+			}
+		}
+	}
+	return base, nil
+}
+
+// memo keeps the baselines replayed in the process.
+var memo = &baselineMemo{}
+
+// A baselineMemo keeps the baselines replayed, by their fleet and
+// configuration, so that a baseline that does not depend on the policy is
+// replayed once however many replays of one scenario ask for it: the
+// gate's replay, its comparison's cells, its fix search's budgets and the
+// tipping point's search share one. A baseline's fleet is a model's
+// policies on a scenario, and its runs are drawn from the configuration's
+// seed, so the same key always replays to the same baseline. The memo
+// forgets everything once it holds maxMemo baselines; a baseline whose
+// replay failed is not kept.
+type baselineMemo struct {
+	mu   sync.Mutex
+	kept map[[sha256.Size]byte]*memoEntry
+}
+
+// maxMemo is how many baselines the memo keeps before it forgets them all:
+// each is its name, its summary and the runs that did not recover, a few
+// kilobytes.
+const maxMemo = 1024
+
+// A memoEntry is one baseline, replayed or being replayed: ready is closed
+// once base and err are set.
+type memoEntry struct {
+	ready chan struct{}
+	base  Baseline
+	err   error
+}
+
+// baseline returns the baseline of fleet b with cfg, replayed once.
+func (m *baselineMemo) baseline(ctx context.Context, b baselineFleet, cfg Config) (Baseline, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%#v\x00%#v", b.name, b.s, cfg)
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	m.mu.Lock()
+	if m.kept == nil || len(m.kept) >= maxMemo {
+		m.kept = map[[sha256.Size]byte]*memoEntry{}
+	}
+	e, ok := m.kept[key]
+	if !ok {
+		e = &memoEntry{ready: make(chan struct{})}
+		m.kept[key] = e
+	}
+	m.mu.Unlock()
+	if ok {
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return Baseline{}, context.Cause(ctx)
+		}
+		if e.err == nil {
+			return cloneBaseline(e.base), nil
+		}
+		// The replay that was asked first failed (it may have been
+		// stopped): this one replays the baseline itself.
+		return replayBaseline(ctx, b, cfg)
+	}
+	e.base, e.err = replayBaseline(ctx, b, cfg)
+	if e.err != nil {
+		m.mu.Lock()
+		if m.kept[key] == e {
+			delete(m.kept, key)
+		}
+		m.mu.Unlock()
+	}
+	close(e.ready)
+	return cloneBaseline(e.base), e.err
+}
+
+// cloneBaseline returns a copy of b that shares nothing with it, so that
+// a caller may change what it was given.
+func cloneBaseline(b Baseline) Baseline {
+	b.Unrecovered = slices.Clone(b.Unrecovered)
+	b.Summary = maps.Clone(b.Summary)
+	return b
 }
 
 // noRetryPolicy is the factory of a baseline whose requests never retry:
