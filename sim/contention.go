@@ -195,6 +195,7 @@ func (ev ctEvent) before(o ctEvent) bool { return ev.t < o.t || ev.t == o.t && e
 // client's next one, which replaces it at the top (one sift down rather
 // than a pop and a push).
 type contentionEngine struct {
+	track   tracker // the replay's progress, or none
 	c       contention
 	f       kit.Factory
 	mean    float64
@@ -257,7 +258,9 @@ func (e *contentionEngine) replay(run int, seed uint64) (contentionRun, error) {
 		if t >= e.horizon {
 			break
 		}
-		e.r.Events++
+		if e.r.Events++; e.r.Events&0xfff == 0 {
+			e.track.count(e.r.Successes + e.r.Stopped + e.r.Unfinished)
+		}
 		switch e.phase[c] {
 		case ctRead:
 			e.r.Reads++
@@ -325,6 +328,7 @@ func (e *contentionEngine) start(run int, seed uint64) error {
 	e.pcg.Seed(seed, splitmix64(seed))
 	e.boot = bootTime(seed)
 	e.version = 0
+	e.track.done = 0
 	e.r = contentionRun{Seed: seed}
 	n := e.c.Clients
 	clear(e.phase)
@@ -476,3 +480,5 @@ func (p *awsPolicy) Next() (time.Duration, error) {
 	}
 	return time.Duration(math.Round(d)), nil
 }
+
+func (m contentionRunner) progress() *tracker { return &m.e.track }

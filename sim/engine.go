@@ -19,6 +19,7 @@ import (
 // fleet's arrays, the calendar's chunks and the histograms are allocated
 // once per worker rather than once per run.
 type engine struct {
+	track    tracker  // the replay's progress, or none
 	s        Scenario // with defaults
 	f        kit.Factory
 	run      int
@@ -136,6 +137,7 @@ func newEngine(f kit.Factory, s Scenario) *engine {
 // reset prepares the engine for run number run, whose seed is seed: the
 // state of the previous run is cleared and its policies released.
 func (e *engine) reset(run int, seed uint64) {
+	e.track.done = 0
 	e.run, e.seed = run, seed
 	if e.ids == nil {
 		e.prefix = devicePrefix(seed)
@@ -399,6 +401,12 @@ func (e *engine) replay(ctx context.Context) error {
 			return e.stopped(ctx, fmt.Sprintf("at simulated second %d", sec))
 		}
 		e.end = min(e.horizon, (sec+1)*nsPerSec)
+		e.track.at(e.end)
+		if !e.periodic {
+			// A device is served once, or gives up once: the devices
+			// done are the run's progress, when time's is behind.
+			e.track.count(e.served + e.gaveUp)
+		}
 		e.protected(sec, chunks)
 		if e.err != nil {
 			return e.err
@@ -799,6 +807,7 @@ func (e *engine) storm(ctx context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return e.stopped(ctx, fmt.Sprintf("at device %d of %d", i, e.n))
 			}
+			e.track.count(i)
 		}
 		if e.bi != nil {
 			e.builtinStorm(i)

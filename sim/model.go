@@ -93,6 +93,8 @@ type model interface {
 // A modelEngine replays runs of one of the server models.
 type modelEngine interface {
 	run(run int, seed uint64) (Run, error)
+	// progress returns the tracker of the engine's runs.
+	progress() *tracker
 }
 
 // A engineModel is a model with an engine of its own.

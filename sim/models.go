@@ -171,11 +171,11 @@ func replayModel(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Re
 	}
 	made := cfg
 	made.Runs = len(res.Runs)
-	if res.Baselines, err = baselines(ctx, s, made); err != nil {
+	if res.Baselines, err = baselines(withoutProgress(ctx), s, made); err != nil {
 		return Result{}, err
 	}
 	if cfg.TippingPoint && s.Kind.model().tips() {
-		tp, err := tippingPoint(ctx, f, s, cfg)
+		tp, err := tippingPoint(withoutProgress(ctx), f, s, cfg)
 		if err != nil {
 			return Result{}, err
 		}
@@ -255,6 +255,9 @@ func replayModelBatch(ctx context.Context, f kit.Factory, s Scenario, cfg Config
 	var failed atomic.Int64
 	failed.Store(int64(cfg.Runs))
 	calls, engines, err := newModelEngines(s, f, workers, b.room())
+	for _, e := range engines {
+		*e.progress() = newTracker(progressOf(ctx), s.Clients, s.Horizon)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -272,6 +275,9 @@ func replayModelBatch(ctx context.Context, f kit.Factory, s Scenario, cfg Config
 					return
 				}
 				call.run.Store(-1)
+				if errs[i] == nil {
+					e.progress().end()
+				}
 				if errs[i] != nil {
 					for {
 						old := failed.Load()

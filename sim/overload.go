@@ -598,6 +598,7 @@ func (r *olRing) reset() { r.first, r.head, r.n = olNone, 0, 0 }
 // time, and queues that response; a deadline whose attempt has its
 // response is passed over.
 type overloadEngine struct {
+	track   tracker // the replay's progress, or none
 	o       overload
 	f       kit.Factory
 	builtin bool // f is a kit.Spec's: its policies are functions of the device
@@ -689,6 +690,7 @@ func newOverloadEngine(o overload, f kit.Factory) (*overloadEngine, error) {
 
 // reset prepares the engine for run number run, of seed seed.
 func (e *overloadEngine) reset(run int, seed uint64) {
+	e.track.done = 0
 	e.run, e.seed = run, seed
 	e.rng.Seed(seed, splitmix64(seed))
 	e.boot = bootTime(seed)
@@ -816,6 +818,9 @@ func (e *overloadEngine) replay(run int, seed uint64) (overloadRun, error) {
 
 // sample counts the jobs in the system at every whole second before t.
 func (e *overloadEngine) sample(t int64) {
+	if e.jobs.next < t {
+		e.track.at(t)
+	}
 	e.jobs.sample(t, e.r.Series.Jobs, e.nSystem)
 	if len(e.bud.states) > 0 {
 		e.bud.level(t, &e.r.Series)
@@ -1243,3 +1248,5 @@ func (h *olHeap) pop() {
 	}
 	*h = a
 }
+
+func (m overloadRunner) progress() *tracker { return &m.e.track }

@@ -327,6 +327,7 @@ const (
 // counted as sent once its send time is known. The broker's seconds are
 // ticked over before the first event at or after them.
 type reconnectEngine struct {
+	track   tracker // the replay's progress, or none
 	c       reconnect
 	f       kit.Factory
 	out     int64
@@ -449,6 +450,7 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 
 // reset prepares the engine for run number run, of seed seed.
 func (e *reconnectEngine) reset(run int, seed uint64) {
+	e.track.done = 0
 	e.run, e.seed = run, seed
 	e.rng.Seed(seed, splitmix64(seed))
 	e.boot = bootTime(seed)
@@ -567,6 +569,9 @@ func (e *reconnectEngine) replay(run int, seed uint64) (reconnectRun, error) {
 
 // sample counts the sessions open at every whole second before t.
 func (e *reconnectEngine) sample(t int64) {
+	if e.jobs.next < t {
+		e.track.at(t)
+	}
 	e.jobs.sample(t, e.r.Series.Jobs, e.sessions)
 	if len(e.bud.states) > 0 {
 		e.bud.level(t, &e.r.Series)
@@ -989,3 +994,5 @@ func (e *reconnectEngine) pushQueued(t int64, dev uint32) {
 	}
 	e.queue.push(t, dev)
 }
+
+func (m reconnectRunner) progress() *tracker { return &m.e.track }

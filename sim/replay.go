@@ -375,6 +375,9 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := newReplay(f, s, cfg, cfg.Runs, b.workers)
+	for w := range r.slots {
+		r.slots[w].e.track = newTracker(progressOf(ctx), s.Clients, s.Horizon)
+	}
 	if cfg.RepresentativeOnly {
 		r.keep = newShortlist(cfg.Runs)
 	}
@@ -743,6 +746,7 @@ func (e *engine) replayRun(ctx context.Context) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
+	e.track.end()
 	return e.result(), nil
 }
 

@@ -693,6 +693,15 @@ type nopMeter struct{}
 func (nopMeter) Add(int64) {}
 func (nopMeter) Finish()   {}
 
+// progress returns ctx, whose replays report their progress on m (see
+// sim.WithProgress).
+func progress(ctx context.Context, m Meter) context.Context {
+	if _, ok := m.(nopMeter); ok {
+		return ctx
+	}
+	return sim.WithProgress(ctx, m.Add)
+}
+
 // counted returns f, counting on m the devices it makes.
 func counted(f kit.Factory, m Meter) kit.Factory {
 	if _, ok := m.(nopMeter); ok {
@@ -801,23 +810,15 @@ func (g *gate) replayOn(c cell, cfg sim.Config, m Meter) (res sim.Result, stoppe
 	if err != nil {
 		return res, nil, err
 	}
-	f := counted(p.Factory, m)
 	var key string
 	if p.Spec != nil {
-		// The engine replays a spec's own factory on its compact path,
-		// which a counting wrapper would hide from it; that path is quick
-		// enough to count its devices when it is done.
-		f = p.Factory
 		key = g.memo.key(*p.Spec, s, cfg)
 		if done, ok := g.memo.get(key); ok {
 			m.Add(int64(s.WithDefaults().Clients) * int64(len(done.Runs)))
 			return done, nil, nil
 		}
 	}
-	res, err = sim.Replay(g.ctx, f, s, cfg)
-	if p.Spec != nil && err == nil {
-		m.Add(int64(s.WithDefaults().Clients) * int64(len(res.Runs)))
-	}
+	res, err = sim.Replay(progress(g.ctx, m), p.Factory, s, cfg)
 	res.Config = cfg.WithDefaults()
 	if res.Stop != nil {
 		// A replay that stops by a rule made at most Stop.MaxRuns: a
@@ -893,17 +894,9 @@ func (g *gate) overOn(c cell, cfg sim.Config, limit float64, from, to int) (over
 	if from == to {
 		return over, nil, nil
 	}
-	m := g.searchMeter()
-	f := c.p.Factory
-	if c.p.Spec == nil {
-		f = counted(f, m)
-	}
-	more, err := sim.Over(g.ctx, f, s, cfg, limit, from, to)
+	more, err := sim.Over(progress(g.ctx, g.searchMeter()), c.p.Factory, s, cfg, limit, from, to)
 	if stopped, err = g.outcome(c.p, err); stopped != nil || err != nil {
 		return nil, stopped, err
-	}
-	if c.p.Spec != nil {
-		m.Add(int64(s.WithDefaults().Clients) * int64(to-from))
 	}
 	return append(over, more...), nil, nil
 }

@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/jitterkit/jitterkit/kit"
+)
+
+// A progress records what a replay reports to it.
+type progress struct {
+	mu    sync.Mutex
+	parts []int64
+}
+
+func (p *progress) add(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.parts = append(p.parts, n)
+}
+
+func (p *progress) total() (sum int64) {
+	for _, n := range p.parts {
+		sum += n
+	}
+	return sum
+}
+
+// Every model reports a run's devices in parts as the run goes, adding up
+// to the devices of every run, and nothing for what it replays beside its
+// runs (the baselines, the tipping point).
+func TestProgress(t *testing.T) {
+	tests := []struct {
+		s     Scenario
+		f     kit.Factory
+		parts int // at least, in one run
+	}{
+		{Scenario{Kind: Outage, Clients: 2000, AcceptRate: 20}, nil, 20},
+		{Scenario{Kind: LongOutage, Clients: 500, AcceptRate: 20}, nil, 20},
+		{Scenario{Kind: Storm, Clients: 20000}, nil, 4},
+		{Scenario{Kind: Periodic, Clients: 500, AcceptRate: 20}, nil, 20},
+		{Scenario{Kind: Overload}, nil, 20},
+		{Scenario{Kind: Reconnect}, nil, 20},
+		{Scenario{Kind: Contention, Clients: 1000}, nil, 4},
+		{Scenario{Kind: Outage, Clients: 2000, AcceptRate: 20}, general(kit.Spec{Strategy: kit.Full}.Factory()), 20},
+	}
+	for _, tt := range tests {
+		f := tt.f
+		if f == nil {
+			f = kit.Spec{Strategy: kit.Full}.Factory()
+		}
+		s := tt.s.WithDefaults()
+		one := &progress{}
+		_, err := Replay(WithProgress(t.Context(), one.add), f, tt.s, Config{Runs: 1, Resamples: 10})
+		require.NoError(t, err, s.Kind)
+		assert.Equal(t, int64(s.Clients), one.total(), "%s: one run reports its devices", s.Kind)
+		assert.GreaterOrEqual(t, len(one.parts), tt.parts, "%s: in parts, as the run goes", s.Kind)
+
+		three := &progress{}
+		cfg := Config{Runs: 3, Resamples: 10, Workers: 2, TippingPoint: s.Kind.model().tips()}
+		_, err = Replay(WithProgress(t.Context(), three.add), f, tt.s, cfg)
+		require.NoError(t, err, s.Kind)
+		assert.Equal(t, 3*int64(s.Clients), three.total(), "%s: three runs, and nothing for the baselines or the tipping point", s.Kind)
+	}
+}
+
+// A replay without progress asked reports nothing, and Over reports the
+// runs it replays.
+func TestProgressOfOver(t *testing.T) {
+	p := &progress{}
+	_, err := Over(WithProgress(t.Context(), p.add), kit.Spec{Strategy: kit.Full}.Factory(), Scenario{Clients: 1000, AcceptRate: 20}, Config{Runs: 4}, 0.6, 1, 4)
+	require.NoError(t, err)
+	assert.Equal(t, int64(3*1000), p.total())
+	assert.Nil(t, progressOf(withoutProgress(WithProgress(context.Background(), p.add))))
+	assert.Nil(t, progressOf(context.Background()))
+}
