@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,16 +38,17 @@ func TestProgress(t *testing.T) {
 	tests := []struct {
 		s     Scenario
 		f     kit.Factory
-		parts int // at least, in one run
+		parts int  // at least, in one run
+		more  bool // replay three runs too, with what a replay makes beside them
 	}{
-		{Scenario{Kind: Outage, Clients: 2000, AcceptRate: 20}, nil, 20},
-		{Scenario{Kind: LongOutage, Clients: 500, AcceptRate: 20}, nil, 20},
-		{Scenario{Kind: Storm, Clients: 20000}, nil, 4},
-		{Scenario{Kind: Periodic, Clients: 500, AcceptRate: 20}, nil, 20},
-		{Scenario{Kind: Overload}, nil, 20},
-		{Scenario{Kind: Reconnect}, nil, 20},
-		{Scenario{Kind: Contention, Clients: 1000}, nil, 4},
-		{Scenario{Kind: Outage, Clients: 2000, AcceptRate: 20}, general(kit.Spec{Strategy: kit.Full}.Factory()), 20},
+		{Scenario{Kind: Outage, Clients: 2000, AcceptRate: 20}, nil, 20, true},
+		{Scenario{Kind: LongOutage, Clients: 500, AcceptRate: 20}, nil, 20, false},
+		{Scenario{Kind: Storm, Clients: 20000}, nil, 4, false},
+		{Scenario{Kind: Periodic, Clients: 500, AcceptRate: 20}, nil, 20, false},
+		{Scenario{Kind: Overload, Horizon: 2 * time.Minute}, nil, 20, true},
+		{Scenario{Kind: Reconnect, Clients: 500}, nil, 20, false},
+		{Scenario{Kind: Contention, Clients: 1000}, nil, 4, true},
+		{Scenario{Kind: Outage, Clients: 2000, AcceptRate: 20}, general(kit.Spec{Strategy: kit.Full}.Factory()), 20, false},
 	}
 	for _, tt := range tests {
 		f := tt.f
@@ -59,7 +61,9 @@ func TestProgress(t *testing.T) {
 		require.NoError(t, err, s.Kind)
 		assert.Equal(t, int64(s.Clients), one.total(), "%s: one run reports its devices", s.Kind)
 		assert.GreaterOrEqual(t, len(one.parts), tt.parts, "%s: in parts, as the run goes", s.Kind)
-
+		if !tt.more {
+			continue
+		}
 		three := &progress{}
 		cfg := Config{Runs: 3, Resamples: 10, Workers: 2, TippingPoint: s.Kind.model().tips()}
 		_, err = Replay(WithProgress(t.Context(), three.add), f, tt.s, cfg)
