@@ -180,16 +180,6 @@ func wideWindow(s Scenario) bool {
 	return !s.Kind.model().arrivalsOnly() && s.Window > defaultWindow
 }
 
-// Figures returns every figure, in the order the summary lists them;
-// a replay's summary holds those that apply to its scenario.
-func Figures() []Figure {
-	out := make([]Figure, len(figureInfo))
-	for i, f := range figureInfo {
-		out[i] = f.f
-	}
-	return out
-}
-
 // lookup returns where figureInfo holds f, or -1.
 func (f Figure) lookup() int {
 	for i := range figureInfo {
