@@ -467,15 +467,21 @@ func (b budget) refusal() error {
 	if cfg.Runs == 1 {
 		runs = "1 run"
 	}
-	part := fmt.Sprintf("one run needs %s; replay fewer clients, over a shorter horizon or in wider windows", prose.FormatBytes(b.plan.run))
+	// What to change names only what the scenario takes: the server
+	// models have no windows to widen.
+	over, shorter := fmt.Sprintf("over %v", s.Horizon), "over a shorter horizon"
+	if s.Kind.model().takes("window") {
+		over, shorter = fmt.Sprintf("over %v in %v windows", s.Horizon, s.Window), "over a shorter horizon or in wider windows"
+	}
+	part := fmt.Sprintf("one run needs %s; replay fewer clients, %s", prose.FormatBytes(b.plan.run), shorter)
 	if b.plan.kept > b.plan.run {
-		part = fmt.Sprintf("what is kept of %s needs %s; replay fewer runs, over a shorter horizon or in wider windows", runs, prose.FormatBytes(b.plan.kept))
+		part = fmt.Sprintf("what is kept of %s needs %s; replay fewer runs, %s", runs, prose.FormatBytes(b.plan.kept), shorter)
 		if !cfg.RepresentativeOnly {
 			part += ", keep only the representative run's histograms (Config.RepresentativeOnly)"
 		}
 	}
-	return &kit.ConfigError{Package: "sim", Memory: true, Err: fmt.Errorf("%s of %s over %v in %v windows would need about %s, above the memory limit of %s: %s, or raise the limit",
-		runs, fleet, s.Horizon, s.Window, prose.FormatBytes(b.need), prose.FormatBytes(s.MemoryLimit), part)}
+	return &kit.ConfigError{Package: "sim", Memory: true, Err: fmt.Errorf("%s of %s %s would need about %s, above the memory limit of %s: %s, or raise the limit",
+		runs, fleet, over, prose.FormatBytes(b.need), prose.FormatBytes(s.MemoryLimit), part)}
 }
 
 // calendarChunk returns the events a calendar chunk holds in a fleet of n

@@ -50,6 +50,10 @@ func TestMemoryHostileCases(t *testing.T) {
 		{"one client, 2,000 runs, representative only", full, Scenario{Clients: 1, MemoryLimit: 128 * mib}, Config{Runs: 2000, RepresentativeOnly: true, Resamples: 200}, ""},
 		{"one client, a million runs", full, Scenario{Clients: 1, MemoryLimit: 128 * mib}, Config{Runs: 1_000_000, RepresentativeOnly: true},
 			"sim: 1,000,000 runs of 1 client over 1h0m0s in 1s windows would need about 27.6 GiB, above the memory limit of 128.0 MiB: what is kept of 1,000,000 runs needs 27.6 GiB; replay fewer runs, over a shorter horizon or in wider windows, or raise the limit"},
+		// 4. A server model has no windows to widen: its refusal names
+		// only what it takes.
+		{"overload of a million clients", full, Scenario{Kind: Overload, Clients: 1_000_000, MemoryLimit: 64 * mib}, Config{Runs: 3},
+			"sim: 3 runs of 1,000,000 clients over 5m0s would need about 473.6 MiB, above the memory limit of 64.0 MiB: one run needs 469.6 MiB; replay fewer clients, over a shorter horizon, or raise the limit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.s.Validate(c.f, c.cfg)
