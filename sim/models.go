@@ -254,10 +254,7 @@ func replayModelBatch(ctx context.Context, f kit.Factory, s Scenario, cfg Config
 	next.Store(int64(from))
 	var failed atomic.Int64
 	failed.Store(int64(cfg.Runs))
-	calls, engines, err := newModelEngines(s, f, workers, b.room())
-	for _, e := range engines {
-		*e.progress() = newTracker(progressOf(ctx), s.Clients, s.Horizon)
-	}
+	calls, engines, err := newModelEngines(ctx, s, f, workers, b.room())
 	if err != nil {
 		return nil, err
 	}
@@ -277,8 +274,7 @@ func replayModelBatch(ctx context.Context, f kit.Factory, s Scenario, cfg Config
 				call.run.Store(-1)
 				if errs[i] == nil {
 					e.progress().end()
-				}
-				if errs[i] != nil {
+				} else {
 					for {
 						old := failed.Load()
 						if int64(i) >= old || failed.CompareAndSwap(old, int64(i)) {
@@ -305,10 +301,10 @@ func replayModelBatch(ctx context.Context, f kit.Factory, s Scenario, cfg Config
 	return runs, nil
 }
 
-// newModelEngines makes the engines of s for workers workers, each with
-// the call it watches: a built-in policy always returns, and any other is
-// watched through the call.
-func newModelEngines(s Scenario, f kit.Factory, workers int, room int64) ([]*modelCall, []modelEngine, error) {
+// newModelEngines makes the engines of s for workers workers, reporting
+// to the progress ctx asks for, each with the call it watches: a built-in
+// policy always returns, and any other is watched through the call.
+func newModelEngines(ctx context.Context, s Scenario, f kit.Factory, workers int, room int64) ([]*modelCall, []modelEngine, error) {
 	_, builtin := builtinSpec(f)
 	calls := make([]*modelCall, workers)
 	engines := make([]modelEngine, workers)
@@ -323,6 +319,7 @@ func newModelEngines(s Scenario, f kit.Factory, workers int, room int64) ([]*mod
 		if err != nil {
 			return nil, nil, err
 		}
+		*e.progress() = newTracker(ctx, s)
 		engines[w] = e
 	}
 	return calls, engines, nil

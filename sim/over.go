@@ -58,10 +58,7 @@ func Over(ctx context.Context, f kit.Factory, s Scenario, cfg Config, limit floa
 	b.collect()
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	r := newReplay(f, s, cfg, to-from, b.workers)
-	for w := range r.slots {
-		r.slots[w].e.track = newTracker(progressOf(ctx), s.Clients, s.Horizon)
-	}
+	r := newReplay(ctx, f, s, cfg, to-from, b.workers)
 	r.figuresOnly, r.first, r.failed = true, from, to
 	over := overCount(limit, s.windowBudget())
 	for w := range r.slots {

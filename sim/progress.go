@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // WithProgress returns a context whose replays report to add how far they
 // have come, in devices: a run of N devices adds N in all, in parts as its
@@ -41,10 +38,10 @@ type tracker struct {
 	done int64       // devices of the current run reported
 }
 
-// newTracker returns the tracker of runs of n devices over span, reporting
-// to add.
-func newTracker(add func(int64), n int, span time.Duration) tracker {
-	return tracker{add: add, n: int64(n), span: float64(max(span, 1))}
+// newTracker returns the tracker of runs of s, after defaults, reporting
+// to the progress ctx asks for.
+func newTracker(ctx context.Context, s Scenario) tracker {
+	return tracker{add: progressOf(ctx), n: int64(s.Clients), span: float64(max(s.Horizon, 1))}
 }
 
 // at reports the current run's progress at simulated time t. A run that

@@ -374,10 +374,7 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	r := newReplay(f, s, cfg, cfg.Runs, b.workers)
-	for w := range r.slots {
-		r.slots[w].e.track = newTracker(progressOf(ctx), s.Clients, s.Horizon)
-	}
+	r := newReplay(ctx, f, s, cfg, cfg.Runs, b.workers)
 	if cfg.RepresentativeOnly {
 		r.keep = newShortlist(cfg.Runs)
 	}
@@ -415,7 +412,7 @@ func Replay(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Result,
 
 // newReplay returns the replay of runs runs of s with cfg, on workers
 // engines of their own.
-func newReplay(f kit.Factory, s Scenario, cfg Config, runs, workers int) *replay {
+func newReplay(ctx context.Context, f kit.Factory, s Scenario, cfg Config, runs, workers int) *replay {
 	r := &replay{
 		f:      f,
 		s:      s,
@@ -426,6 +423,7 @@ func newReplay(f kit.Factory, s Scenario, cfg Config, runs, workers int) *replay
 	}
 	for w := range r.slots {
 		r.slots[w].e = newEngine(f, s)
+		r.slots[w].e.track = newTracker(ctx, s)
 		r.slots[w].run.Store(-1)
 	}
 	return r
