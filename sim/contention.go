@@ -97,14 +97,6 @@ type contention struct {
 	ids []string
 }
 
-// id returns the device id of client i in a run of seed seed.
-func (c *contention) id(seed uint64, i int) string {
-	if c.ids != nil {
-		return c.ids[i]
-	}
-	return deviceID(seed, i)
-}
-
 // Defaults of the contention model, those of the simulator: Net(10, 2),
 // backoff_cls(5, 2000) in milliseconds. The base and the cap are those of
 // the simulator's strategies (see awsBackoff).
@@ -202,11 +194,12 @@ type contentionEngine struct {
 	sd      float64
 	horizon int64
 
-	run  int
-	seed uint64
-	pcg  rand.PCG
-	rng  *rand.Rand
-	boot time.Time
+	run    int
+	seed   uint64
+	prefix string // of the run's device ids (devicePrefix)
+	pcg    rand.PCG
+	rng    *rand.Rand
+	boot   time.Time
 
 	heap    []ctEvent
 	phase   []uint8
@@ -295,7 +288,7 @@ func (e *contentionEngine) replay(run int, seed uint64) (contentionRun, error) {
 					e.pop(c)
 					continue
 				case err != nil:
-					return contentionRun{}, contentionError(run, seed, e.c.id(seed, c), c, int(e.tries[c])+1, t, causeOf(err), err)
+					return contentionRun{}, contentionError(run, seed, e.id(c), c, int(e.tries[c])+1, t, causeOf(err), err)
 				}
 			}
 			if next >= e.horizon || d >= e.horizon-next {
@@ -324,7 +317,7 @@ func (e *contentionEngine) replay(run int, seed uint64) (contentionRun, error) {
 // and the heap of the first reads, in client order: their times are
 // drawn in order, and the heap is built from them at once.
 func (e *contentionEngine) start(run int, seed uint64) error {
-	e.run, e.seed = run, seed
+	e.run, e.seed, e.prefix = run, seed, devicePrefix(seed)
 	e.pcg.Seed(seed, splitmix64(seed))
 	e.boot = bootTime(seed)
 	e.version = 0
@@ -336,9 +329,9 @@ func (e *contentionEngine) start(run int, seed uint64) error {
 	e.heap = e.heap[:0]
 	if e.f != nil {
 		for i := range n {
-			p, cause, err := makePolicy(e.f, kit.Device{ID: e.c.id(seed, i), Boot: e.boot})
+			p, cause, err := makePolicy(e.f, kit.Device{ID: e.id(i), Boot: e.boot})
 			if err != nil {
-				return contentionError(run, seed, e.c.id(seed, i), i, 0, 0, cause, err)
+				return contentionError(run, seed, e.id(i), i, 0, 0, cause, err)
 			}
 			e.pol[i] = p
 		}
@@ -351,6 +344,14 @@ func (e *contentionEngine) start(run int, seed uint64) error {
 		e.down(i)
 	}
 	return nil
+}
+
+// id returns the device id of client i in the run.
+func (e *contentionEngine) id(i int) string {
+	if e.c.ids != nil {
+		return e.c.ids[i]
+	}
+	return serialID(e.prefix, i)
 }
 
 // observe tells client c's policy, when it is a kit.Observer, how its
@@ -370,7 +371,7 @@ func (e *contentionEngine) observe(c int, t int64) error {
 		o = kit.Success
 	}
 	if err := callObserve(p, o); err != nil {
-		return contentionError(e.run, e.seed, e.c.id(e.seed, c), c, int(e.tries[c])+1, t, StopPanic, err)
+		return contentionError(e.run, e.seed, e.id(c), c, int(e.tries[c])+1, t, StopPanic, err)
 	}
 	return nil
 }
