@@ -179,6 +179,21 @@ type ctEvent struct {
 
 func (ev ctEvent) before(o ctEvent) bool { return ev.t < o.t || ev.t == o.t && ev.c < o.c }
 
+// after is 1 when o comes before ev, else 0: before without a branch, for
+// choosing between two children.
+func (ev ctEvent) after(o ctEvent) int {
+	return b2i(o.t < ev.t) | b2i(o.t == ev.t)&b2i(o.c < ev.c)
+}
+
+// b2i is 1 for true and 0 for false, which the compiler makes without a
+// branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // A contentionEngine replays runs of a contention, one after the other,
 // keeping its arrays from run to run.
 //
@@ -299,12 +314,12 @@ func (e *contentionEngine) replay(run int, seed uint64) (contentionRun, error) {
 			e.tries[c]++
 			e.phase[c] = ctRead
 			e.heap[0].t = next + d
-			e.down(0)
+			e.fix()
 			continue
 		}
 		e.phase[c]++
 		e.heap[0].t = t + e.net()
-		e.down(0)
+		e.fix()
 	}
 	e.r.Unfinished += len(e.heap)
 	if e.f != nil {
@@ -384,7 +399,49 @@ func (e *contentionEngine) pop(c int) {
 	n := len(e.heap) - 1
 	e.heap[0] = e.heap[n]
 	e.heap = e.heap[:n]
-	e.down(0)
+	e.fix()
+}
+
+// fix moves the heap's top event, just made later, to its place. A
+// client's next event is mostly later than most of the others, so rather
+// than stop at the first level where it is earlier than both children,
+// fix moves the hole it leaves down the path of the earlier children to a
+// leaf, choosing each without a branch, and sifts the event up from there
+// (Floyd's bottom-up sift): the loop down runs for the heap's depth,
+// which the processor predicts, and the one up rarely climbs. No two
+// events are equal (each client has one, and ties go to the lower
+// client), so the heap hands them out in the same order whatever its
+// layout.
+func (e *contentionEngine) fix() {
+	h := e.heap
+	n := len(h)
+	if n == 0 {
+		return
+	}
+	x := h[0]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n-1 {
+			if l == n-1 {
+				h[i] = h[l]
+				i = l
+			}
+			break
+		}
+		l += h[l].after(h[l+1])
+		h[i] = h[l]
+		i = l
+	}
+	for i > 0 {
+		p := (i - 1) / 2
+		if !x.before(h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = x
 }
 
 // down sifts the heap's event i down to its place.
