@@ -614,7 +614,9 @@ type overloadEngine struct {
 	seed uint64
 	rng  rand.PCG
 	ids  []string // the ids of the devices, made as needed
-	boot time.Time
+	// prefix begins the run's device ids (devicePrefix).
+	prefix string
+	boot   time.Time
 
 	// afterEnd is the first request offered from the dip's end on, or
 	// math.MaxInt until one is: requests are offered in order of time.
@@ -691,7 +693,7 @@ func newOverloadEngine(o overload, f kit.Factory) (*overloadEngine, error) {
 // reset prepares the engine for run number run, of seed seed.
 func (e *overloadEngine) reset(run int, seed uint64) {
 	e.track.done = 0
-	e.run, e.seed = run, seed
+	e.run, e.seed, e.prefix = run, seed, devicePrefix(seed)
 	e.rng.Seed(seed, splitmix64(seed))
 	e.boot = bootTime(seed)
 	clear(e.ids)
@@ -1156,7 +1158,7 @@ func (e *overloadEngine) id(dev uint32) string {
 		return e.o.ids[dev]
 	}
 	if e.ids[dev] == "" {
-		e.ids[dev] = deviceID(e.seed, int(dev))
+		e.ids[dev] = serialID(e.prefix, int(dev))
 	}
 	return e.ids[dev]
 }

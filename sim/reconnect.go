@@ -339,7 +339,9 @@ type reconnectEngine struct {
 	seed uint64
 	rng  rand.PCG
 	ids  []string
-	boot time.Time
+	// prefix begins the run's device ids (devicePrefix).
+	prefix string
+	boot   time.Time
 
 	// queue holds the events of the connects, of its kind: rcSend with a
 	// budget, rcArrive without.
@@ -451,7 +453,7 @@ func newReconnectEngine(c reconnect, f kit.Factory) (*reconnectEngine, error) {
 // reset prepares the engine for run number run, of seed seed.
 func (e *reconnectEngine) reset(run int, seed uint64) {
 	e.track.done = 0
-	e.run, e.seed = run, seed
+	e.run, e.seed, e.prefix = run, seed, devicePrefix(seed)
 	e.rng.Seed(seed, splitmix64(seed))
 	e.boot = bootTime(seed)
 	clear(e.ids)
@@ -951,7 +953,7 @@ func (e *reconnectEngine) id(dev uint32) string {
 		return e.c.ids[dev]
 	}
 	if e.ids[dev] == "" {
-		e.ids[dev] = deviceID(e.seed, int(dev))
+		e.ids[dev] = serialID(e.prefix, int(dev))
 	}
 	return e.ids[dev]
 }
