@@ -543,6 +543,12 @@ func (ev olEvent) as(kind uint64) uint64 { return ev.k&^(15<<60) | kind<<60 }
 
 func (ev olEvent) before(o olEvent) bool { return ev.t < o.t || ev.t == o.t && ev.k < o.k }
 
+// after is 1 when o comes before ev, else 0: before without a branch, for
+// choosing among siblings.
+func (ev olEvent) after(o olEvent) int {
+	return b2i(o.t < ev.t) | b2i(o.t == ev.t)&b2i(o.k < ev.k)
+}
+
 var olNone = olEvent{math.MaxInt64, olNever << 60}
 
 // An olRing is a FIFO of events, which grows by doubling. Its first event
@@ -1222,33 +1228,51 @@ func (h *olHeap) push(ev olEvent) {
 	*h = a
 }
 
+// pop removes the first event. The last event takes its place, and as a
+// leaf's event it mostly belongs near the bottom again: rather than
+// compare it with the earliest child at every level, pop moves the hole
+// down the path of the earliest children to a leaf, choosing each by a
+// tournament without branches, and sifts the last event up from there
+// (Floyd's bottom-up sift). Events that compare equal are the same event,
+// so the order they come out in is the same whatever the heap's layout.
 func (h *olHeap) pop() {
 	a := *h
 	n := len(a) - 1
 	last := a[n]
 	a = a[:n]
+	*h = a
+	if n == 0 {
+		return
+	}
 	i := 0
 	for {
 		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		for j := c + 1; j < min(c+4, n); j++ {
-			if a[j].before(a[m]) {
-				m = j
+		if c+3 >= n {
+			if c < n {
+				m := c
+				for j := c + 1; j < n; j++ {
+					m += (j - m) * a[m].after(a[j])
+				}
+				a[i] = a[m]
+				i = m
 			}
-		}
-		if !a[m].before(last) {
 			break
 		}
+		x := c + a[c].after(a[c+1])
+		y := c + 2 + a[c+2].after(a[c+3])
+		m := x + (y-x)*a[x].after(a[y])
 		a[i] = a[m]
 		i = m
 	}
-	if n > 0 {
-		a[i] = last
+	for i > 0 {
+		p := (i - 1) / 4
+		if !last.before(a[p]) {
+			break
+		}
+		a[i] = a[p]
+		i = p
 	}
-	*h = a
+	a[i] = last
 }
 
 func (m overloadRunner) progress() *tracker { return &m.e.track }
