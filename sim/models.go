@@ -171,7 +171,7 @@ func replayModel(ctx context.Context, f kit.Factory, s Scenario, cfg Config) (Re
 	}
 	made := cfg
 	made.Runs = len(res.Runs)
-	if res.Baselines, err = baselines(withoutProgress(ctx), s, made); err != nil {
+	if res.Baselines, err = baselines(ctx, s, made); err != nil {
 		return Result{}, err
 	}
 	if cfg.TippingPoint && s.Kind.model().tips() {

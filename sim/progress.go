@@ -5,10 +5,11 @@ import "context"
 // WithProgress returns a context whose replays report to add how far they
 // have come, in devices: a run of N devices adds N in all, in parts as its
 // simulated time passes, so that a long run shows progress before it ends,
-// and a replay of R runs adds R·N, as do the runs of [Over]. add is
-// called from the replay's workers side by side, and must be safe for
-// that. What a replay makes beside its runs (the baselines of a server
-// model, the tipping point's search) reports nothing.
+// and a replay of R runs adds R·N for each of its fleets (the policy's,
+// and the baselines of a server model: see [Scenario.Fleets]), as do the
+// runs of [Over]. add is called from the replay's workers side by side,
+// and must be safe for that. The tipping point's search, which a replay
+// makes beside its runs, reports nothing.
 func WithProgress(ctx context.Context, add func(devices int64)) context.Context {
 	return context.WithValue(ctx, progressKey{}, add)
 }

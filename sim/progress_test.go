@@ -32,8 +32,9 @@ func (p *progress) total() (sum int64) {
 }
 
 // Every model reports a run's devices in parts as the run goes, adding up
-// to the devices of every run, and nothing for what it replays beside its
-// runs (the baselines, the tipping point).
+// to the devices of every run of every fleet (the policy's and its
+// baselines', replayed or kept), and nothing for the tipping point's
+// search.
 func TestProgress(t *testing.T) {
 	tests := []struct {
 		s     Scenario
@@ -59,7 +60,8 @@ func TestProgress(t *testing.T) {
 		one := &progress{}
 		_, err := Replay(WithProgress(t.Context(), one.add), f, tt.s, Config{Runs: 1, Resamples: 10})
 		require.NoError(t, err, s.Kind)
-		assert.Equal(t, int64(s.Clients), one.total(), "%s: one run reports its devices", s.Kind)
+		fleets := int64(s.Fleets())
+		assert.Equal(t, int64(s.Clients)*fleets, one.total(), "%s: one run of each fleet reports its devices", s.Kind)
 		assert.GreaterOrEqual(t, len(one.parts), tt.parts, "%s: in parts, as the run goes", s.Kind)
 		if !tt.more {
 			continue
@@ -68,7 +70,7 @@ func TestProgress(t *testing.T) {
 		cfg := Config{Runs: 3, Resamples: 10, Workers: 2, TippingPoint: s.Kind.model().tips()}
 		_, err = Replay(WithProgress(t.Context(), three.add), f, tt.s, cfg)
 		require.NoError(t, err, s.Kind)
-		assert.Equal(t, 3*int64(s.Clients), three.total(), "%s: three runs, and nothing for the baselines or the tipping point", s.Kind)
+		assert.Equal(t, 3*int64(s.Clients)*fleets, three.total(), "%s: three runs of each fleet, and nothing for the tipping point", s.Kind)
 	}
 }
 
@@ -81,4 +83,11 @@ func TestProgressOfOver(t *testing.T) {
 	assert.Equal(t, int64(3*1000), p.total())
 	assert.Nil(t, progressOf(withoutProgress(WithProgress(context.Background(), p.add))))
 	assert.Nil(t, progressOf(context.Background()))
+}
+
+// A replay's fleets are the policy's and its model's baselines.
+func TestFleets(t *testing.T) {
+	for kind, want := range map[Kind]int{Outage: 1, Storm: 1, Periodic: 1, Reconnect: 1, Overload: 2, Contention: 6} {
+		assert.Equal(t, want, Scenario{Kind: kind}.WithDefaults().Fleets(), kind)
+	}
 }

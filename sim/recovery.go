@@ -52,10 +52,13 @@ type baselineFleet struct {
 }
 
 // baselines replays the baselines of s's model with cfg, each once in the
-// process for its scenario and configuration (see baselineMemo).
+// process for its scenario and configuration (see baselineMemo). A
+// baseline replayed reports its runs' devices to the progress ctx asks
+// for, as the policy's runs do, and one kept reports them at once: the
+// progress of a replay counts every fleet of [Scenario.Fleets].
 func baselines(ctx context.Context, s Scenario, cfg Config) ([]Baseline, error) {
 	var out []Baseline
-	for _, b := range s.Kind.model().(engineModel).baselines(s) {
+	for _, b := range fleetsOf(s) {
 		base, err := memo.baseline(ctx, b, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("sim: the %s baseline: %w", b.name, err)
@@ -63,6 +66,21 @@ func baselines(ctx context.Context, s Scenario, cfg Config) ([]Baseline, error) 
 		out = append(out, base)
 	}
 	return out, nil
+}
+
+// Fleets returns how many fleets a replay of s replays, each with the
+// replay's runs: the policy's, and the baselines its model compares it
+// with (the overload's fleet without retries, the contention's five
+// strategies of the simulator). A replay's progress (see [WithProgress])
+// reports the devices of every run of each.
+func (s Scenario) Fleets() int { return 1 + len(fleetsOf(s)) }
+
+// fleetsOf returns the baseline fleets of s's model, none for a fleet kind.
+func fleetsOf(s Scenario) []baselineFleet {
+	if m, ok := s.Kind.model().(engineModel); ok {
+		return m.baselines(s)
+	}
+	return nil
 }
 
 // replayBaseline replays the baseline fleet b with cfg.
@@ -135,6 +153,9 @@ func (m *baselineMemo) baseline(ctx context.Context, b baselineFleet, cfg Config
 			return Baseline{}, context.Cause(ctx)
 		}
 		if e.err == nil {
+			if add := progressOf(ctx); add != nil {
+				add(int64(b.s.WithDefaults().Clients) * int64(cfg.Runs))
+			}
 			return cloneBaseline(e.base), nil
 		}
 		// The replay that was asked first failed (it may have been

@@ -765,14 +765,16 @@ func (g *gate) replay(p Policy, clients int) (res sim.Result, stopped *sim.Devic
 	return g.replayOn(c, g.cfg.Replay, m)
 }
 
-// devices counts the devices the cells' replays make with cfg, for the
-// progress: at most, since a replay of the default runs may stop before
-// the last (see sim.Stop).
+// devices counts the devices the cells' replays make with cfg, in every
+// fleet they replay (see sim.Scenario.Fleets), for the progress: at most,
+// since a replay of the default runs may stop before the last (see
+// sim.Stop).
 func (g *gate) devices(cells []cell, cfg sim.Config) int64 {
 	var n int64
 	for _, c := range cells {
 		if s, err := g.cellScenario(c); err == nil {
-			n += int64(s.WithDefaults().Clients) * int64(cfg.WithDefaults().Runs)
+			s = s.WithDefaults()
+			n += int64(s.Clients) * int64(cfg.WithDefaults().Runs) * int64(s.Fleets())
 		}
 	}
 	return n
