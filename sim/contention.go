@@ -250,9 +250,20 @@ func newContentionEngine(c contention, f kit.Factory) (*contentionEngine, error)
 	return e, nil
 }
 
-// net draws a message's network delay.
+// net draws a message's network delay: |N(mean, sd)| rounded to the
+// nearest nanosecond.
 func (e *contentionEngine) net() int64 {
-	return int64(math.Round(math.Abs(e.mean + e.sd*e.rng.NormFloat64())))
+	return roundUp(math.Abs(e.mean + e.sd*e.rng.NormFloat64()))
+}
+
+// roundUp is math.Round(x) for 0 ≤ x < 2⁶³, without a branch: x's whole
+// part, and one more when its fraction, which the subtraction computes
+// exactly, is at least a half. What it rounds is well inside that range: a
+// network delay, at most an hour's nanoseconds times the largest draw of
+// the normal's tail, and a simulator strategy's delay, at most its cap.
+func roundUp(x float64) int64 {
+	r := int64(x)
+	return r + int64(b2i(x-float64(r) >= 0.5))
 }
 
 // replay replays run number run, of seed seed.
@@ -523,7 +534,7 @@ func (p *awsPolicy) uniform(a, b float64) float64 {
 
 func (p *awsPolicy) Next() (time.Duration, error) {
 	p.n++
-	v := min(p.cap, math.Pow(2, float64(p.n))*p.base)
+	v := min(p.cap, pow2(p.n)*p.base)
 	var d float64
 	switch p.s {
 	case awsExponential:
@@ -536,7 +547,16 @@ func (p *awsPolicy) Next() (time.Duration, error) {
 		p.sleep = min(p.cap, p.uniform(p.base, p.sleep*3))
 		d = p.sleep
 	}
-	return time.Duration(math.Round(d)), nil
+	return time.Duration(roundUp(d)), nil
+}
+
+// pow2 is 2ⁿ, exactly, as math.Pow(2, n) is for n ≥ 0, without its
+// general algorithm: a shift while the power fits an integer.
+func pow2(n int) float64 {
+	if n < 64 {
+		return float64(uint64(1) << n)
+	}
+	return math.Ldexp(1, n)
 }
 
 func (m contentionRunner) progress() *tracker { return &m.e.track }

@@ -1,6 +1,10 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // BenchmarkContention replays 30 runs of the default contention (100
 // clients) per iteration, for each of the simulator's strategies, as one
@@ -37,6 +41,30 @@ func BenchmarkContention(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkContentionFloor is the least an event of the contention engine
+// can cost, against which BenchmarkContention's engine is measured: per
+// event, one draw of a message's network delay, one write of the heap's
+// top and its sift (the engine's own net and fix), on a heap of the default
+// contention's 100 clients, and nothing of the model. Its events/run are
+// those of the default full-jitter run, for a like comparison.
+//
+//	go test -run='^$' -bench='Contention(Floor|/.*/engine)' -benchtime=5x -count=3 -cpu=1 ./sim
+func BenchmarkContentionFloor(b *testing.B) {
+	const runs, events = 30, 4_000
+	e, err := newContentionEngine(defaultContention(), nil)
+	require.NoError(b, err)
+	benchModel(b, runs, func(run int, seed uint64) (int, error) {
+		if err := e.start(run, seed); err != nil {
+			return 0, err
+		}
+		for range events {
+			e.heap[0].t += e.net()
+			e.fix()
+		}
+		return events, nil
+	}, func(n int) int { return n })
 }
 
 // benchModel replays runs runs of a model per iteration with replay and

@@ -407,3 +407,26 @@ func TestAWSBackoffSeed(t *testing.T) {
 	want := rand.NewPCG(seed, splitmix64(seed))
 	assert.Equal(t, *want, p.pcg)
 }
+
+// TestPow2 holds pow2 to math.Pow(2, n), bit for bit, over every n a
+// policy's attempt counter can reach before 2ⁿ overflows, and past it.
+func TestPow2(t *testing.T) {
+	for n := range 1100 {
+		require.Equal(t, math.Float64bits(math.Pow(2, float64(n))), math.Float64bits(pow2(n)), "n=%d", n)
+	}
+}
+
+// TestRoundUp holds roundUp to math.Round, bit for bit, at the edges of a
+// half (the largest double below a half, a half, the halves where the
+// spacing of doubles reaches one) and at a million random delays.
+func TestRoundUp(t *testing.T) {
+	xs := []float64{0, 0.25, math.Nextafter(0.5, 0), 0.5, 1.5, 2.5, 1 << 23, 1<<23 - 0.5,
+		math.Nextafter(1<<23-0.5, 0), 1<<52 - 0.5, 1 << 52, 1<<53 + 2, 1 << 62}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1_000_000 {
+		xs = append(xs, math.Abs(1e7+2e6*rng.NormFloat64()), rng.Float64()*float64(time.Hour)*13)
+	}
+	for _, x := range xs {
+		require.Equal(t, int64(math.Round(x)), roundUp(x), "x=%v", x)
+	}
+}
