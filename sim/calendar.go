@@ -460,26 +460,45 @@ func (h *secondHeap) push(ev uint64) {
 	*h = a
 }
 
+// pop removes and returns the first event. The last event takes its
+// place, and as a leaf's event it mostly belongs near the bottom again:
+// rather than compare it with the earlier child at every level, pop moves
+// the hole down the path of the earlier children to a leaf, choosing each
+// without a branch, and sifts the last event up from there (Floyd's
+// bottom-up sift). Events are their keys, so equal ones are the same and
+// come out the same whatever the heap's layout.
 func (h *secondHeap) pop() uint64 {
 	a := *h
 	top := a[0]
 	n := len(a) - 1
-	a[0] = a[n]
+	last := a[n]
 	a = a[:n]
-	for i := 0; ; {
+	*h = a
+	if n == 0 {
+		return top
+	}
+	i := 0
+	for {
 		l := 2*i + 1
-		if l >= n {
+		if l >= n-1 {
+			if l == n-1 {
+				a[i] = a[l]
+				i = l
+			}
 			break
 		}
-		if r := l + 1; r < n && a[r] < a[l] {
-			l = r
-		}
-		if a[i] <= a[l] {
-			break
-		}
-		a[i], a[l] = a[l], a[i]
+		l += b2i(a[l+1] < a[l])
+		a[i] = a[l]
 		i = l
 	}
-	*h = a
+	for i > 0 {
+		p := (i - 1) / 2
+		if a[p] <= last {
+			break
+		}
+		a[i] = a[p]
+		i = p
+	}
+	a[i] = last
 	return top
 }
