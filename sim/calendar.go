@@ -442,31 +442,35 @@ func (q *calendarQueue) reset() {
 	q.late = q.late[:0]
 }
 
-// A secondHeap is a binary min-heap of the events of one second, as a
+// A secondHeap is a 4-ary min-heap of the events of one second, as a
 // calendar packs them (packEvent): the arrivals that come back within the
-// second being processed.
+// second being processed. Four children a node halve the levels a pop
+// goes down, against a binary heap, and share their cache lines.
 type secondHeap []uint64
 
 func (h *secondHeap) push(ev uint64) {
 	a := append(*h, ev)
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if a[p] <= a[i] {
+	i := len(a) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if a[p] <= ev {
 			break
 		}
-		a[p], a[i] = a[i], a[p]
+		a[i] = a[p]
 		i = p
 	}
+	a[i] = ev
 	*h = a
 }
 
 // pop removes and returns the first event. The last event takes its
 // place, and as a leaf's event it mostly belongs near the bottom again:
-// rather than compare it with the earlier child at every level, pop moves
-// the hole down the path of the earlier children to a leaf, choosing each
-// without a branch, and sifts the last event up from there (Floyd's
-// bottom-up sift). Events are their keys, so equal ones are the same and
-// come out the same whatever the heap's layout.
+// rather than compare it with the earliest child at every level, pop
+// moves the hole down the path of the earliest children to a leaf,
+// choosing each by a tournament without branches, and sifts the last
+// event up from there (Floyd's bottom-up sift). Events are their keys, so
+// equal ones are the same and come out the same whatever the heap's
+// layout.
 func (h *secondHeap) pop() uint64 {
 	a := *h
 	top := a[0]
@@ -479,20 +483,26 @@ func (h *secondHeap) pop() uint64 {
 	}
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n-1 {
-			if l == n-1 {
-				a[i] = a[l]
-				i = l
+		c := 4*i + 1
+		if c+3 >= n {
+			if c < n {
+				m := c
+				for j := c + 1; j < n; j++ {
+					m += (j - m) * b2i(a[j] < a[m])
+				}
+				a[i] = a[m]
+				i = m
 			}
 			break
 		}
-		l += b2i(a[l+1] < a[l])
-		a[i] = a[l]
-		i = l
+		x := c + b2i(a[c+1] < a[c])
+		y := c + 2 + b2i(a[c+3] < a[c+2])
+		m := x + (y-x)*b2i(a[y] < a[x])
+		a[i] = a[m]
+		i = m
 	}
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if a[p] <= last {
 			break
 		}
