@@ -449,18 +449,22 @@ func (q *calendarQueue) reset() {
 type secondHeap []uint64
 
 func (h *secondHeap) push(ev uint64) {
-	a := append(*h, ev)
-	i := len(a) - 1
+	*h = append(*h, ev)
+	h.up(len(*h)-1, ev)
+}
+
+// up puts ev in the hole at i, moving the hole up past the events that
+// come after ev.
+func (h secondHeap) up(i int, ev uint64) {
 	for i > 0 {
 		p := (i - 1) / 4
-		if a[p] <= ev {
+		if h[p] <= ev {
 			break
 		}
-		a[i] = a[p]
+		h[i] = h[p]
 		i = p
 	}
-	a[i] = ev
-	*h = a
+	h[i] = ev
 }
 
 // pop removes and returns the first event. The last event takes its
@@ -501,14 +505,6 @@ func (h *secondHeap) pop() uint64 {
 		a[i] = a[m]
 		i = m
 	}
-	for i > 0 {
-		p := (i - 1) / 4
-		if a[p] <= last {
-			break
-		}
-		a[i] = a[p]
-		i = p
-	}
-	a[i] = last
+	a.up(i, last)
 	return top
 }

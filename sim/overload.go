@@ -1214,18 +1214,22 @@ func (h olHeap) min() olEvent {
 }
 
 func (h *olHeap) push(ev olEvent) {
-	a := append(*h, ev)
-	i := len(a) - 1
+	*h = append(*h, ev)
+	h.up(len(*h)-1, ev)
+}
+
+// up puts ev in the hole at i, moving the hole up past the events that
+// come after ev.
+func (h olHeap) up(i int, ev olEvent) {
 	for i > 0 {
 		p := (i - 1) / 4
-		if !ev.before(a[p]) {
+		if !ev.before(h[p]) {
 			break
 		}
-		a[i] = a[p]
+		h[i] = h[p]
 		i = p
 	}
-	a[i] = ev
-	*h = a
+	h[i] = ev
 }
 
 // pop removes the first event. The last event takes its place, and as a
@@ -1264,15 +1268,7 @@ func (h *olHeap) pop() {
 		a[i] = a[m]
 		i = m
 	}
-	for i > 0 {
-		p := (i - 1) / 4
-		if !last.before(a[p]) {
-			break
-		}
-		a[i] = a[p]
-		i = p
-	}
-	a[i] = last
+	a.up(i, last)
 }
 
 func (m overloadRunner) progress() *tracker { return &m.e.track }

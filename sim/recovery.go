@@ -154,7 +154,7 @@ func (m *baselineMemo) baseline(ctx context.Context, b baselineFleet, cfg Config
 		}
 		if e.err == nil {
 			if add := progressOf(ctx); add != nil {
-				add(int64(b.s.WithDefaults().Clients) * int64(cfg.Runs))
+				add(int64(b.s.Clients) * int64(cfg.Runs))
 			}
 			return cloneBaseline(e.base), nil
 		}
